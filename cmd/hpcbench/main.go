@@ -1,0 +1,132 @@
+// Command hpcbench launches ranks and measures file systems, collectives and
+// fabrics: one binary for what mpiexec, IOR, mdtest, fabtests and the Intel
+// MPI Benchmarks do together.
+//
+// Each subcommand lives in its own file, builds its own flag set and options
+// struct, and returns an error from run(ctx, stdout, stderr, args); main only
+// dispatches and turns the error into an exit code (see exitCode).
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"sort"
+	"syscall"
+)
+
+// command is one entry of the subcommand table.
+type command struct {
+	summary string
+	run     func(ctx context.Context, stdout, stderr io.Writer, args []string) error
+}
+
+// commands returns the subcommand table. It is a function, not a package
+// variable, so nothing global is mutable.
+func commands() map[string]command {
+	return map[string]command{
+		"help":    {"show the subcommands, or help for one: hpcbench help CMD", runHelp},
+		"version": {"print the version of this build", runVersion},
+		"launch":  {"start N ranks under hpcbench's own PMI-1 server (like mpiexec)", runLaunch},
+		"wireup":  {"benchmark the PMI bootstrap itself: put, barrier, get of business cards", runWireup},
+	}
+}
+
+func main() {
+	os.Exit(mainExit(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// mainExit runs the subcommand named by args[0] and returns the process exit
+// code. The launcher handles SIGINT/SIGTERM itself (it forwards them to its
+// ranks); every other subcommand cancels its context on them.
+func mainExit(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		usage(stderr)
+		return 2
+	}
+	name := args[0]
+	cmd, ok := commands()[name]
+	if !ok {
+		if name == "-h" || name == "--help" {
+			usage(stdout)
+			return 0
+		}
+		fmt.Fprintf(stderr, "hpcbench: unknown command %q; run 'hpcbench help' for the list\n", name)
+		return 2
+	}
+	ctx := context.Background()
+	if name != "launch" {
+		var stop context.CancelFunc
+		ctx, stop = signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+		defer stop()
+	}
+	err := cmd.run(ctx, stdout, stderr, args[1:])
+	return exitCode(err, stderr)
+}
+
+// exitCode maps an error to the process exit status, printing it first.
+// Usage errors exit 2, an *exitError its own code (printing its message only
+// when it has one), anything else 1.
+func exitCode(err error, stderr io.Writer) int {
+	if err == nil {
+		return 0
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		if ee.msg != "" {
+			fmt.Fprintf(stderr, "hpcbench: %s\n", ee.msg)
+		}
+		return ee.code
+	}
+	fmt.Fprintf(stderr, "hpcbench: %v\n", err)
+	var ue *usageError
+	if errors.As(err, &ue) {
+		return 2
+	}
+	return 1
+}
+
+// usageError is a bad flag, argument or combination: exit status 2.
+type usageError struct{ err error }
+
+func (e *usageError) Error() string { return e.err.Error() }
+func (e *usageError) Unwrap() error { return e.err }
+
+// usagef returns a usageError with a formatted message.
+func usagef(format string, a ...any) error {
+	return &usageError{fmt.Errorf(format, a...)}
+}
+
+// exitError carries a specific exit status (a rank's, for the launcher) and
+// an optional message already worded for the user.
+type exitError struct {
+	code int
+	msg  string
+}
+
+func (e *exitError) Error() string {
+	if e.msg != "" {
+		return e.msg
+	}
+	return fmt.Sprintf("exit status %d", e.code)
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "usage: hpcbench COMMAND [flags] [args]")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "commands:")
+	cmds := commands()
+	names := make([]string, 0, len(cmds))
+	for n := range cmds {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(w, "  %-9s %s\n", n, cmds[n].summary)
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "run 'hpcbench COMMAND --help' for the flags of one command")
+}

@@ -1,0 +1,41 @@
+package launch
+
+import (
+	"strconv"
+	"strings"
+)
+
+// scrubbedEnv returns env without the variables a launcher above us may have
+// set for its own ranks (PMI_*, HYDI_*, MPI_LOCAL*), so that a rank never
+// talks to the wrong PMI server.
+func scrubbedEnv(env []string) []string {
+	out := make([]string, 0, len(env)+6)
+	for _, kv := range env {
+		if strings.HasPrefix(kv, "PMI_") || strings.HasPrefix(kv, "HYDI_") || strings.HasPrefix(kv, "MPI_LOCAL") {
+			continue
+		}
+		out = append(out, kv)
+	}
+	return out
+}
+
+// rankEnv returns base plus the PMI variables of one rank. base must have
+// spare capacity for them or it is copied.
+func rankEnv(base []string, rank, n int, pmiPort string) []string {
+	env := make([]string, len(base), len(base)+6)
+	copy(env, base)
+	r := strconv.Itoa(rank)
+	if pmiPort != "" {
+		// As Hydra's -pmi-port: size and rank come over the wire (initack).
+		env = append(env, "PMI_PORT="+pmiPort, "PMI_ID="+r)
+	} else {
+		env = append(env, "PMI_FD=3", "PMI_RANK="+r, "PMI_SIZE="+strconv.Itoa(n))
+	}
+	return append(env, "MPI_LOCALNRANKS="+strconv.Itoa(n), "MPI_LOCALRANKID="+r)
+}
+
+// processMapping is PMI_process_mapping for n ranks on one node, in the
+// block form MPICH parses: one node holding n consecutive ranks.
+func processMapping(n int) string {
+	return "(vector,(0,1," + strconv.Itoa(n) + "))"
+}

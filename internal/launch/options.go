@@ -1,0 +1,57 @@
+// Package launch is hpcbench's launcher: it starts the N ranks of a job on
+// this host, serves them PMI-1 through a pmi.Server over one socketpair per
+// rank (or a loopback PMI_PORT), forwards their output line by line, forwards
+// SIGINT/SIGTERM, and fails fast: the first rank that exits non-zero, dies by
+// a signal, drops its PMI connection before finalize or calls abort ends the
+// job, and the launcher reports that rank.
+package launch
+
+import (
+	"fmt"
+	"io"
+	"time"
+)
+
+// Defaults for Options.
+const (
+	DefaultGrace = 2 * time.Second // SIGTERM → SIGKILL delay when a job is torn down
+	MaxRanks     = 65536
+)
+
+// Options configures one job.
+type Options struct {
+	N       int      // number of ranks, 1..MaxRanks
+	Command []string // program and arguments; "hpcbench" means this executable
+	// Self is the path of this executable, substituted for a command named
+	// "hpcbench"; empty disables the substitution.
+	Self string
+	// Env is the environment the ranks inherit before PMI variables are
+	// added; PMI_*, HYDI_* and MPI_LOCAL* entries are removed from it.
+	Env       []string
+	Dir       string        // working directory of the ranks; "" is the launcher's
+	Stdout    io.Writer     // where ranks' stdout lines go
+	Stderr    io.Writer     // where ranks' stderr lines and launcher diagnostics go
+	TagOutput bool          // prefix each line with "[rank] "
+	PMIPort   bool          // serve PMI over loopback TCP (PMI_PORT + PMI_ID) instead of PMI_FD
+	TraceDir  string        // write each rank's PMI wire lines to TraceDir/rank<R>.txt
+	Timeout   time.Duration // bound on the whole job; 0 means none
+	Grace     time.Duration // SIGTERM → SIGKILL delay; DefaultGrace when 0
+	Verbose   bool          // launcher diagnostics on stderr even on success
+}
+
+// Validate reports the first invalid field, naming the flag it comes from.
+func (o *Options) Validate() error {
+	if o.N < 1 || o.N > MaxRanks {
+		return fmt.Errorf("-n %d: must be in [1, %d]", o.N, MaxRanks)
+	}
+	if len(o.Command) == 0 || o.Command[0] == "" {
+		return fmt.Errorf("missing command: usage is hpcbench launch -n N [flags] -- CMD [ARGS...]")
+	}
+	if o.Timeout < 0 {
+		return fmt.Errorf("--timeout %v: must not be negative", o.Timeout)
+	}
+	if o.Grace < 0 {
+		return fmt.Errorf("--grace %v: must not be negative", o.Grace)
+	}
+	return nil
+}

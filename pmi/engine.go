@@ -1,0 +1,371 @@
+package pmi
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Limits advertised in the maxes reply. MPICH 4.0.2 and MVAPICH2 break with a
+// vallen_max above 1024 (Flux's simple_server.h, flux-core PR #4796), and a
+// reply line must stay under 1024 bytes.
+const (
+	DefaultKVSNameMax = 256
+	DefaultKeyLenMax  = 64
+	DefaultValLenMax  = 1024
+)
+
+// EngineConfig describes the job an Engine serves.
+type EngineConfig struct {
+	Size         int    // number of ranks served (all of the job's ranks for a single-level server)
+	KVSName      string // the job's KVS name, without whitespace
+	AppNum       int    // answered to get_appnum; 0 unless MPMD
+	UniverseSize int    // answered to get_universe_size; Size when 0
+	// ProcessMapping is the pre-set PMI_process_mapping value, e.g.
+	// "(vector,(0,1,4))". It must be non-empty: MPICH 4.0.2 aborts in
+	// MPI_Init on an empty mapping and MVAPICH2 on a missing one.
+	ProcessMapping string
+	ValLenMax      int // advertised vallen_max; DefaultValLenMax when 0
+}
+
+// OutKind tells what an Out asks of the Engine's owner.
+type OutKind int
+
+// The kinds of output an Engine produces.
+const (
+	// OutReply: send Line (newline included) to Rank.
+	OutReply OutKind = iota
+	// OutBarrier: every rank has entered the barrier; the owner completes it
+	// with BarrierDone (at once for a single-level server, after the upstream
+	// barrier for a proxy).
+	OutBarrier
+	// OutFinalized: Rank finalized; its connection may now close.
+	OutFinalized
+	// OutAbort: Rank called abort with exit status Code and message Msg.
+	OutAbort
+	// OutFail: Rank broke the protocol (Err says how); the job must end.
+	OutFail
+)
+
+// Out is one thing the owner of an Engine must do after a call.
+type Out struct {
+	Kind OutKind
+	Rank int
+	Line string // OutReply
+	Code int    // OutAbort
+	Msg  string // OutAbort
+	Err  error  // OutFail
+}
+
+type rankState int
+
+const (
+	stateNew rankState = iota
+	stateInit
+	stateFinalized
+	stateClosed // connection closed (before init, or after finalize)
+)
+
+// Engine is the PMI-1 server state machine. It does no I/O: the owner feeds
+// it request lines with Handle and carries out the returned Outs. It holds the
+// KVS (last write wins; PMI_process_mapping pre-set) and the barrier count.
+//
+// Engine is not safe for concurrent use; the owner serializes calls.
+type Engine struct {
+	cfg       EngineConfig
+	kvs       map[string]string
+	state     []rankState
+	inBarrier []bool
+	entered   int
+	spawn     []*strings.Builder // per rank: non-nil while a multi-line spawn is being read
+}
+
+// NewEngine returns an Engine for cfg, or an error naming the bad field.
+func NewEngine(cfg EngineConfig) (*Engine, error) {
+	if cfg.Size < 1 {
+		return nil, fmt.Errorf("pmi: engine size %d: must be at least 1", cfg.Size)
+	}
+	if cfg.KVSName == "" || len(cfg.KVSName) > DefaultKVSNameMax {
+		return nil, fmt.Errorf("pmi: engine kvsname %q: must be 1 to %d bytes", clip(cfg.KVSName), DefaultKVSNameMax)
+	}
+	if err := ValidToken("kvsname", cfg.KVSName); err != nil {
+		return nil, err
+	}
+	if cfg.ProcessMapping == "" {
+		return nil, fmt.Errorf("pmi: engine process mapping is empty: MPICH aborts in MPI_Init on an empty PMI_process_mapping")
+	}
+	if err := ValidToken("process mapping", cfg.ProcessMapping); err != nil {
+		return nil, err
+	}
+	if cfg.UniverseSize == 0 {
+		cfg.UniverseSize = cfg.Size
+	}
+	if cfg.ValLenMax == 0 {
+		cfg.ValLenMax = DefaultValLenMax
+	}
+	if cfg.ValLenMax < 16 || cfg.ValLenMax > DefaultValLenMax {
+		return nil, fmt.Errorf("pmi: engine vallen_max %d: must be in [16, %d]", cfg.ValLenMax, DefaultValLenMax)
+	}
+	e := &Engine{
+		cfg:       cfg,
+		kvs:       map[string]string{"PMI_process_mapping": cfg.ProcessMapping},
+		state:     make([]rankState, cfg.Size),
+		inBarrier: make([]bool, cfg.Size),
+		spawn:     make([]*strings.Builder, cfg.Size),
+	}
+	return e, nil
+}
+
+// Size returns the number of ranks the engine serves.
+func (e *Engine) Size() int { return e.cfg.Size }
+
+// Finalized reports whether rank has sent finalize.
+func (e *Engine) Finalized(rank int) bool { return e.state[rank] == stateFinalized }
+
+// Lookup returns the KVS value for key, as a get would.
+func (e *Engine) Lookup(key string) (string, bool) {
+	v, ok := e.kvs[key]
+	return v, ok
+}
+
+func reply(rank int, cmd string, kv ...string) Out {
+	return Out{Kind: OutReply, Rank: rank, Line: Format(cmd, kv...)}
+}
+
+func fail(rank int, format string, a ...any) Out {
+	return Out{Kind: OutFail, Rank: rank, Err: fmt.Errorf(format, a...)}
+}
+
+// Handle processes one request line (with or without its newline) from rank
+// and returns what the owner must do.
+func (e *Engine) Handle(rank int, line string) []Out {
+	if rank < 0 || rank >= e.cfg.Size {
+		return []Out{fail(rank, "pmi: request from rank %d outside [0, %d)", rank, e.cfg.Size)}
+	}
+	if sb := e.spawn[rank]; sb != nil {
+		return e.spawnLine(rank, line)
+	}
+	m, err := ParseLine(line)
+	if err != nil {
+		return []Out{{Kind: OutFail, Rank: rank, Err: fmt.Errorf("rank %d sent a bad request: %w", rank, err)}}
+	}
+	if e.state[rank] == stateFinalized {
+		return []Out{fail(rank, "pmi: rank %d sent %q after finalize", rank, m.Cmd)}
+	}
+	if e.inBarrier[rank] {
+		return []Out{fail(rank, "pmi: rank %d sent %q while waiting in a barrier", rank, m.Cmd)}
+	}
+	switch m.Cmd {
+	case "init":
+		return e.init(rank, m)
+	case "initack":
+		return e.initAck(rank, m)
+	case "get_maxes":
+		return []Out{reply(rank, "maxes",
+			"kvsname_max", strconv.Itoa(DefaultKVSNameMax),
+			"keylen_max", strconv.Itoa(DefaultKeyLenMax),
+			"vallen_max", strconv.Itoa(e.cfg.ValLenMax))}
+	case "get_appnum":
+		return []Out{reply(rank, "appnum", "appnum", strconv.Itoa(e.cfg.AppNum))}
+	case "get_my_kvsname":
+		return []Out{reply(rank, "my_kvsname", "kvsname", e.cfg.KVSName)}
+	case "get_universe_size":
+		return []Out{reply(rank, "universe_size", "size", strconv.Itoa(e.cfg.UniverseSize))}
+	case "put":
+		return e.put(rank, m)
+	case "get":
+		return e.get(rank, m)
+	case "barrier_in":
+		return e.barrierIn(rank)
+	case "finalize":
+		e.state[rank] = stateFinalized
+		out := []Out{reply(rank, "finalize_ack"), {Kind: OutFinalized, Rank: rank}}
+		if e.entered > 0 {
+			out = append(out, fail(rank, "pmi: rank %d finalized while other ranks wait in a barrier it never entered", rank))
+		}
+		return out
+	case "abort":
+		code := 1
+		if v, ok := m.Get("exitcode"); ok {
+			code, _ = atoiStrict(v)
+		} else if v, ok := m.Get("exit_code"); ok { // Flux's spelling
+			code, _ = atoiStrict(v)
+		}
+		msg, _ := m.Get("message")
+		if msg == "" {
+			msg, _ = m.Get("error_msg")
+		}
+		return []Out{{Kind: OutAbort, Rank: rank, Code: code, Msg: msg}}
+	case "publish_name":
+		return []Out{reply(rank, "publish_result", "rc", "1", "msg", "publish_name_not_supported")}
+	case "unpublish_name":
+		return []Out{reply(rank, "unpublish_result", "rc", "1", "msg", "unpublish_name_not_supported")}
+	case "lookup_name":
+		return []Out{reply(rank, "lookup_result", "rc", "1", "msg", "lookup_name_not_supported")}
+	case "spawn":
+		if _, ok := m.Get("mcmd"); ok {
+			e.spawn[rank] = &strings.Builder{}
+			return nil
+		}
+		return []Out{reply(rank, "spawn_result", "rc", "-1", "msg", "spawn_not_supported")}
+	default:
+		return []Out{fail(rank, "pmi: rank %d sent unknown command %q", rank, clip(m.Cmd))}
+	}
+}
+
+func (e *Engine) init(rank int, m Msg) []Out {
+	ver, _ := m.Get("pmi_version")
+	sub, _ := m.Get("pmi_subversion")
+	v, err1 := atoiStrict(ver)
+	s, err2 := atoiStrict(sub)
+	if err1 != nil || err2 != nil || v != 1 || s < 1 {
+		// We serve 1.1 only; say so, as Hydra and Flux do for 2.x.
+		return []Out{reply(rank, "response_to_init", "pmi_version", "1", "pmi_subversion", "1",
+			"rc", "-1", "msg", "unsupported_version_"+ver+"."+sub)}
+	}
+	e.state[rank] = stateInit
+	return []Out{reply(rank, "response_to_init", "pmi_version", "1", "pmi_subversion", "1", "rc", "0")}
+}
+
+// initAck answers the PMI_PORT handshake. The owner has already bound the
+// connection to rank from pmiid; the reply is four lines in one write.
+func (e *Engine) initAck(rank int, m Msg) []Out {
+	id, _ := m.Get("pmiid")
+	if n, err := atoiStrict(id); err != nil || n != rank {
+		return []Out{fail(rank, "pmi: initack pmiid=%q does not match rank %d", clip(id), rank)}
+	}
+	line := Format("initack") + Format("set", "size", strconv.Itoa(e.cfg.Size)) +
+		Format("set", "rank", strconv.Itoa(rank)) + Format("set", "debug", "0")
+	return []Out{{Kind: OutReply, Rank: rank, Line: line}}
+}
+
+func (e *Engine) checkKVS(m Msg) string {
+	if name, ok := m.Get("kvsname"); ok && name != e.cfg.KVSName {
+		return "kvsname_" + clip(name) + "_unknown"
+	}
+	return ""
+}
+
+func (e *Engine) put(rank int, m Msg) []Out {
+	if bad := e.checkKVS(m); bad != "" {
+		return []Out{reply(rank, "put_result", "rc", "-1", "msg", bad)}
+	}
+	key, ok := m.Get("key")
+	if !ok || key == "" {
+		return []Out{reply(rank, "put_result", "rc", "-1", "msg", "missing_key")}
+	}
+	if len(key) > DefaultKeyLenMax {
+		return []Out{reply(rank, "put_result", "rc", "-1", "msg", "key_longer_than_"+strconv.Itoa(DefaultKeyLenMax))}
+	}
+	val, ok := m.Get("value")
+	if !ok {
+		return []Out{reply(rank, "put_result", "rc", "-1", "msg", "missing_value")}
+	}
+	if len(val) > e.cfg.ValLenMax {
+		return []Out{reply(rank, "put_result", "rc", "-1", "msg", "value_longer_than_"+strconv.Itoa(e.cfg.ValLenMax))}
+	}
+	e.kvs[key] = val
+	return []Out{reply(rank, "put_result", "rc", "0", "msg", "success")}
+}
+
+func (e *Engine) get(rank int, m Msg) []Out {
+	if bad := e.checkKVS(m); bad != "" {
+		return []Out{reply(rank, "get_result", "rc", "-1", "msg", bad, "value", "unknown")}
+	}
+	key, _ := m.Get("key")
+	val, ok := e.kvs[key]
+	if !ok {
+		return []Out{reply(rank, "get_result", "rc", "-1", "msg", "key_"+clip(key)+"_not_found", "value", "unknown")}
+	}
+	return []Out{reply(rank, "get_result", "rc", "0", "msg", "success", "value", val)}
+}
+
+func (e *Engine) barrierIn(rank int) []Out {
+	for r, st := range e.state {
+		if r != rank && (st == stateFinalized || st == stateClosed) {
+			return []Out{fail(r, "pmi: rank %d entered a barrier that rank %d can never join (it has %s)", rank, r, stateVerb(st))}
+		}
+	}
+	e.inBarrier[rank] = true
+	e.entered++
+	if e.entered < e.cfg.Size {
+		return nil
+	}
+	return []Out{{Kind: OutBarrier}}
+}
+
+func stateVerb(st rankState) string {
+	if st == stateFinalized {
+		return "finalized"
+	}
+	return "closed its PMI connection"
+}
+
+// BarrierDone completes the barrier every rank has entered: rc 0 releases
+// them with barrier_out, a non-zero rc releases them with the failure.
+func (e *Engine) BarrierDone(rc int) []Out {
+	out := make([]Out, 0, e.cfg.Size)
+	line := Format("barrier_out")
+	if rc != 0 {
+		line = Format("barrier_out", "rc", strconv.Itoa(rc), "msg", "barrier_failed")
+	}
+	for r := range e.inBarrier {
+		if e.inBarrier[r] {
+			e.inBarrier[r] = false
+			out = append(out, Out{Kind: OutReply, Rank: r, Line: line})
+		}
+	}
+	e.entered = 0
+	return out
+}
+
+// Closed records that rank's connection closed, and returns an OutFail when
+// that ends the job: a close after init and before finalize means the rank
+// died, and a close while others wait in a barrier means the barrier can
+// never complete. A close before init is a program that does not use PMI and
+// is not an error by itself.
+func (e *Engine) Closed(rank int) []Out {
+	prev := e.state[rank]
+	e.state[rank] = stateClosed
+	switch {
+	case prev == stateInit:
+		return []Out{fail(rank, "pmi: rank %d closed its PMI connection before finalize", rank)}
+	case prev == stateNew && e.entered > 0:
+		return []Out{fail(rank, "pmi: rank %d closed its PMI connection without joining the barrier other ranks wait in", rank)}
+	}
+	if prev == stateFinalized {
+		// Keep it recorded as finalized for barrier checks and Finalized.
+		e.state[rank] = stateFinalized
+	}
+	return nil
+}
+
+// spawnLine swallows the lines of a multi-line "mcmd=spawn" request up to
+// "endcmd" and answers the last sub-command with a clear failure.
+func (e *Engine) spawnLine(rank int, line string) []Out {
+	line = strings.TrimRight(line, "\r\n")
+	sb := e.spawn[rank]
+	if strings.TrimSpace(line) != "endcmd" {
+		if sb.Len()+len(line) > 64*MaxLine {
+			e.spawn[rank] = nil
+			return []Out{fail(rank, "pmi: rank %d sent a spawn request over %d bytes", rank, 64*MaxLine)}
+		}
+		sb.WriteString(line)
+		sb.WriteByte('\n')
+		return nil
+	}
+	var total, sofar string
+	for l := range strings.SplitSeq(sb.String(), "\n") {
+		if v, ok := strings.CutPrefix(l, "totspawns="); ok {
+			total = v
+		}
+		if v, ok := strings.CutPrefix(l, "spawnssofar="); ok {
+			sofar = v
+		}
+	}
+	e.spawn[rank] = nil
+	if total != "" && sofar != "" && total != sofar {
+		return nil // more sub-commands follow; answer after the last
+	}
+	return []Out{reply(rank, "spawn_result", "rc", "-1", "msg", "spawn_not_supported_by_hpcbench")}
+}

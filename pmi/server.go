@@ -1,0 +1,391 @@
+package pmi
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// ServerConfig configures a Server.
+type ServerConfig struct {
+	Engine EngineConfig
+	// Listen, when non-empty, is a TCP address ("127.0.0.1:0") on which the
+	// server also accepts PMI_PORT clients; each must open with
+	// "cmd=initack pmiid=RANK".
+	Listen string
+	// TraceDir, when non-empty, receives one transcript per rank,
+	// rank<R>.txt, with "C: " and "S: " lines as in pmi/testdata/transcripts.
+	TraceDir string
+	// WriteTimeout bounds each reply write; a rank that stops reading its
+	// socket fails the job instead of stalling it. Default 10s.
+	WriteTimeout time.Duration
+}
+
+// RankError is why a job failed, naming the rank responsible.
+type RankError struct {
+	Rank  int
+	Abort bool  // the rank called abort
+	Code  int   // the abort exit status
+	Err   error // what happened
+}
+
+func (e *RankError) Error() string {
+	return e.Err.Error()
+}
+
+func (e *RankError) Unwrap() error { return e.Err }
+
+// Server serves PMI-1 to the ranks of one job: over a socketpair per rank
+// (ClientFile) and optionally over a TCP listener (Addr). Run serves until
+// every connection closed cleanly, the context ends, or a rank fails.
+type Server struct {
+	cfg   ServerConfig
+	mu    sync.Mutex // guards eng
+	eng   *Engine
+	peers []*peer
+	ln    net.Listener
+
+	failOnce sync.Once
+	failErr  error
+	failed   chan struct{} // closed by fail
+}
+
+type peer struct {
+	rank  int
+	mu    sync.Mutex // serializes writes and trace lines
+	conn  net.Conn
+	child *os.File // the rank's end of the socketpair, until the launcher closes it
+	trace *os.File
+	tw    *bufio.Writer
+}
+
+// NewServer validates cfg and returns a Server with one socketpair per rank.
+func NewServer(cfg ServerConfig) (*Server, error) {
+	eng, err := NewEngine(cfg.Engine)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.WriteTimeout == 0 {
+		cfg.WriteTimeout = 10 * time.Second
+	}
+	s := &Server{cfg: cfg, eng: eng, failed: make(chan struct{})}
+	s.peers = make([]*peer, cfg.Engine.Size)
+	for r := range s.peers {
+		s.peers[r] = &peer{rank: r}
+	}
+	cleanup := func() { s.closeAll() }
+	if cfg.TraceDir != "" {
+		if err := os.MkdirAll(cfg.TraceDir, 0o755); err != nil {
+			return nil, fmt.Errorf("pmi: create trace directory: %w", err)
+		}
+		for _, p := range s.peers {
+			f, err := os.Create(filepath.Join(cfg.TraceDir, "rank"+strconv.Itoa(p.rank)+".txt"))
+			if err != nil {
+				cleanup()
+				return nil, fmt.Errorf("pmi: create trace file: %w", err)
+			}
+			p.trace, p.tw = f, bufio.NewWriter(f)
+		}
+	}
+	if cfg.Listen != "" {
+		ln, err := net.Listen("tcp", cfg.Listen)
+		if err != nil {
+			cleanup()
+			return nil, fmt.Errorf("pmi: listen on %s: %w", cfg.Listen, err)
+		}
+		s.ln = ln
+		return s, nil
+	}
+	for _, p := range s.peers {
+		fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+		if err != nil {
+			cleanup()
+			return nil, fmt.Errorf("pmi: socketpair for rank %d: %w", p.rank, err)
+		}
+		parent := os.NewFile(uintptr(fds[0]), "pmi-server-"+strconv.Itoa(p.rank))
+		conn, err := net.FileConn(parent)
+		parent.Close()
+		if err != nil {
+			unix.Close(fds[1])
+			cleanup()
+			return nil, fmt.Errorf("pmi: socketpair for rank %d: %w", p.rank, err)
+		}
+		p.conn = conn
+		p.child = os.NewFile(uintptr(fds[1]), "pmi-client-"+strconv.Itoa(p.rank))
+	}
+	return s, nil
+}
+
+// ClientFile returns rank's end of its socketpair, to pass to the rank's
+// process (exec.Cmd.ExtraFiles); the server owns it and CloseClientFile
+// closes it once the process has started. It is nil in PMI_PORT mode.
+func (s *Server) ClientFile(rank int) *os.File { return s.peers[rank].child }
+
+// Addr returns the TCP address of the PMI_PORT listener, or "" without one.
+func (s *Server) Addr() string {
+	if s.ln == nil {
+		return ""
+	}
+	return s.ln.Addr().String()
+}
+
+// Failed is closed when a rank fails; Err then says which and why.
+func (s *Server) Failed() <-chan struct{} { return s.failed }
+
+// Err returns the failure that ended the job, or nil.
+func (s *Server) Err() error {
+	select {
+	case <-s.failed:
+		return s.failErr
+	default:
+		return nil
+	}
+}
+
+func (s *Server) fail(err error) {
+	s.failOnce.Do(func() {
+		s.failErr = err
+		close(s.failed)
+	})
+}
+
+// Run serves the job. It returns nil when every rank's connection has closed
+// without a failure, a *RankError when a rank aborted or broke the job, or
+// ctx's error. On return every connection is closed and every trace flushed.
+func (s *Server) Run(ctx context.Context) error {
+	var wg sync.WaitGroup
+	done := make(chan struct{})
+	if s.ln != nil {
+		wg.Go(func() { s.acceptLoop(&wg) })
+	} else {
+		for _, p := range s.peers {
+			wg.Go(func() { s.serve(p, bufio.NewReaderSize(p.conn, MaxLine+1)) })
+		}
+	}
+	go func() { wg.Wait(); close(done) }()
+	var err error
+	select {
+	case <-done:
+	case <-s.failed:
+		err = s.failErr
+	case <-ctx.Done():
+		err = ctx.Err()
+	}
+	s.closeAll()
+	<-done
+	if err == nil {
+		err = s.Err()
+	}
+	return err
+}
+
+// acceptLoop serves PMI_PORT clients until every rank has connected.
+func (s *Server) acceptLoop(wg *sync.WaitGroup) {
+	for connected := 0; connected < len(s.peers); connected++ {
+		c, err := s.ln.Accept()
+		if err != nil {
+			if !errors.Is(err, net.ErrClosed) {
+				s.fail(fmt.Errorf("pmi: accept PMI_PORT connection: %w", err))
+			}
+			return
+		}
+		if tc, ok := c.(*net.TCPConn); ok {
+			tc.SetNoDelay(true)
+		}
+		r := bufio.NewReaderSize(c, MaxLine+1)
+		c.SetReadDeadline(time.Now().Add(30 * time.Second))
+		line, err := readLine(r)
+		c.SetReadDeadline(time.Time{})
+		if err != nil {
+			c.Close()
+			connected--
+			continue // a stray connection; keep waiting for the ranks
+		}
+		m, err := ParseLine(line)
+		id, _ := m.Get("pmiid")
+		rank, err2 := atoiStrict(id)
+		if err != nil || m.Cmd != "initack" || err2 != nil || rank < 0 || rank >= len(s.peers) {
+			c.Close()
+			connected--
+			continue
+		}
+		p := s.peers[rank]
+		s.mu.Lock()
+		taken := p.conn != nil
+		if !taken {
+			p.conn = c
+		}
+		s.mu.Unlock()
+		if taken {
+			c.Close()
+			s.fail(&RankError{Rank: rank, Err: fmt.Errorf("pmi: a second connection claimed pmiid %d", rank)})
+			return
+		}
+		p.traceLine("C: ", line)
+		s.handle(p, line)
+		wg.Go(func() { s.serve(p, r) })
+	}
+	s.ln.Close()
+}
+
+// readLine reads one newline-terminated line of at most MaxLine bytes.
+func readLine(r *bufio.Reader) (string, error) {
+	b, err := r.ReadSlice('\n')
+	if errors.Is(err, bufio.ErrBufferFull) {
+		return "", &SyntaxError{Line: clip(string(b)), Reason: fmt.Sprintf("line exceeds the %d-byte limit", MaxLine)}
+	}
+	if err != nil {
+		if err == io.EOF && len(b) > 0 {
+			return "", &SyntaxError{Line: clip(string(b)), Reason: "connection closed in the middle of a line"}
+		}
+		return "", err
+	}
+	return string(b), nil
+}
+
+// serve reads p's requests until its connection closes.
+func (s *Server) serve(p *peer, r *bufio.Reader) {
+	for {
+		line, err := readLine(r)
+		if err != nil {
+			var se *SyntaxError
+			if errors.As(err, &se) {
+				s.fail(&RankError{Rank: p.rank, Err: fmt.Errorf("pmi: rank %d sent a bad request: %w", p.rank, err)})
+				return
+			}
+			s.mu.Lock()
+			outs := s.eng.Closed(p.rank)
+			s.mu.Unlock()
+			s.do(outs)
+			return
+		}
+		p.traceLine("C: ", line)
+		s.handle(p, line)
+	}
+}
+
+func (s *Server) handle(p *peer, line string) {
+	s.mu.Lock()
+	outs := s.eng.Handle(p.rank, line)
+	for i := 0; i < len(outs); i++ {
+		if outs[i].Kind == OutBarrier {
+			outs = append(outs, s.eng.BarrierDone(0)...)
+		}
+	}
+	s.mu.Unlock()
+	s.do(outs)
+}
+
+// do carries out the engine's outputs.
+func (s *Server) do(outs []Out) {
+	for _, o := range outs {
+		switch o.Kind {
+		case OutReply:
+			p := s.peers[o.Rank]
+			if err := p.send(o.Line, s.cfg.WriteTimeout); err != nil {
+				s.fail(&RankError{Rank: o.Rank, Err: fmt.Errorf("pmi: reply to rank %d: %w", o.Rank, err)})
+			}
+		case OutAbort:
+			msg := fmt.Sprintf("rank %d called abort with exit code %d", o.Rank, o.Code)
+			if o.Msg != "" {
+				msg += ": " + o.Msg
+			}
+			s.fail(&RankError{Rank: o.Rank, Abort: true, Code: o.Code, Err: errors.New(msg)})
+		case OutFail:
+			s.fail(&RankError{Rank: o.Rank, Err: o.Err})
+		}
+	}
+}
+
+func (p *peer) send(line string, timeout time.Duration) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.tw != nil {
+		for _, l := range splitLines(line) {
+			p.tw.WriteString("S: ")
+			p.tw.WriteString(l)
+		}
+	}
+	p.conn.SetWriteDeadline(time.Now().Add(timeout))
+	_, err := io.WriteString(p.conn, line)
+	return err
+}
+
+func (p *peer) traceLine(prefix, line string) {
+	if p.tw == nil {
+		return
+	}
+	p.mu.Lock()
+	p.tw.WriteString(prefix)
+	p.tw.WriteString(line)
+	if line == "" || line[len(line)-1] != '\n' {
+		p.tw.WriteByte('\n')
+	}
+	p.mu.Unlock()
+}
+
+// splitLines splits a multi-line reply (initack) into newline-terminated lines.
+func splitLines(s string) []string {
+	var out []string
+	for len(s) > 0 {
+		i := 0
+		for i < len(s) && s[i] != '\n' {
+			i++
+		}
+		if i < len(s) {
+			i++
+		}
+		out = append(out, s[:i])
+		s = s[i:]
+	}
+	return out
+}
+
+// closeAll closes every connection, the listener, the child ends not yet
+// handed over, and flushes traces. It is safe to call more than once.
+func (s *Server) closeAll() {
+	if s.ln != nil {
+		s.ln.Close()
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, p := range s.peers {
+		p.mu.Lock()
+		if p.conn != nil {
+			p.conn.Close()
+		}
+		if p.child != nil {
+			p.child.Close()
+			p.child = nil
+		}
+		if p.tw != nil {
+			p.tw.Flush()
+			p.trace.Close()
+			p.tw, p.trace = nil, nil
+		}
+		p.mu.Unlock()
+	}
+}
+
+// CloseClientFile closes the parent's copy of rank's socketpair end; the
+// launcher calls it as soon as the rank has started (or failed to), so that
+// the rank's exit is seen as EOF.
+func (s *Server) CloseClientFile(rank int) {
+	p := s.peers[rank]
+	p.mu.Lock()
+	if p.child != nil {
+		p.child.Close()
+		p.child = nil
+	}
+	p.mu.Unlock()
+}
