@@ -58,14 +58,40 @@ func mainExit(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	ctx := context.Background()
+	var sigs chan os.Signal
 	if name != "launch" {
-		var stop context.CancelFunc
-		ctx, stop = signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
-		defer stop()
+		// A termination signal cancels the command's context so it can
+		// clean up; it then exits 128+signal without a message of its own,
+		// as a process killed by the signal would (the launcher that sent
+		// it has already said why).
+		sigs = make(chan os.Signal, 1)
+		signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+		defer signal.Stop(sigs)
+		var cancel context.CancelCauseFunc
+		ctx, cancel = context.WithCancelCause(ctx)
+		defer cancel(nil)
+		stop := make(chan struct{})
+		defer close(stop)
+		go func() {
+			select {
+			case s := <-sigs:
+				cancel(&signalError{s.(syscall.Signal)})
+			case <-stop:
+			}
+		}()
 	}
 	err := cmd.run(ctx, stdout, stderr, args[1:])
+	var se *signalError
+	if err != nil && errors.As(context.Cause(ctx), &se) {
+		return 128 + int(se.sig)
+	}
 	return exitCode(err, stderr)
 }
+
+// signalError is the cancellation cause when a termination signal arrives.
+type signalError struct{ sig syscall.Signal }
+
+func (e *signalError) Error() string { return "stopped by " + e.sig.String() }
 
 // exitCode maps an error to the process exit status, printing it first.
 // Usage errors exit 2, an *exitError its own code (printing its message only

@@ -2,9 +2,118 @@ package main
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"io"
+	"os"
+	"time"
+
+	"github.com/hpcbench/hpcbench/internal/version"
+	"github.com/hpcbench/hpcbench/internal/wireup"
+	"github.com/hpcbench/hpcbench/report"
 )
 
-func runWireup(ctx context.Context, stdout, stderr io.Writer, args []string) error {
-	return usagef("wireup: not built yet")
+const wireupUsage = "hpcbench wireup [--card-size BYTES] [--pattern ring|all] [--json|--csv|--format F] [--output FILE]"
+
+func runWireup(ctx context.Context, stdout, _ io.Writer, args []string) error {
+	fs := newFlagSet("wireup")
+	o := wireup.Options{}
+	var format report.Format
+	var asJSON, asCSV bool
+	var output string
+	fs.IntVar(&o.CardSize, "card-size", wireup.DefaultCardSize, "bytes in each rank's business card (hex-encoded and segmented like MPICH's)")
+	fs.StringVar(&o.Pattern, "pattern", wireup.PatternAll, "get phase: all (each rank gets all N cards) or ring (each gets its successor's)")
+	fs.DurationVar(&o.Timeout, "timeout", wireup.DefaultTimeout, "bound on every PMI wait and on collecting the results")
+	fs.Var(&format, "format", "output format on stdout: human, json or csv")
+	fs.BoolVar(&asJSON, "json", false, "same as --format json")
+	fs.BoolVar(&asCSV, "csv", false, "same as --format csv")
+	fs.StringVar(&output, "output", "", "also write the result to `FILE`, as CSV if it ends in .csv, else JSON")
+	if err := parseFlags(fs, args, stdout, wireupUsage); err != nil {
+		if errors.Is(err, errHelp) {
+			return nil
+		}
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usagef("wireup: unexpected argument %q", fs.Arg(0))
+	}
+	if asJSON && asCSV {
+		return usagef("wireup: --json and --csv: choose one")
+	}
+	if asJSON {
+		format = report.FormatJSON
+	} else if asCSV {
+		format = report.FormatCSV
+	}
+	if err := o.Validate(); err != nil {
+		return usagef("wireup: %v", err)
+	}
+	start := time.Now()
+	out, err := wireup.Run(ctx, o)
+	if err != nil {
+		return err
+	}
+	if out.Rank != 0 {
+		return nil
+	}
+	host, _ := os.Hostname()
+	res := wireup.Result(out, o, wireup.Meta{
+		Command:  append([]string{"hpcbench", "wireup"}, args...),
+		Version:  version.String(),
+		Hostname: host,
+		Start:    start,
+		End:      time.Now(),
+		PMI:      pmiMode(),
+	})
+	if output != "" {
+		f := report.FormatJSON
+		if len(output) > 4 && output[len(output)-4:] == ".csv" {
+			f = report.FormatCSV
+		}
+		if err := writeFileAtomic(output, func(w io.Writer) error { return report.Write(w, res, f) }); err != nil {
+			return err
+		}
+	}
+	return report.Write(stdout, res, format)
+}
+
+// pmiMode names how this process would find its PMI server.
+func pmiMode() string {
+	switch {
+	case os.Getenv("PMI_FD") != "":
+		return "fd"
+	case os.Getenv("PMI_PORT") != "":
+		return "port"
+	}
+	return "singleton"
+}
+
+// writeFileAtomic writes through a temporary file in the same directory and
+// renames it into place, so a failed run never leaves a half-written file.
+func writeFileAtomic(path string, write func(io.Writer) error) error {
+	dir, base := ".", path
+	for i := len(path) - 1; i >= 0; i-- {
+		if path[i] == '/' {
+			dir, base = path[:i+1], path[i+1:]
+			break
+		}
+	}
+	f, err := os.CreateTemp(dir, "."+base+".tmp*")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := write(f); err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(f.Name())
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := os.Rename(f.Name(), path); err != nil {
+		os.Remove(f.Name())
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
 }

@@ -69,6 +69,11 @@ func unwrapExecErr(err error) error {
 	return err
 }
 
+// statusGrace is how long the launcher waits, after the PMI server saw a
+// rank's connection drop, for that rank's exit status before tearing the job
+// down; a status such as "killed by signal 9" names the cause better.
+const statusGrace = 200 * time.Millisecond
+
 // rank is one started process.
 type rank struct {
 	id   int
@@ -168,7 +173,7 @@ func (j *Job) Run(ctx context.Context) error {
 		defer t.Stop()
 		timeout = t.C
 	}
-	var killTimer <-chan time.Time
+	var killTimer, statusWait <-chan time.Time
 	exited := make([]bool, len(ranks))
 	live := len(ranks)
 	tornDown := false
@@ -197,18 +202,28 @@ func (j *Job) Run(ctx context.Context) error {
 				switch {
 				case fail == nil:
 					fail = &Failure{Rank: ev.rank, Code: code, Msg: fmt.Sprintf("launch: rank %d %s", ev.rank, msg)}
-				case fail.fromPMI && fail.Rank == ev.rank:
-					// The PMI server saw this rank's connection drop first;
-					// its exit status says more.
+				case fail.fromPMI && fail.Rank == ev.rank && !tornDown:
+					// The PMI server saw this rank's connection drop
+					// first; its exit status says more.
 					fail = &Failure{Rank: ev.rank, Code: code, Msg: fmt.Sprintf("launch: rank %d %s", ev.rank, msg)}
 				}
 				teardown()
 			}
 		case <-srvFailed:
 			srvFailed = nil
-			if fail == nil {
-				fail = failureFrom(srv.Err())
+			if fail != nil {
+				break
 			}
+			fail = failureFrom(srv.Err())
+			if fail.fromPMI && fail.Rank >= 0 && fail.Rank < len(exited) && !exited[fail.Rank] {
+				// A dropped connection usually means the process is
+				// dying: give its exit status a moment to arrive.
+				statusWait = time.After(statusGrace)
+				break
+			}
+			teardown()
+		case <-statusWait:
+			statusWait = nil
 			teardown()
 		case <-timeout:
 			if fail == nil {

@@ -1,0 +1,388 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/hpcbench/hpcbench/internal/testenv"
+	"github.com/hpcbench/hpcbench/report"
+)
+
+// noPMIEnv clears the PMI variables a test may have inherited (when go test
+// itself runs under a launcher), so each case chooses its own.
+var noPMIEnv = []string{"PMI_FD=", "PMI_PORT=", "PMI_ID=", "PMI_RANK=", "PMI_SIZE="}
+
+func run(t *testing.T, timeout time.Duration, args ...string) testenv.Result {
+	t.Helper()
+	return testenv.Run(t, testenv.Context(t, timeout), "", noPMIEnv, hpcbench, args...)
+}
+
+// wireupResult parses rank 0's JSON and checks the run covered n ranks, every
+// phase, and the gets the pattern implies.
+func wireupResult(t *testing.T, r testenv.Result, n, gets int) *report.Result {
+	t.Helper()
+	if r.Code != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", r.Code, r.Stdout, r.Stderr)
+	}
+	res, err := report.ReadJSON(strings.NewReader(r.Stdout))
+	if err != nil {
+		t.Fatalf("stdout is not a result: %v\n%s", err, r.Stdout)
+	}
+	if res.Run.Ranks != n {
+		t.Errorf("ranks = %d, want %d", res.Run.Ranks, n)
+	}
+	if len(res.Tables) != 1 || len(res.Tables[0].Rows) != 6 {
+		t.Fatalf("want one table of 6 phases, got %+v", res.Tables)
+	}
+	for _, row := range res.Tables[0].Rows {
+		if got := len(row.Samples["rank"]); got != n {
+			t.Errorf("phase %s has %d per-rank samples, want %d", row.Labels[0], got, n)
+		}
+		for i, v := range row.Metrics {
+			if !(v >= 0) || v > 60 {
+				t.Errorf("phase %s metric %d = %v s: not a plausible time", row.Labels[0], i, v)
+			}
+		}
+	}
+	want := strconv.Itoa(gets)
+	for _, p := range res.Params {
+		if p.Name == "gets per rank" && p.Value != want {
+			t.Errorf("gets per rank = %s, want %s", p.Value, want)
+		}
+	}
+	return res
+}
+
+func TestLaunchWireup(t *testing.T) {
+	for _, n := range []int{1, 2, 7, 64} {
+		t.Run("n="+strconv.Itoa(n), func(t *testing.T) {
+			r := run(t, 2*time.Minute, "launch", "-n", strconv.Itoa(n), "--", "hpcbench", "wireup", "--json")
+			wireupResult(t, r, n, n)
+			if r.Stderr != "" {
+				t.Errorf("a successful launch printed on stderr: %q", r.Stderr)
+			}
+		})
+	}
+	t.Run("ring", func(t *testing.T) {
+		r := run(t, time.Minute, "launch", "-n", "5", "--", "hpcbench", "wireup", "--json", "--pattern", "ring", "--card-size", "3000")
+		wireupResult(t, r, 5, 1)
+	})
+	t.Run("pmi-port", func(t *testing.T) {
+		r := run(t, time.Minute, "launch", "--pmi-port", "-n", "4", "--", "hpcbench", "wireup", "--json")
+		res := wireupResult(t, r, 4, 4)
+		if res.Run.Env["pmi"] != "port" {
+			t.Errorf("pmi mode = %q, want port", res.Run.Env["pmi"])
+		}
+	})
+}
+
+func TestWireupSingleton(t *testing.T) {
+	r := run(t, 30*time.Second, "wireup", "--json")
+	res := wireupResult(t, r, 1, 1)
+	if res.Run.Env["pmi"] != "singleton" {
+		t.Errorf("pmi mode = %q, want singleton", res.Run.Env["pmi"])
+	}
+}
+
+func TestWireupFormats(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "w.json")
+	r := run(t, 30*time.Second, "launch", "-n", "3", "--", "hpcbench", "wireup", "--csv", "--output", out)
+	if r.Code != 0 {
+		t.Fatalf("exit %d: %s", r.Code, r.Stderr)
+	}
+	if !strings.HasPrefix(r.Stdout, "table,phase,min(s),mean(s),max(s)\n") || strings.Count(r.Stdout, "\nphases,") != 6 {
+		t.Errorf("CSV on stdout:\n%s", r.Stdout)
+	}
+	f, err := os.Open(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if res, err := report.ReadJSON(f); err != nil || res.Run.Ranks != 3 {
+		t.Errorf("--output file: %v, %+v", err, res)
+	}
+	r = run(t, 30*time.Second, "wireup")
+	for _, want := range []string{"Benchmark           : wireup", "phase", "barrier", "finalize"} {
+		if !strings.Contains(r.Stdout, want) {
+			t.Errorf("human output lacks %q:\n%s", want, r.Stdout)
+		}
+	}
+}
+
+// TestWireupUnderHydra: our PMI client as the ranks of Debian MPICH's real
+// mpiexec (Hydra serves), in fd and in port mode.
+func TestWireupUnderHydra(t *testing.T) {
+	mpiexec := testenv.RequireTool(t, "mpiexec.mpich", "mpiexec.hydra", "mpiexec")
+	for _, mode := range [][]string{nil, {"-pmi-port"}} {
+		name := "fd"
+		if mode != nil {
+			name = "port"
+		}
+		t.Run(name, func(t *testing.T) {
+			args := append(append([]string{}, mode...), "-n", "4", hpcbench, "wireup", "--json")
+			r := testenv.Run(t, testenv.Context(t, 2*time.Minute), "", noPMIEnv, mpiexec, args...)
+			res := wireupResult(t, r, 4, 4)
+			if res.Run.Env["pmi"] != name {
+				t.Errorf("pmi mode = %q, want %s", res.Run.Env["pmi"], name)
+			}
+		})
+	}
+}
+
+// TestLaunchMPICH: an unmodified MPICH program (MPI_Init, Allreduce, Barrier,
+// Finalize) under our launcher, in fd and port mode.
+func TestLaunchMPICH(t *testing.T) {
+	hello := testenv.CompileMPI(t, "testdata/mpi/hello.c")
+	for _, mode := range []string{"", "--pmi-port"} {
+		t.Run("mode="+mode, func(t *testing.T) {
+			args := []string{"launch", "-n", "4"}
+			if mode != "" {
+				args = append(args, mode)
+			}
+			r := run(t, 2*time.Minute, append(args, "--", hello)...)
+			if r.Code != 0 {
+				t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", r.Code, r.Stdout, r.Stderr)
+			}
+			lines := strings.Split(strings.TrimSpace(r.Stdout), "\n")
+			sort.Strings(lines)
+			want := "rank 0 of 4 sum 10|rank 1 of 4 sum 10|rank 2 of 4 sum 10|rank 3 of 4 sum 10"
+			if got := strings.Join(lines, "|"); got != want {
+				t.Errorf("stdout lines %q, want %q", got, want)
+			}
+			if r.Stderr != "" {
+				t.Errorf("stderr not empty on success: %q", r.Stderr)
+			}
+		})
+	}
+}
+
+func TestLaunchMPIAbort(t *testing.T) {
+	abort := testenv.CompileMPI(t, "testdata/mpi/abort.c")
+	r := run(t, time.Minute, "launch", "-n", "4", "--", abort)
+	if r.Code != 7 {
+		t.Fatalf("exit %d, want 7\nstderr:\n%s", r.Code, r.Stderr)
+	}
+	if !strings.Contains(r.Stderr, "hpcbench: launch: rank 1 called abort with exit code 7") {
+		t.Errorf("stderr does not name the aborting rank:\n%s", r.Stderr)
+	}
+}
+
+// TestLaunchUniverseSize: get_universe_size is answered with the job size.
+func TestLaunchUniverseSize(t *testing.T) {
+	usize := testenv.CompileMPI(t, "testdata/mpi/usize.c")
+	r := run(t, time.Minute, "launch", "-n", "3", "--", usize)
+	if r.Code != 0 {
+		t.Fatalf("exit %d: %s", r.Code, r.Stderr)
+	}
+	if !strings.Contains(r.Stdout, "universe_size 3") || !strings.Contains(r.Stdout, "appnum 0") {
+		t.Errorf("stdout:\n%s", r.Stdout)
+	}
+}
+
+// pmiScript is a rank that speaks raw PMI on fd 3: it inits, then does what
+// `then` says while the other ranks (wireup) wait in the barrier.
+func pmiScript(then string) string {
+	return `if [ "$PMI_RANK" = 2 ]; then
+  printf 'cmd=init pmi_version=1 pmi_subversion=1\n' >&3; read -r l <&3
+  sleep 0.5; ` + then + `
+fi
+exec "$0" wireup`
+}
+
+// TestLaunchFailFast: a rank that exits 3 or is SIGKILLed while the others
+// wait in a barrier ends the job within 5 s, naming the rank; nothing is
+// left running.
+func TestLaunchFailFast(t *testing.T) {
+	for _, tc := range []struct {
+		name, then string
+		code       int
+		msg        string
+	}{
+		{"exit 3", "exit 3", 3, "rank 2 exited with status 3"},
+		{"kill -9", "kill -9 $$", 137, "rank 2 was killed by signal 9 (SIGKILL)"},
+		{"closes PMI", "exec 3>&-; sleep 30", 1, "rank 2 closed its PMI connection before finalize"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := run(t, time.Minute, "launch", "-n", "4", "--", "sh", "-c", pmiScript(tc.then), hpcbench)
+			if r.Code != tc.code {
+				t.Errorf("exit %d, want %d\nstderr:\n%s", r.Code, tc.code, r.Stderr)
+			}
+			if r.Elapsed > 5*time.Second {
+				t.Errorf("job took %v to fail, want < 5s", r.Elapsed)
+			}
+			// The ranks may report the job's end on stderr too; the
+			// launcher itself says one line.
+			var own []string
+			for _, l := range strings.Split(r.Stderr, "\n") {
+				if strings.HasPrefix(l, "hpcbench: launch:") {
+					own = append(own, l)
+				}
+			}
+			if len(own) != 1 || !strings.Contains(own[0], tc.msg) {
+				t.Errorf("the launcher should print one line containing %q, got:\n%s", tc.msg, r.Stderr)
+			}
+			if r.Leftovers {
+				t.Error("processes were left behind")
+			}
+		})
+	}
+}
+
+// leftovers lists live processes whose command line contains marker.
+func leftovers(t *testing.T, marker string) []string {
+	t.Helper()
+	var found []string
+	dirs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	for _, d := range dirs {
+		b, err := os.ReadFile(d)
+		if err != nil || !strings.Contains(string(b), marker) {
+			continue
+		}
+		stat, _ := os.ReadFile(filepath.Join(filepath.Dir(d), "stat"))
+		if i := strings.LastIndexByte(string(stat), ')'); i > 0 && strings.HasPrefix(string(stat[i+1:]), " Z") {
+			found = append(found, "zombie "+d)
+			continue
+		}
+		found = append(found, d)
+	}
+	return found
+}
+
+func TestLaunchTimeoutKillsEverything(t *testing.T) {
+	marker := "31." + strconv.Itoa(os.Getpid())
+	start := time.Now()
+	r := run(t, time.Minute, "launch", "-n", "3", "--timeout", "1s", "--grace", "500ms", "--", "sh", "-c", "sleep "+marker+" & trap '' TERM; sleep "+marker)
+	if r.Code != 124 {
+		t.Errorf("exit %d, want 124\n%s", r.Code, r.Stderr)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("took %v", d)
+	}
+	if !strings.Contains(r.Stderr, "job exceeded --timeout 1s") {
+		t.Errorf("stderr: %s", r.Stderr)
+	}
+	time.Sleep(100 * time.Millisecond)
+	if l := leftovers(t, marker); len(l) > 0 {
+		t.Errorf("left behind: %v", l)
+	}
+}
+
+// TestLaunchSignalForwarded: SIGTERM to the launcher reaches every rank, the
+// launcher exits 128+15, and no rank outlives it.
+func TestLaunchSignalForwarded(t *testing.T) {
+	marker := "32." + strconv.Itoa(os.Getpid())
+	ctx := testenv.Context(t, time.Minute)
+	done := make(chan testenv.Result, 1)
+	go func() {
+		done <- testenv.Run(t, ctx, "", noPMIEnv, hpcbench, "launch", "-n", "3", "--", "sleep", marker)
+	}()
+	deadline := time.Now().Add(10 * time.Second)
+	var launcher int
+	for launcher == 0 && time.Now().Before(deadline) {
+		if len(leftovers(t, marker)) == 4 { // the launcher and 3 ranks
+			for _, p := range leftovers(t, marker) {
+				b, _ := os.ReadFile(p)
+				if strings.Contains(string(b), "launch") {
+					launcher, _ = strconv.Atoi(strings.Split(p, "/")[2])
+				}
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if launcher == 0 {
+		t.Fatal("launcher and ranks did not start")
+	}
+	syscall.Kill(launcher, syscall.SIGTERM)
+	r := <-done
+	if r.Code != 143 {
+		t.Errorf("exit %d, want 143\n%s", r.Code, r.Stderr)
+	}
+	time.Sleep(100 * time.Millisecond)
+	if l := leftovers(t, marker); len(l) > 0 {
+		t.Errorf("left behind: %v", l)
+	}
+}
+
+func TestLaunchOutput(t *testing.T) {
+	dir := t.TempDir()
+	r := run(t, time.Minute, "launch", "-n", "3", "--tag-output", "--pmi-trace", dir, "--", "sh", "-c", `printf 'out %s\nsecond\n' $PMI_RANK; echo err >&2; exec "$0" wireup >/dev/null`, hpcbench)
+	if r.Code != 0 {
+		t.Fatalf("exit %d: %s", r.Code, r.Stderr)
+	}
+	for rank := range 3 {
+		p := "[" + strconv.Itoa(rank) + "] "
+		if !strings.Contains(r.Stdout, p+"out "+strconv.Itoa(rank)+"\n"+p+"second\n") && !regexp.MustCompile(regexp.QuoteMeta(p)+"second").MatchString(r.Stdout) {
+			t.Errorf("stdout lacks rank %d's tagged lines:\n%s", rank, r.Stdout)
+		}
+		if !strings.Contains(r.Stderr, p+"err\n") {
+			t.Errorf("stderr lacks rank %d's tagged line:\n%s", rank, r.Stderr)
+		}
+		tr, err := os.ReadFile(filepath.Join(dir, "rank"+strconv.Itoa(rank)+".txt"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasPrefix(string(tr), "C: cmd=init pmi_version=1 pmi_subversion=1\nS: cmd=response_to_init pmi_version=1 pmi_subversion=1 rc=0\n") ||
+			!strings.HasSuffix(string(tr), "C: cmd=finalize\nS: cmd=finalize_ack\n") {
+			t.Errorf("trace of rank %d:\n%s", rank, tr)
+		}
+	}
+}
+
+// TestLaunchBadInput: usage errors exit 2 with one line naming the flag or
+// command, and start nothing.
+func TestLaunchBadInput(t *testing.T) {
+	dir := t.TempDir()
+	marker := filepath.Join(dir, "started")
+	for _, tc := range []struct {
+		args []string
+		msg  string
+	}{
+		{[]string{"-n", "0", "--", "touch", marker}, "-n 0: must be in [1, 65536]"},
+		{[]string{"-n", "-3", "--", "touch", marker}, "-n -3: must be in [1, 65536]"},
+		{[]string{"-n", "abc", "--", "touch", marker}, `invalid argument "abc" for "-n, --np" flag`},
+		{[]string{"-n", "2"}, "missing command"},
+		{[]string{"-n", "2", "--", "/no/such/program"}, `command "/no/such/program"`},
+		{[]string{"-n", "2", "--", "no-such-program-xyz"}, `command "no-such-program-xyz": executable file not found`},
+		{[]string{"--timeout", "xyz", "-n", "2", "--", "touch", marker}, `invalid argument "xyz" for "--timeout" flag`},
+		{[]string{"--bogus", "-n", "2", "--", "touch", marker}, "unknown flag: --bogus"},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			r := run(t, 30*time.Second, append([]string{"launch"}, tc.args...)...)
+			if r.Code != 2 {
+				t.Errorf("exit %d, want 2", r.Code)
+			}
+			lines := strings.Split(strings.TrimSpace(r.Stderr), "\n")
+			if len(lines) != 1 || !strings.Contains(lines[0], tc.msg) {
+				t.Errorf("stderr should be one line containing %q, got:\n%s", tc.msg, r.Stderr)
+			}
+			if _, err := os.Stat(marker); err == nil {
+				t.Error("a rank was started")
+			}
+		})
+	}
+}
+
+func TestWireupBadInput(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		msg  string
+	}{
+		{[]string{"--card-size", "0"}, "--card-size 0: must be in [1, 1048576]"},
+		{[]string{"--pattern", "star"}, `--pattern "star": must be ring or all`},
+		{[]string{"--format", "xml"}, "xml"},
+		{[]string{"--json", "--csv"}, "choose one"},
+	} {
+		r := run(t, 30*time.Second, append([]string{"wireup"}, tc.args...)...)
+		if r.Code != 2 || !strings.Contains(r.Stderr, tc.msg) || strings.Count(strings.TrimSpace(r.Stderr), "\n") != 0 {
+			t.Errorf("wireup %v: exit %d stderr %q, want 2 and one line with %q", tc.args, r.Code, r.Stderr, tc.msg)
+		}
+	}
+}

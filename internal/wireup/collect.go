@@ -1,0 +1,162 @@
+package wireup
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"net"
+	"os"
+	"sync"
+)
+
+// collectorKey is the KVS key of rank 0's results address. The phase times
+// travel over TCP after finalize, because the finalize phase is one of them
+// and PMI cannot be used after it.
+const collectorKey = "wireup-collector"
+
+// collector is rank 0's TCP listener for the other ranks' times.
+type collector struct {
+	ln   net.Listener
+	size int
+}
+
+func newCollector(size int) (*collector, error) {
+	ln, err := net.Listen("tcp", ":0")
+	if err != nil {
+		return nil, fmt.Errorf("listen for results: %w", err)
+	}
+	return &collector{ln: ln, size: size}, nil
+}
+
+// addr returns "host:port,127.0.0.1:port": the host name for ranks on other
+// nodes, loopback as a fallback on this one.
+func (c *collector) addr() string {
+	_, port, _ := net.SplitHostPort(c.ln.Addr().String())
+	host, err := os.Hostname()
+	if err != nil {
+		return net.JoinHostPort("127.0.0.1", port)
+	}
+	return net.JoinHostPort(host, port) + "," + net.JoinHostPort("127.0.0.1", port)
+}
+
+func (c *collector) close() { c.ln.Close() }
+
+const recordSize = 4 + 8*len(phaseNames)
+
+// gather waits for every other rank's record, until ctx ends.
+func (c *collector) gather(ctx context.Context, own Times) ([]Times, error) {
+	all := make([]Times, c.size)
+	seen := make([]bool, c.size)
+	all[0], seen[0] = own, true
+	stop := context.AfterFunc(ctx, func() { c.ln.Close() })
+	defer stop()
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	var firstErr error
+	for got := 1; got < c.size; got++ {
+		conn, err := c.ln.Accept()
+		if err != nil {
+			wg.Wait()
+			missing := []int{}
+			for r, ok := range seen {
+				if !ok {
+					missing = append(missing, r)
+				}
+			}
+			if ctx.Err() != nil {
+				return nil, fmt.Errorf("no results from ranks %v: %w", clipInts(missing), ctx.Err())
+			}
+			return nil, fmt.Errorf("accept: %w", err)
+		}
+		wg.Go(func() {
+			defer conn.Close()
+			if dl, ok := ctx.Deadline(); ok {
+				conn.SetDeadline(dl)
+			}
+			r, t, err := readRecord(conn, c.size)
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case err != nil:
+				firstErr = errors.Join(firstErr, err)
+			case seen[r]:
+				firstErr = errors.Join(firstErr, fmt.Errorf("rank %d reported twice", r))
+			default:
+				all[r], seen[r] = t, true
+			}
+		})
+	}
+	wg.Wait()
+	if firstErr != nil {
+		return nil, firstErr
+	}
+	return all, nil
+}
+
+func clipInts(v []int) string {
+	if len(v) > 8 {
+		return fmt.Sprint(v[:8]) + fmt.Sprintf(" and %d more", len(v)-8)
+	}
+	return fmt.Sprint(v)
+}
+
+func readRecord(r io.Reader, size int) (int, Times, error) {
+	var b [recordSize]byte
+	var t Times
+	if _, err := io.ReadFull(r, b[:]); err != nil {
+		return 0, t, fmt.Errorf("read result record: %w", err)
+	}
+	rank := int(binary.BigEndian.Uint32(b[:4]))
+	if rank <= 0 || rank >= size {
+		return 0, t, fmt.Errorf("result record names rank %d, outside [1, %d)", rank, size)
+	}
+	for i := range t {
+		t[i] = math.Float64frombits(binary.BigEndian.Uint64(b[4+8*i:]))
+	}
+	return rank, t, nil
+}
+
+// sendTimes dials rank 0's collector (trying each advertised address) and
+// sends this rank's record.
+func sendTimes(ctx context.Context, addrs string, rank int, t Times) error {
+	var b [recordSize]byte
+	binary.BigEndian.PutUint32(b[:4], uint32(rank))
+	for i, v := range t {
+		binary.BigEndian.PutUint64(b[4+8*i:], math.Float64bits(v))
+	}
+	var errs error
+	var d net.Dialer
+	for _, a := range splitComma(addrs) {
+		conn, err := d.DialContext(ctx, "tcp", a)
+		if err != nil {
+			errs = errors.Join(errs, err)
+			continue
+		}
+		if dl, ok := ctx.Deadline(); ok {
+			conn.SetDeadline(dl)
+		}
+		_, err = conn.Write(b[:])
+		if cerr := conn.Close(); err == nil {
+			err = cerr
+		}
+		return err
+	}
+	return errs
+}
+
+func splitComma(s string) []string {
+	var out []string
+	start := 0
+	for i := 0; i <= len(s); i++ {
+		if i == len(s) || s[i] == ',' {
+			if i > start {
+				out = append(out, s[start:i])
+			}
+			start = i + 1
+		}
+	}
+	return out
+}

@@ -1,0 +1,64 @@
+package wireup
+
+import (
+	"strconv"
+	"time"
+
+	"github.com/hpcbench/hpcbench/report"
+)
+
+// Meta is what the caller knows about the run that Run does not measure.
+type Meta struct {
+	Command    []string
+	Version    string
+	Hostname   string
+	Start, End time.Time
+	PMI        string // how this rank found its server: fd, port or singleton
+}
+
+// Result turns rank 0's outcome into the report model: one "phases" table
+// with a row per phase (and the per-rank total) holding min, mean and max
+// over ranks, each rank's seconds kept as samples.
+func Result(out *Outcome, o Options, m Meta) *report.Result {
+	r := report.New("wireup")
+	r.Run.Command = m.Command
+	r.Run.Version = m.Version
+	if m.Hostname != "" {
+		r.Run.Hostnames = []string{m.Hostname}
+	}
+	r.Run.Ranks = out.Size
+	r.Run.Start, r.Run.End = m.Start, m.End
+	r.Run.Env = map[string]string{"pmi": m.PMI}
+	r.Params = []report.Param{
+		{Name: "card-size", Value: strconv.Itoa(o.CardSize) + " B"},
+		{Name: "pattern", Value: o.Pattern},
+		{Name: "gets per rank", Value: strconv.Itoa(out.Gets)},
+	}
+	col := func(name string) report.Column {
+		return report.Column{Name: name, Kind: report.KindMetric, Unit: "s", Display: "ms",
+			Better: report.BetterLower, Source: "rank"}
+	}
+	t := report.Table{Name: "phases", Columns: []report.Column{
+		{Name: "phase", Kind: report.KindLabel}, col("min"), col("mean"), col("max"),
+	}}
+	add := func(name string, samples []float64) {
+		s := report.Summarize(samples)
+		t.Rows = append(t.Rows, report.Row{
+			Labels:  []string{name},
+			Metrics: []float64{s.Min, s.Mean, s.Max},
+			Samples: map[string][]float64{"rank": samples},
+		})
+	}
+	total := make([]float64, len(out.Ranks))
+	for i, name := range phaseNames {
+		samples := make([]float64, len(out.Ranks))
+		for r, times := range out.Ranks {
+			samples[r] = times[i]
+			total[r] += times[i]
+		}
+		add(name, samples)
+	}
+	add("total", total)
+	r.Tables = []report.Table{t}
+	return r
+}

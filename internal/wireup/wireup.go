@@ -1,0 +1,197 @@
+// Package wireup is the benchmark of a job's bootstrap: every rank times
+// connecting to its PMI server (init), putting a business card (put), the
+// barrier that publishes the cards (barrier), fetching its peers' cards (get)
+// and finalize. Rank 0 collects every rank's times and builds a
+// report.Result of min/mean/max per phase.
+//
+// It runs as the ranks of any PMI-1 launcher: hpcbench launch, MPICH's
+// mpiexec, srun --mpi=pmi2, or alone as a singleton.
+package wireup
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/hpcbench/hpcbench/pmi"
+)
+
+// Patterns of the get phase.
+const (
+	PatternAll  = "all"  // every rank gets all N cards: N² gets in the job
+	PatternRing = "ring" // every rank gets its successor's card
+)
+
+// Defaults for Options.
+const (
+	DefaultCardSize = 64
+	MaxCardSize     = 1 << 20
+	DefaultTimeout  = 5 * time.Minute
+)
+
+// Options configures a wireup run.
+type Options struct {
+	CardSize int           // bytes of each rank's business card, 1..MaxCardSize
+	Pattern  string        // PatternAll or PatternRing
+	Timeout  time.Duration // bound on every PMI wait and on collecting results
+	Trace    io.Writer     // if non-nil, this rank's PMI wire lines
+	Getenv   func(string) (string, bool)
+}
+
+// Validate reports the first invalid option, naming its flag.
+func (o *Options) Validate() error {
+	if o.CardSize < 1 || o.CardSize > MaxCardSize {
+		return fmt.Errorf("--card-size %d: must be in [1, %d]", o.CardSize, MaxCardSize)
+	}
+	if o.Pattern != PatternAll && o.Pattern != PatternRing {
+		return fmt.Errorf("--pattern %q: must be %s or %s", o.Pattern, PatternRing, PatternAll)
+	}
+	if o.Timeout <= 0 {
+		return fmt.Errorf("--timeout %v: must be positive", o.Timeout)
+	}
+	return nil
+}
+
+// Phases in the order they run; Times holds seconds in this order.
+var phaseNames = [...]string{"init", "put", "barrier", "get", "finalize"}
+
+// Phases returns the names of the timed phases, in order.
+func Phases() []string { return phaseNames[:] }
+
+// Times are one rank's seconds per phase, in the order of Phases.
+type Times [len(phaseNames)]float64
+
+// Outcome is what one rank learns from a run. Only rank 0 has Ranks
+// (every rank's Times, indexed by rank).
+type Outcome struct {
+	Rank, Size int
+	Singleton  bool
+	Gets       int     // gets this rank did
+	Ranks      []Times // rank 0 only
+}
+
+// card returns rank's business card: a deterministic pattern that names the
+// rank and the job size, so a card fetched from the wrong key is detected.
+func card(rank, size, n int) []byte {
+	b := make([]byte, n)
+	x := uint64(rank+1)*0x9E3779B97F4A7C15 ^ uint64(size)
+	for i := range b {
+		x ^= x << 13
+		x ^= x >> 7
+		x ^= x << 17
+		b[i] = byte(x)
+	}
+	if n >= 4 {
+		binary.BigEndian.PutUint32(b, uint32(rank))
+	}
+	return b
+}
+
+func cardKey(rank int) string { return fmt.Sprintf("wireup-card-%d", rank) }
+
+// Run performs the benchmark as one rank.
+func Run(ctx context.Context, o Options) (*Outcome, error) {
+	if err := o.Validate(); err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, o.Timeout)
+	defer cancel()
+	var t Times
+	t0 := time.Now()
+	c, err := pmi.Connect(ctx, pmi.ClientOptions{Getenv: o.Getenv, Trace: o.Trace})
+	if err != nil {
+		return nil, fmt.Errorf("wireup: init: %w", err)
+	}
+	defer c.Close()
+	abort := func(err error) error {
+		c.Abort(1, "wireup failed")
+		return err
+	}
+	t1 := time.Now()
+	t[0] = t1.Sub(t0).Seconds()
+	rank, size := c.Rank(), c.Size()
+
+	// Rank 0 opens its results collector before the barrier so that its
+	// address travels with the cards.
+	var col *collector
+	if rank == 0 && size > 1 {
+		col, err = newCollector(size)
+		if err != nil {
+			return nil, abort(fmt.Errorf("wireup: %w", err))
+		}
+		defer col.close()
+		if err := c.Put(ctx, collectorKey, col.addr()); err != nil {
+			return nil, abort(fmt.Errorf("wireup: publish collector address: %w", err))
+		}
+	}
+
+	t1 = time.Now()
+	if err := c.PutBytes(ctx, cardKey(rank), card(rank, size, o.CardSize)); err != nil {
+		return nil, abort(fmt.Errorf("wireup: put: %w", err))
+	}
+	t2 := time.Now()
+	t[1] = t2.Sub(t1).Seconds()
+	if err := c.Barrier(ctx); err != nil {
+		return nil, abort(fmt.Errorf("wireup: barrier: %w", err))
+	}
+	t3 := time.Now()
+	t[2] = t3.Sub(t2).Seconds()
+	gets, err := getCards(ctx, c, rank, size, o)
+	if err != nil {
+		return nil, abort(fmt.Errorf("wireup: get: %w", err))
+	}
+	t4 := time.Now()
+	t[3] = t4.Sub(t3).Seconds()
+	var colAddr string
+	if rank != 0 {
+		if colAddr, err = c.Get(ctx, collectorKey); err != nil {
+			return nil, abort(fmt.Errorf("wireup: read collector address: %w", err))
+		}
+	}
+	t4 = time.Now()
+	if err := c.Finalize(ctx); err != nil {
+		return nil, fmt.Errorf("wireup: finalize: %w", err)
+	}
+	t[4] = time.Since(t4).Seconds()
+
+	out := &Outcome{Rank: rank, Size: size, Singleton: c.Singleton(), Gets: gets}
+	switch {
+	case size == 1:
+		out.Ranks = []Times{t}
+	case rank == 0:
+		all, err := col.gather(ctx, t)
+		if err != nil {
+			return nil, fmt.Errorf("wireup: collect results: %w", err)
+		}
+		out.Ranks = all
+	default:
+		if err := sendTimes(ctx, colAddr, rank, t); err != nil {
+			return nil, fmt.Errorf("wireup: send results to rank 0: %w", err)
+		}
+	}
+	return out, nil
+}
+
+// getCards fetches and verifies the cards the pattern asks for.
+func getCards(ctx context.Context, c *pmi.Client, rank, size int, o Options) (int, error) {
+	peers := []int{(rank + 1) % size}
+	if o.Pattern == PatternAll {
+		peers = make([]int, size)
+		for i := range peers {
+			peers[i] = (rank + i) % size // start with self, spread the load
+		}
+	}
+	for _, p := range peers {
+		b, err := c.GetBytes(ctx, cardKey(p))
+		if err != nil {
+			return 0, err
+		}
+		if want := card(p, size, o.CardSize); !bytes.Equal(b, want) {
+			return 0, fmt.Errorf("card of rank %d is corrupt: got %d bytes, want %d bytes of its pattern", p, len(b), len(want))
+		}
+	}
+	return len(peers), nil
+}

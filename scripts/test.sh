@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# test.sh: the project's test command (README "Quick start", and CI via
+# .ci/run). Works from any directory.
+#
+#   1. installs the Debian packages the tests need when they are missing
+#      (one apt-get update, one apt-get install -y; needs root then),
+#   2. checks gofmt,
+#   3. runs go vet ./...,
+#   4. runs every fuzz target briefly: targets are discovered with
+#      `go test -list '^Fuzz' ./...`, so a new FuzzX in any package is picked
+#      up without editing this file, and each runs alone with
+#      `go test -run '^$' -fuzz '^FuzzX$' -fuzztime $HPCBENCH_FUZZTIME PKG`,
+#   5. ends with `go test -race -count=1 ./...`, whose own summary is the
+#      last thing printed and whose exit status is this script's.
+#
+# Arguments are passed to that last go test before ./..., for example
+# `scripts/test.sh -run TestLaunch -v`.
+#
+# Environment:
+#   HPCBENCH_FUZZTIME        time per fuzz target (default 10s; 0 skips fuzzing)
+#   HPCBENCH_TEST_TIMEOUT    go test -timeout for each test binary (default 8m)
+#   HPCBENCH_REQUIRE_TOOLS   default 1: a test that needs a missing tool such as
+#                            mpicc fails instead of skipping (internal/testenv).
+#                            Set it to 0 on a machine without MPICH to skip them.
+set -euo pipefail
+
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+cd "$(hb_repo_root)"
+
+# Debian packages the tests use: MPICH and its compiler wrapper for the
+# end-to-end tests against real MPI programs, gcc for cgo (-race needs it).
+DEB_PACKAGES=(mpich libmpich-dev gcc)
+
+fuzztime=${HPCBENCH_FUZZTIME:-10s}
+export HPCBENCH_REQUIRE_TOOLS=${HPCBENCH_REQUIRE_TOOLS:-1}
+
+hb_ensure_debs "${DEB_PACKAGES[@]}"
+hb_ensure_go
+hb_log "$(go version)"
+
+hb_log "gofmt -l"
+mapfile -t gofiles < <(find . \( -name .git -o -name testdata -o -name vendor \) -prune \
+	-o -type f -name '*.go' -print | sort)
+if ((${#gofiles[@]} > 0)); then
+	unformatted=$(gofmt -l "${gofiles[@]}")
+	if [[ -n $unformatted ]]; then
+		printf 'these files need gofmt -w:\n%s\n' "$unformatted" >&2
+		exit 1
+	fi
+fi
+
+hb_log "go vet ./..."
+go vet ./...
+
+# fuzz_targets prints "PACKAGE FuzzName" per fuzz target. go test -list
+# prints each package's matching names followed by that package's "ok" line.
+fuzz_targets() {
+	local out
+	if ! out=$(go test -list '^Fuzz' ./...); then
+		printf '%s\n' "$out" >&2
+		hb_die "go test -list '^Fuzz' ./... failed"
+	fi
+	printf '%s\n' "$out" | awk '
+		/^Fuzz[A-Za-z0-9_]*$/ { names[n++] = $0; next }
+		/^ok[ \t]/ { for (i = 0; i < n; i++) print $2, names[i] }
+		{ n = 0 }'
+}
+
+if [[ $fuzztime == 0 || $fuzztime == 0s ]]; then
+	hb_log "fuzzing skipped (HPCBENCH_FUZZTIME=$fuzztime)"
+else
+	hb_log "discovering fuzz targets"
+	found=$(fuzz_targets)
+	targets=()
+	if [[ -n $found ]]; then
+		mapfile -t targets <<<"$found"
+	fi
+	hb_log "fuzzing ${#targets[@]} targets for $fuzztime each"
+	for t in "${targets[@]}"; do
+		read -r pkg name <<<"$t"
+		hb_log "fuzz $pkg $name"
+		go test -run '^$' -fuzz "^${name}\$" -fuzztime "$fuzztime" "$pkg" </dev/null
+	done
+fi
+
+hb_log "go test -race ./..."
+exec go test -race -count=1 -timeout "${HPCBENCH_TEST_TIMEOUT:-8m}" "$@" ./...
