@@ -72,7 +72,7 @@ func unwrapExecErr(err error) error {
 // statusGrace is how long the launcher waits, after the PMI server saw a
 // rank's connection drop, for that rank's exit status before tearing the job
 // down; a status such as "killed by signal 9" names the cause better.
-const statusGrace = 200 * time.Millisecond
+const statusGrace = time.Second
 
 // rank is one started process.
 type rank struct {
@@ -176,7 +176,7 @@ func (j *Job) Run(ctx context.Context) error {
 	var killTimer, statusWait <-chan time.Time
 	exited := make([]bool, len(ranks))
 	live := len(ranks)
-	tornDown := false
+	tornDown, killSent := false, false
 	teardown := func() {
 		if tornDown {
 			return
@@ -202,9 +202,10 @@ func (j *Job) Run(ctx context.Context) error {
 				switch {
 				case fail == nil:
 					fail = &Failure{Rank: ev.rank, Code: code, Msg: fmt.Sprintf("launch: rank %d %s", ev.rank, msg)}
-				case fail.fromPMI && fail.Rank == ev.rank && !tornDown:
+				case fail.fromPMI && fail.Rank == ev.rank && !ourSignal(ev.status, killSent):
 					// The PMI server saw this rank's connection drop
-					// first; its exit status says more.
+					// first; its exit status, unless it is the signal
+					// the teardown sent, says more.
 					fail = &Failure{Rank: ev.rank, Code: code, Msg: fmt.Sprintf("launch: rank %d %s", ev.rank, msg)}
 				}
 				teardown()
@@ -240,13 +241,14 @@ func (j *Job) Run(ctx context.Context) error {
 			// ignore it for longer than the grace period, get SIGKILL.
 			if killTimer != nil {
 				signalRanks(ranks, exited, syscall.SIGKILL)
+				killSent = true
 				continue
 			}
 			signalRanks(ranks, exited, sig.(syscall.Signal))
 			killTimer = time.After(o.Grace)
 		case <-killTimer:
 			signalRanks(ranks, exited, syscall.SIGKILL)
-			killTimer = nil
+			killTimer, killSent = nil, true
 		}
 	}
 	waiters.Wait()
@@ -354,6 +356,12 @@ func describeExit(ev exitEvent) (int, string) {
 		return ws.ExitStatus(), "exited with status " + strconv.Itoa(ws.ExitStatus())
 	}
 	return 0, "exited with status 0"
+}
+
+// ourSignal reports whether ws is death by a signal the teardown sent:
+// SIGTERM, or SIGKILL once the launcher has sent it.
+func ourSignal(ws syscall.WaitStatus, killSent bool) bool {
+	return ws.Signaled() && (ws.Signal() == syscall.SIGTERM || ws.Signal() == syscall.SIGKILL && killSent)
 }
 
 func isExitError(err error) bool {
