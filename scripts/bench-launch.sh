@@ -70,8 +70,8 @@ if [[ -n ${HPCBENCH:-} ]]; then
 else
 	hb_ensure_go
 	hpcbench=$tmp/hpcbench
-	hb_log "go build -o $hpcbench ./cmd/hpcbench"
-	go build -o "$hpcbench" ./cmd/hpcbench ||
+	hb_log "CGO_ENABLED=0 go build -o $hpcbench ./cmd/hpcbench"
+	CGO_ENABLED=0 go build -o "$hpcbench" ./cmd/hpcbench ||
 		hb_die "building hpcbench failed (go build ./cmd/hpcbench): fix the build, or set HPCBENCH to a binary"
 fi
 hb_log "gcc scripts/spawnfloor.c; $mpicc initfinal.c"

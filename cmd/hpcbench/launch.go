@@ -43,3 +43,12 @@ func runLaunch(ctx context.Context, stdout, stderr io.Writer, args []string) err
 	}
 	return err
 }
+
+// runSpawner is the launcher's hidden helper process (see launch.ServeSpawner):
+// args are the ranks' program and its argv.
+func runSpawner(_ context.Context, _, _ io.Writer, args []string) error {
+	if len(args) < 2 {
+		return usagef("%s: internal command of hpcbench launch, not for direct use", launch.SpawnerCommand)
+	}
+	return launch.ServeSpawner(args[0], args[1:])
+}

@@ -287,15 +287,21 @@ func TestLaunchSignalForwarded(t *testing.T) {
 	deadline := time.Now().Add(10 * time.Second)
 	var launcher int
 	for launcher == 0 && time.Now().Before(deadline) {
-		if len(leftovers(t, marker)) == 4 { // the launcher and 3 ranks
-			for _, p := range leftovers(t, marker) {
-				b, _ := os.ReadFile(p)
-				if strings.Contains(string(b), "launch") {
-					launcher, _ = strconv.Atoi(strings.Split(p, "/")[2])
-				}
+		procs := leftovers(t, marker)
+		ranks := 0
+		for _, p := range procs {
+			b, _ := os.ReadFile(p)
+			switch {
+			case strings.HasPrefix(string(b), "sleep\x00"):
+				ranks++
+			case strings.Contains(string(b), "\x00launch\x00"):
+				launcher, _ = strconv.Atoi(strings.Split(p, "/")[2])
 			}
 		}
-		time.Sleep(20 * time.Millisecond)
+		if ranks < 3 {
+			launcher = 0
+			time.Sleep(20 * time.Millisecond)
+		}
 	}
 	if launcher == 0 {
 		t.Fatal("launcher and ranks did not start")

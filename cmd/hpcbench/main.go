@@ -16,22 +16,27 @@ import (
 	"os/signal"
 	"sort"
 	"syscall"
+
+	"github.com/hpcbench/hpcbench/internal/launch"
 )
 
 // command is one entry of the subcommand table.
 type command struct {
 	summary string
 	run     func(ctx context.Context, stdout, stderr io.Writer, args []string) error
+	hidden  bool // internal plumbing, not listed by help
 }
 
 // commands returns the subcommand table. It is a function, not a package
 // variable, so nothing global is mutable.
 func commands() map[string]command {
 	return map[string]command{
-		"help":    {"show the subcommands, or help for one: hpcbench help CMD", runHelp},
-		"version": {"print the version of this build", runVersion},
-		"launch":  {"start N ranks under hpcbench's own PMI-1 server (like mpiexec)", runLaunch},
-		"wireup":  {"benchmark the PMI bootstrap itself: put, barrier, get of business cards", runWireup},
+		"help":    {summary: "show the subcommands, or help for one: hpcbench help CMD", run: runHelp},
+		"version": {summary: "print the version of this build", run: runVersion},
+		"launch":  {summary: "start N ranks under hpcbench's own PMI-1 server (like mpiexec)", run: runLaunch},
+		"wireup":  {summary: "benchmark the PMI bootstrap itself: put, barrier, get of business cards", run: runWireup},
+
+		launch.SpawnerCommand: {summary: "the launcher's process spawner", run: runSpawner, hidden: true},
 	}
 }
 
@@ -146,8 +151,10 @@ func usage(w io.Writer) {
 	fmt.Fprintln(w, "commands:")
 	cmds := commands()
 	names := make([]string, 0, len(cmds))
-	for n := range cmds {
-		names = append(names, n)
+	for n, c := range cmds {
+		if !c.hidden {
+			names = append(names, n)
+		}
 	}
 	sort.Strings(names)
 	for _, n := range names {

@@ -19,17 +19,16 @@ func scrubbedEnv(env []string) []string {
 	return out
 }
 
-// rankEnv returns base plus the PMI variables of one rank. base must have
-// spare capacity for them or it is copied.
-func rankEnv(base []string, rank, n int, pmiPort string) []string {
-	env := make([]string, len(base), len(base)+6)
-	copy(env, base)
+// rankVars returns the PMI variables of one rank, added to the job's
+// scrubbed environment by the spawner.
+func rankVars(rank, n int, pmiPort string) []string {
 	r := strconv.Itoa(rank)
+	var env []string
 	if pmiPort != "" {
 		// As Hydra's -pmi-port: size and rank come over the wire (initack).
-		env = append(env, "PMI_PORT="+pmiPort, "PMI_ID="+r)
+		env = []string{"PMI_PORT=" + pmiPort, "PMI_ID=" + r}
 	} else {
-		env = append(env, "PMI_FD=3", "PMI_RANK="+r, "PMI_SIZE="+strconv.Itoa(n))
+		env = []string{"PMI_FD=3", "PMI_RANK=" + r, "PMI_SIZE=" + strconv.Itoa(n)}
 	}
 	return append(env, "MPI_LOCALNRANKS="+strconv.Itoa(n), "MPI_LOCALRANKID="+r)
 }

@@ -44,12 +44,15 @@ func Prepare(o Options) (*Job, error) {
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
+	if o.Self == "" {
+		return nil, errors.New("launcher: the path of the hpcbench executable (Self) is unknown; it runs the process spawner")
+	}
 	if o.Grace == 0 {
 		o.Grace = DefaultGrace
 	}
 	name := o.Command[0]
 	path := ""
-	if name == "hpcbench" && o.Self != "" {
+	if name == "hpcbench" {
 		path = o.Self
 	} else {
 		p, err := exec.LookPath(name)
@@ -74,17 +77,18 @@ func unwrapExecErr(err error) error {
 // down; a status such as "killed by signal 9" names the cause better.
 const statusGrace = time.Second
 
-// rank is one started process.
-type rank struct {
-	id   int
-	cmd  *exec.Cmd
-	pgid int
-}
+// job is the state of one run, owned by Run's goroutine.
+type job struct {
+	o       Options
+	srv     *pmi.Server
+	pids    []int  // by rank; 0 until the spawner reports it
+	exited  []bool // by rank
+	pending int    // ranks asked for and not yet reported exited or failed to start
+	fail    *Failure
 
-type exitEvent struct {
-	rank   int
-	status syscall.WaitStatus
-	err    error
+	tornDown, killSent bool
+	killTimer          <-chan time.Time
+	statusWait         <-chan time.Time
 }
 
 // Run starts the ranks and waits for the job to end. It returns nil when
@@ -94,6 +98,13 @@ type exitEvent struct {
 func (j *Job) Run(ctx context.Context) error {
 	o := j.opts
 	raiseNoFile()
+	start := time.Now()
+	base := scrubbedEnv(o.Env)
+	events := make(chan procEvent, 2*o.N+1)
+	sp, err := startSpawner(o.Self, j.path, o.Command, o.Dir, base, events)
+	if err != nil {
+		return &Failure{Rank: -1, Code: 1, Msg: "launch: " + err.Error()}
+	}
 	srvCfg := pmi.ServerConfig{
 		Engine: pmi.EngineConfig{
 			Size:           o.N,
@@ -107,64 +118,50 @@ func (j *Job) Run(ctx context.Context) error {
 	}
 	srv, err := pmi.NewServer(srvCfg)
 	if err != nil {
+		sp.close()
 		return &Failure{Rank: -1, Code: 1, Msg: fmt.Sprintf("launch: start PMI server: %v", err)}
 	}
 	srvCtx, stopSrv := context.WithCancel(context.Background())
-	defer stopSrv()
 	srvDone := make(chan struct{})
 	go func() { srv.Run(srvCtx); close(srvDone) }()
-	// srv.Run always returns once stopSrv is called; failures are read
-	// from srv.Err.
-	defer func() { stopSrv(); <-srvDone }()
 
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(sigs)
 
+	jb := &job{o: o, srv: srv, pids: make([]int, o.N), exited: make([]bool, o.N)}
 	stdout := &lineWriter{w: o.Stdout}
 	stderr := &lineWriter{w: o.Stderr}
 	var fwd sync.WaitGroup
 	var readers []*os.File
-	var waiters sync.WaitGroup
-	events := make(chan exitEvent, o.N)
-	ranks := make([]*rank, 0, o.N)
-	start := time.Now()
+	srvFailed := srv.Failed()
 
-	base := scrubbedEnv(o.Env)
-	devnull, err := os.Open(os.DevNull)
-	if err != nil {
-		return &Failure{Rank: -1, Code: 1, Msg: fmt.Sprintf("launch: open %s: %v", os.DevNull, err)}
-	}
-	defer devnull.Close()
-
-	var fail *Failure
-	for r := 0; r < o.N && fail == nil; r++ {
-		rk, rOut, rErr, err := j.startRank(r, base, srv, devnull)
+	for r := 0; r < o.N && jb.fail == nil; r++ {
+		rOut, rErr, err := j.startRank(r, sp, srv)
 		srv.CloseClientFile(r)
 		if err != nil {
-			fail = &Failure{Rank: r, Code: 1, Msg: fmt.Sprintf("launch: rank %d: start %s: %v", r, o.Command[0], err)}
+			jb.fail = &Failure{Rank: r, Code: 1, Msg: fmt.Sprintf("launch: rank %d: %v", r, err)}
 			break
 		}
-		ranks = append(ranks, rk)
+		jb.pending++
 		readers = append(readers, rOut, rErr)
 		fwd.Go(func() { forward(rOut, stdout, r, o.TagOutput) })
 		fwd.Go(func() { forward(rErr, stderr, r, o.TagOutput) })
-		waiters.Go(func() {
-			err := rk.cmd.Wait()
-			ev := exitEvent{rank: r, err: err}
-			if ps := rk.cmd.ProcessState; ps != nil {
-				ev.status = ps.Sys().(syscall.WaitStatus)
+		// Notice failures while starting, without waiting for them.
+		for drained := false; !drained; {
+			select {
+			case ev := <-events:
+				jb.handle(ev)
+			case <-srvFailed:
+				srvFailed = nil
+				jb.serverFailed()
+			default:
+				drained = true
 			}
-			events <- ev
-		})
-		select {
-		case <-srv.Failed():
-			fail = failureFrom(srv.Err())
-		default:
 		}
 	}
-	if o.Verbose {
-		fmt.Fprintf(o.Stderr, "launch: started %d of %d ranks in %v\n", len(ranks), o.N, time.Since(start).Round(time.Microsecond))
+	if jb.fail != nil {
+		jb.teardown()
 	}
 
 	var timeout <-chan time.Time
@@ -173,160 +170,191 @@ func (j *Job) Run(ctx context.Context) error {
 		defer t.Stop()
 		timeout = t.C
 	}
-	var killTimer, statusWait <-chan time.Time
-	exited := make([]bool, len(ranks))
-	live := len(ranks)
-	tornDown, killSent := false, false
-	teardown := func() {
-		if tornDown {
-			return
-		}
-		tornDown = true
-		signalRanks(ranks, exited, syscall.SIGTERM)
-		killTimer = time.After(o.Grace)
-	}
-	if fail != nil {
-		teardown()
-	}
-	srvFailed := srv.Failed()
-	for live > 0 {
+	for jb.pending > 0 {
 		select {
 		case ev := <-events:
-			exited[ev.rank] = true
-			live--
-			code, msg := describeExit(ev)
-			if o.Verbose {
-				fmt.Fprintf(o.Stderr, "launch: rank %d %s\n", ev.rank, msg)
-			}
-			if code != 0 {
-				switch {
-				case fail == nil:
-					fail = &Failure{Rank: ev.rank, Code: code, Msg: fmt.Sprintf("launch: rank %d %s", ev.rank, msg)}
-				case fail.fromPMI && fail.Rank == ev.rank && !ourSignal(ev.status, killSent):
-					// The PMI server saw this rank's connection drop
-					// first; its exit status, unless it is the signal
-					// the teardown sent, says more.
-					fail = &Failure{Rank: ev.rank, Code: code, Msg: fmt.Sprintf("launch: rank %d %s", ev.rank, msg)}
-				}
-				teardown()
-			}
+			jb.handle(ev)
 		case <-srvFailed:
 			srvFailed = nil
-			if fail != nil {
-				break
-			}
-			fail = failureFrom(srv.Err())
-			if fail.fromPMI && fail.Rank >= 0 && fail.Rank < len(exited) && !exited[fail.Rank] {
-				// A dropped connection usually means the process is
-				// dying: give its exit status a moment to arrive.
-				statusWait = time.After(statusGrace)
-				break
-			}
-			teardown()
-		case <-statusWait:
-			statusWait = nil
-			teardown()
+			jb.serverFailed()
+		case <-jb.statusWait:
+			jb.statusWait = nil
+			jb.teardown()
 		case <-timeout:
-			if fail == nil {
-				fail = &Failure{Rank: -1, Code: 124, Msg: fmt.Sprintf("launch: job exceeded --timeout %v; %d of %d ranks still running were killed", o.Timeout, live, o.N)}
+			timeout = nil
+			if jb.fail == nil {
+				jb.fail = &Failure{Rank: -1, Code: 124, Msg: fmt.Sprintf("launch: job exceeded --timeout %v; %d of %d ranks still running were killed", o.Timeout, jb.pending, o.N)}
 			}
-			teardown()
+			jb.teardown()
 		case <-ctx.Done():
-			if fail == nil {
-				fail = &Failure{Rank: -1, Code: 1, Msg: fmt.Sprintf("launch: cancelled: %v", context.Cause(ctx))}
+			if jb.fail == nil {
+				jb.fail = &Failure{Rank: -1, Code: 1, Msg: fmt.Sprintf("launch: cancelled: %v", context.Cause(ctx))}
 			}
-			teardown()
+			jb.teardown()
 		case sig := <-sigs:
 			// Forward as mpiexec does; a second signal, or ranks that
 			// ignore it for longer than the grace period, get SIGKILL.
-			if killTimer != nil {
-				signalRanks(ranks, exited, syscall.SIGKILL)
-				killSent = true
+			if jb.killTimer != nil {
+				jb.signal(syscall.SIGKILL)
+				jb.killSent = true
 				continue
 			}
-			signalRanks(ranks, exited, sig.(syscall.Signal))
-			killTimer = time.After(o.Grace)
-		case <-killTimer:
-			signalRanks(ranks, exited, syscall.SIGKILL)
-			killTimer, killSent = nil, true
+			jb.signal(sig.(syscall.Signal))
+			jb.killTimer = time.After(o.Grace)
+		case <-jb.killTimer:
+			jb.signal(syscall.SIGKILL)
+			jb.killTimer, jb.killSent = nil, true
 		}
 	}
-	waiters.Wait()
 	// Leave nothing behind: background children of a rank share its group.
-	signalRanks(ranks, nil, syscall.SIGKILL)
+	jb.signalAll(syscall.SIGKILL)
+	sp.close()
 
 	// Let the server see the last EOFs (and any failure they mean), but do
 	// not wait for connections a leftover process may hold.
-	if fail == nil {
+	if jb.fail == nil {
 		select {
 		case <-srvDone:
 		case <-time.After(time.Second):
 		}
 		if err := srv.Err(); err != nil {
-			fail = failureFrom(err)
+			jb.fail = failureFrom(err)
 		}
 	}
+	stopSrv()
+	<-srvDone
 	drainOutput(&fwd, readers)
 	if o.Verbose {
 		fmt.Fprintf(o.Stderr, "launch: job of %d ranks ended after %v\n", o.N, time.Since(start).Round(time.Microsecond))
 	}
-	if fail != nil {
-		if fail.Rank >= 0 && len(ranks) > 1 {
-			fail.Msg += fmt.Sprintf("; the other %d ranks were terminated", len(ranks)-1)
+	if f := jb.fail; f != nil {
+		if f.Rank >= 0 && o.N > 1 {
+			f.Msg += fmt.Sprintf("; the other %d ranks were terminated", o.N-1)
 		}
-		return fail
+		return f
 	}
 	return nil
 }
 
-func (j *Job) startRank(r int, base []string, srv *pmi.Server, devnull *os.File) (*rank, *os.File, *os.File, error) {
+// handle applies one spawner event.
+func (jb *job) handle(ev procEvent) {
+	r := ev.rank
+	switch ev.kind {
+	case evStarted:
+		jb.pids[r] = ev.pid
+		if jb.tornDown {
+			syscall.Kill(-ev.pid, syscall.SIGKILL)
+		}
+	case evStartFailed:
+		jb.pending--
+		jb.exited[r] = true
+		if jb.fail == nil {
+			jb.fail = &Failure{Rank: r, Code: 1, Msg: fmt.Sprintf("launch: rank %d: start %s: %v", r, jb.o.Command[0], ev.err)}
+		}
+		jb.teardown()
+	case evExited:
+		jb.pending--
+		jb.exited[r] = true
+		code, msg := describeExit(ev.status)
+		if jb.o.Verbose {
+			fmt.Fprintf(jb.o.Stderr, "launch: rank %d %s\n", r, msg)
+		}
+		if code == 0 {
+			return
+		}
+		switch {
+		case jb.fail == nil:
+			jb.fail = &Failure{Rank: r, Code: code, Msg: fmt.Sprintf("launch: rank %d %s", r, msg)}
+		case jb.fail.fromPMI && jb.fail.Rank == r && !ourSignal(ev.status, jb.killSent):
+			// The PMI server saw this rank's connection drop first; its
+			// exit status, unless it is the signal the teardown sent,
+			// says more.
+			jb.fail = &Failure{Rank: r, Code: code, Msg: fmt.Sprintf("launch: rank %d %s", r, msg)}
+		}
+		jb.teardown()
+	case evSpawnerDied:
+		if jb.fail == nil {
+			jb.fail = &Failure{Rank: -1, Code: 1, Msg: fmt.Sprintf("launch: the process spawner failed: %v", ev.err)}
+		}
+		// No exit statuses will come: kill what is known and stop waiting.
+		jb.signalAll(syscall.SIGKILL)
+		jb.pending = 0
+	}
+}
+
+// serverFailed takes the PMI server's failure as the job's.
+func (jb *job) serverFailed() {
+	if jb.fail != nil {
+		return
+	}
+	jb.fail = failureFrom(jb.srv.Err())
+	if r := jb.fail.Rank; jb.fail.fromPMI && r >= 0 && r < len(jb.exited) && !jb.exited[r] {
+		// A dropped connection usually means the process is dying: give
+		// its exit status a moment to arrive.
+		jb.statusWait = time.After(statusGrace)
+		return
+	}
+	jb.teardown()
+}
+
+// teardown sends SIGTERM to every live rank and arms the SIGKILL timer.
+func (jb *job) teardown() {
+	if jb.tornDown {
+		return
+	}
+	jb.tornDown = true
+	jb.statusWait = nil
+	jb.signal(syscall.SIGTERM)
+	jb.killTimer = time.After(jb.o.Grace)
+}
+
+// signal sends sig to the process group of every rank not known to have
+// exited.
+func (jb *job) signal(sig syscall.Signal) {
+	for r, pid := range jb.pids {
+		if pid > 0 && !jb.exited[r] {
+			syscall.Kill(-pid, sig)
+		}
+	}
+}
+
+// signalAll sends sig to every rank's process group, exited or not: what a
+// rank left running in its group goes too.
+func (jb *job) signalAll(sig syscall.Signal) {
+	for _, pid := range jb.pids {
+		if pid > 0 {
+			syscall.Kill(-pid, sig)
+		}
+	}
+}
+
+// startRank creates rank r's output pipes and hands them, with its PMI
+// socket, to the spawner. It returns the read ends.
+func (j *Job) startRank(r int, sp *spawner, srv *pmi.Server) (*os.File, *os.File, error) {
 	o := j.opts
 	rOut, wOut, err := os.Pipe()
 	if err != nil {
-		return nil, nil, nil, fmt.Errorf("stdout pipe: %w", err)
+		return nil, nil, fmt.Errorf("stdout pipe: %w", err)
 	}
 	rErr, wErr, err := os.Pipe()
 	if err != nil {
 		rOut.Close()
 		wOut.Close()
-		return nil, nil, nil, fmt.Errorf("stderr pipe: %w", err)
+		return nil, nil, fmt.Errorf("stderr pipe: %w", err)
 	}
-	cmd := &exec.Cmd{
-		Path:   j.path,
-		Args:   o.Command,
-		Env:    rankEnv(base, r, o.N, srv.Addr()),
-		Dir:    o.Dir,
-		Stdin:  devnull,
-		Stdout: wOut,
-		Stderr: wErr,
-		SysProcAttr: &syscall.SysProcAttr{
-			Setpgid:   true,            // its own group, so teardown reaches its children too
-			Pdeathsig: syscall.SIGKILL, // and it dies with the launcher
-		},
-	}
+	files := []*os.File{wOut, wErr}
 	if f := srv.ClientFile(r); f != nil {
-		cmd.ExtraFiles = []*os.File{f} // fd 3 = PMI_FD
+		files = append(files, f) // fd 3 = PMI_FD
 	}
-	err = cmd.Start()
+	err = sp.start(r, rankVars(r, o.N, srv.Addr()), files)
 	wOut.Close()
 	wErr.Close()
 	if err != nil {
 		rOut.Close()
 		rErr.Close()
-		return nil, nil, nil, unwrapExecErr(err)
+		return nil, nil, err
 	}
-	return &rank{id: r, cmd: cmd, pgid: cmd.Process.Pid}, rOut, rErr, nil
-}
-
-// signalRanks sends sig to the process group of every rank not known to
-// have exited (every rank when exited is nil).
-func signalRanks(ranks []*rank, exited []bool, sig syscall.Signal) {
-	for i, rk := range ranks {
-		if exited != nil && exited[i] {
-			continue
-		}
-		syscall.Kill(-rk.pgid, sig)
-	}
+	return rOut, rErr, nil
 }
 
 // drainOutput waits for the forwarders to reach EOF, and closes the pipes of
@@ -344,11 +372,8 @@ func drainOutput(fwd *sync.WaitGroup, readers []*os.File) {
 	}
 }
 
-func describeExit(ev exitEvent) (int, string) {
-	ws := ev.status
+func describeExit(ws syscall.WaitStatus) (int, string) {
 	switch {
-	case ev.err != nil && ws == 0 && !isExitError(ev.err):
-		return 1, fmt.Sprintf("could not be waited for: %v", ev.err)
 	case ws.Signaled():
 		sig := ws.Signal()
 		return 128 + int(sig), fmt.Sprintf("was killed by signal %d (%s)", int(sig), unix.SignalName(sig))
@@ -362,11 +387,6 @@ func describeExit(ev exitEvent) (int, string) {
 // SIGTERM, or SIGKILL once the launcher has sent it.
 func ourSignal(ws syscall.WaitStatus, killSent bool) bool {
 	return ws.Signaled() && (ws.Signal() == syscall.SIGTERM || ws.Signal() == syscall.SIGKILL && killSent)
-}
-
-func isExitError(err error) bool {
-	var ee *exec.ExitError
-	return errors.As(err, &ee)
 }
 
 // failureFrom turns a PMI server error into a Failure.

@@ -33,7 +33,7 @@ func forward(r *os.File, lw *lineWriter, rank int, tag bool) {
 	if tag {
 		prefix = []byte("[" + strconv.Itoa(rank) + "] ")
 	}
-	br := bufio.NewReaderSize(r, 64<<10)
+	br := bufio.NewReaderSize(r, 4096) // a page: 1,024 ranks × 2 streams must stay cheap
 	midLine := false
 	for {
 		b, err := br.ReadSlice('\n')
