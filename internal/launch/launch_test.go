@@ -1,0 +1,195 @@
+package launch
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestMain lets the test binary stand in for hpcbench as the spawner.
+func TestMain(m *testing.M) {
+	if len(os.Args) > 2 && os.Args[1] == SpawnerCommand {
+		if err := ServeSpawner(os.Args[2], os.Args[3:]); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+func TestValidate(t *testing.T) {
+	for _, tc := range []struct {
+		o    Options
+		want string
+	}{
+		{Options{N: 0, Command: []string{"true"}}, "-n 0: must be in [1, 65536]"},
+		{Options{N: -3, Command: []string{"true"}}, "-n -3"},
+		{Options{N: MaxRanks + 1, Command: []string{"true"}}, "-n 65537"},
+		{Options{N: 1}, "missing command"},
+		{Options{N: 1, Command: []string{""}}, "missing command"},
+		{Options{N: 1, Command: []string{"true"}, Timeout: -time.Second}, "--timeout -1s"},
+		{Options{N: 1, Command: []string{"true"}, Grace: -time.Second}, "--grace -1s"},
+		{Options{N: 1, Command: []string{"true"}}, ""},
+	} {
+		err := tc.o.Validate()
+		if got := fmt.Sprint(err); tc.want == "" && err != nil || tc.want != "" && !strings.Contains(got, tc.want) {
+			t.Errorf("Validate(%+v) = %v, want %q", tc.o, err, tc.want)
+		}
+	}
+}
+
+func TestPrepare(t *testing.T) {
+	if _, err := Prepare(Options{N: 1, Command: []string{"true"}}); err == nil {
+		t.Error("Prepare without Self succeeded")
+	}
+	j, err := Prepare(Options{N: 1, Command: []string{"hpcbench", "wireup"}, Self: "/x/hpcbench"})
+	if err != nil || j.path != "/x/hpcbench" {
+		t.Errorf("hpcbench command: %v, path %q", err, j.path)
+	}
+	_, err = Prepare(Options{N: 1, Command: []string{"no-such-cmd-xyz"}, Self: "/x"})
+	if err == nil || !strings.Contains(err.Error(), `command "no-such-cmd-xyz": executable file not found`) {
+		t.Errorf("missing command: %v", err)
+	}
+}
+
+func TestScrubbedEnv(t *testing.T) {
+	in := []string{"HOME=/root", "PMI_FD=6", "PMI_RANK=1", "HYDI_CONTROL_FD=7", "MPI_LOCALNRANKS=2", "MPI_LOCALRANKID=0", "PMIX_RANK=0", "PATH=/bin"}
+	got := strings.Join(scrubbedEnv(in), " ")
+	if want := "HOME=/root PMIX_RANK=0 PATH=/bin"; got != want {
+		t.Errorf("scrubbedEnv = %q, want %q", got, want)
+	}
+}
+
+func TestRankVars(t *testing.T) {
+	if got := strings.Join(rankVars(2, 4, ""), " "); got != "PMI_FD=3 PMI_RANK=2 PMI_SIZE=4 MPI_LOCALNRANKS=4 MPI_LOCALRANKID=2" {
+		t.Errorf("fd mode: %s", got)
+	}
+	if got := strings.Join(rankVars(1, 2, "127.0.0.1:5"), " "); got != "PMI_PORT=127.0.0.1:5 PMI_ID=1 MPI_LOCALNRANKS=2 MPI_LOCALRANKID=1" {
+		t.Errorf("port mode: %s", got)
+	}
+	if got := processMapping(7); got != "(vector,(0,1,7))" {
+		t.Errorf("processMapping(7) = %s", got)
+	}
+}
+
+func TestDescribeExit(t *testing.T) {
+	for _, tc := range []struct {
+		ws   syscall.WaitStatus
+		code int
+		msg  string
+	}{
+		{0, 0, "exited with status 0"},
+		{3 << 8, 3, "exited with status 3"},
+		{9, 137, "was killed by signal 9 (SIGKILL)"},
+		{15, 143, "was killed by signal 15 (SIGTERM)"},
+	} {
+		code, msg := describeExit(tc.ws)
+		if code != tc.code || msg != tc.msg {
+			t.Errorf("describeExit(%#x) = %d %q, want %d %q", int(tc.ws), code, msg, tc.code, tc.msg)
+		}
+	}
+	if !ourSignal(15, false) || ourSignal(9, false) || !ourSignal(9, true) || ourSignal(3<<8, true) {
+		t.Error("ourSignal")
+	}
+}
+
+func TestParseSpawnerMsg(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want procEvent
+		bad  bool
+	}{
+		{in: "S 3 1234", want: procEvent{kind: evStarted, rank: 3, pid: 1234}},
+		{in: "X 0 256", want: procEvent{kind: evExited, rank: 0, status: 256}},
+		{in: "E 1 exec format error", want: procEvent{kind: evStartFailed, rank: 1}},
+		{in: "S x 1", bad: true},
+		{in: "Q 1 1", bad: true},
+		{in: "S 1", bad: true},
+		{in: "X 1 y", bad: true},
+	} {
+		ev, err := parseSpawnerMsg([]byte(tc.in))
+		if tc.bad {
+			if err == nil {
+				t.Errorf("%q parsed", tc.in)
+			}
+			continue
+		}
+		if err != nil || ev.kind != tc.want.kind || ev.rank != tc.want.rank || ev.pid != tc.want.pid || ev.status != tc.want.status {
+			t.Errorf("%q = %+v, %v", tc.in, ev, err)
+		}
+	}
+}
+
+// runJob runs a job with the test binary as the spawner.
+func runJob(t *testing.T, o Options) (stdout, stderr string, err error) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	o.Stdout, o.Stderr = &out, &errb
+	o.Self = os.Args[0]
+	o.Env = append(os.Environ(), "PMI_FD=99", "HYDI_CONTROL_FD=7")
+	j, err := Prepare(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	err = j.Run(ctx)
+	return out.String(), errb.String(), err
+}
+
+func TestRunJob(t *testing.T) {
+	out, errs, err := runJob(t, Options{N: 3, TagOutput: true, Command: []string{"sh", "-c", `echo "r$PMI_RANK of $PMI_SIZE fd $PMI_FD hydi=$HYDI_CONTROL_FD"; printf 'no newline' >&2`}})
+	if err != nil {
+		t.Fatalf("Run: %v\n%s", err, errs)
+	}
+	for r := range 3 {
+		if want := fmt.Sprintf("[%d] r%d of 3 fd 3 hydi=\n", r, r); !strings.Contains(out, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, out)
+		}
+		if want := fmt.Sprintf("[%d] no newline", r); !strings.Contains(errs, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, errs)
+		}
+	}
+}
+
+func TestRunJobFailures(t *testing.T) {
+	garbage := t.TempDir() + "/garbage"
+	if err := os.WriteFile(garbage, []byte{0, 1, 2, 3}, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		o    Options
+		code int
+		rank int
+		msg  string
+	}{
+		{"exit status", Options{N: 4, Command: []string{"sh", "-c", `[ $PMI_RANK = 1 ] && exit 5; sleep 30`}}, 5, 1, "rank 1 exited with status 5"},
+		{"signal", Options{N: 2, Command: []string{"sh", "-c", `[ $PMI_RANK = 0 ] && kill -9 $$; sleep 30`}}, 137, 0, "rank 0 was killed by signal 9 (SIGKILL)"},
+		{"pmi abort", Options{N: 2, Command: []string{"sh", "-c", `printf 'cmd=abort exitcode=9\n' >&3; sleep 30`}}, 9, -2, "called abort with exit code 9"},
+		{"timeout", Options{N: 2, Timeout: 300 * time.Millisecond, Grace: 100 * time.Millisecond, Command: []string{"sh", "-c", `trap '' TERM; sleep 30`}}, 124, -1, "job exceeded --timeout 300ms"},
+		{"not a program", Options{N: 2, Command: []string{garbage}}, 1, 0, "rank 0: start " + garbage + ": exec format error"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			start := time.Now()
+			_, errs, err := runJob(t, tc.o)
+			var f *Failure
+			if !errors.As(err, &f) {
+				t.Fatalf("Run = %v, want a *Failure\n%s", err, errs)
+			}
+			if f.Code != tc.code || (tc.rank != -2 && f.Rank != tc.rank) || !strings.Contains(f.Msg, tc.msg) {
+				t.Errorf("Failure = %+v, want code %d rank %d containing %q", f, tc.code, tc.rank, tc.msg)
+			}
+			if d := time.Since(start); d > 5*time.Second {
+				t.Errorf("took %v", d)
+			}
+		})
+	}
+}
