@@ -29,7 +29,18 @@ func parseFlags(fs *pflag.FlagSet, args []string, stdout io.Writer, usageLine st
 			fmt.Fprintf(stdout, "usage: %s\n\nflags:\n%s", usageLine, fs.FlagUsages())
 			return errHelp
 		}
-		return usagef("%s: %s", fs.Name(), strings.TrimSpace(err.Error()))
+		return usagef("%s: %s", fs.Name(), oneLine(strings.TrimSpace(err.Error())))
 	}
 	return nil
+}
+
+// oneLine escapes control characters, so that an error quoting what the user
+// typed stays one line.
+func oneLine(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f {
+			return '?'
+		}
+		return r
+	}, s)
 }

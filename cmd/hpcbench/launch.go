@@ -12,23 +12,14 @@ import (
 const launchUsage = "hpcbench launch -n N [flags] -- CMD [ARGS...]"
 
 func runLaunch(ctx context.Context, stdout, stderr io.Writer, args []string) error {
-	fs := newFlagSet("launch")
-	fs.SetInterspersed(false) // everything after the command belongs to it
-	o := launch.Options{Stdout: stdout, Stderr: stderr, Env: os.Environ()}
-	fs.IntVarP(&o.N, "np", "n", 1, "number of ranks to start")
-	fs.DurationVar(&o.Timeout, "timeout", 0, "kill the job and exit 124 when it runs longer than this (e.g. 10m); 0 means no limit")
-	fs.BoolVar(&o.TagOutput, "tag-output", false, "prefix every output line with [rank]")
-	fs.BoolVar(&o.PMIPort, "pmi-port", false, "serve PMI over a loopback TCP port (PMI_PORT, PMI_ID) instead of an inherited fd (PMI_FD)")
-	fs.StringVar(&o.TraceDir, "pmi-trace", "", "write each rank's PMI wire lines to `DIR`/rank<R>.txt (C: client, S: server)")
-	fs.DurationVar(&o.Grace, "grace", launch.DefaultGrace, "after SIGTERM, wait this long before SIGKILL when tearing a job down")
-	fs.BoolVarP(&o.Verbose, "verbose", "v", false, "print the launcher's own diagnostics on stderr")
-	if err := parseFlags(fs, args, stdout, launchUsage); err != nil {
+	o, err := parseLaunch(args, stdout)
+	if err != nil {
 		if errors.Is(err, errHelp) {
 			return nil
 		}
 		return err
 	}
-	o.Command = fs.Args()
+	o.Stdout, o.Stderr, o.Env = stdout, stderr, os.Environ()
 	if self, err := os.Executable(); err == nil {
 		o.Self = self
 	}
@@ -42,6 +33,25 @@ func runLaunch(ctx context.Context, stdout, stderr io.Writer, args []string) err
 		return &exitError{code: f.Code, msg: f.Msg}
 	}
 	return err
+}
+
+// parseLaunch parses launch's flags; the command is what follows them.
+func parseLaunch(args []string, stdout io.Writer) (launch.Options, error) {
+	fs := newFlagSet("launch")
+	fs.SetInterspersed(false) // everything after the command belongs to it
+	var o launch.Options
+	fs.IntVarP(&o.N, "np", "n", 1, "number of ranks to start")
+	fs.DurationVar(&o.Timeout, "timeout", 0, "kill the job and exit 124 when it runs longer than this (e.g. 10m); 0 means no limit")
+	fs.BoolVar(&o.TagOutput, "tag-output", false, "prefix every output line with [rank]")
+	fs.BoolVar(&o.PMIPort, "pmi-port", false, "serve PMI over a loopback TCP port (PMI_PORT, PMI_ID) instead of an inherited fd (PMI_FD)")
+	fs.StringVar(&o.TraceDir, "pmi-trace", "", "write each rank's PMI wire lines to `DIR`/rank<R>.txt (C: client, S: server)")
+	fs.DurationVar(&o.Grace, "grace", launch.DefaultGrace, "after SIGTERM, wait this long before SIGKILL when tearing a job down")
+	fs.BoolVarP(&o.Verbose, "verbose", "v", false, "print the launcher's own diagnostics on stderr")
+	if err := parseFlags(fs, args, stdout, launchUsage); err != nil {
+		return o, err
+	}
+	o.Command = fs.Args()
+	return o, nil
 }
 
 // runSpawner is the launcher's hidden helper process (see launch.ServeSpawner):

@@ -15,39 +15,22 @@ import (
 
 const wireupUsage = "hpcbench wireup [--card-size BYTES] [--pattern ring|all] [--json|--csv|--format F] [--output FILE]"
 
+// wireupArgs is what wireup's command line asks for.
+type wireupArgs struct {
+	opts   wireup.Options
+	format report.Format
+	output string
+}
+
 func runWireup(ctx context.Context, stdout, _ io.Writer, args []string) error {
-	fs := newFlagSet("wireup")
-	o := wireup.Options{}
-	var format report.Format
-	var asJSON, asCSV bool
-	var output string
-	fs.IntVar(&o.CardSize, "card-size", wireup.DefaultCardSize, "bytes in each rank's business card (hex-encoded and segmented like MPICH's)")
-	fs.StringVar(&o.Pattern, "pattern", wireup.PatternAll, "get phase: all (each rank gets all N cards) or ring (each gets its successor's)")
-	fs.DurationVar(&o.Timeout, "timeout", wireup.DefaultTimeout, "bound on every PMI wait and on collecting the results")
-	fs.Var(&format, "format", "output format on stdout: human, json or csv")
-	fs.BoolVar(&asJSON, "json", false, "same as --format json")
-	fs.BoolVar(&asCSV, "csv", false, "same as --format csv")
-	fs.StringVar(&output, "output", "", "also write the result to `FILE`, as CSV if it ends in .csv, else JSON")
-	if err := parseFlags(fs, args, stdout, wireupUsage); err != nil {
+	wa, err := parseWireup(args, stdout)
+	if err != nil {
 		if errors.Is(err, errHelp) {
 			return nil
 		}
 		return err
 	}
-	if fs.NArg() > 0 {
-		return usagef("wireup: unexpected argument %q", fs.Arg(0))
-	}
-	if asJSON && asCSV {
-		return usagef("wireup: --json and --csv: choose one")
-	}
-	if asJSON {
-		format = report.FormatJSON
-	} else if asCSV {
-		format = report.FormatCSV
-	}
-	if err := o.Validate(); err != nil {
-		return usagef("wireup: %v", err)
-	}
+	o, format, output := wa.opts, wa.format, wa.output
 	start := time.Now()
 	out, err := wireup.Run(ctx, o)
 	if err != nil {
@@ -75,6 +58,38 @@ func runWireup(ctx context.Context, stdout, _ io.Writer, args []string) error {
 		}
 	}
 	return report.Write(stdout, res, format)
+}
+
+// parseWireup parses and validates wireup's flags.
+func parseWireup(args []string, stdout io.Writer) (wireupArgs, error) {
+	fs := newFlagSet("wireup")
+	var wa wireupArgs
+	var asJSON, asCSV bool
+	fs.IntVar(&wa.opts.CardSize, "card-size", wireup.DefaultCardSize, "bytes in each rank's business card (hex-encoded and segmented like MPICH's)")
+	fs.StringVar(&wa.opts.Pattern, "pattern", wireup.PatternAll, "get phase: all (each rank gets all N cards) or ring (each gets its successor's)")
+	fs.DurationVar(&wa.opts.Timeout, "timeout", wireup.DefaultTimeout, "bound on every PMI wait and on collecting the results")
+	fs.Var(&wa.format, "format", "output format on stdout: human, json or csv")
+	fs.BoolVar(&asJSON, "json", false, "same as --format json")
+	fs.BoolVar(&asCSV, "csv", false, "same as --format csv")
+	fs.StringVar(&wa.output, "output", "", "also write the result to `FILE`, as CSV if it ends in .csv, else JSON")
+	if err := parseFlags(fs, args, stdout, wireupUsage); err != nil {
+		return wa, err
+	}
+	if fs.NArg() > 0 {
+		return wa, usagef("wireup: unexpected argument %q", fs.Arg(0))
+	}
+	if asJSON && asCSV {
+		return wa, usagef("wireup: --json and --csv: choose one")
+	}
+	if asJSON {
+		wa.format = report.FormatJSON
+	} else if asCSV {
+		wa.format = report.FormatCSV
+	}
+	if err := wa.opts.Validate(); err != nil {
+		return wa, usagef("wireup: %v", err)
+	}
+	return wa, nil
 }
 
 // pmiMode names how this process would find its PMI server.

@@ -1,0 +1,120 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hpcbench/hpcbench/report"
+)
+
+// checkParseError asserts err is what a user may see from a command line:
+// nil, help, or a one-line usage error.
+func checkParseError(t *testing.T, args []string, err error) {
+	t.Helper()
+	if err == nil || errors.Is(err, errHelp) {
+		return
+	}
+	var ue *usageError
+	if !errors.As(err, &ue) {
+		t.Fatalf("%q: error %v is not a usage error", args, err)
+	}
+	if strings.Contains(err.Error(), "\n") {
+		t.Fatalf("%q: error is not one line: %q", args, err)
+	}
+}
+
+func splitArgs(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return strings.Split(s, "\x00")
+}
+
+// FuzzLaunchFlags: no command line crashes launch's parser, and every error
+// is a one-line usage error.
+func FuzzLaunchFlags(f *testing.F) {
+	for _, s := range []string{
+		"-n\x004\x00--\x00hpcbench\x00wireup", "-n\x000", "-n\x00abc", "--timeout\x00xyz", "-n4\x00true",
+		"--np=7\x00--tag-output\x00--pmi-port\x00--pmi-trace\x00/tmp/x\x00true", "--grace\x00-1s\x00true", "-h", "--",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		args := splitArgs(s)
+		o, err := parseLaunch(args, io.Discard)
+		if err == nil {
+			if verr := o.Validate(); verr != nil {
+				err = usagef("launch: %v", verr)
+			}
+		}
+		checkParseError(t, args, err)
+	})
+}
+
+// FuzzWireupFlags: the same for wireup.
+func FuzzWireupFlags(f *testing.F) {
+	for _, s := range []string{"--card-size\x00128", "--pattern\x00ring", "--json\x00--csv", "--format\x00xml", "--card-size=0", "--output\x00x.csv", "extra"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		args := splitArgs(s)
+		_, err := parseWireup(args, io.Discard)
+		checkParseError(t, args, err)
+	})
+}
+
+func TestParseLaunch(t *testing.T) {
+	o, err := parseLaunch([]string{"-n", "8", "--timeout", "90s", "--tag-output", "--", "hpcbench", "wireup", "-n", "3"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.N != 8 || o.Timeout != 90*time.Second || !o.TagOutput || strings.Join(o.Command, " ") != "hpcbench wireup -n 3" {
+		t.Errorf("parsed %+v", o)
+	}
+	// Without "--", flags after the command belong to it.
+	o, err = parseLaunch([]string{"-n", "2", "sh", "-c", "echo"}, io.Discard)
+	if err != nil || strings.Join(o.Command, " ") != "sh -c echo" {
+		t.Errorf("parsed %+v, %v", o, err)
+	}
+	var help bytes.Buffer
+	if _, err := parseLaunch([]string{"--help"}, &help); !errors.Is(err, errHelp) || !strings.Contains(help.String(), "--pmi-trace DIR") {
+		t.Errorf("--help: %v\n%s", err, help.String())
+	}
+}
+
+func TestParseWireup(t *testing.T) {
+	wa, err := parseWireup([]string{"--card-size", "100", "--pattern", "ring", "--csv", "--output", "x.json"}, io.Discard)
+	if err != nil || wa.opts.CardSize != 100 || wa.opts.Pattern != "ring" || wa.format != report.FormatCSV || wa.output != "x.json" {
+		t.Errorf("parsed %+v, %v", wa, err)
+	}
+}
+
+func TestMainExit(t *testing.T) {
+	for _, tc := range []struct {
+		args         []string
+		code         int
+		stdout, errs string
+	}{
+		{nil, 2, "", "usage: hpcbench COMMAND"},
+		{[]string{"frob"}, 2, "", `unknown command "frob"`},
+		{[]string{"help"}, 0, "launch ", ""},
+		{[]string{"--help"}, 0, "wireup ", ""},
+		{[]string{"help", "launch"}, 0, "usage: hpcbench launch -n N", ""},
+		{[]string{"help", "frob"}, 2, "", `help: unknown command "frob"`},
+		{[]string{"version"}, 0, "hpcbench dev", ""},
+		{[]string{"version", "x"}, 2, "", "takes no arguments"},
+	} {
+		var out, errb bytes.Buffer
+		code := mainExit(tc.args, &out, &errb)
+		if code != tc.code || !strings.Contains(out.String(), tc.stdout) || !strings.Contains(errb.String(), tc.errs) {
+			t.Errorf("%q: exit %d stdout %q stderr %q; want %d, %q, %q", tc.args, code, out.String(), errb.String(), tc.code, tc.stdout, tc.errs)
+		}
+		if strings.Contains(out.String(), "__spawn") {
+			t.Errorf("%q lists the hidden spawner", tc.args)
+		}
+	}
+}
