@@ -74,9 +74,16 @@ type Client struct {
 
 	wmu sync.Mutex // serializes writes: requests and Abort
 
+	// interrupt, made once, is what a request's context runs when it ends
+	// (see watch); it sends on interrupted when done.
+	interrupt   func()
+	interrupted chan struct{}
+
 	mu          sync.Mutex // one request in flight; guards the fields below
 	r           *bufio.Reader
-	broken      error // why the connection can no longer carry requests
+	req         []byte // the request line being sent, reused (see request)
+	pairs       []Pair // the reply being parsed, reused: a Msg from recv is dead by the next request
+	broken      error  // why the connection can no longer carry requests
 	finalized   bool
 	finalizeErr error
 }
@@ -165,13 +172,20 @@ func Connect(ctx context.Context, opts ClientOptions) (*Client, error) {
 }
 
 func newWireClient(conn net.Conn, tr *wireTrace, rank, size int) *Client {
-	return &Client{
-		rank:  rank,
-		size:  size,
-		conn:  conn,
-		trace: tr,
-		r:     bufio.NewReaderSize(conn, MaxLine),
+	c := &Client{
+		rank:        rank,
+		size:        size,
+		conn:        conn,
+		trace:       tr,
+		r:           bufio.NewReaderSize(conn, MaxLine),
+		interrupted: make(chan struct{}, 1),
+		pairs:       make([]Pair, 0, typicalPairs),
 	}
+	c.interrupt = func() {
+		c.conn.SetDeadline(time.Unix(1, 0))
+		c.interrupted <- struct{}{}
+	}
+	return c
 }
 
 // envRankSize reads PMI_RANK and PMI_SIZE, defaulting to 0 and 1 as MPICH
@@ -222,11 +236,10 @@ func dialPort(ctx context.Context, addr string, timeout time.Duration) (net.Conn
 func (c *Client) initack(ctx context.Context, id string) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if _, err := c.exchange(ctx, "initack", Format("initack", "pmiid", id), "initack"); err != nil {
+	if _, err := c.exchange(ctx, "initack", c.request("initack", "pmiid", id), "initack"); err != nil {
 		return err
 	}
-	stop := c.watch(ctx)
-	defer stop()
+	defer c.unwatch(c.watch(ctx))
 	var size, rank string
 	for range 3 {
 		m, err := c.recv(ctx, "initack", "set")
@@ -258,7 +271,7 @@ func (c *Client) handshake(ctx context.Context) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 
-	m, err := c.call(ctx, "init", Format("init", "pmi_version", "1", "pmi_subversion", "1"), "response_to_init")
+	m, err := c.call(ctx, "init", c.request("init", "pmi_version", "1", "pmi_subversion", "1"), "response_to_init")
 	if err != nil {
 		return err
 	}
@@ -274,7 +287,7 @@ func (c *Client) handshake(ctx context.Context) error {
 		c.subversion = sub
 	}
 
-	m, err = c.call(ctx, "get_maxes", Format("get_maxes"), "maxes")
+	m, err = c.call(ctx, "get_maxes", c.request("get_maxes"), "maxes")
 	if err != nil {
 		return err
 	}
@@ -293,7 +306,7 @@ func (c *Client) handshake(ctx context.Context) error {
 			maxes[0], maxes[1], maxes[2], c.valMax, MaxLine, minValueLen)
 	}
 
-	m, err = c.call(ctx, "get_appnum", Format("get_appnum"), "appnum")
+	m, err = c.call(ctx, "get_appnum", c.request("get_appnum"), "appnum")
 	if err != nil {
 		return err
 	}
@@ -301,7 +314,7 @@ func (c *Client) handshake(ctx context.Context) error {
 		return err
 	}
 
-	m, err = c.call(ctx, "get_my_kvsname", Format("get_my_kvsname"), "my_kvsname")
+	m, err = c.call(ctx, "get_my_kvsname", c.request("get_my_kvsname"), "my_kvsname")
 	if err != nil {
 		return err
 	}
@@ -369,7 +382,7 @@ func (c *Client) UniverseSize(ctx context.Context) (int, error) {
 		}
 		return 1, nil
 	}
-	m, err := c.call(ctx, "get_universe_size", Format("get_universe_size"), "universe_size")
+	m, err := c.call(ctx, "get_universe_size", c.request("get_universe_size"), "universe_size")
 	if err != nil {
 		return 0, err
 	}
@@ -397,7 +410,7 @@ func (c *Client) Put(ctx context.Context, key, val string) error {
 		c.local.put(key, val)
 		return nil
 	}
-	_, err := c.call(ctx, "put", Format("put", "kvsname", c.kvs, "key", key, "value", val), "put_result")
+	_, err := c.call(ctx, "put", c.request("put", "kvsname", c.kvs, "key", key, "value", val), "put_result")
 	return err
 }
 
@@ -422,7 +435,7 @@ func (c *Client) Get(ctx context.Context, key string) (string, error) {
 		}
 		return v, nil
 	}
-	m, err := c.exchange(ctx, "get", Format("get", "kvsname", c.kvs, "key", key), "get_result")
+	m, err := c.exchange(ctx, "get", c.request("get", "kvsname", c.kvs, "key", key), "get_result")
 	if err != nil {
 		return "", err
 	}
@@ -449,7 +462,7 @@ func (c *Client) Barrier(ctx context.Context) error {
 	if c.local != nil {
 		return c.localCheck(ctx, "barrier_in")
 	}
-	_, err := c.call(ctx, "barrier_in", Format("barrier_in"), "barrier_out")
+	_, err := c.call(ctx, "barrier_in", c.request("barrier_in"), "barrier_out")
 	return err
 }
 
@@ -494,7 +507,7 @@ func (c *Client) Finalize(ctx context.Context) error {
 		c.Close()
 		return c.finalizeErr
 	}
-	_, c.finalizeErr = c.call(ctx, "finalize", Format("finalize"), "finalize_ack")
+	_, c.finalizeErr = c.call(ctx, "finalize", c.request("finalize"), "finalize_ack")
 	if err := c.Close(); err != nil && c.finalizeErr == nil {
 		c.finalizeErr = err
 	}
@@ -553,9 +566,16 @@ func (c *Client) checkValue(key, val string) error {
 	return nil
 }
 
+// request formats a request line into c.req, which stays valid until the
+// next request. c.mu must be held.
+func (c *Client) request(cmd string, kv ...string) []byte {
+	c.req = appendFormat(c.req[:0], cmd, kv...)
+	return c.req
+}
+
 // call runs one request/reply exchange and turns a non-zero rc into *Error.
 // c.mu must be held.
-func (c *Client) call(ctx context.Context, op, req, want string) (Msg, error) {
+func (c *Client) call(ctx context.Context, op string, req []byte, want string) (Msg, error) {
 	m, err := c.exchange(ctx, op, req, want)
 	if err != nil {
 		return Msg{}, err
@@ -579,8 +599,8 @@ func rcError(op string, m Msg) error {
 // exchange sends req and reads one reply whose cmd must be want. A failure
 // after the request was (perhaps partly) sent marks the connection broken:
 // its reply could still arrive and be taken for the next request's. c.mu
-// must be held.
-func (c *Client) exchange(ctx context.Context, op, req, want string) (Msg, error) {
+// must be held. The reply's Pairs are reused by the next exchange.
+func (c *Client) exchange(ctx context.Context, op string, req []byte, want string) (Msg, error) {
 	if c.closed.Load() {
 		return Msg{}, &closedError{op: op, why: "client is closed"}
 	}
@@ -593,8 +613,7 @@ func (c *Client) exchange(ctx context.Context, op, req, want string) (Msg, error
 	if len(req) > MaxLine {
 		return Msg{}, fmt.Errorf("pmi: %s: request line of %d bytes exceeds the %d-byte limit", op, len(req), MaxLine)
 	}
-	stop := c.watch(ctx)
-	defer stop()
+	defer c.unwatch(c.watch(ctx))
 	if sent, err := c.send(ctx, op, req); err != nil {
 		if sent {
 			c.broken = err
@@ -609,38 +628,38 @@ func (c *Client) exchange(ctx context.Context, op, req, want string) (Msg, error
 }
 
 // watch makes blocking I/O on the connection honour ctx: the read deadline
-// becomes ctx's deadline, and cancellation moves both deadlines to the past.
-// The returned stop waits for a cancellation already under way, so it cannot
-// touch a later request's deadlines.
-func (c *Client) watch(ctx context.Context) (stop func()) {
+// becomes ctx's deadline, and cancellation moves both deadlines to the past
+// (c.interrupt). Pass what it returns to unwatch when the I/O is done.
+func (c *Client) watch(ctx context.Context) (stop func() bool) {
 	dl, _ := ctx.Deadline()
 	c.conn.SetReadDeadline(dl) // an error here resurfaces on the read
 	if ctx.Done() == nil {
-		return func() {}
+		return nil
 	}
-	done := make(chan struct{})
-	stopFn := context.AfterFunc(ctx, func() {
-		defer close(done)
-		c.conn.SetDeadline(time.Unix(1, 0))
-	})
-	return func() {
-		if !stopFn() {
-			<-done
-		}
+	return context.AfterFunc(ctx, c.interrupt)
+}
+
+// unwatch ends a watch. It waits for a cancellation already under way, so
+// that cannot touch a later request's deadlines.
+func (c *Client) unwatch(stop func() bool) {
+	if stop != nil && !stop() {
+		<-c.interrupted
 	}
 }
 
 // send writes one request line. sent reports whether any of it may have
 // reached the peer.
-func (c *Client) send(ctx context.Context, op, line string) (sent bool, err error) {
+func (c *Client) send(ctx context.Context, op string, line []byte) (sent bool, err error) {
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
 	dl, _ := ctx.Deadline()
 	if err := c.conn.SetWriteDeadline(dl); err != nil {
 		return false, wireError(op, "setting write deadline", err)
 	}
-	c.trace.line("C: ", line)
-	n, err := io.WriteString(c.conn, line)
+	if c.trace != nil {
+		c.trace.line("C: ", string(line))
+	}
+	n, err := c.conn.Write(line)
 	if err != nil {
 		return n > 0, ctxError(ctx, op, "sending request", err)
 	}
@@ -662,10 +681,11 @@ func (c *Client) recv(ctx context.Context, op, want string) (Msg, error) {
 	}
 	line := string(b[:len(b)-1])
 	c.trace.line("S: ", line)
-	m, err := ParseLine(line)
+	m, err := parseLine(line, c.pairs)
 	if err != nil {
 		return Msg{}, err
 	}
+	c.pairs = m.Pairs[:0] // keep any growth for the next reply
 	if m.Cmd != want {
 		return Msg{}, fmt.Errorf("pmi: %s: unexpected reply %q: want cmd=%s", op, clip(line), want)
 	}

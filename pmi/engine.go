@@ -72,13 +72,26 @@ const (
 //
 // Engine is not safe for concurrent use; the owner serializes calls.
 type Engine struct {
-	cfg       EngineConfig
+	cfg EngineConfig
+	// kvs maps each key to the complete reply to a get of it,
+	// getReplyPrefix + value + "\n": a get, by far the most frequent
+	// request (N² of them when every rank reads every card), then answers
+	// without formatting anything.
 	kvs       map[string]string
 	state     []rankState
 	inBarrier []bool
 	entered   int
 	spawn     []*strings.Builder // per rank: non-nil while a multi-line spawn is being read
+	pairs     []Pair             // reused by every parse; no Msg outlives a call
 }
+
+// getReplyPrefix starts the reply to a successful get; the value and a
+// newline follow.
+const getReplyPrefix = "cmd=get_result rc=0 msg=success value="
+
+// getReply is the reply to a get of a key holding val, as
+// Format("get_result", "rc", "0", "msg", "success", "value", val) builds it.
+func getReply(val string) string { return getReplyPrefix + val + "\n" }
 
 // NewEngine returns an Engine for cfg, or an error naming the bad field.
 func NewEngine(cfg EngineConfig) (*Engine, error) {
@@ -108,10 +121,11 @@ func NewEngine(cfg EngineConfig) (*Engine, error) {
 	}
 	e := &Engine{
 		cfg:       cfg,
-		kvs:       map[string]string{"PMI_process_mapping": cfg.ProcessMapping},
+		kvs:       map[string]string{"PMI_process_mapping": getReply(cfg.ProcessMapping)},
 		state:     make([]rankState, cfg.Size),
 		inBarrier: make([]bool, cfg.Size),
 		spawn:     make([]*strings.Builder, cfg.Size),
+		pairs:     make([]Pair, 0, typicalPairs),
 	}
 	return e, nil
 }
@@ -124,8 +138,11 @@ func (e *Engine) Finalized(rank int) bool { return e.state[rank] == stateFinaliz
 
 // Lookup returns the KVS value for key, as a get would.
 func (e *Engine) Lookup(key string) (string, bool) {
-	v, ok := e.kvs[key]
-	return v, ok
+	r, ok := e.kvs[key]
+	if !ok {
+		return "", false
+	}
+	return r[len(getReplyPrefix) : len(r)-1], true
 }
 
 func reply(rank int, cmd string, kv ...string) Out {
@@ -139,51 +156,58 @@ func fail(rank int, format string, a ...any) Out {
 // Handle processes one request line (with or without its newline) from rank
 // and returns what the owner must do.
 func (e *Engine) Handle(rank int, line string) []Out {
+	return e.handle(rank, line, nil)
+}
+
+// handle is Handle appending its outputs to dst, so that an owner handling
+// line after line can reuse one slice.
+func (e *Engine) handle(rank int, line string, dst []Out) []Out {
 	if rank < 0 || rank >= e.cfg.Size {
-		return []Out{fail(rank, "pmi: request from rank %d outside [0, %d)", rank, e.cfg.Size)}
+		return append(dst, fail(rank, "pmi: request from rank %d outside [0, %d)", rank, e.cfg.Size))
 	}
 	if sb := e.spawn[rank]; sb != nil {
-		return e.spawnLine(rank, line)
+		return e.spawnLine(rank, line, dst)
 	}
-	m, err := ParseLine(line)
+	m, err := parseLine(line, e.pairs)
 	if err != nil {
-		return []Out{{Kind: OutFail, Rank: rank, Err: fmt.Errorf("rank %d sent a bad request: %w", rank, err)}}
+		return append(dst, Out{Kind: OutFail, Rank: rank, Err: fmt.Errorf("rank %d sent a bad request: %w", rank, err)})
 	}
+	e.pairs = m.Pairs[:0] // keep any growth for the next line
 	if e.state[rank] == stateFinalized {
-		return []Out{fail(rank, "pmi: rank %d sent %q after finalize", rank, m.Cmd)}
+		return append(dst, fail(rank, "pmi: rank %d sent %q after finalize", rank, m.Cmd))
 	}
 	if e.inBarrier[rank] {
-		return []Out{fail(rank, "pmi: rank %d sent %q while waiting in a barrier", rank, m.Cmd)}
+		return append(dst, fail(rank, "pmi: rank %d sent %q while waiting in a barrier", rank, m.Cmd))
 	}
 	switch m.Cmd {
 	case "init":
-		return e.init(rank, m)
+		return append(dst, e.init(rank, m))
 	case "initack":
-		return e.initAck(rank, m)
+		return append(dst, e.initAck(rank, m))
 	case "get_maxes":
-		return []Out{reply(rank, "maxes",
+		return append(dst, reply(rank, "maxes",
 			"kvsname_max", strconv.Itoa(DefaultKVSNameMax),
 			"keylen_max", strconv.Itoa(DefaultKeyLenMax),
-			"vallen_max", strconv.Itoa(e.cfg.ValLenMax))}
+			"vallen_max", strconv.Itoa(e.cfg.ValLenMax)))
 	case "get_appnum":
-		return []Out{reply(rank, "appnum", "appnum", strconv.Itoa(e.cfg.AppNum))}
+		return append(dst, reply(rank, "appnum", "appnum", strconv.Itoa(e.cfg.AppNum)))
 	case "get_my_kvsname":
-		return []Out{reply(rank, "my_kvsname", "kvsname", e.cfg.KVSName)}
+		return append(dst, reply(rank, "my_kvsname", "kvsname", e.cfg.KVSName))
 	case "get_universe_size":
-		return []Out{reply(rank, "universe_size", "size", strconv.Itoa(e.cfg.UniverseSize))}
+		return append(dst, reply(rank, "universe_size", "size", strconv.Itoa(e.cfg.UniverseSize)))
 	case "put":
-		return e.put(rank, m)
+		return append(dst, e.put(rank, m))
 	case "get":
-		return e.get(rank, m)
+		return append(dst, e.get(rank, m))
 	case "barrier_in":
-		return e.barrierIn(rank)
+		return e.barrierIn(rank, dst)
 	case "finalize":
 		e.state[rank] = stateFinalized
-		out := []Out{reply(rank, "finalize_ack"), {Kind: OutFinalized, Rank: rank}}
+		dst = append(dst, reply(rank, "finalize_ack"), Out{Kind: OutFinalized, Rank: rank})
 		if e.entered > 0 {
-			out = append(out, fail(rank, "pmi: rank %d finalized while other ranks wait in a barrier it never entered", rank))
+			dst = append(dst, fail(rank, "pmi: rank %d finalized while other ranks wait in a barrier it never entered", rank))
 		}
-		return out
+		return dst
 	case "abort":
 		code := 1
 		if v, ok := m.Get("exitcode"); ok {
@@ -195,48 +219,48 @@ func (e *Engine) Handle(rank int, line string) []Out {
 		if msg == "" {
 			msg, _ = m.Get("error_msg")
 		}
-		return []Out{{Kind: OutAbort, Rank: rank, Code: code, Msg: msg}}
+		return append(dst, Out{Kind: OutAbort, Rank: rank, Code: code, Msg: msg})
 	case "publish_name":
-		return []Out{reply(rank, "publish_result", "rc", "1", "msg", "publish_name_not_supported")}
+		return append(dst, reply(rank, "publish_result", "rc", "1", "msg", "publish_name_not_supported"))
 	case "unpublish_name":
-		return []Out{reply(rank, "unpublish_result", "rc", "1", "msg", "unpublish_name_not_supported")}
+		return append(dst, reply(rank, "unpublish_result", "rc", "1", "msg", "unpublish_name_not_supported"))
 	case "lookup_name":
-		return []Out{reply(rank, "lookup_result", "rc", "1", "msg", "lookup_name_not_supported")}
+		return append(dst, reply(rank, "lookup_result", "rc", "1", "msg", "lookup_name_not_supported"))
 	case "spawn":
 		if _, ok := m.Get("mcmd"); ok {
 			e.spawn[rank] = &strings.Builder{}
-			return nil
+			return dst
 		}
-		return []Out{reply(rank, "spawn_result", "rc", "-1", "msg", "spawn_not_supported")}
+		return append(dst, reply(rank, "spawn_result", "rc", "-1", "msg", "spawn_not_supported"))
 	default:
-		return []Out{fail(rank, "pmi: rank %d sent unknown command %q", rank, clip(m.Cmd))}
+		return append(dst, fail(rank, "pmi: rank %d sent unknown command %q", rank, clip(m.Cmd)))
 	}
 }
 
-func (e *Engine) init(rank int, m Msg) []Out {
+func (e *Engine) init(rank int, m Msg) Out {
 	ver, _ := m.Get("pmi_version")
 	sub, _ := m.Get("pmi_subversion")
 	v, err1 := atoiStrict(ver)
 	s, err2 := atoiStrict(sub)
 	if err1 != nil || err2 != nil || v != 1 || s < 1 {
 		// We serve 1.1 only; say so, as Hydra and Flux do for 2.x.
-		return []Out{reply(rank, "response_to_init", "pmi_version", "1", "pmi_subversion", "1",
-			"rc", "-1", "msg", "unsupported_version_"+ver+"."+sub)}
+		return reply(rank, "response_to_init", "pmi_version", "1", "pmi_subversion", "1",
+			"rc", "-1", "msg", "unsupported_version_"+ver+"."+sub)
 	}
 	e.state[rank] = stateInit
-	return []Out{reply(rank, "response_to_init", "pmi_version", "1", "pmi_subversion", "1", "rc", "0")}
+	return reply(rank, "response_to_init", "pmi_version", "1", "pmi_subversion", "1", "rc", "0")
 }
 
 // initAck answers the PMI_PORT handshake. The owner has already bound the
 // connection to rank from pmiid; the reply is four lines in one write.
-func (e *Engine) initAck(rank int, m Msg) []Out {
+func (e *Engine) initAck(rank int, m Msg) Out {
 	id, _ := m.Get("pmiid")
 	if n, err := atoiStrict(id); err != nil || n != rank {
-		return []Out{fail(rank, "pmi: initack pmiid=%q does not match rank %d", clip(id), rank)}
+		return fail(rank, "pmi: initack pmiid=%q does not match rank %d", clip(id), rank)
 	}
 	line := Format("initack") + Format("set", "size", strconv.Itoa(e.cfg.Size)) +
 		Format("set", "rank", strconv.Itoa(rank)) + Format("set", "debug", "0")
-	return []Out{{Kind: OutReply, Rank: rank, Line: line}}
+	return Out{Kind: OutReply, Rank: rank, Line: line}
 }
 
 func (e *Engine) checkKVS(m Msg) string {
@@ -246,52 +270,60 @@ func (e *Engine) checkKVS(m Msg) string {
 	return ""
 }
 
-func (e *Engine) put(rank int, m Msg) []Out {
+func (e *Engine) put(rank int, m Msg) Out {
 	if bad := e.checkKVS(m); bad != "" {
-		return []Out{reply(rank, "put_result", "rc", "-1", "msg", bad)}
+		return reply(rank, "put_result", "rc", "-1", "msg", bad)
 	}
 	key, ok := m.Get("key")
 	if !ok || key == "" {
-		return []Out{reply(rank, "put_result", "rc", "-1", "msg", "missing_key")}
+		return reply(rank, "put_result", "rc", "-1", "msg", "missing_key")
 	}
 	if len(key) > DefaultKeyLenMax {
-		return []Out{reply(rank, "put_result", "rc", "-1", "msg", "key_longer_than_"+strconv.Itoa(DefaultKeyLenMax))}
+		return reply(rank, "put_result", "rc", "-1", "msg", "key_longer_than_"+strconv.Itoa(DefaultKeyLenMax))
 	}
 	val, ok := m.Get("value")
 	if !ok {
-		return []Out{reply(rank, "put_result", "rc", "-1", "msg", "missing_value")}
+		return reply(rank, "put_result", "rc", "-1", "msg", "missing_value")
 	}
 	if len(val) > e.cfg.ValLenMax {
-		return []Out{reply(rank, "put_result", "rc", "-1", "msg", "value_longer_than_"+strconv.Itoa(e.cfg.ValLenMax))}
+		return reply(rank, "put_result", "rc", "-1", "msg", "value_longer_than_"+strconv.Itoa(e.cfg.ValLenMax))
 	}
-	e.kvs[key] = val
-	return []Out{reply(rank, "put_result", "rc", "0", "msg", "success")}
+	// Clone the key so the map does not keep the whole request line alive
+	// (getReply copies the value).
+	r := getReply(val)
+	if len(r) > MaxLine-1 {
+		// MPICH reads replies through a 1024-byte buffer: a longer get
+		// reply would split and desynchronise the client.
+		return reply(rank, "put_result", "rc", "-1", "msg", "value_too_long_for_a_1023_byte_reply")
+	}
+	e.kvs[strings.Clone(key)] = r
+	return reply(rank, "put_result", "rc", "0", "msg", "success")
 }
 
-func (e *Engine) get(rank int, m Msg) []Out {
+func (e *Engine) get(rank int, m Msg) Out {
 	if bad := e.checkKVS(m); bad != "" {
-		return []Out{reply(rank, "get_result", "rc", "-1", "msg", bad, "value", "unknown")}
+		return reply(rank, "get_result", "rc", "-1", "msg", bad, "value", "unknown")
 	}
 	key, _ := m.Get("key")
-	val, ok := e.kvs[key]
+	line, ok := e.kvs[key]
 	if !ok {
-		return []Out{reply(rank, "get_result", "rc", "-1", "msg", "key_"+clip(key)+"_not_found", "value", "unknown")}
+		return reply(rank, "get_result", "rc", "-1", "msg", "key_"+clip(key)+"_not_found", "value", "unknown")
 	}
-	return []Out{reply(rank, "get_result", "rc", "0", "msg", "success", "value", val)}
+	return Out{Kind: OutReply, Rank: rank, Line: line}
 }
 
-func (e *Engine) barrierIn(rank int) []Out {
+func (e *Engine) barrierIn(rank int, dst []Out) []Out {
 	for r, st := range e.state {
 		if r != rank && (st == stateFinalized || st == stateClosed) {
-			return []Out{fail(r, "pmi: rank %d entered a barrier that rank %d can never join (it has %s)", rank, r, stateVerb(st))}
+			return append(dst, fail(r, "pmi: rank %d entered a barrier that rank %d can never join (it has %s)", rank, r, stateVerb(st)))
 		}
 	}
 	e.inBarrier[rank] = true
 	e.entered++
 	if e.entered < e.cfg.Size {
-		return nil
+		return dst
 	}
-	return []Out{{Kind: OutBarrier}}
+	return append(dst, Out{Kind: OutBarrier})
 }
 
 func stateVerb(st rankState) string {
@@ -342,17 +374,17 @@ func (e *Engine) Closed(rank int) []Out {
 
 // spawnLine swallows the lines of a multi-line "mcmd=spawn" request up to
 // "endcmd" and answers the last sub-command with a clear failure.
-func (e *Engine) spawnLine(rank int, line string) []Out {
+func (e *Engine) spawnLine(rank int, line string, dst []Out) []Out {
 	line = strings.TrimRight(line, "\r\n")
 	sb := e.spawn[rank]
 	if strings.TrimSpace(line) != "endcmd" {
 		if sb.Len()+len(line) > 64*MaxLine {
 			e.spawn[rank] = nil
-			return []Out{fail(rank, "pmi: rank %d sent a spawn request over %d bytes", rank, 64*MaxLine)}
+			return append(dst, fail(rank, "pmi: rank %d sent a spawn request over %d bytes", rank, 64*MaxLine))
 		}
 		sb.WriteString(line)
 		sb.WriteByte('\n')
-		return nil
+		return dst
 	}
 	var total, sofar string
 	for l := range strings.SplitSeq(sb.String(), "\n") {
@@ -365,7 +397,7 @@ func (e *Engine) spawnLine(rank int, line string) []Out {
 	}
 	e.spawn[rank] = nil
 	if total != "" && sofar != "" && total != sofar {
-		return nil // more sub-commands follow; answer after the last
+		return dst // more sub-commands follow; answer after the last
 	}
-	return []Out{reply(rank, "spawn_result", "rc", "-1", "msg", "spawn_not_supported_by_hpcbench")}
+	return append(dst, reply(rank, "spawn_result", "rc", "-1", "msg", "spawn_not_supported_by_hpcbench"))
 }

@@ -267,6 +267,8 @@ func TestEngineLines(t *testing.T) {
 			{1, "cmd=get kvsname=other key=a", []string{"1: cmd=get_result rc=-1 msg=kvsname_other_unknown value=unknown"}},
 			{1, "cmd=put kvsname=kvs_t key=" + strings.Repeat("k", 65) + " value=1", []string{"1: cmd=put_result rc=-1 msg=key_longer_than_64"}},
 			{1, "cmd=put kvsname=kvs_t key=b", []string{"1: cmd=put_result rc=-1 msg=missing_value"}},
+			{1, "cmd=put kvsname=kvs_t key=b value=" + strings.Repeat("v", 985), []string{"1: cmd=put_result rc=-1 msg=value_too_long_for_a_1023_byte_reply"}},
+			{1, "cmd=put kvsname=kvs_t key=b value=" + strings.Repeat("v", 984), []string{"1: cmd=put_result rc=0 msg=success"}},
 		}},
 		{"barrier releases all", 3, []step{
 			{2, "cmd=barrier_in", nil},

@@ -1,7 +1,11 @@
 package pmi
 
 import (
+	"bytes"
 	"context"
+	"encoding/hex"
+	"errors"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -43,6 +47,10 @@ func BenchmarkEngineGet(b *testing.B) {
 	}
 }
 
+// parsedSink keeps ParseLine's result alive, as every real caller does, so
+// the compiler cannot keep the pairs on the stack.
+var parsedSink Msg
+
 func BenchmarkParseLine(b *testing.B) {
 	for _, bc := range []struct{ name, line string }{
 		{"request", "cmd=get kvsname=" + benchKVS + " key=wireup-card-7\n"},
@@ -52,9 +60,11 @@ func BenchmarkParseLine(b *testing.B) {
 			b.ReportAllocs()
 			b.SetBytes(int64(len(bc.line)))
 			for b.Loop() {
-				if _, err := ParseLine(bc.line); err != nil {
+				m, err := ParseLine(bc.line)
+				if err != nil {
 					b.Fatal(err)
 				}
+				parsedSink = m
 			}
 		})
 	}
@@ -142,5 +152,74 @@ func BenchmarkClientGetBytes(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestGetFastPathsMatch checks the allocation-free paths the benchmarks
+// measure against the plain code they replace: hex decoding against
+// encoding/hex, appendFormat against Format, parsing into a reused slice
+// against ParseLine, and the engine's pre-formatted get reply against
+// Format.
+func TestGetFastPathsMatch(t *testing.T) {
+	for _, s := range []string{"", "00", "0aFf", "ABC", "A", "G0", "0G", "XYZW", "0a0", "0a0G", "0a0g0", "\xff\xfe", benchCard} {
+		want, wantErr := hex.DecodeString(s)
+		got, err := decodeHex(s)
+		if (err == nil) != (wantErr == nil) || (err != nil && !errors.Is(err, wantErr) && err.Error() != "value is not hex: "+wantErr.Error()) {
+			t.Errorf("decodeHex(%q) error %v, want one wrapping %v", s, err, wantErr)
+		}
+		if err == nil && !bytes.Equal(got, want) {
+			t.Errorf("decodeHex(%q) = %x, want %x", s, got, want)
+		}
+		if err != nil && got != nil {
+			t.Errorf("decodeHex(%q) returned bytes with an error", s)
+		}
+	}
+
+	for _, kv := range [][]string{nil, {"pmiid", "3"}, {"kvsname", benchKVS, "key", "k", "value", "a=b"}, {"k", ""}} {
+		if got, want := string(appendFormat([]byte("junk"), "put", kv...)), "junk"+Format("put", kv...); got != want {
+			t.Errorf("appendFormat(%q) = %q, want %q", kv, got, want)
+		}
+	}
+
+	scratch := make([]Pair, 0, 1)
+	for _, line := range []string{
+		"cmd=get kvsname=k key=a\n", " \tcmd=set\t\tsize=2 ", "cmd=a b=c d=e f=g h=i j=k l=m n=o p=q r=s",
+		"hello", "cmd=", "k=v", "mcmd=spawn", "cmd=put value=" + strings.Repeat("F", MaxLine),
+	} {
+		want, wantErr := ParseLine(line)
+		got, err := parseLine(line, scratch)
+		if (err == nil) != (wantErr == nil) || (err != nil && err.Error() != wantErr.Error()) {
+			t.Errorf("parseLine(%q) error %v, want %v", line, err, wantErr)
+		}
+		if got.Cmd != want.Cmd || !slices.Equal(got.Pairs, want.Pairs) {
+			t.Errorf("parseLine(%q) = %q %q, want %q %q", line, got.Cmd, got.Pairs, want.Cmd, want.Pairs)
+		}
+		if err == nil {
+			scratch = got.Pairs[:0]
+		}
+	}
+
+	eng, err := NewEngine(EngineConfig{Size: 1, KVSName: benchKVS, ProcessMapping: processMappingFor(1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng.Handle(0, "cmd=init pmi_version=1 pmi_subversion=1")
+	for _, val := range []string{"", "a=b", benchCard, strings.Repeat("v", 900)} {
+		if outs := eng.Handle(0, "cmd=put kvsname="+benchKVS+" key=k value="+val); len(outs) != 1 || outs[0].Line != "cmd=put_result rc=0 msg=success\n" {
+			t.Fatalf("put of %d bytes: %v", len(val), describeOuts(outs))
+		}
+		outs := eng.Handle(0, "cmd=get kvsname="+benchKVS+" key=k")
+		if want := Format("get_result", "rc", "0", "msg", "success", "value", val); len(outs) != 1 || outs[0].Line != want {
+			t.Errorf("get of %q: %v, want %q", val, describeOuts(outs), want)
+		}
+		if v, ok := eng.Lookup("k"); !ok || v != val {
+			t.Errorf("Lookup(k) = %q, %v, want %q", v, ok, val)
+		}
+	}
+	if v, ok := eng.Lookup("PMI_process_mapping"); !ok || v != processMappingFor(1) {
+		t.Errorf("Lookup(PMI_process_mapping) = %q, %v", v, ok)
+	}
+	if _, ok := eng.Lookup("nope"); ok {
+		t.Error("Lookup of a missing key succeeded")
 	}
 }

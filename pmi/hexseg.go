@@ -74,11 +74,9 @@ func (c *Client) GetBytes(ctx context.Context, key string) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		b, err := decodeHex(s)
-		if err != nil {
+		if out, err = appendDecodeHex(out, s); err != nil {
 			return nil, fmt.Errorf("pmi: get_bytes %q: segment %d/%d: %w", clip(key), i, n, err)
 		}
-		out = append(out, b...)
 	}
 	return out, nil
 }
@@ -106,9 +104,51 @@ func encodeHex(b []byte) string {
 // decodeHex decodes hex of either case; odd lengths and other characters are
 // errors (MPICH asserts on them).
 func decodeHex(s string) ([]byte, error) {
-	b, err := hex.DecodeString(s)
+	b, err := appendDecodeHex(make([]byte, 0, len(s)/2), s)
 	if err != nil {
-		return nil, fmt.Errorf("value is not hex: %w", err)
+		return nil, err
 	}
 	return b, nil
 }
+
+// appendDecodeHex appends the bytes s encodes to dst, decoding straight from
+// the string (hex.DecodeString would first copy it). It fails as
+// hex.DecodeString does: on the first invalid character, else on an odd
+// length.
+func appendDecodeHex(dst []byte, s string) ([]byte, error) {
+	i := 0
+	for ; i+1 < len(s); i += 2 {
+		hi, lo := hexValue[s[i]], hexValue[s[i+1]]
+		switch {
+		case hi > 0x0f:
+			return dst, notHex(hex.InvalidByteError(s[i]))
+		case lo > 0x0f:
+			return dst, notHex(hex.InvalidByteError(s[i+1]))
+		}
+		dst = append(dst, hi<<4|lo)
+	}
+	if i < len(s) {
+		if hexValue[s[i]] > 0x0f {
+			return dst, notHex(hex.InvalidByteError(s[i]))
+		}
+		return dst, notHex(hex.ErrLength)
+	}
+	return dst, nil
+}
+
+func notHex(err error) error { return fmt.Errorf("value is not hex: %w", err) }
+
+// hexValue maps a hex digit of either case to its value and every other
+// byte to 0xff.
+var hexValue = func() (t [256]byte) {
+	for i := range t {
+		t[i] = 0xff
+	}
+	for i := range byte(10) {
+		t['0'+i] = i
+	}
+	for i := range byte(6) {
+		t['a'+i], t['A'+i] = 10+i, 10+i
+	}
+	return t
+}()

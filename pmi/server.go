@@ -62,11 +62,13 @@ type Server struct {
 
 type peer struct {
 	rank  int
-	mu    sync.Mutex // serializes writes and trace lines
+	mu    sync.Mutex // serializes writes and trace lines; guards wbuf
 	conn  net.Conn
 	child *os.File // the rank's end of the socketpair, until the launcher closes it
 	trace *os.File
 	tw    *bufio.Writer
+	wbuf  []byte // the reply being written, reused from reply to reply
+	outs  []Out  // the engine's outputs for the request being served, reused
 }
 
 // NewServer validates cfg and returns a Server with one socketpair per rank.
@@ -274,9 +276,11 @@ func (s *Server) serve(p *peer, r *bufio.Reader) {
 	}
 }
 
+// handle serves one request line from p. Only p's serving goroutine calls
+// it (the accept loop before starting that goroutine), so p.outs is free.
 func (s *Server) handle(p *peer, line string) {
 	s.mu.Lock()
-	outs := s.eng.Handle(p.rank, line)
+	outs := s.eng.handle(p.rank, line, p.outs[:0])
 	for i := 0; i < len(outs); i++ {
 		if outs[i].Kind == OutBarrier {
 			outs = append(outs, s.eng.BarrierDone(0)...)
@@ -284,6 +288,8 @@ func (s *Server) handle(p *peer, line string) {
 	}
 	s.mu.Unlock()
 	s.do(outs)
+	clear(outs) // drop the reply lines and errors until the next request
+	p.outs = outs[:0]
 }
 
 // do carries out the engine's outputs.
@@ -317,7 +323,10 @@ func (p *peer) send(line string, timeout time.Duration) error {
 		}
 	}
 	p.conn.SetWriteDeadline(time.Now().Add(timeout))
-	_, err := io.WriteString(p.conn, line)
+	// Copy into a reused buffer: io.WriteString would allocate a []byte
+	// per reply, since a net.Conn has no WriteString.
+	p.wbuf = append(p.wbuf[:0], line...)
+	_, err := p.conn.Write(p.wbuf)
 	return err
 }
 

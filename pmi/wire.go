@@ -62,15 +62,28 @@ func (m Msg) String() string {
 }
 
 // ParseLine parses one wire line (with or without its trailing newline).
-// Tokens are separated by runs of spaces or tabs; each token splits at its
+// Tokens are separated by runs of white space (strings.Fields); each token splits at its
 // first '=' so values may contain '='; fields may come in any order. The line
 // must carry cmd= or mcmd=, and may not exceed MaxLine bytes.
 func ParseLine(line string) (Msg, error) {
+	return parseLine(line, make([]Pair, 0, typicalPairs))
+}
+
+// typicalPairs is room for the pairs of every line PMI-1 defines (the
+// longest, response_to_init with rc and msg, has six), so that parsing one
+// allocates once.
+const typicalPairs = 8
+
+// parseLine is ParseLine appending the pairs to pairs[:0], so that a caller
+// parsing line after line can reuse one slice. The returned Msg's Pairs
+// share pairs' array: the caller must be done with one Msg before parsing
+// the next into the same slice.
+func parseLine(line string, pairs []Pair) (Msg, error) {
 	if len(line) > MaxLine {
 		return Msg{}, &SyntaxError{Line: clip(line), Reason: fmt.Sprintf("line of %d bytes exceeds the %d-byte limit", len(line), MaxLine)}
 	}
 	line = strings.TrimRight(line, "\r\n")
-	var m Msg
+	m := Msg{Pairs: pairs[:0]}
 	for tok := range strings.FieldsSeq(line) {
 		k, v, ok := strings.Cut(tok, "=")
 		if !ok || k == "" {
@@ -99,8 +112,12 @@ func Format(cmd string, kv ...string) string {
 	if len(kv)%2 != 0 {
 		panic("pmi.Format: odd number of key/value arguments")
 	}
+	n := len("cmd=\n") + len(cmd) + len(kv) // a space or '=' per string
+	for _, s := range kv {
+		n += len(s)
+	}
 	var b strings.Builder
-	b.Grow(16 + 8*len(kv))
+	b.Grow(n)
 	b.WriteString("cmd=")
 	b.WriteString(cmd)
 	for i := 0; i < len(kv); i += 2 {
@@ -111,6 +128,23 @@ func Format(cmd string, kv ...string) string {
 	}
 	b.WriteByte('\n')
 	return b.String()
+}
+
+// appendFormat appends the line Format(cmd, kv...) builds to dst, for a
+// caller that writes lines from one reused buffer.
+func appendFormat(dst []byte, cmd string, kv ...string) []byte {
+	if len(kv)%2 != 0 {
+		panic("pmi.Format: odd number of key/value arguments")
+	}
+	dst = append(dst, "cmd="...)
+	dst = append(dst, cmd...)
+	for i := 0; i < len(kv); i += 2 {
+		dst = append(dst, ' ')
+		dst = append(dst, kv[i]...)
+		dst = append(dst, '=')
+		dst = append(dst, kv[i+1]...)
+	}
+	return append(dst, '\n')
 }
 
 // ValidToken reports why s cannot travel as a key or value on the wire, or
