@@ -46,10 +46,14 @@
 //     Source "bw" (MiB/s) and the same over "ops" (ops/s), mean time (s).
 //   - mdtest: label operation ("File creation"); max, min, mean, stddev in
 //     ops/s with Source "rate" holding the per-iteration rates.
-//   - IMB: one table per benchmark ("PingPong"); label #bytes (shown
-//     right-aligned, since every value is a number); metrics #repetitions
-//     (a count, unit ""), t_min, t_max, t_avg (Unit "s", Display "us",
-//     Source "rank" with each rank's mean), Mbytes/sec (Unit "MB/s").
+//   - IMB: one table per benchmark and process count, named by
+//     IMBTableName ("PingPong np=2"); label #bytes (shown right-aligned,
+//     since every value is a number; absent for Barrier); metrics
+//     #repetitions (a count, unit ""), t for PingPong and PingPing, else
+//     t_min, t_max, t_avg (Unit "s", Display "us", Source "rank" with each
+//     active rank's mean), Mbytes/sec (Unit "MB/s") for the point-to-point
+//     benchmarks, defects when data was checked. WriteIMB prints these in
+//     IMB-MPI1's own layout.
 //
 // # Units and display
 //
@@ -72,7 +76,8 @@
 //
 // WriteText is for people (header, options, one ASCII table per Table),
 // WriteJSON is the archive that ReadJSON reads back ("schema":
-// "hpcbench/1"), WriteCSV is the tables alone. Format and Write choose one
+// "hpcbench/1"), WriteCSV is the tables alone, and WriteIMB is the layout
+// of Intel(R) MPI Benchmarks for results of the IMB engine. Format and Write choose one
 // by name. Every writer validates the Result first and returns the first
 // write error; none of them writes partial output on a validation error.
 package report

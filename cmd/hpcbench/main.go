@@ -35,6 +35,7 @@ func commands() map[string]command {
 		"version": {summary: "print the version of this build", run: runVersion},
 		"launch":  {summary: "start N ranks under hpcbench's own PMI-1 server (like mpiexec)", run: runLaunch},
 		"wireup":  {summary: "benchmark the PMI bootstrap itself: put, barrier, get of business cards", run: runWireup},
+		"coll":    {summary: "Intel MPI Benchmarks (IMB-MPI1) analogue: ping-pong and collectives over shm/tcp", run: runColl},
 
 		launch.SpawnerCommand: {summary: "the launcher's process spawner", run: runSpawner, hidden: true},
 	}

@@ -1,0 +1,139 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/hpcbench/hpcbench/collectives"
+	"github.com/hpcbench/hpcbench/fabric"
+	"github.com/hpcbench/hpcbench/fabric/shm"
+	"github.com/hpcbench/hpcbench/fabric/tcp"
+	"github.com/hpcbench/hpcbench/internal/imb"
+	"github.com/hpcbench/hpcbench/internal/job"
+	"github.com/hpcbench/hpcbench/internal/version"
+	"github.com/hpcbench/hpcbench/report"
+)
+
+// parseColl parses coll's command line (IMB's single-dash options too).
+func parseColl(args []string, stdout io.Writer) (imb.Args, error) {
+	a := imb.NewArgs()
+	norm, err := imb.NormalizeArgs(args)
+	if err != nil {
+		return a, usagef("coll: %s", oneLine(err.Error()))
+	}
+	fs := newFlagSet("coll")
+	a.AddFlags(fs)
+	if err := parseFlags(fs, norm, stdout, imb.Usage); err != nil {
+		return a, err
+	}
+	if err := a.Finish(fs.Args()); err != nil {
+		return a, usagef("coll: %s", oneLine(err.Error()))
+	}
+	if a.Options.Fabric == "" {
+		a.Options.Fabric = job.FabricAuto
+	}
+	return a, nil
+}
+
+// transports is the registry of fabric transports this build offers,
+// preferred first: shared memory between ranks of one host, TCP anywhere.
+func transports() (fabric.Registry, error) {
+	s, err := shm.New(shm.DefaultOptions())
+	if err != nil {
+		return nil, err
+	}
+	t, err := tcp.New(tcp.Options{})
+	if err != nil {
+		return nil, err
+	}
+	return fabric.Registry{s, t}, nil
+}
+
+func runColl(ctx context.Context, stdout, stderr io.Writer, args []string) error {
+	a, err := parseColl(args, stdout)
+	if err != nil {
+		if errors.Is(err, errHelp) || errors.Is(err, pflag.ErrHelp) {
+			return nil
+		}
+		return err
+	}
+	o := a.Options
+	algs, err := collectives.ParseAlgorithms(o.Alg)
+	if err != nil {
+		return usagef("coll: --alg: %v", err)
+	}
+	reg, err := transports()
+	if err != nil {
+		return fmt.Errorf("coll: %w", err)
+	}
+	jo := job.Options{Fabric: o.Fabric, Transports: reg, Coll: collectives.Options{Algorithms: algs}}
+	if err := jo.Validate(); err != nil {
+		return usagef("coll: %v", err)
+	}
+	if err := o.Validate(); err != nil {
+		return usagef("coll: %v", err)
+	}
+	j, err := job.Start(ctx, jo)
+	if err != nil {
+		return err
+	}
+	host, _ := os.Hostname()
+	o.Env = imb.Env{
+		Command:   append([]string{"hpcbench", "coll"}, args...),
+		Version:   version.String(),
+		Transport: j.Transports(),
+		Hostnames: []string{host},
+		CPUs:      runtime.NumCPU(),
+		HostRanks: j.HostRanks,
+		Extra:     map[string]string{"pmi": pmiMode(), "hosts": fmt.Sprint(j.Hosts)},
+	}
+	o.Group = func(ctx context.Context, n int) (imb.Comm, error) {
+		sub, err := j.Comm.Sub(ctx, n)
+		if sub == nil || err != nil {
+			return nil, err // nil Comm: this rank waits
+		}
+		return sub, nil
+	}
+	res, runErr := imb.Run(ctx, j.Comm, o)
+	if runErr != nil && !errors.Is(runErr, imb.ErrCheck) {
+		j.PMI.Abort(1, "coll failed")
+		return runErr
+	}
+	closeCtx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := j.Close(closeCtx); err != nil {
+		return err
+	}
+	if j.PMI.Rank() == 0 && res != nil {
+		if a.Output != "" {
+			f := report.FormatJSON
+			if strings.HasSuffix(a.Output, ".csv") {
+				f = report.FormatCSV
+			}
+			if err := writeFileAtomic(a.Output, func(w io.Writer) error { return report.Write(w, res, f) }); err != nil {
+				return err
+			}
+		}
+		var err error
+		if a.Format == report.FormatText {
+			err = report.WriteIMB(stdout, res)
+		} else {
+			err = report.Write(stdout, res, a.Format)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if runErr != nil {
+		return &exitError{code: 1, msg: "coll: " + runErr.Error()}
+	}
+	return nil
+}

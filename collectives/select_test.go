@@ -1,0 +1,173 @@
+package collectives
+
+import (
+	"maps"
+	"reflect"
+	"slices"
+	"testing"
+
+	"github.com/hpcbench/hpcbench/fabric"
+	"github.com/hpcbench/hpcbench/fabric/pipe"
+)
+
+func TestParseAlgorithms(t *testing.T) {
+	for _, tc := range []struct {
+		spec string
+		want map[string]string
+		err  string
+	}{
+		{"", map[string]string{}, ""},
+		{"allreduce=ring", map[string]string{"allreduce": "ring"}, ""},
+		{" Allreduce = Ring , bcast=binomial,", map[string]string{"allreduce": "ring", "bcast": "binomial"}, ""},
+		{"alltoall=auto", map[string]string{"alltoall": "auto"}, ""},
+		{"allreduce=tree", nil, `collectives: algorithm choice "allreduce=tree": unknown allreduce algorithm "tree": have auto, recursive-doubling, rabenseifner, ring`},
+		{"scan=linear", nil, `collectives: algorithm choice "scan=linear": unknown collective "scan": have barrier, bcast, scatter, gather, allgather, alltoall, reduce, allreduce`},
+		{"ring", nil, `collectives: algorithm choice "ring": want collective=algorithm, for example allreduce=ring`},
+		{"bcast=", nil, `want collective=algorithm`},
+		{"bcast=binomial,bcast=scatter-ring", nil, `bcast already set to binomial`},
+	} {
+		got, err := ParseAlgorithms(tc.spec)
+		if tc.err != "" {
+			if err == nil || !contains(err.Error(), tc.err) {
+				t.Errorf("ParseAlgorithms(%q) error = %v; want %q", tc.spec, err, tc.err)
+			}
+			continue
+		}
+		if err != nil || !maps.Equal(got, tc.want) {
+			t.Errorf("ParseAlgorithms(%q) = %v, %v; want %v", tc.spec, got, err, tc.want)
+		}
+	}
+}
+
+func TestAlgorithmsLists(t *testing.T) {
+	if got := Collectives(); !slices.Equal(got, []string{"barrier", "bcast", "scatter", "gather", "allgather", "alltoall", "reduce", "allreduce"}) {
+		t.Errorf("Collectives() = %v", got)
+	}
+	if got := Algorithms("allgather"); !slices.Equal(got, []string{"recursive-doubling", "bruck", "ring"}) {
+		t.Errorf(`Algorithms("allgather") = %v`, got)
+	}
+	if got := Algorithms("nope"); got != nil {
+		t.Errorf(`Algorithms("nope") = %v; want nil`, got)
+	}
+	// Every algorithm named is distinct within its collective and has a name.
+	for _, c := range Collectives() {
+		algs := Algorithms(c)
+		if len(algs) == 0 || len(slices.Compact(slices.Sorted(slices.Values(algs)))) != len(algs) {
+			t.Errorf("Algorithms(%q) = %v", c, algs)
+		}
+	}
+}
+
+// commOfSize returns rank 0's Comm of a p-rank pipe mesh with options o.
+func commOfSize(t *testing.T, p int, o Options) *Comm {
+	t.Helper()
+	conns := make([]fabric.Conn, p)
+	if p > 1 {
+		conns = pipe.Mesh(p)[0]
+	}
+	c, err := New(0, p, conns, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// TestAlgorithmSelection checks the default table at its edges.
+func TestAlgorithmSelection(t *testing.T) {
+	for _, tc := range []struct {
+		coll  string
+		p, n  int
+		want  string
+		force string
+	}{
+		{"barrier", 5, 0, "dissemination", ""},
+		{"bcast", 4, 1 << 20, "binomial", ""},
+		{"bcast", 8, 12288, "binomial", ""},
+		{"bcast", 8, 12289, "scatter-ring", ""},
+		{"scatter", 9, 1 << 20, "binomial", ""},
+		{"gather", 9, 1, "binomial", ""},
+		{"allgather", 4, 524288/4 - 1, "recursive-doubling", ""},
+		{"allgather", 4, 524288 / 4, "ring", ""},
+		{"allgather", 5, 81920/5 - 1, "bruck", ""},
+		{"allgather", 5, 81920 / 5, "ring", ""},
+		{"allgather", 5, 8, "bruck", "recursive-doubling"},
+		{"allgather", 8, 8, "recursive-doubling", "recursive-doubling"},
+		{"alltoall", 8, 256, "bruck", ""},
+		{"alltoall", 7, 256, "scattered", ""},
+		{"alltoall", 8, 257, "scattered", ""},
+		{"alltoall", 8, 32768, "scattered", ""},
+		{"alltoall", 8, 32769, "pairwise", ""},
+		{"reduce", 4, 2048, "binomial", ""},
+		{"reduce", 4, 2056, "rabenseifner", ""},
+		{"reduce", 4, 2056, "binomial", "binomial"},
+		{"allreduce", 4, 2048, "recursive-doubling", ""},
+		{"allreduce", 4, 4 << 20, "rabenseifner", ""},
+		{"allreduce", 5, 1 << 30, "rabenseifner", ""},
+		{"allreduce", 4, 8, "ring", "ring"},
+		{"nope", 4, 8, "", ""},
+	} {
+		o := Options{}
+		if tc.force != "" {
+			o.Algorithms = map[string]string{tc.coll: tc.force}
+		}
+		if got := commOfSize(t, tc.p, o).Algorithm(tc.coll, tc.n); got != tc.want {
+			t.Errorf("p=%d forced %q: Algorithm(%q, %d) = %q; want %q", tc.p, tc.force, tc.coll, tc.n, got, tc.want)
+		}
+	}
+	// Thresholds change the choice; zero fields keep their defaults.
+	c := commOfSize(t, 4, Options{Thresholds: Thresholds{AllreduceShortMsg: 1 << 30}})
+	if got := c.Algorithm("allreduce", 4<<20); got != "recursive-doubling" {
+		t.Errorf("with AllreduceShortMsg 1 GiB: %q", got)
+	}
+	if got := c.Options().Thresholds.BcastShortMsg; got != 12288 {
+		t.Errorf("BcastShortMsg = %d; want the default", got)
+	}
+	// The ring rule, off by default, applies to p not a power of two.
+	for _, tc := range []struct {
+		p, n int
+		want string
+	}{{5, 1<<20 - 8, "rabenseifner"}, {5, 1 << 20, "ring"}, {4, 1 << 20, "rabenseifner"}} {
+		c := commOfSize(t, tc.p, Options{Thresholds: Thresholds{AllreduceLongMsg: 1 << 20}})
+		if got := c.Algorithm("allreduce", tc.n); got != tc.want {
+			t.Errorf("AllreduceLongMsg 1 MiB, p=%d: Algorithm(allreduce, %d) = %q; want %q", tc.p, tc.n, got, tc.want)
+		}
+	}
+	c = commOfSize(t, 4, Options{Thresholds: Thresholds{AllreduceShortMsg: -1}})
+	if got := c.Algorithm("allreduce", 1024); got != "rabenseifner" {
+		t.Errorf("with AllreduceShortMsg -1: %q", got)
+	}
+	if got := c.Algorithm("allreduce", 24); got != "recursive-doubling" {
+		t.Errorf("with AllreduceShortMsg -1, fewer elements than ranks: %q", got)
+	}
+}
+
+func TestDefaultThresholds(t *testing.T) {
+	d := DefaultThresholds()
+	// No default is zero, so that a zero field always means "default".
+	v := reflect.ValueOf(d)
+	for i := range v.NumField() {
+		if v.Field(i).Int() == 0 {
+			t.Errorf("DefaultThresholds().%s = 0", v.Type().Field(i).Name)
+		}
+	}
+	if (Thresholds{}).withDefaults() != d {
+		t.Error("zero Thresholds do not resolve to the defaults")
+	}
+	if err := (Options{Thresholds: Thresholds{AlltoallThrottle: -1}}).Validate(); err == nil {
+		t.Error("negative AlltoallThrottle accepted")
+	}
+}
+
+func TestSetOptions(t *testing.T) {
+	c := commOfSize(t, 3, Options{})
+	if err := c.SetOptions(Options{Algorithms: map[string]string{"Bcast": "Scatter-Ring"}}); err != nil {
+		t.Fatal(err)
+	}
+	if got := c.Options().Algorithms; !maps.Equal(got, map[string]string{"bcast": "scatter-ring"}) {
+		t.Errorf("Options().Algorithms = %v", got)
+	}
+	if err := c.SetOptions(Options{Algorithms: map[string]string{"bcast": "ring"}}); err == nil {
+		t.Error("bad algorithm accepted")
+	}
+}

@@ -1,0 +1,105 @@
+// Package fabric moves messages between the ranks of a job. A Transport
+// (tcp, shm, verbs) opens a Listener on each rank, whose address is published
+// through the PMI KVS as part of the rank's business card; peers Dial that
+// address and get a Conn, a reliable, ordered, tagged message channel to one
+// peer rank.
+//
+// Transports are listed explicitly (see Registry) and chosen by name; nothing
+// registers itself at init time.
+package fabric
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Conn is a reliable, ordered, message-oriented connection to one peer rank.
+//
+// Every message carries a tag. Recv(tag) returns the oldest message from the
+// peer that carries tag; messages with other tags that arrive first are kept,
+// in order, for later Recvs (MPI's non-overtaking rule per tag). Zero-length
+// messages are messages.
+//
+// One Send and one Recv may run at the same time from two goroutines (a
+// sendrecv); two concurrent Sends, or two concurrent Recvs, are not allowed.
+// A blocked Send or Recv returns when ctx ends (with ctx's error), when the
+// peer closes or dies (an error wrapping ErrClosed), or when Close is called.
+type Conn interface {
+	// Send sends b as one message with tag. It may return before the peer
+	// receives it; b may be reused as soon as Send returns.
+	Send(ctx context.Context, tag uint32, b []byte) error
+	// Recv receives the oldest message with tag into b and returns its
+	// length. A message longer than b is an error wrapping ErrTruncated, and
+	// the message is consumed.
+	Recv(ctx context.Context, tag uint32, b []byte) (int, error)
+	// Close releases the connection; blocked calls return ErrClosed.
+	Close() error
+}
+
+// Listener is one rank's endpoint, accepting connections from peers.
+type Listener interface {
+	// Addr is the address peers dial, for the rank's business card. It
+	// starts with the transport's name and "://".
+	Addr() string
+	// Accept waits for the next peer and returns its connection and rank.
+	Accept(ctx context.Context) (Conn, int, error)
+	// Close stops accepting; connections already made stay open.
+	Close() error
+}
+
+// Transport creates connections between ranks.
+type Transport interface {
+	// Name is the transport's registry name ("tcp", "shm").
+	Name() string
+	// Listen opens this rank's endpoint.
+	Listen(ctx context.Context, self int) (Listener, error)
+	// Dial connects rank self to the peer listening at addr.
+	Dial(ctx context.Context, self int, addr string) (Conn, error)
+	// Reachable reports whether a peer listening at addr can be reached
+	// from this process (shm: only on the same host).
+	Reachable(addr string) bool
+}
+
+// Errors common to every transport; test with errors.Is.
+var (
+	// ErrClosed means the connection is closed, by this side or the peer.
+	ErrClosed = errors.New("fabric: connection closed")
+	// ErrTruncated means a message was longer than the receive buffer.
+	ErrTruncated = errors.New("fabric: message truncated")
+	// ErrUnknownTransport means a name is not in the registry.
+	ErrUnknownTransport = errors.New("fabric: unknown transport")
+)
+
+// Scheme returns the transport name of an address ("tcp" for
+// "tcp://10.0.0.1:7000"), or "" when addr has none.
+func Scheme(addr string) string {
+	s, _, ok := strings.Cut(addr, "://")
+	if !ok {
+		return ""
+	}
+	return s
+}
+
+// Registry is an ordered list of transports, first preferred.
+type Registry []Transport
+
+// Lookup returns the transport named name (case-insensitive).
+func (r Registry) Lookup(name string) (Transport, error) {
+	for _, t := range r {
+		if strings.EqualFold(t.Name(), name) {
+			return t, nil
+		}
+	}
+	return nil, fmt.Errorf("%w %q: have %s", ErrUnknownTransport, name, strings.Join(r.Names(), ", "))
+}
+
+// Names lists the transports in order.
+func (r Registry) Names() []string {
+	n := make([]string, len(r))
+	for i, t := range r {
+		n[i] = t.Name()
+	}
+	return n
+}

@@ -1,0 +1,186 @@
+//go:build linux
+
+package shm
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"sync"
+	"sync/atomic"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/hpcbench/hpcbench/fabric"
+)
+
+// Conn is a shared-memory connection to one peer rank on this host. It
+// implements fabric.Conn.
+type Conn struct {
+	lay           layout
+	side          int  // sideDialer or sideListener
+	peerPid       int  // the peer's pid in this pid namespace
+	canAccess     bool // this process may process_vm_readv/writev the peer
+	peerCanAccess bool // the peer may process_vm_readv/writev this process
+	myBells       *[2]bell
+	peerBells     *[2]bell
+	opts          Options // this side's options
+	sock          *net.UnixConn
+	watchDone     chan struct{}
+
+	closed    atomic.Bool // Close was called
+	gone      atomic.Bool // the set-up socket reached EOF: the peer closed or died
+	closeOnce sync.Once
+
+	_   [cacheLine]byte
+	snd sendState
+	_   [cacheLine]byte
+	rcv recvState
+	_   [cacheLine]byte
+}
+
+// sendState belongs to the goroutine in Send (under mu).
+type sendState struct {
+	mu  sync.Mutex
+	w   waiter
+	p   producer
+	ctl *ringCtl
+	seq uint32 // last rendezvous sequence number used
+	err error  // sticky: this direction is broken
+	pin []byte // the rendezvous buffer, which must escape to the heap
+}
+
+// recvState belongs to the goroutine in Recv (under mu).
+type recvState struct {
+	mu   sync.Mutex
+	w    waiter
+	c    consumer
+	ctl  *ringCtl
+	q    queue
+	part *partial // a pipelined message interrupted half way
+	err  error    // sticky: the incoming stream cannot be followed
+	pin  []byte   // the rendezvous destination, which must escape to the heap
+}
+
+var _ fabric.Conn = (*Conn)(nil)
+
+// connParams is what set-up learned about a pair.
+type connParams struct {
+	mem           []byte
+	side          int
+	peerPid       int
+	canAccess     bool
+	peerCanAccess bool
+	sock          *net.UnixConn
+	opts          Options
+}
+
+// newConn starts a Conn over a mapping whose header has been checked, and
+// its watcher goroutine.
+func newConn(p connParams) (*Conn, error) {
+	lay, err := newLayout(p.mem)
+	if err != nil {
+		return nil, err
+	}
+	c := &Conn{
+		lay:           lay,
+		side:          p.side,
+		peerPid:       p.peerPid,
+		canAccess:     p.canAccess,
+		peerCanAccess: p.peerCanAccess,
+		myBells:       &lay.hdr.bells[p.side],
+		peerBells:     &lay.hdr.bells[1-p.side],
+		opts:          p.opts,
+		sock:          p.sock,
+		watchDone:     make(chan struct{}),
+	}
+	w := waiter{maxSpin: p.opts.Spin, yield: p.opts.Yield, mine: &lay.hdr.cpu[p.side].v, peer: &lay.hdr.cpu[1-p.side].v}
+	c.snd.w, c.rcv.w = w, w
+	out, in := &lay.hdr.rings[p.side], &lay.hdr.rings[1-p.side]
+	c.snd.ctl, c.snd.p = out, newProducer(out, lay.ringData(p.side))
+	c.rcv.ctl, c.rcv.c = in, newConsumer(in, lay.ringData(1-p.side))
+	go c.watch()
+	return c, nil
+}
+
+// watch reads the set-up socket until it fails: at EOF the peer has closed
+// its Conn or died; after Close the read fails because the socket is closed.
+// Either way the waiters are woken to look at the state.
+func (c *Conn) watch() {
+	defer close(c.watchDone)
+	var b [16]byte
+	for {
+		_, err := c.sock.Read(b[:])
+		if err == nil {
+			continue
+		}
+		if errors.Is(err, net.ErrClosed) {
+			return // Close closed the socket; the peer may still be there
+		}
+		break
+	}
+	c.gone.Store(true)
+	c.myBells[bellSend].ring()
+	c.myBells[bellRecv].ring()
+}
+
+// peerClosed reports whether the peer closed its Conn or went away.
+func (c *Conn) peerClosed() bool {
+	return c.gone.Load() || c.lay.hdr.closed.v.Load()&(1<<(1-c.side)) != 0
+}
+
+// errClosed explains why the connection is unusable.
+func (c *Conn) errClosed(op string) error {
+	if c.closed.Load() {
+		return fmt.Errorf("shm: %s: %w", op, fabric.ErrClosed)
+	}
+	return fmt.Errorf("shm: %s: peer closed the connection or exited: %w", op, fabric.ErrClosed)
+}
+
+// ctxStop returns a stop function for await that ends the wait when ctx
+// ends, this side closes, or the peer is gone.
+func (c *Conn) ctxStop(ctx context.Context, op string) func() error {
+	return func() error {
+		if c.closed.Load() || c.peerClosed() {
+			return c.errClosed(op)
+		}
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("shm: %s: %w", op, err)
+		}
+		return nil
+	}
+}
+
+// Close releases the connection: blocked calls return ErrClosed, the peer
+// sees the connection closed, and the mapping is unmapped once no call is
+// using it. A rendezvous copy already under way finishes first. Close is
+// safe to call more than once.
+func (c *Conn) Close() error {
+	var err error
+	c.closeOnce.Do(func() {
+		c.closed.Store(true)
+		c.lay.hdr.closed.v.Or(1 << c.side)
+		for i := range c.myBells {
+			c.myBells[i].ring()
+			c.peerBells[i].ring()
+		}
+		// Wait for Send and Recv to return (a rendezvous copy under way
+		// finishes first), then drop the socket, which the peer sees as
+		// EOF, and the mapping.
+		c.snd.mu.Lock()
+		c.rcv.mu.Lock()
+		defer c.snd.mu.Unlock()
+		defer c.rcv.mu.Unlock()
+		if cerr := c.sock.Close(); cerr != nil {
+			err = fmt.Errorf("shm: close: socket: %w", cerr)
+		}
+		<-c.watchDone
+		if merr := unix.Munmap(c.lay.mem); merr != nil && err == nil {
+			err = fmt.Errorf("shm: close: munmap: %w", merr)
+		}
+		c.rcv.q = queue{}
+		c.rcv.part = nil
+	})
+	return err
+}

@@ -1,0 +1,125 @@
+// Package shm is the shared-memory fabric transport for ranks on one host.
+//
+// # Addresses and set-up
+//
+// A Listener is an AF_UNIX stream socket in the abstract namespace, so it
+// has no file to clean up, and its address is
+//
+//	shm://<hostid>/@hpcbench-shm-<pid>-<random>
+//
+// where hostid is the kernel's boot id (which differs between hosts and
+// between boots of one host) and the inode of the network namespace
+// (abstract sockets are per network namespace). Reachable is true only when
+// both match this process's.
+//
+// The socket is only used to set a pair up and to notice the peer's death.
+// The dialer creates the pair's shared memory with memfd_create, seals its
+// size, and passes the descriptor with SCM_RIGHTS; both sides map it and
+// close the descriptor. Nothing is ever linked in /dev/shm, so nothing is
+// left behind when a rank crashes: the memory goes away with the last
+// mapping. (Creating a named /dev/shm segment and unlinking it once both
+// sides have mapped it leaves a window in which a crash leaks the segment;
+// memfd has no such window.) The two sides also exchange ranks, learn each
+// other's pid from SO_PEERCRED (which the kernel translates into this
+// process's pid namespace) and probe, by reading a cookie from each other
+// with process_vm_readv, whether cross-memory attach works in each
+// direction. Only peers with this process's uid are accepted.
+//
+// After set-up a goroutine per Conn blocks reading the socket. The peer
+// never writes to it again, so the read returns only when the peer closes
+// the Conn or its process dies; either way the Conn is marked gone and its
+// waiters are woken, so a Recv from a dead peer returns ErrClosed instead of
+// hanging.
+//
+// # The shared mapping
+//
+// One page of control words followed by two rings, one per direction, each
+// written by one side and read by the other (single producer, single
+// consumer). A ring is a byte ring: the producer's head and the consumer's
+// tail are free-running uint32 byte counts, each alone in its own 64-byte
+// cache line, and the ring size is a power of two. Each side keeps a
+// private copy of the other side's index and reloads it only when the copy
+// says there is no room (producer) or no data (consumer), so in steady
+// streaming each index line moves between the cores about once per batch.
+//
+// Records start on 64-byte boundaries and begin with a 16-byte header (kind,
+// tag, length), so a header never wraps around the end of the ring. There
+// are three kinds:
+//
+//   - eager: the header and the whole payload, published with one store of
+//     head once the producer has copied it all in. Messages up to
+//     Options.EagerLimit go this way.
+//   - pipe: the header and the payload, published Options.PipeChunk bytes at
+//     a time, so that the receiver copies out while the sender copies in.
+//     Larger messages go this way by default: with the ring resident in the
+//     caches, two overlapped copies moved 1-4 MiB at 15-30 GB/s on the
+//     machine this was measured on.
+//   - rndv: a descriptor (tag, length, the sender's virtual address, a
+//     sequence number) for cross-memory attach, used for messages of at
+//     least Options.CMAThreshold bytes when that is set (it is off by
+//     default). The receiver publishes where the data should go; then the
+//     receiver with process_vm_readv and, if it is awake, the sender with
+//     process_vm_writev take chunks of Options.CMAChunk bytes off a shared
+//     counter and copy them straight from the sender's buffer into the
+//     receiver's: one copy, done by both cores when both are free. Send
+//     returns only once every chunk is done, so the caller's buffer is
+//     never read after Send returns. It is off by default because
+//     process_vm_readv between two processes ran at only 5-13 GB/s there
+//     (the kernel pins the other process's pages one 4 KiB page at a time),
+//     slower than the pipelined ring at every size, also with four
+//     processes on two cores.
+//
+// # Memory model
+//
+// Control words are sync/atomic values placed in the mapping. Go's atomics
+// are sequentially consistent, the compiler never moves ordinary memory
+// accesses across them, and on amd64 (XCHG stores, TSO loads) and arm64
+// (STLR/LDAR) the instructions that implement them order accesses to
+// physical memory whichever process issues them. So the pattern "copy the
+// payload with ordinary stores, then atomically store head" on one side and
+// "atomically load head, then copy the payload out with ordinary loads" on
+// the other is a release/acquire pair across processes exactly as it is
+// across goroutines. The sleep protocol below relies on the stronger
+// sequential consistency (a store followed by a load of a different word,
+// Dekker style).
+//
+// # Waiting
+//
+// A waiter first spins for a microsecond, re-reading the word it waits on:
+// a running peer answers a small message within that. Then it asks the
+// kernel which CPU it runs on (getcpu), publishes that in the mapping, and
+// compares it with the CPU the peer published in its own last wait. If the
+// peer last ran on this CPU, it is probably the one being waited for and
+// needs this CPU, so the waiter yields at once (four ranks on two cores);
+// otherwise it spins on, up to Options.Spin (two ranks on two cores, even
+// with unrelated load, where yielding would only hand the CPU to a
+// stranger). Then it yields (sched_yield, and now and then
+// runtime.Gosched) for Options.Yield, and finally sleeps in futex(2) on a
+// per-waiter doorbell word in the mapping.
+//
+// A sleeper announces itself by incrementing the doorbell's sleeper count
+// before re-checking its condition and sleeping on the doorbell's sequence
+// number; whoever makes the condition true checks the sleeper count after
+// its own store and, only if someone sleeps, bumps the sequence and calls
+// FUTEX_WAKE. So the fast path costs one extra load of a line that is
+// rarely written. Cancellation of the context, Close, and the peer's death
+// also ring the doorbell, so a sleeping call returns at once; the futex
+// wait also times out now and then as a safety net.
+//
+// # Contract details
+//
+// Messages with tags other than the one a Recv asks for are copied into
+// heap buffers and queued, in order. A rendezvous message is pulled while
+// the receiver looks for another tag, so Sends never wait for a particular
+// Recv, only for the receiver to be in some Recv. The buffers passed to Send
+// and Recv escape to the heap (the peer addresses them by virtual address
+// while the call runs, and Go moves goroutine stacks, never heap objects).
+//
+// A Send interrupted by its context or by Close before any byte of its
+// message was published returns cleanly; so does a rendezvous Send whose
+// receiver has not claimed it yet. A pipelined Send interrupted half way
+// marks its direction aborted: its peer gets ErrClosed once it reaches the
+// broken message, and later Sends fail; the stream is never corrupted. A
+// Recv interrupted half way through a pipelined message keeps what it has
+// read in a buffer of its own, and the next Recv finishes it.
+package shm

@@ -1,0 +1,51 @@
+//go:build linux
+
+package shm
+
+import (
+	"math"
+	"sync/atomic"
+	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// futex(2) operations. The words live in a MAP_SHARED mapping used by two
+// processes, so the private variants (FUTEX_PRIVATE_FLAG) must not be used.
+const (
+	futexWait = 0
+	futexWake = 1
+)
+
+// futexSleep blocks while *addr == val, for at most d. It returns early on
+// a wake, a signal or a changed value; the caller re-checks its condition.
+func futexSleep(addr *atomic.Uint32, val uint32, d time.Duration) {
+	ts := unix.NsecToTimespec(int64(d))
+	_, _, _ = unix.Syscall6(unix.SYS_FUTEX, uintptr(unsafe.Pointer(addr)), futexWait, uintptr(val), uintptr(unsafe.Pointer(&ts)), 0, 0)
+}
+
+// futexWakeAll wakes every waiter sleeping on addr.
+func futexWakeAll(addr *atomic.Uint32) {
+	_, _, _ = unix.RawSyscall6(unix.SYS_FUTEX, uintptr(unsafe.Pointer(addr)), futexWake, math.MaxInt32, 0, 0, 0)
+}
+
+// schedYield gives the processor to another runnable thread, if any.
+func schedYield() {
+	_, _, _ = unix.Syscall(unix.SYS_SCHED_YIELD, 0, 0, 0)
+}
+
+// ring wakes everyone sleeping on b, unconditionally.
+func (b *bell) ring() {
+	b.seq.Add(1)
+	futexWakeAll(&b.seq)
+}
+
+// notify wakes b's sleepers if there are any. Call it after the store that
+// makes a waiter's condition true; see the package doc for why the order
+// matters.
+func (b *bell) notify() {
+	if b.sleepers.Load() != 0 {
+		b.ring()
+	}
+}

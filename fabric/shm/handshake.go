@@ -1,0 +1,410 @@
+//go:build linux
+
+package shm
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"runtime"
+	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// Set-up, over the listener's unix socket:
+//
+//	dialer → listener: hello{rank, pid, cookie address and value} + SCM_RIGHTS(memfd)
+//	listener → dialer: hello{rank, pid, cookie, Access: listener can read dialer}
+//	dialer → listener: hello{Access: dialer can read listener}
+//
+// Each side probes the other's cookie with process_vm_readv before it
+// answers, and keeps its own cookie alive until the peer has answered.
+
+// hello is every set-up message; fields a message does not need are zero.
+type hello struct {
+	Magic      uint64
+	Version    uint32
+	Rank       uint32
+	Pid        uint32
+	Access     uint32 // 1: the sender of this message may access the other's memory
+	CookieAddr uint64
+	Cookie     uint64
+}
+
+// helloSize is the encoded size of a hello.
+var helloSize = binary.Size(hello{})
+
+// sealed are the seals the dialer puts on the memfd; the listener requires
+// F_SEAL_SHRINK, without which the dialer could shrink the file under the
+// listener's mapping and make it fault.
+const sealed = unix.F_SEAL_SHRINK | unix.F_SEAL_GROW | unix.F_SEAL_SEAL
+
+// dial connects to the listener at addr and sets the pair up.
+func (t *Transport) dial(ctx context.Context, self int, addr string) (*Conn, int, error) {
+	if err := checkRank(self); err != nil {
+		return nil, 0, fmt.Errorf("shm: dial %s: %w", addr, err)
+	}
+	host, name, err := parseAddr(addr)
+	if err != nil {
+		return nil, 0, fmt.Errorf("shm: dial: %w", err)
+	}
+	if host != t.hostID {
+		return nil, 0, fmt.Errorf("shm: dial %s: not reachable: host id %s is not this host's %s", addr, host, t.hostID)
+	}
+	var d net.Dialer
+	raw, err := d.DialContext(ctx, "unix", name)
+	if err != nil {
+		return nil, 0, fmt.Errorf("shm: dial %s: %w", addr, err)
+	}
+	sock := raw.(*net.UnixConn)
+	var mem []byte
+	var release func() error
+	fail := func(err error) (*Conn, int, error) {
+		err = handshakeErr(ctx, release, err)
+		_ = sock.Close()
+		if mem != nil {
+			_ = unix.Munmap(mem)
+		}
+		return nil, 0, fmt.Errorf("shm: dial %s: %w", addr, err)
+	}
+	release, err = bindDeadline(ctx, sock, t.opts.HandshakeTimeout)
+	if err != nil {
+		return fail(err)
+	}
+	pid, err := peerPid(sock)
+	if err != nil {
+		return fail(err)
+	}
+	mem, fd, err := createShared(mapSize(t.opts.RingSize))
+	if err != nil {
+		return fail(err)
+	}
+	initHeader(mem, t.opts.RingSize, t.opts.CMAChunk)
+	cookie, err := newCookie()
+	if err != nil {
+		_ = unix.Close(fd)
+		return fail(err)
+	}
+	err = writeHello(sock, hello{Rank: uint32(self), CookieAddr: addrOfCookie(cookie), Cookie: *cookie}, fd)
+	_ = unix.Close(fd) // the mappings keep the memory; nothing has a name
+	if err != nil {
+		return fail(fmt.Errorf("sending hello: %w", err))
+	}
+	reply, err := readHello(sock, nil)
+	runtime.KeepAlive(cookie)
+	if err != nil {
+		return fail(fmt.Errorf("reading reply: %w", err))
+	}
+	canAccess := t.probe(pid, reply.CookieAddr, reply.Cookie)
+	if err := writeHello(sock, hello{Access: boolWord(canAccess)}, -1); err != nil {
+		return fail(fmt.Errorf("sending final: %w", err))
+	}
+	err = release()
+	release = nil
+	if err != nil {
+		return fail(err)
+	}
+	c, err := newConn(connParams{mem: mem, side: sideDialer, peerPid: pid, canAccess: canAccess,
+		peerCanAccess: reply.Access == 1, sock: sock, opts: t.opts})
+	if err != nil {
+		return fail(err)
+	}
+	return c, int(reply.Rank), nil
+}
+
+// accept sets up the pair on a socket a dialer has just connected.
+func (t *Transport) accept(ctx context.Context, self int, sock *net.UnixConn) (*Conn, int, error) {
+	var mem []byte
+	var release func() error
+	fail := func(err error) (*Conn, int, error) {
+		err = handshakeErr(ctx, release, err)
+		_ = sock.Close()
+		if mem != nil {
+			_ = unix.Munmap(mem)
+		}
+		return nil, 0, fmt.Errorf("shm: accept: %w", err)
+	}
+	release, err := bindDeadline(ctx, sock, t.opts.HandshakeTimeout)
+	if err != nil {
+		return fail(err)
+	}
+	pid, err := peerPid(sock)
+	if err != nil {
+		return fail(err)
+	}
+	fd := -1
+	in, err := readHello(sock, &fd)
+	if err != nil {
+		return fail(fmt.Errorf("reading hello: %w", err))
+	}
+	if fd < 0 {
+		return fail(errors.New("hello carried no shared-memory descriptor"))
+	}
+	mem, err = mapShared(fd)
+	_ = unix.Close(fd)
+	if err != nil {
+		return fail(err)
+	}
+	if _, err := newLayout(mem); err != nil {
+		return fail(err)
+	}
+	canAccess := t.probe(pid, in.CookieAddr, in.Cookie)
+	cookie, err := newCookie()
+	if err != nil {
+		return fail(err)
+	}
+	reply := hello{Rank: uint32(self), Access: boolWord(canAccess), CookieAddr: addrOfCookie(cookie), Cookie: *cookie}
+	if err := writeHello(sock, reply, -1); err != nil {
+		return fail(fmt.Errorf("sending reply: %w", err))
+	}
+	final, err := readHello(sock, nil)
+	runtime.KeepAlive(cookie)
+	if err != nil {
+		return fail(fmt.Errorf("reading final: %w", err))
+	}
+	err = release()
+	release = nil
+	if err != nil {
+		return fail(err)
+	}
+	c, err := newConn(connParams{mem: mem, side: sideListener, peerPid: pid, canAccess: canAccess,
+		peerCanAccess: final.Access == 1, sock: sock, opts: t.opts})
+	if err != nil {
+		return fail(err)
+	}
+	return c, int(in.Rank), nil
+}
+
+// probe reports whether this process may access the memory of pid, where
+// the peer says an 8-byte cookie holds value at addr, noting a refusal
+// once.
+func (t *Transport) probe(pid int, addr, value uint64) bool {
+	if pid <= 0 {
+		if t.opts.CMAThreshold > 0 {
+			t.note("cma-pid", "shm: a peer's pid is not visible in this pid namespace: no cross-memory attach; large messages are pipelined through the ring")
+		}
+		return false
+	}
+	probe := probeAccess
+	if t.probeHook != nil {
+		probe = t.probeHook
+	}
+	ok, err := probe(pid, addr, value)
+	if err != nil && t.opts.CMAThreshold > 0 {
+		t.note("cma", "shm: cross-memory attach to pid %d refused: %v; large messages are pipelined through the ring (two copies) instead", pid, err)
+	}
+	return ok
+}
+
+// peerPid returns the connected peer's pid as this pid namespace sees it
+// (0 if it is not visible), and rejects peers of another uid.
+func peerPid(sock *net.UnixConn) (int, error) {
+	rc, err := sock.SyscallConn()
+	if err != nil {
+		return 0, fmt.Errorf("peer credentials: %w", err)
+	}
+	var cred *unix.Ucred
+	var cerr error
+	if err := rc.Control(func(fd uintptr) {
+		cred, cerr = unix.GetsockoptUcred(int(fd), unix.SOL_SOCKET, unix.SO_PEERCRED)
+	}); err != nil {
+		return 0, fmt.Errorf("peer credentials: %w", err)
+	}
+	if cerr != nil {
+		return 0, fmt.Errorf("peer credentials: %w", cerr)
+	}
+	if uid := os.Getuid(); int(cred.Uid) != uid {
+		return 0, fmt.Errorf("peer pid %d runs as uid %d, not this process's uid %d", cred.Pid, cred.Uid, uid)
+	}
+	return int(cred.Pid), nil
+}
+
+// createShared makes an anonymous, size-sealed memfd of size bytes and maps
+// it.
+func createShared(size int) (mem []byte, fd int, err error) {
+	fd, err = unix.MemfdCreate("hpcbench-shm", unix.MFD_CLOEXEC|unix.MFD_ALLOW_SEALING)
+	if err != nil {
+		return nil, -1, fmt.Errorf("memfd_create: %w", err)
+	}
+	if err := unix.Ftruncate(fd, int64(size)); err != nil {
+		_ = unix.Close(fd)
+		return nil, -1, fmt.Errorf("sizing shared memory to %d bytes: %w", size, err)
+	}
+	if _, err := unix.FcntlInt(uintptr(fd), unix.F_ADD_SEALS, sealed); err != nil {
+		_ = unix.Close(fd)
+		return nil, -1, fmt.Errorf("sealing shared memory: %w", err)
+	}
+	mem, err = unix.Mmap(fd, 0, size, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED)
+	if err != nil {
+		_ = unix.Close(fd)
+		return nil, -1, fmt.Errorf("mapping %d bytes of shared memory: %w", size, err)
+	}
+	return mem, fd, nil
+}
+
+// mapShared maps the memfd a dialer sent, after checking its size and
+// seals.
+func mapShared(fd int) ([]byte, error) {
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		return nil, fmt.Errorf("shared memory: fstat: %w", err)
+	}
+	if st.Size < headerSize || st.Size > int64(mapSize(maxRingSize)) {
+		return nil, fmt.Errorf("shared memory of %d bytes: outside %d..%d", st.Size, headerSize, mapSize(maxRingSize))
+	}
+	seals, err := unix.FcntlInt(uintptr(fd), unix.F_GET_SEALS, 0)
+	if err != nil {
+		return nil, fmt.Errorf("shared memory: reading seals: %w", err)
+	}
+	if seals&unix.F_SEAL_SHRINK == 0 {
+		return nil, errors.New("shared memory is not sealed against shrinking")
+	}
+	mem, err := unix.Mmap(fd, 0, int(st.Size), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED)
+	if err != nil {
+		return nil, fmt.Errorf("mapping %d bytes of shared memory: %w", st.Size, err)
+	}
+	return mem, nil
+}
+
+// writeHello sends h, with fd attached when fd >= 0.
+func writeHello(sock *net.UnixConn, h hello, fd int) error {
+	h.Magic, h.Version, h.Pid = magic, version, uint32(os.Getpid())
+	b, err := binary.Append(nil, binary.LittleEndian, &h)
+	if err != nil {
+		return err
+	}
+	var oob []byte
+	if fd >= 0 {
+		oob = unix.UnixRights(fd)
+	}
+	n, oobn, err := sock.WriteMsgUnix(b, oob, nil)
+	if err == nil && (n != len(b) || oobn != len(oob)) {
+		err = io.ErrShortWrite
+	}
+	return err
+}
+
+// readHello reads one hello. A descriptor attached to it is stored in *fd
+// when fd is not nil and closed otherwise; extra ones are closed.
+func readHello(sock *net.UnixConn, fd *int) (hello, error) {
+	b := make([]byte, helloSize)
+	oob := make([]byte, unix.CmsgSpace(4*4))
+	n, oobn, _, _, err := sock.ReadMsgUnix(b, oob)
+	if oobn > 0 {
+		keepFirst(oob[:oobn], fd)
+	}
+	if err != nil {
+		return hello{}, err
+	}
+	if n < len(b) {
+		if _, err := io.ReadFull(sock, b[n:]); err != nil {
+			return hello{}, err
+		}
+	}
+	var h hello
+	if _, err := binary.Decode(b, binary.LittleEndian, &h); err != nil {
+		return hello{}, err
+	}
+	if h.Magic != magic || h.Version != version {
+		return hello{}, fmt.Errorf("peer speaks magic %#x version %d, want %#x version %d", h.Magic, h.Version, uint64(magic), version)
+	}
+	return h, nil
+}
+
+// keepFirst stores the first descriptor in the control messages in *fd (if
+// fd is not nil and holds -1) and closes every other.
+func keepFirst(oob []byte, fd *int) {
+	msgs, err := unix.ParseSocketControlMessage(oob)
+	if err != nil {
+		return
+	}
+	for _, m := range msgs {
+		fds, err := unix.ParseUnixRights(&m)
+		if err != nil {
+			continue
+		}
+		for _, f := range fds {
+			if fd != nil && *fd < 0 {
+				*fd = f
+				continue
+			}
+			_ = unix.Close(f)
+		}
+	}
+}
+
+// newCookie returns a heap word holding a random value for the peer to
+// probe.
+func newCookie() (*uint64, error) {
+	var b [8]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return nil, fmt.Errorf("random cookie: %w", err)
+	}
+	c := new(uint64)
+	*c = binary.LittleEndian.Uint64(b[:]) | 1
+	return c, nil
+}
+
+func addrOfCookie(c *uint64) uint64 { return uint64(uintptr(unsafe.Pointer(c))) }
+
+func boolWord(b bool) uint32 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// handshakeErr undoes bindDeadline if release is not nil (joining its
+// callback) and returns err, or ctx's error with err as detail when ctx
+// ended: then ctx's end is why the I/O failed.
+func handshakeErr(ctx context.Context, release func() error, err error) error {
+	if release != nil {
+		_ = release()
+	}
+	if cerr := ctx.Err(); cerr != nil && !errors.Is(err, cerr) {
+		return fmt.Errorf("%w (%v)", cerr, err)
+	}
+	return err
+}
+
+// deadliner is a socket or listener whose I/O a deadline interrupts.
+type deadliner interface {
+	SetDeadline(time.Time) error
+}
+
+// bindDeadline makes d's I/O fail when ctx ends or, if timeout > 0, after
+// timeout. release undoes it, and fails with ctx's error if ctx ended
+// meanwhile (the deadline may then have cut I/O short). ctx's own deadline
+// is not copied onto d: ctx's end is what interrupts, so that the error is
+// always ctx's.
+func bindDeadline(ctx context.Context, d deadliner, timeout time.Duration) (release func() error, err error) {
+	var dl time.Time
+	if timeout > 0 {
+		dl = time.Now().Add(timeout)
+	}
+	if err := d.SetDeadline(dl); err != nil {
+		return nil, fmt.Errorf("setting deadline: %w", err)
+	}
+	fired := make(chan struct{})
+	stop := context.AfterFunc(ctx, func() {
+		_ = d.SetDeadline(time.Unix(1, 0))
+		close(fired)
+	})
+	return func() error {
+		if !stop() {
+			<-fired
+			return ctx.Err()
+		}
+		if err := d.SetDeadline(time.Time{}); err != nil {
+			return fmt.Errorf("clearing deadline: %w", err)
+		}
+		return nil
+	}, nil
+}

@@ -1,0 +1,95 @@
+//go:build linux
+
+package shm
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/hpcbench/hpcbench/fabric"
+)
+
+// Send sends b as one message with tag. Messages up to EagerLimit are
+// copied into the ring at once; larger ones are pipelined through it, so
+// Send returns once the last piece is in the ring, or, from CMAThreshold on,
+// move by cross-memory attach, and Send returns once the receiver has
+// them. Either way b may be reused as soon as Send returns. b escapes to
+// the heap.
+func (c *Conn) Send(ctx context.Context, tag uint32, b []byte) error {
+	s := &c.snd
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch {
+	case c.closed.Load() || c.peerClosed():
+		return c.errClosed("send")
+	case s.err != nil:
+		return s.err
+	case len(b) <= c.opts.EagerLimit:
+		return c.sendEager(ctx, tag, b)
+	case c.useCMA(len(b)):
+		return c.sendRndv(ctx, tag, b)
+	default:
+		return c.sendPipe(ctx, tag, b)
+	}
+}
+
+// useCMA reports whether a message of n bytes goes by rendezvous.
+func (c *Conn) useCMA(n int) bool {
+	return c.opts.CMAThreshold > 0 && n >= c.opts.CMAThreshold && (c.canAccess || c.peerCanAccess)
+}
+
+// waitRoom waits until n bytes of the ring are free.
+func (c *Conn) waitRoom(ctx context.Context, n uint32) error {
+	p := &c.snd.p
+	if p.room(n) {
+		return nil
+	}
+	return c.snd.w.await(ctx, &c.myBells[bellSend], func() bool { return p.room(n) }, c.ctxStop(ctx, "send"))
+}
+
+// sendEager copies the header and b into the ring and publishes them at
+// once.
+func (c *Conn) sendEager(ctx context.Context, tag uint32, b []byte) error {
+	p := &c.snd.p
+	need := recLen(len(b))
+	if err := c.waitRoom(ctx, need); err != nil {
+		return err
+	}
+	p.putRecord(record{kind: kindEager, tag: tag, size: uint64(len(b))})
+	p.put(hdrSize, b)
+	p.publish(need)
+	c.peerBells[bellRecv].notify()
+	return nil
+}
+
+// sendPipe streams the header and b through the ring PipeChunk bytes at a
+// time. If it is interrupted after publishing part of the record, the
+// direction is marked aborted (see the package doc).
+func (c *Conn) sendPipe(ctx context.Context, tag uint32, b []byte) error {
+	s := &c.snd
+	total := recSize(len(b))
+	for sent := 0; sent < total; {
+		want := min(total-sent, c.opts.PipeChunk)
+		if err := c.waitRoom(ctx, uint32(want)); err != nil {
+			if sent > 0 {
+				s.ctl.abort.v.Store(1)
+				c.peerBells[bellRecv].ring()
+				s.err = fmt.Errorf("shm: send: an earlier send was interrupted half way through a message: %w", fabric.ErrClosed)
+			}
+			return err
+		}
+		if sent == 0 {
+			s.p.putRecord(record{kind: kindPipe, tag: tag, size: uint64(len(b))})
+		}
+		// Record bytes [sent, sent+want) hold payload bytes [lo, hi).
+		lo := max(sent, hdrSize) - hdrSize
+		hi := min(sent+want, hdrSize+len(b)) - hdrSize
+		if hi > lo {
+			s.p.put(uint32(hdrSize+lo-sent), b[lo:hi])
+		}
+		s.p.publish(uint32(want))
+		c.peerBells[bellRecv].notify()
+		sent += want
+	}
+	return nil
+}

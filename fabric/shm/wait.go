@@ -1,0 +1,161 @@
+//go:build linux
+
+package shm
+
+import (
+	"context"
+	"runtime"
+	"sync/atomic"
+	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// sleepSlice bounds one futex sleep. Every event a waiter cares about rings
+// its doorbell, so this is only a safety net against a lost wake-up.
+const sleepSlice = 100 * time.Millisecond
+
+// checkEvery is how many spins pass between looks at the clock and at stop.
+const checkEvery = 64
+
+// shortSpin is how long every wait spins before it looks at where the peer
+// runs: long enough for a running peer's reply to a small message.
+const shortSpin = time.Microsecond
+
+// goschedEvery is how often a yielding waiter calls runtime.Gosched, which
+// lets other goroutines of this process run on this P but also wakes an
+// idle P's thread (a futex wake) every time; in between it only calls
+// sched_yield, which yields the CPU to other threads.
+const goschedEvery = 20 * time.Microsecond
+
+// noCPU is the value of a CPU word nobody has written yet.
+const noCPU = 1<<32 - 1
+
+// waiter is the waiting policy of one side of a Conn. mine and peer point
+// to the CPU words of the two sides in the mapping: a waiter that has spun
+// for shortSpin (not at all if the last look found the peer on its CPU)
+// writes the CPU it runs on into mine and compares it with peer, the CPU
+// the peer's last waiter ran on. If they are equal, the peer
+// (probably the one it waits for) needs this CPU, and the waiter yields at
+// once instead of spinning on (four ranks on two cores); if not, it spins
+// up to maxSpin (two ranks on two cores, also with unrelated load, where
+// yielding would only hand the CPU to someone else).
+type waiter struct {
+	maxSpin, yield time.Duration
+	mine, peer     *atomic.Uint32
+	shared         bool // the last look found the peer on this CPU: skip the short spin
+}
+
+// getcpu returns the CPU the calling thread runs on.
+func getcpu() uint32 {
+	cpu := uint32(noCPU)
+	_, _, _ = unix.RawSyscall(unix.SYS_GETCPU, uintptr(unsafe.Pointer(&cpu)), 0, 0)
+	return cpu
+}
+
+// await returns nil once ready() is true, or stop's error once stop()
+// returns one while ready() is still false. It spins, yields, then sleeps
+// on b (see waiter and the package doc). Whoever makes ready true must
+// store first and then call b.notify.
+//
+// If ctx is not nil, its cancellation rings b so that a sleeping await
+// notices at once; stop must then report ctx.Err(). Waits that must not be
+// cut short by the caller's context pass a nil ctx.
+func (w *waiter) await(ctx context.Context, b *bell, ready func() bool, stop func() error) error {
+	if ready() {
+		return nil
+	}
+	check := func() (bool, error) {
+		if err := stop(); err != nil {
+			if ready() { // the event and the stop raced; the event wins
+				return true, nil
+			}
+			return true, err
+		}
+		return false, nil
+	}
+	// spin re-reads until ready, stop, or d has passed since start.
+	spin := func(start time.Time, d time.Duration) (bool, error) {
+		for i := 1; ; i++ {
+			if ready() {
+				return true, nil
+			}
+			if i%checkEvery != 0 {
+				continue
+			}
+			if end, err := check(); end {
+				return true, err
+			}
+			if time.Since(start) >= d {
+				return false, nil
+			}
+		}
+	}
+
+	start := time.Now()
+	short := min(shortSpin, w.maxSpin)
+	if w.shared {
+		short = 0
+	}
+	if end, err := spin(start, short); end {
+		return err
+	}
+	cpu := getcpu()
+	w.mine.Store(cpu)
+	w.shared = w.peer.Load() == cpu
+	if !w.shared && w.maxSpin > shortSpin {
+		if end, err := spin(start, w.maxSpin); end {
+			return err
+		}
+	}
+
+	if w.yield > 0 {
+		start := time.Now()
+		lastGosched := start
+		for {
+			now := time.Now()
+			if now.Sub(lastGosched) >= goschedEvery {
+				runtime.Gosched()
+				lastGosched = now
+			}
+			schedYield()
+			if ready() {
+				return nil
+			}
+			if end, err := check(); end {
+				return err
+			}
+			if now.Sub(start) >= w.yield {
+				break
+			}
+		}
+	}
+
+	if ctx != nil && ctx.Done() != nil {
+		fired := make(chan struct{})
+		stopAfter := context.AfterFunc(ctx, func() {
+			b.ring()
+			close(fired)
+		})
+		defer func() {
+			if !stopAfter() {
+				<-fired // b may live in memory that the caller unmaps next
+			}
+		}()
+	}
+	for {
+		b.sleepers.Add(1)
+		seq := b.seq.Load()
+		if ready() {
+			b.sleepers.Add(^uint32(0))
+			return nil
+		}
+		if end, err := check(); end {
+			b.sleepers.Add(^uint32(0))
+			return err
+		}
+		futexSleep(&b.seq, seq, sleepSlice)
+		b.sleepers.Add(^uint32(0))
+	}
+}

@@ -1,0 +1,133 @@
+package tcp
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"net"
+	"sync"
+	"sync/atomic"
+
+	"github.com/hpcbench/hpcbench/fabric"
+)
+
+// frameHeaderLen is the size of a message's header on the wire: tag
+// (uint32) and payload length (uint64), little-endian.
+const frameHeaderLen = 12
+
+// MaxMessageSize is the largest message Send accepts, 4 GiB (beyond MPI's
+// int count of bytes). A received header that announces more is a protocol
+// error, not an allocation: it means the stream is corrupt.
+const MaxMessageSize = 1 << 32
+
+// conn is a fabric.Conn over one TCP connection. The read side (Recv) and
+// the write side (Send) have their own lock, header buffer and deadline, so
+// one Send and one Recv run at the same time without touching each other;
+// Close takes neither lock and closes the socket, which ends both.
+type conn struct {
+	nc     *net.TCPConn
+	peer   int         // the peer's rank, for errors
+	closed atomic.Bool // Close was called
+
+	wmu  sync.Mutex
+	wd   side                 // write deadline and cancellation
+	whdr [frameHeaderLen]byte // header of the message being sent
+	iov  [2][]byte            // header and payload for one writev
+	bufs net.Buffers          // iov as net.Buffers; WriteTo consumes it
+	werr error                // sticky: the write side is unusable
+
+	rmu sync.Mutex
+	rd  side // read deadline and cancellation
+	rs  recvState
+}
+
+var _ fabric.Conn = (*conn)(nil)
+
+// newConn wraps a connected, handshaken socket to rank peer.
+func newConn(nc *net.TCPConn, peer int) *conn {
+	c := &conn{nc: nc, peer: peer}
+	c.wd.set = nc.SetWriteDeadline
+	c.rd.set = nc.SetReadDeadline
+	return c
+}
+
+// Send writes the header and b with one writev, without copying b. If ctx
+// ends before any byte is written, the connection stays usable. If it ends
+// in the middle of the message, the message cannot be completed or taken
+// back, so the write side is shut down: the peer's Recv then fails with
+// ErrClosed instead of reading half a message, this side's later Sends fail,
+// and its Recvs keep working.
+func (c *conn) Send(ctx context.Context, tag uint32, b []byte) error {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	if c.closed.Load() {
+		return c.brokenErr(sendOp(tag), nil)
+	}
+	if c.werr != nil {
+		return c.werr
+	}
+	if uint64(len(b)) > MaxMessageSize {
+		return fmt.Errorf("tcp: %s rank %d: %d-byte message: more than MaxMessageSize (%d)", sendOp(tag), c.peer, len(b), uint64(MaxMessageSize))
+	}
+	if err := c.wd.arm(ctx); err != nil {
+		c.dropIfClosed()
+		return fmt.Errorf("tcp: %s rank %d: %w", sendOp(tag), c.peer, err)
+	}
+	binary.LittleEndian.PutUint32(c.whdr[0:4], tag)
+	binary.LittleEndian.PutUint64(c.whdr[4:12], uint64(len(b)))
+	c.iov[0], c.iov[1] = c.whdr[:], b
+	c.bufs = c.iov[:]
+	n, err := c.bufs.WriteTo(c.nc)
+	c.iov[1], c.bufs = nil, nil // do not keep the caller's buffer
+	c.dropIfClosed()
+	if err == nil {
+		return nil
+	}
+	total := int64(frameHeaderLen + len(b))
+	if isTimeout(err) {
+		cerr := ctxErr(ctx)
+		if cerr == nil {
+			cerr = err
+		}
+		if n == 0 {
+			return fmt.Errorf("tcp: %s rank %d: %w", sendOp(tag), c.peer, cerr)
+		}
+		c.werr = fmt.Errorf("tcp: %s rank %d: %w: an earlier send was interrupted after %d of %d bytes",
+			sendOp(tag), c.peer, fabric.ErrClosed, n, total)
+		_ = c.nc.CloseWrite()
+		return fmt.Errorf("tcp: %s rank %d: interrupted after %d of %d bytes, so the write side is shut down: %w",
+			sendOp(tag), c.peer, n, total, cerr)
+	}
+	c.werr = c.brokenErr(sendOp(tag), err)
+	return c.werr
+}
+
+// sendOp names a Send for errors.
+func sendOp(tag uint32) string { return fmt.Sprintf("send tag %d to", tag) }
+
+// Close closes the socket, which ends any Send or Recv in progress with an
+// error wrapping fabric.ErrClosed. Messages that arrived but were not
+// received are dropped. A second Close returns an error wrapping ErrClosed.
+func (c *conn) Close() error {
+	if !c.closed.CompareAndSwap(false, true) {
+		return fmt.Errorf("tcp: close connection to rank %d: %w already", c.peer, fabric.ErrClosed)
+	}
+	err := c.nc.Close()
+	c.wd.drop()
+	c.rd.drop()
+	if err != nil {
+		return fmt.Errorf("tcp: close connection to rank %d: %w", c.peer, err)
+	}
+	return nil
+}
+
+// dropIfClosed unregisters both sides' context watches when Close has run:
+// a Send or Recv that raced with Close may have registered one after Close
+// dropped them. Close sets closed before dropping, so one of the two sees
+// the other's work.
+func (c *conn) dropIfClosed() {
+	if c.closed.Load() {
+		c.wd.drop()
+		c.rd.drop()
+	}
+}

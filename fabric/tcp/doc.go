@@ -1,0 +1,46 @@
+// Package tcp is the TCP fabric transport: one TCP connection per pair of
+// ranks, with TCP_NODELAY.
+//
+// # Addresses
+//
+// A rank listens on Options.Listen (all interfaces and a kernel-chosen port
+// by default) and publishes "tcp://host:port". The host is Options.Publish
+// when set, the listening IP when Listen names one, and otherwise the first
+// non-loopback IPv4 address that this machine's host name resolves to, or
+// 127.0.0.1 when there is none (enough for every rank on one host).
+// Reachable is true for every tcp address.
+//
+// # Wire format
+//
+// A connection opens with a handshake: the dialer sends a 12-byte hello
+// ("HPCB", uint16 WireVersion, uint16 zero, uint32 rank, little-endian) and
+// the acceptor answers with its own. Accept reports the dialer's rank from
+// it; a connection whose first bytes are not a hello is closed and Accept
+// waits for the next one, and peers of different wire versions refuse each
+// other with both versions in the error.
+//
+// Then each message is a 12-byte header (uint32 tag, uint64 payload length,
+// little-endian) followed by the payload.
+//
+// # Data path
+//
+// Send writes header and payload with one writev (net.Buffers), without
+// copying the payload. Recv reads a header, and when the tag is the one it
+// waits for, reads the payload straight into the caller's buffer; messages
+// with other tags are read into memory of their own and queued per tag,
+// oldest first, for later Recvs. Neither path allocates per message: the
+// header buffers are the connection's, and a context reused across calls
+// keeps its registration (see side).
+//
+// # Concurrency and cancellation
+//
+// Send and Recv have separate locks, so one of each may run at the same
+// time; two peers that both send 8 MiB while receiving in another goroutine
+// make progress because each side's Recv drains what the other's Send
+// writes. A context's deadline becomes the socket's read or write deadline
+// and its cancellation sets a deadline in the past. A Recv interrupted by
+// its context, even within a message, keeps its place in the stream and the
+// connection stays usable. A Send interrupted within a message shuts the
+// write side down (the peer sees ErrClosed, never half a message). Close
+// closes the socket, which ends both.
+package tcp

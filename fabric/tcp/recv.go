@@ -1,0 +1,218 @@
+package tcp
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/hpcbench/hpcbench/fabric"
+)
+
+// discardLen is the size of the buffer that skips the tail of a truncated
+// message.
+const discardLen = 64 << 10
+
+// recvState is the read side's position in the byte stream. It lives across
+// Recv calls, so that a Recv interrupted by its context anywhere in a message
+// loses nothing: the next Recv resumes where it stopped.
+type recvState struct {
+	hdr  [frameHeaderLen]byte
+	hdrN int    // bytes of the current frame's header read so far
+	tag  uint32 // the current frame's tag, once hdrN == frameHeaderLen
+	size int    // its payload length
+	got  int    // payload bytes read so far
+
+	// body holds the current frame's payload when it cannot go straight into
+	// a caller's buffer: its tag is not the one being received, or the Recv
+	// reading it directly was interrupted (the bytes read so far are copied
+	// here, because the caller's buffer is the caller's again). nil while the
+	// payload can still go straight to a caller.
+	body []byte
+
+	skip    int                 // bytes of a truncated message still to discard
+	scratch []byte              // discard buffer, made on the first truncation
+	queue   map[uint32][][]byte // unexpected messages by tag, oldest first
+	err     error               // sticky: why the read side is unusable
+}
+
+// Recv receives the oldest message with tag into b. A matching message that
+// is next on the wire is read straight into b; messages with other tags that
+// come first are copied into a queue for later Recvs. A message longer than
+// b fills b, the rest is skipped, and the error wraps fabric.ErrTruncated
+// (n is len(b)). If ctx ends, Recv returns ctx's error and the connection
+// stays usable, even in the middle of a message.
+func (c *conn) Recv(ctx context.Context, tag uint32, b []byte) (int, error) {
+	c.rmu.Lock()
+	defer c.rmu.Unlock()
+	if c.closed.Load() {
+		return 0, c.brokenErr(recvOp(tag), nil)
+	}
+	if m, ok := c.rs.pop(tag); ok {
+		return c.result(tag, copy(b, m), len(m), len(b))
+	}
+	if c.rs.err != nil {
+		return 0, c.brokenErr(recvOp(tag), c.rs.err)
+	}
+	if err := c.rd.arm(ctx); err != nil {
+		c.dropIfClosed()
+		return 0, fmt.Errorf("tcp: %s rank %d: %w", recvOp(tag), c.peer, err)
+	}
+	n, full, err := c.recvStream(tag, b)
+	c.dropIfClosed()
+	if err == nil {
+		return c.result(tag, n, full, len(b))
+	}
+	if isTimeout(err) {
+		if cerr := ctxErr(ctx); cerr != nil {
+			err = cerr
+		}
+		return 0, fmt.Errorf("tcp: %s rank %d: %w", recvOp(tag), c.peer, err)
+	}
+	c.rs.err = err
+	return 0, c.brokenErr(recvOp(tag), err)
+}
+
+// result is Recv's return for a message of full bytes of which n were
+// stored in a bufLen-byte buffer.
+func (c *conn) result(tag uint32, n, full, bufLen int) (int, error) {
+	if full > bufLen {
+		return n, fmt.Errorf("tcp: %s rank %d: %d-byte message into a %d-byte buffer: %w",
+			recvOp(tag), c.peer, full, bufLen, fabric.ErrTruncated)
+	}
+	return n, nil
+}
+
+// recvOp names a Recv for errors.
+func recvOp(tag uint32) string { return fmt.Sprintf("recv tag %d from", tag) }
+
+// recvStream reads frames until one with tag is complete, queueing the
+// others. It returns how many bytes it stored in b and the message's full
+// length; errors are the socket's, unwrapped.
+func (c *conn) recvStream(tag uint32, b []byte) (n, full int, err error) {
+	r := &c.rs
+	for {
+		if r.skip > 0 {
+			if err := c.discard(); err != nil {
+				return 0, 0, err
+			}
+		}
+		if r.hdrN < frameHeaderLen {
+			k, err := c.nc.Read(r.hdr[r.hdrN:])
+			r.hdrN += k
+			if r.hdrN < frameHeaderLen {
+				if err == nil {
+					continue
+				}
+				if r.hdrN > 0 {
+					err = midFrame(err)
+				}
+				return 0, 0, err
+			}
+			size := binary.LittleEndian.Uint64(r.hdr[4:])
+			if size > MaxMessageSize {
+				return 0, 0, fmt.Errorf("%w: a frame header announces %d bytes, more than MaxMessageSize (%d)", errProtocol, size, uint64(MaxMessageSize))
+			}
+			r.tag, r.size, r.got, r.body = binary.LittleEndian.Uint32(r.hdr[0:]), int(size), 0, nil
+		}
+		if r.body == nil && r.tag == tag {
+			return c.recvDirect(b)
+		}
+		if r.body == nil {
+			r.body = make([]byte, r.size)
+		}
+		for r.got < r.size {
+			k, err := c.nc.Read(r.body[r.got:])
+			r.got += k
+			if err != nil && r.got < r.size {
+				return 0, 0, midFrame(err)
+			}
+		}
+		m, mtag := r.body, r.tag
+		r.next()
+		if mtag == tag {
+			return copy(b, m), len(m), nil
+		}
+		r.push(mtag, m)
+	}
+}
+
+// recvDirect reads the current frame's payload straight into b, up to
+// len(b) bytes; the tail of a longer message is left in skip.
+func (c *conn) recvDirect(b []byte) (n, full int, err error) {
+	r := &c.rs
+	dst := b
+	if r.size < len(dst) {
+		dst = dst[:r.size]
+	}
+	for r.got < len(dst) {
+		k, err := c.nc.Read(dst[r.got:])
+		r.got += k
+		if err != nil && r.got < len(dst) {
+			if r.got > 0 {
+				r.body = make([]byte, r.size)
+				copy(r.body, dst[:r.got])
+			}
+			return 0, 0, midFrame(err)
+		}
+	}
+	full = r.size
+	r.skip = r.size - len(dst)
+	r.next()
+	return len(dst), full, nil
+}
+
+// discard reads and drops the skip bytes left of a truncated message.
+func (c *conn) discard() error {
+	r := &c.rs
+	if r.scratch == nil {
+		r.scratch = make([]byte, discardLen)
+	}
+	for r.skip > 0 {
+		k, err := c.nc.Read(r.scratch[:min(r.skip, len(r.scratch))])
+		r.skip -= k
+		if err != nil && r.skip > 0 {
+			return midFrame(err)
+		}
+	}
+	return nil
+}
+
+// midFrame turns io.EOF into io.ErrUnexpectedEOF: the stream ended inside a
+// message.
+func midFrame(err error) error {
+	if errors.Is(err, io.EOF) {
+		return io.ErrUnexpectedEOF
+	}
+	return err
+}
+
+// next forgets the frame just consumed; the next read starts a header.
+func (r *recvState) next() {
+	r.hdrN, r.got, r.body = 0, 0, nil
+}
+
+// push queues an unexpected message.
+func (r *recvState) push(tag uint32, m []byte) {
+	if r.queue == nil {
+		r.queue = make(map[uint32][][]byte)
+	}
+	r.queue[tag] = append(r.queue[tag], m)
+}
+
+// pop takes the oldest queued message with tag.
+func (r *recvState) pop(tag uint32) ([]byte, bool) {
+	q := r.queue[tag]
+	if len(q) == 0 {
+		return nil, false
+	}
+	m := q[0]
+	if len(q) == 1 {
+		delete(r.queue, tag)
+	} else {
+		q[0] = nil
+		r.queue[tag] = q[1:]
+	}
+	return m, true
+}

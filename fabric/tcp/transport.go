@@ -1,0 +1,151 @@
+package tcp
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/hpcbench/hpcbench/fabric"
+)
+
+// Name is the transport's registry name and address scheme.
+const Name = "tcp"
+
+// resolveTimeout bounds the host name lookup behind a published address.
+const resolveTimeout = 2 * time.Second
+
+// Transport is the TCP transport. It is safe for concurrent use and holds
+// nothing but its options.
+type Transport struct {
+	opts Options
+}
+
+var _ fabric.Transport = (*Transport)(nil)
+
+// New returns a TCP transport with options o (zero fields take their
+// defaults), or o's validation error.
+func New(o Options) (*Transport, error) {
+	if err := o.Validate(); err != nil {
+		return nil, err
+	}
+	return &Transport{opts: o.withDefaults()}, nil
+}
+
+// Name returns "tcp".
+func (t *Transport) Name() string { return Name }
+
+// Reachable reports whether addr is a tcp address. Whether the network
+// routes to it is only known by dialing.
+func (t *Transport) Reachable(addr string) bool { return fabric.Scheme(addr) == Name }
+
+// Listen opens rank self's listener on Options.Listen. Its Addr is
+// "tcp://host:port" with the host chosen as Options.Publish describes.
+func (t *Transport) Listen(ctx context.Context, self int) (fabric.Listener, error) {
+	if err := checkRank(self); err != nil {
+		return nil, fmt.Errorf("tcp: listen: %w", err)
+	}
+	var lc net.ListenConfig
+	ln, err := lc.Listen(ctx, "tcp", t.opts.Listen)
+	if err != nil {
+		return nil, fmt.Errorf("tcp: listen on %s: %w", t.opts.Listen, err)
+	}
+	tl := ln.(*net.TCPListener)
+	bound := tl.Addr().(*net.TCPAddr)
+	host := t.opts.Publish
+	switch {
+	case host != "":
+	case !bound.IP.IsUnspecified():
+		host = bound.IP.String()
+	default:
+		host = hostIPv4(ctx)
+	}
+	return &listener{
+		ln:        tl,
+		self:      self,
+		addr:      Name + "://" + net.JoinHostPort(host, strconv.Itoa(bound.Port)),
+		handshake: t.opts.HandshakeTimeout,
+	}, nil
+}
+
+// hostIPv4 returns the first non-loopback IPv4 address of this host's name,
+// or 127.0.0.1.
+func hostIPv4(ctx context.Context) string {
+	name, err := os.Hostname()
+	if err != nil {
+		return "127.0.0.1"
+	}
+	ctx, cancel := context.WithTimeout(ctx, resolveTimeout)
+	defer cancel()
+	ips, err := net.DefaultResolver.LookupIPAddr(ctx, name)
+	if err != nil {
+		return "127.0.0.1"
+	}
+	return pickIPv4(ips)
+}
+
+// pickIPv4 returns the first non-loopback IPv4 address in ips, or 127.0.0.1.
+func pickIPv4(ips []net.IPAddr) string {
+	for _, ip := range ips {
+		if v4 := ip.IP.To4(); v4 != nil && !v4.IsLoopback() && !v4.IsUnspecified() {
+			return v4.String()
+		}
+	}
+	return "127.0.0.1"
+}
+
+// Dial connects rank self to the listener at addr ("tcp://host:port") and
+// exchanges hellos; the Conn knows the acceptor's rank from its hello.
+func (t *Transport) Dial(ctx context.Context, self int, addr string) (fabric.Conn, error) {
+	if err := checkRank(self); err != nil {
+		return nil, fmt.Errorf("tcp: dial %s: %w", addr, err)
+	}
+	hostport, err := parseAddr(addr)
+	if err != nil {
+		return nil, fmt.Errorf("tcp: dial: %w", err)
+	}
+	var d net.Dialer
+	nc, err := d.DialContext(ctx, "tcp", hostport)
+	if err != nil {
+		return nil, fmt.Errorf("tcp: dial %s: %w", addr, err)
+	}
+	tc := nc.(*net.TCPConn)
+	if err := tc.SetNoDelay(true); err != nil {
+		_ = tc.Close()
+		return nil, fmt.Errorf("tcp: dial %s: setting TCP_NODELAY: %w", addr, err)
+	}
+	hctx, cancel := context.WithTimeout(ctx, t.opts.HandshakeTimeout)
+	defer cancel()
+	var peer int
+	err = withContext(hctx, tc.SetDeadline, func() (err error) {
+		peer, err = dialHandshake(tc, self)
+		return err
+	})
+	if err != nil {
+		_ = tc.Close()
+		if isTimeout(err) {
+			if cerr := ctxErr(ctx); cerr != nil {
+				err = cerr
+			} else {
+				err = fmt.Errorf("no answer within %v: %w", t.opts.HandshakeTimeout, err)
+			}
+		}
+		return nil, fmt.Errorf("tcp: dial %s: handshake: %w", addr, err)
+	}
+	return newConn(tc, peer), nil
+}
+
+// parseAddr returns the host:port of a "tcp://host:port" address.
+func parseAddr(addr string) (string, error) {
+	hostport, ok := strings.CutPrefix(addr, Name+"://")
+	if !ok {
+		return "", fmt.Errorf("address %q: want tcp://host:port", addr)
+	}
+	if _, _, err := net.SplitHostPort(hostport); err != nil {
+		return "", fmt.Errorf("address %q: want tcp://host:port: %w", addr, err)
+	}
+	return hostport, nil
+}

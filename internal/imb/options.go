@@ -1,0 +1,226 @@
+package imb
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/hpcbench/hpcbench/report"
+)
+
+// Defaults and limits of Options, IMB's where IMB has one (IMB_settings.h).
+const (
+	DefaultMinLog        = 0                // -msglog: smallest non-zero size 2^0
+	DefaultMaxLog        = 22               // -msglog: largest size 2^22 = 4 MiB
+	MaxLog               = 30               // largest -msglog exponent: 1 GiB
+	MaxMsgSize           = 1 << MaxLog      // largest message size, bytes
+	MaxSizes             = 1000             // most sizes a -msglen file may list
+	DefaultMsgsPerSample = 1000             // -iter: IMB's MSGSPERSAMPLE
+	DefaultOverallVol    = 40 << 20         // -iter N,VOL: IMB's OVERALL_VOL, bytes
+	MaxMsgsPerSample     = math.MaxInt32    // -iter: IMB's count is a C int
+	MaxOverallVolMiB     = 1 << 20          // -iter N,VOL: VOL in MiB, at most 1 TiB
+	DefaultTime          = 10 * time.Second // -time: IMB's SECS_PER_SAMPLE
+	DefaultNPMin         = 2                // -npmin: IMB's default
+	DefaultRoot          = 0                // -root: rooted collectives start at 0
+)
+
+// Repetition policies (-iter_policy), the ones of IMB's that make sense
+// here.
+const (
+	// PolicyDynamic times a repetition and cuts the count so a size takes
+	// about Time (IMB's default, imode_dynamic).
+	PolicyDynamic = "dynamic"
+	// PolicyOff runs MsgsPerSample repetitions at every size, ignoring
+	// OverallVol and Time (imode_off).
+	PolicyOff = "off"
+)
+
+// Options configures a run of the IMB engine: IMB-MPI1's command line,
+// with IMB's defaults (see NewOptions). The zero value is not valid; start
+// from NewOptions.
+type Options struct {
+	// Benchmarks to run, in order, by IMB's name in any case. Empty means
+	// all of them (Names), as IMB-MPI1 without arguments.
+	Benchmarks []string
+	// MinLog and MaxLog are -msglog MIN:MAX: sizes 0, 2^MIN, 2^(MIN+1), …,
+	// 2^MAX. Ignored when MsgLen is set.
+	MinLog, MaxLog int
+	// MsgLen is the explicit list of sizes from -msglen FILE, in file
+	// order; MsgLenFile is that file's name, for the parameter echo.
+	MsgLen     []int
+	MsgLenFile string
+	// MsgsPerSample and OverallVol are -iter N,VOL (VOL in MiB on the
+	// command line, bytes here): a size runs min(N, max(1, VOL/size))
+	// repetitions before the time cap.
+	MsgsPerSample int
+	OverallVol    int64
+	// IterPolicy is PolicyDynamic or PolicyOff (-iter_policy).
+	IterPolicy string
+	// Time is the budget per message size (-time): the dynamic policy
+	// caps repetitions so that one size takes about this long.
+	Time time.Duration
+	// NPMin is the smallest process count collectives and Sendrecv and
+	// Exchange run at (-npmin); they run at NPMin, 2·NPMin, … and the job
+	// size, as IMB does.
+	NPMin int
+	// Root is the root of Bcast, Scatter, Gather and Reduce (-root; not
+	// an IMB option: IMB always starts at 0). On fewer processes than
+	// Root+1 the root is Root mod the process count.
+	Root int
+	// RootShift moves the root by one rank after every repetition, from
+	// Root (IMB's -root_shift on; off by default, as in IMB).
+	RootShift bool
+	// Sync puts a barrier after every repetition of a collective, outside
+	// the timed region (IMB's -sync, on by default).
+	Sync bool
+	// Check verifies every result buffer (-check): send buffers are
+	// filled deterministically per rank and size, every received or
+	// reduced buffer is compared exactly with what it must hold, and
+	// defects are counted in a "defects" column.
+	Check bool
+	// Alg and Fabric are carried through for the caller (--alg, --fabric)
+	// and echoed; the engine does not read them.
+	Alg, Fabric string
+	// Env holds facts about the job that the caller knows and the engine
+	// reports (transport, hosts, CPUs); it is not validated.
+	Env Env
+	// Group makes sub-communicators for process counts below the job size.
+	// Nil means none: the point-to-point benchmarks then run over the
+	// job's communicator, and collectives run at the job size only.
+	Group GroupFunc
+}
+
+// Env is what the caller knows about the job, for Run.Env of the result.
+type Env struct {
+	Command   []string // the command line, argv[0] first
+	Version   string   // hpcbench version
+	Transport string   // fabric transport in use ("shm", "tcp")
+	Hostnames []string // distinct hosts, in rank order
+	// CPUs is the number of online CPUs on a host and HostRanks the most
+	// ranks any one host runs (0 means all ranks on one host); more ranks
+	// than CPUs is reported as oversubscribed.
+	CPUs, HostRanks int
+	// Extra facts to report as they are ("launcher", "pmi").
+	Extra map[string]string
+}
+
+// NewOptions returns IMB-MPI1's defaults: every benchmark, -msglog 0:22,
+// -iter 1000,40, -iter_policy dynamic, -time 10, -npmin 2, root 0 without
+// shifting, -sync on, no checking.
+func NewOptions() Options {
+	return Options{
+		MinLog:        DefaultMinLog,
+		MaxLog:        DefaultMaxLog,
+		MsgsPerSample: DefaultMsgsPerSample,
+		OverallVol:    DefaultOverallVol,
+		IterPolicy:    PolicyDynamic,
+		Time:          DefaultTime,
+		NPMin:         DefaultNPMin,
+		Root:          DefaultRoot,
+		Sync:          true,
+	}
+}
+
+// Validate reports the first invalid option, naming its flag and the
+// accepted range.
+func (o *Options) Validate() error {
+	for _, name := range o.Benchmarks {
+		if _, err := lookup(name); err != nil {
+			return fmt.Errorf("benchmark: %w", err)
+		}
+	}
+	if len(o.MsgLen) == 0 {
+		if o.MinLog < 0 || o.MaxLog > MaxLog || o.MinLog >= o.MaxLog {
+			return fmt.Errorf("-msglog %d:%d: want MIN:MAX with 0 <= MIN < MAX <= %d", o.MinLog, o.MaxLog, MaxLog)
+		}
+	} else {
+		if len(o.MsgLen) > MaxSizes {
+			return fmt.Errorf("-msglen: %d sizes: at most %d", len(o.MsgLen), MaxSizes)
+		}
+		for _, s := range o.MsgLen {
+			if s < 0 || s > MaxMsgSize {
+				return fmt.Errorf("-msglen: size %d: must be in [0, %d]", s, MaxMsgSize)
+			}
+		}
+	}
+	if o.MsgsPerSample < 1 || o.MsgsPerSample > MaxMsgsPerSample {
+		return fmt.Errorf("-iter %d: repetitions must be in [1, %d]", o.MsgsPerSample, MaxMsgsPerSample)
+	}
+	if o.OverallVol < 0 || o.OverallVol > MaxOverallVolMiB<<20 {
+		return fmt.Errorf("-iter N,VOL: VOL %d bytes: must be in [0, %d] MiB", o.OverallVol, MaxOverallVolMiB)
+	}
+	if o.IterPolicy != PolicyDynamic && o.IterPolicy != PolicyOff {
+		return fmt.Errorf("-iter_policy %q: must be %s or %s", o.IterPolicy, PolicyDynamic, PolicyOff)
+	}
+	if o.Time <= 0 {
+		return fmt.Errorf("-time %v: must be positive", o.Time)
+	}
+	if o.NPMin < 1 {
+		return fmt.Errorf("-npmin %d: must be at least 1", o.NPMin)
+	}
+	if o.Root < 0 {
+		return fmt.Errorf("-root %d: must be a rank, at least 0", o.Root)
+	}
+	return nil
+}
+
+// selected returns the benchmarks to run: Benchmarks in IMB's spelling with
+// repeats dropped, or all of them. Validate has checked the names.
+func (o *Options) selected() []benchmark {
+	if len(o.Benchmarks) == 0 {
+		return benchmarks()
+	}
+	var out []benchmark
+	seen := make(map[string]bool)
+	for _, name := range o.Benchmarks {
+		b, err := lookup(name)
+		if err != nil || seen[b.name] {
+			continue
+		}
+		seen[b.name] = true
+		out = append(out, b)
+	}
+	return out
+}
+
+// selectedNames returns the names of the benchmarks to run.
+func (o *Options) selectedNames() []string {
+	var names []string
+	for _, b := range o.selected() {
+		names = append(names, b.name)
+	}
+	return names
+}
+
+// onOff spells a switch as IMB's -sync and -root_shift take it.
+func onOff(b bool) string {
+	if b {
+		return "on"
+	}
+	return "off"
+}
+
+// iterSpec spells MsgsPerSample and OverallVol as -iter takes them.
+func (o *Options) iterSpec() string {
+	if o.OverallVol%(1<<20) == 0 {
+		return fmt.Sprintf("%d,%d", o.MsgsPerSample, o.OverallVol>>20)
+	}
+	return fmt.Sprintf("%d (overall volume %d bytes)", o.MsgsPerSample, o.OverallVol)
+}
+
+// sizesSpec describes the message sizes for the parameter echo.
+func (o *Options) sizesSpec() (name, value string) {
+	if len(o.MsgLen) > 0 {
+		strs := make([]string, len(o.MsgLen))
+		for i, s := range o.MsgLen {
+			strs[i] = fmt.Sprint(s)
+		}
+		v := strings.Join(strs, " ")
+		if o.MsgLenFile != "" {
+			v = o.MsgLenFile + ": " + v
+		}
+		return report.IMBParamMsglen, v
+	}
+	return "msglog", fmt.Sprintf("%d:%d", o.MinLog, o.MaxLog)
+}

@@ -1,0 +1,332 @@
+// Package job bootstraps one rank of a job: it connects to the PMI server,
+// opens the rank's fabric endpoints and publishes their addresses as the
+// rank's business card in the PMI KVS, waits for every rank at a barrier,
+// reads the peers' cards, connects to every peer over the best transport
+// they share, and returns a collectives.Comm over those connections.
+//
+// A singleton (no launcher) gets a size-1 Comm and opens nothing.
+package job
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/hpcbench/hpcbench/collectives"
+	"github.com/hpcbench/hpcbench/fabric"
+	"github.com/hpcbench/hpcbench/pmi"
+)
+
+// Fabric choices.
+const (
+	FabricAuto = "auto" // shm between ranks on one host, tcp otherwise
+)
+
+// DefaultTimeout bounds the whole bootstrap.
+const DefaultTimeout = 2 * time.Minute
+
+// Options configures a rank's bootstrap.
+type Options struct {
+	// Fabric is FabricAuto or the name of one transport in Transports,
+	// used for every peer.
+	Fabric string
+	// Transports are the transports this build offers, preferred first;
+	// FabricAuto takes the first one that reaches a peer.
+	Transports fabric.Registry
+	// Coll configures the collectives.
+	Coll collectives.Options
+	// Timeout bounds the bootstrap (connect, barrier, peer connections).
+	Timeout time.Duration
+	// Getenv replaces os.LookupEnv for PMI discovery (tests).
+	Getenv func(string) (string, bool)
+}
+
+// Validate reports the first invalid option, naming its flag.
+func (o *Options) Validate() error {
+	if o.Fabric != FabricAuto {
+		if _, err := o.Transports.Lookup(o.Fabric); err != nil {
+			return fmt.Errorf("--fabric %q: must be auto or one of %s", o.Fabric, strings.Join(o.Transports.Names(), ", "))
+		}
+	}
+	if o.Timeout < 0 {
+		return fmt.Errorf("bootstrap timeout %v: must not be negative", o.Timeout)
+	}
+	return nil
+}
+
+// Job is one bootstrapped rank.
+type Job struct {
+	PMI  *pmi.Client
+	Comm *collectives.Comm
+	// Hosts is the number of distinct hosts the ranks run on, and
+	// HostRanks the most ranks any one of them runs.
+	Hosts, HostRanks int
+	// PeerTransport names the transport used to reach each rank ("" for
+	// this rank itself).
+	PeerTransport []string
+
+	conns     []fabric.Conn
+	listeners []fabric.Listener
+}
+
+// Transports summarises PeerTransport: the distinct transports in use, in
+// order of first use, joined with "+" ("shm", "shm+tcp"); "self" for a
+// single rank.
+func (j *Job) Transports() string {
+	var seen []string
+	for _, t := range j.PeerTransport {
+		if t != "" && !contains(seen, t) {
+			seen = append(seen, t)
+		}
+	}
+	if len(seen) == 0 {
+		return "self"
+	}
+	return strings.Join(seen, "+")
+}
+
+func contains(s []string, v string) bool {
+	for _, x := range s {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+// cardKey is the KVS key of a rank's business card.
+func cardKey(rank int) string { return "hpcbench-card-" + strconv.Itoa(rank) }
+
+// Start bootstraps this rank. On failure after the PMI connection is up, it
+// aborts the job through PMI so the other ranks do not wait for it.
+func Start(ctx context.Context, o Options) (*Job, error) {
+	if o.Fabric == "" {
+		o.Fabric = FabricAuto
+	}
+	if err := o.Validate(); err != nil {
+		return nil, err
+	}
+	if o.Timeout == 0 {
+		o.Timeout = DefaultTimeout
+	}
+	ctx, cancel := context.WithTimeout(ctx, o.Timeout)
+	defer cancel()
+	c, err := pmi.Connect(ctx, pmi.ClientOptions{Getenv: o.Getenv})
+	if err != nil {
+		return nil, fmt.Errorf("job: connect to PMI: %w", err)
+	}
+	j := &Job{PMI: c, Hosts: 1, HostRanks: 1, PeerTransport: make([]string, c.Size())}
+	if err := j.wire(ctx, o); err != nil {
+		j.closeConns()
+		c.Abort(1, "bootstrap failed")
+		c.Close()
+		return nil, fmt.Errorf("job: rank %d: %w", c.Rank(), err)
+	}
+	return j, nil
+}
+
+// card is what a rank publishes: its host identity and one address per
+// transport.
+type card struct {
+	host  string
+	addrs []string
+}
+
+func (cd card) String() string { return cd.host + " " + strings.Join(cd.addrs, " ") }
+
+func parseCard(s string) (card, error) {
+	f := strings.Fields(s)
+	if len(f) < 1 {
+		return card{}, errors.New("empty business card")
+	}
+	return card{host: f[0], addrs: f[1:]}, nil
+}
+
+func hostID() string {
+	h, _ := os.Hostname()
+	if b, err := os.ReadFile("/proc/sys/kernel/random/boot_id"); err == nil {
+		return h + "/" + strings.TrimSpace(string(b))
+	}
+	return h
+}
+
+func (j *Job) wire(ctx context.Context, o Options) error {
+	rank, size := j.PMI.Rank(), j.PMI.Size()
+	if size == 1 {
+		comm, err := collectives.New(0, 1, []fabric.Conn{nil}, o.Coll)
+		j.Comm = comm
+		return err
+	}
+	transports := o.Transports
+	if o.Fabric != FabricAuto {
+		t, _ := o.Transports.Lookup(o.Fabric)
+		transports = fabric.Registry{t}
+	}
+	own := card{host: hostID()}
+	for _, t := range transports {
+		ln, err := t.Listen(ctx, rank)
+		if err != nil {
+			return fmt.Errorf("listen on %s: %w", t.Name(), err)
+		}
+		j.listeners = append(j.listeners, ln)
+		own.addrs = append(own.addrs, ln.Addr())
+	}
+	if err := j.PMI.PutBytes(ctx, cardKey(rank), []byte(own.String())); err != nil {
+		return fmt.Errorf("publish business card: %w", err)
+	}
+	if err := j.PMI.Barrier(ctx); err != nil {
+		return fmt.Errorf("barrier after publishing cards: %w", err)
+	}
+	cards := make([]card, size)
+	hosts := map[string]int{}
+	for r := range cards {
+		if r == rank {
+			cards[r] = own
+		} else {
+			b, err := j.PMI.GetBytes(ctx, cardKey(r))
+			if err != nil {
+				return fmt.Errorf("read business card of rank %d: %w", r, err)
+			}
+			if cards[r], err = parseCard(string(b)); err != nil {
+				return fmt.Errorf("business card of rank %d: %w", r, err)
+			}
+		}
+		hosts[cards[r].host]++
+	}
+	j.Hosts = len(hosts)
+	for _, n := range hosts {
+		j.HostRanks = max(j.HostRanks, n)
+	}
+
+	// Rank i dials every peer below it and accepts every peer above it.
+	j.conns = make([]fabric.Conn, size)
+	var mu sync.Mutex
+	var errs []error
+	record := func(peer int, tname string, c fabric.Conn, err error) {
+		mu.Lock()
+		defer mu.Unlock()
+		switch {
+		case err != nil:
+			errs = append(errs, err)
+		case peer < 0 || peer >= size || peer == rank || j.conns[peer] != nil:
+			c.Close()
+			errs = append(errs, fmt.Errorf("unexpected connection claiming rank %d", peer))
+		default:
+			j.conns[peer] = c
+			j.PeerTransport[peer] = tname
+		}
+	}
+	// Peers above this rank dial it over whichever transport they choose;
+	// accept on every listener until all of them are in.
+	type accepted struct {
+		c     fabric.Conn
+		peer  int
+		tname string
+		err   error
+	}
+	want := size - 1 - rank
+	acc := make(chan accepted)
+	stop := make(chan struct{})
+	var accepters sync.WaitGroup
+	for i, ln := range j.listeners {
+		accepters.Go(func() {
+			for {
+				c, peer, err := ln.Accept(ctx)
+				a := accepted{c: c, peer: peer, tname: transports[i].Name()}
+				if err != nil {
+					a = accepted{err: fmt.Errorf("accept on %s: %w", transports[i].Name(), err)}
+				}
+				select {
+				case acc <- a:
+				case <-stop:
+					if c != nil {
+						c.Close() // raced in after the last expected peer
+					}
+					return
+				}
+				if err != nil {
+					return
+				}
+			}
+		})
+	}
+	var dialers sync.WaitGroup
+	for p := 0; p < rank; p++ {
+		i, err := choose(transports, cards[p], p)
+		if err != nil {
+			record(p, "", nil, err)
+			continue
+		}
+		dialers.Go(func() {
+			c, err := transports[i].Dial(ctx, rank, cards[p].addrs[i])
+			if err != nil {
+				err = fmt.Errorf("connect to rank %d over %s: %w", p, transports[i].Name(), err)
+			}
+			record(p, transports[i].Name(), c, err)
+		})
+	}
+	for got := 0; got < want; {
+		a := <-acc
+		if a.err != nil {
+			// An accept fails only when ctx ends (or the listener
+			// breaks): the peers still missing will not come.
+			record(-1, "", nil, a.err)
+			break
+		}
+		record(a.peer, a.tname, a.c, nil)
+		got++
+	}
+	close(stop)
+	for _, ln := range j.listeners {
+		ln.Close()
+	}
+	accepters.Wait()
+	j.listeners = nil
+	dialers.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	comm, err := collectives.New(rank, size, j.conns, o.Coll)
+	if err != nil {
+		return err
+	}
+	j.Comm = comm
+	return nil
+}
+
+// choose returns the index of the first transport that reaches the peer
+// whose card is to, as this rank sees it (tcp anywhere, shm on one host).
+func choose(ts fabric.Registry, to card, peer int) (int, error) {
+	for i, t := range ts {
+		if i < len(to.addrs) && fabric.Scheme(to.addrs[i]) == t.Name() && t.Reachable(to.addrs[i]) {
+			return i, nil
+		}
+	}
+	return 0, fmt.Errorf("no transport reaches rank %d (its addresses: %s)", peer, strings.Join(to.addrs, ", "))
+}
+
+func (j *Job) closeConns() {
+	for _, ln := range j.listeners {
+		ln.Close()
+	}
+	for _, c := range j.conns {
+		if c != nil {
+			c.Close()
+		}
+	}
+}
+
+// Close closes the peer connections and finalizes PMI.
+func (j *Job) Close(ctx context.Context) error {
+	j.closeConns()
+	err := j.PMI.Finalize(ctx)
+	if cerr := j.PMI.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}

@@ -1,0 +1,119 @@
+package job
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hpcbench/hpcbench/collectives"
+	"github.com/hpcbench/hpcbench/fabric"
+	"github.com/hpcbench/hpcbench/fabric/shm"
+	"github.com/hpcbench/hpcbench/fabric/tcp"
+	"github.com/hpcbench/hpcbench/pmi/pmitest"
+)
+
+func registry(t *testing.T) fabric.Registry {
+	t.Helper()
+	s, err := shm.New(shm.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tc, err := tcp.New(tcp.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fabric.Registry{s, tc}
+}
+
+// startAll bootstraps size in-process ranks through a real PMI server.
+func startAll(t *testing.T, size int, fabricName string) []*Job {
+	t.Helper()
+	envs := pmitest.Job(t, size)
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	jobs := make([]*Job, size)
+	errs := make([]error, size)
+	var wg sync.WaitGroup
+	for r := range size {
+		reg := registry(t)
+		wg.Go(func() {
+			jobs[r], errs[r] = Start(ctx, Options{Fabric: fabricName, Transports: reg, Getenv: envs[r]})
+		})
+	}
+	wg.Wait()
+	for r, err := range errs {
+		if err != nil {
+			t.Fatalf("rank %d: %v", r, err)
+		}
+	}
+	return jobs
+}
+
+func TestStartAndAllreduce(t *testing.T) {
+	for _, tc := range []struct {
+		fabric string
+		size   int
+		want   string
+	}{
+		{"auto", 4, "shm"},
+		{"tcp", 3, "tcp"},
+		{"shm", 5, "shm"},
+		{"auto", 1, "self"},
+	} {
+		t.Run(tc.fabric+"/"+tc.want, func(t *testing.T) {
+			jobs := startAll(t, tc.size, tc.fabric)
+			ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+			defer cancel()
+			var wg sync.WaitGroup
+			errs := make([]error, tc.size)
+			sums := make([][]byte, tc.size)
+			for r, j := range jobs {
+				if j.Transports() != tc.want || j.Hosts != 1 || j.HostRanks != tc.size {
+					t.Errorf("rank %d: transports %q hosts %d hostranks %d", r, j.Transports(), j.Hosts, j.HostRanks)
+				}
+				wg.Go(func() {
+					send := []byte{byte(r + 1), 0, 0, 0}
+					sums[r] = make([]byte, 4)
+					errs[r] = j.Comm.Allreduce(ctx, send, sums[r], collectives.Int32, collectives.Sum)
+					if errs[r] == nil {
+						errs[r] = j.Close(ctx)
+					}
+				})
+			}
+			wg.Wait()
+			want := byte(tc.size * (tc.size + 1) / 2)
+			for r := range jobs {
+				if errs[r] != nil {
+					t.Errorf("rank %d: %v", r, errs[r])
+				} else if !bytes.Equal(sums[r], []byte{want, 0, 0, 0}) {
+					t.Errorf("rank %d: sum %v, want %d", r, sums[r], want)
+				}
+			}
+		})
+	}
+}
+
+func TestValidate(t *testing.T) {
+	o := Options{Fabric: "ib", Transports: registry(t)}
+	if err := o.Validate(); err == nil || !strings.Contains(err.Error(), `--fabric "ib": must be auto or one of shm, tcp`) {
+		t.Errorf("Validate = %v", err)
+	}
+}
+
+func TestCards(t *testing.T) {
+	c := card{host: "h/1", addrs: []string{"shm://x/y", "tcp://1.2.3.4:5"}}
+	got, err := parseCard(c.String())
+	if err != nil || got.host != c.host || strings.Join(got.addrs, ",") != strings.Join(c.addrs, ",") {
+		t.Errorf("round trip: %+v, %v", got, err)
+	}
+	if _, err := parseCard(""); err == nil {
+		t.Error("empty card parsed")
+	}
+	reg := registry(t)
+	if _, err := choose(reg, card{host: "other", addrs: []string{"nope://"}}, 3); err == nil || !strings.Contains(err.Error(), "no transport reaches rank 3") {
+		t.Errorf("choose = %v", err)
+	}
+}
