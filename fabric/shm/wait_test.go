@@ -5,6 +5,7 @@ package shm
 import (
 	"context"
 	"errors"
+	"fmt"
 	"runtime"
 	"sync/atomic"
 	"testing"
@@ -27,47 +28,57 @@ func noStop() error { return nil }
 // TestAwaitWakes puts a waiter to sleep, then makes its condition true and
 // notifies: it must return at once, not at the end of a sleep slice.
 func TestAwaitWakes(t *testing.T) {
-	w, b := testWaiter()
-	var flag atomic.Bool
-	done := make(chan time.Time, 1)
-	go func() {
-		_ = w.await(nil, b, flag.Load, noStop)
-		done <- time.Now()
-	}()
-	for b.sleepers.Load() == 0 { // past spinning and yielding
-		time.Sleep(time.Millisecond)
-	}
-	if got := w.mine.Load(); got == noCPU {
-		t.Errorf("a waiter past its short spin did not publish its CPU")
-	}
-	set := time.Now()
-	flag.Store(true)
-	b.notify()
-	if lat := (<-done).Sub(set); lat > sleepSlice/2 {
-		t.Errorf("sleeping waiter returned %v after notify; want a futex wake", lat)
-	}
+	retryTiming(t, func() error {
+		w, b := testWaiter()
+		var flag atomic.Bool
+		done := make(chan time.Time, 1)
+		go func() {
+			_ = w.await(nil, b, flag.Load, noStop)
+			done <- time.Now()
+		}()
+		for b.sleepers.Load() == 0 { // past spinning and yielding
+			time.Sleep(time.Millisecond)
+		}
+		published := w.mine.Load() != noCPU
+		set := time.Now()
+		flag.Store(true)
+		b.notify()
+		lat := (<-done).Sub(set)
+		switch {
+		case !published:
+			return errors.New("a waiter past its short spin did not publish its CPU")
+		case lat > sleepSlice/2:
+			return fmt.Errorf("sleeping waiter returned %v after notify; want a futex wake", lat)
+		}
+		return nil
+	})
 }
 
 // TestAwaitCancel checks that cancelling the context wakes a sleeping
 // waiter, and that stop's error is returned.
 func TestAwaitCancel(t *testing.T) {
-	w, b := testWaiter()
-	ctx, cancel := context.WithCancel(context.Background())
-	errc := make(chan error, 1)
-	go func() {
-		errc <- w.await(ctx, b, func() bool { return false }, ctx.Err)
-	}()
-	for b.sleepers.Load() == 0 {
-		time.Sleep(time.Millisecond)
-	}
-	cancelled := time.Now()
-	cancel()
-	if err := <-errc; !errors.Is(err, context.Canceled) {
-		t.Fatalf("await after cancel: %v", err)
-	}
-	if d := time.Since(cancelled); d > sleepSlice/2 {
-		t.Errorf("await returned %v after cancel; want the doorbell to wake it", d)
-	}
+	retryTiming(t, func() error {
+		w, b := testWaiter()
+		ctx, cancel := context.WithCancel(context.Background())
+		errc := make(chan error, 1)
+		go func() {
+			errc <- w.await(ctx, b, func() bool { return false }, ctx.Err)
+		}()
+		for b.sleepers.Load() == 0 {
+			time.Sleep(time.Millisecond)
+		}
+		cancelled := time.Now()
+		cancel()
+		err := <-errc
+		d := time.Since(cancelled)
+		switch {
+		case !errors.Is(err, context.Canceled):
+			return fmt.Errorf("await after cancel: %v", err)
+		case d > sleepSlice/2:
+			return fmt.Errorf("await returned %v after cancel; want the doorbell to wake it", d)
+		}
+		return nil
+	})
 }
 
 // TestAwaitReadyWinsStop checks that an event that happened before stop

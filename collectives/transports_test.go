@@ -1,0 +1,74 @@
+package collectives
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/hpcbench/hpcbench/fabric"
+	"github.com/hpcbench/hpcbench/fabric/fabrictest"
+	"github.com/hpcbench/hpcbench/fabric/shm"
+	"github.com/hpcbench/hpcbench/fabric/tcp"
+)
+
+// TestCollectivesOverTransports runs the matrix (every collective, every
+// algorithm, sizes 0, 1, 7, 4096 and the large size) over real shared-memory
+// and TCP connections, in process, for a few rank counts: the pipe tests
+// check the algorithms, these check them on the transports ranks use.
+func TestCollectivesOverTransports(t *testing.T) {
+	sm, err := shm.New(shm.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tc, err := tcp.New(tcp.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ranks := []int{1, 2, 3, 4, 5, 7, 9}
+	if testing.Short() || raceEnabled {
+		ranks = []int{2, 3, 5}
+	}
+	for _, tr := range []fabric.Transport{sm, tc} {
+		for _, p := range ranks {
+			t.Run(fmt.Sprintf("%s/p=%d", tr.Name(), p), func(t *testing.T) {
+				mesh := make([][]fabric.Conn, p)
+				if p == 1 {
+					mesh[0] = []fabric.Conn{nil}
+				} else {
+					mesh = fabrictest.AllToAll(t, tr, p)
+				}
+				comms := make([]*Comm, p)
+				for r := range p {
+					c, err := New(r, p, mesh[r], Options{})
+					if err != nil {
+						t.Fatal(err)
+					}
+					comms[r] = c
+				}
+				t.Cleanup(func() {
+					for _, c := range comms {
+						c.Close()
+					}
+				})
+				cases := matrix(p, nil, true)
+				errs := runRanks(comms, 5*time.Minute, func(ctx context.Context, c *Comm) error {
+					var bufs rankBufs
+					var wrong []error
+					for i, k := range cases {
+						verr, err := runCase(ctx, c, i, k, &bufs)
+						if err != nil {
+							return fmt.Errorf("case %d %v: %w", i, k, err)
+						}
+						if verr != nil && len(wrong) < 5 {
+							wrong = append(wrong, fmt.Errorf("case %d %v: %w", i, k, verr))
+						}
+					}
+					return errors.Join(wrong...)
+				})
+				checkRanks(t, errs)
+			})
+		}
+	}
+}
