@@ -113,8 +113,28 @@ func (c *Comm) recv(ctx context.Context, peer int, tag uint32, b []byte) error {
 
 // sendrecv is Sendrecv for a collective: the received message must fill rb
 // exactly.
+//
+// An exchange with a single partner (dst == src) that is too large to send
+// eagerly is done in turn rather than at once: the lower rank sends first,
+// the higher one receives first. Inside a collective the partner makes the
+// mirror call, so this cannot deadlock, and it keeps one goroutine per
+// process busy instead of two: on shared memory both halves spin while they
+// wait, and four spinning threads on two CPUs made a 4 MiB exchange ten
+// times slower than a ping-pong.
 func (c *Comm) sendrecv(ctx context.Context, tag uint32, dst int, sb []byte, src int, rb []byte) error {
-	n, err := c.sendrecvN(ctx, tag, dst, sb, src, rb)
+	var n int
+	var err error
+	if dst == src && dst != c.rank && len(sb) > c.eager[dst] {
+		if c.rank < dst {
+			if err = c.send(ctx, dst, tag, sb); err == nil {
+				n, err = c.recvN(ctx, src, tag, rb)
+			}
+		} else if n, err = c.recvN(ctx, src, tag, rb); err == nil {
+			err = c.send(ctx, dst, tag, sb)
+		}
+	} else {
+		n, err = c.sendrecvN(ctx, tag, dst, sb, src, rb)
+	}
 	if err == nil && n != len(rb) {
 		err = fmt.Errorf("receive from rank %d: got %d bytes, want %d: %w", src, n, len(rb), ErrSizeMismatch)
 	}
