@@ -207,7 +207,12 @@ func runCase(ctx context.Context, c *Comm, i int, k collCase, bufs *rankBufs) (v
 
 // runMatrix runs cases on p ranks over a pipe mesh with options po.
 func runMatrix(t *testing.T, p int, po pipe.Options, cases []collCase) {
-	comms := newComms(t, p, po, Options{})
+	runMatrixOn(t, newComms(t, p, po, Options{}), cases)
+}
+
+// runMatrixOn runs cases on comms, one goroutine per rank, and reports
+// every rank's failures.
+func runMatrixOn(t *testing.T, comms []*Comm, cases []collCase) {
 	errs := runRanks(comms, 5*time.Minute, func(ctx context.Context, c *Comm) error {
 		var bufs rankBufs
 		var wrong []error

@@ -1,11 +1,8 @@
 package collectives
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"testing"
-	"time"
 
 	"github.com/hpcbench/hpcbench/fabric"
 	"github.com/hpcbench/hpcbench/fabric/fabrictest"
@@ -52,22 +49,7 @@ func TestCollectivesOverTransports(t *testing.T) {
 						c.Close()
 					}
 				})
-				cases := matrix(p, nil, true)
-				errs := runRanks(comms, 5*time.Minute, func(ctx context.Context, c *Comm) error {
-					var bufs rankBufs
-					var wrong []error
-					for i, k := range cases {
-						verr, err := runCase(ctx, c, i, k, &bufs)
-						if err != nil {
-							return fmt.Errorf("case %d %v: %w", i, k, err)
-						}
-						if verr != nil && len(wrong) < 5 {
-							wrong = append(wrong, fmt.Errorf("case %d %v: %w", i, k, verr))
-						}
-					}
-					return errors.Join(wrong...)
-				})
-				checkRanks(t, errs)
+				runMatrixOn(t, comms, matrix(p, nil, true))
 			})
 		}
 	}

@@ -67,6 +67,28 @@ fuzz_targets() {
 		{ n = 0 }'
 }
 
+# fuzz_one fuzzes one target. A real failure always writes its input under
+# testdata/fuzz ("Failing input written to ..."); on a loaded machine the go
+# command sometimes ends a clean run with "context deadline exceeded" while
+# stopping its workers (no input written). That is retried once and, if it
+# happens again, reported as a warning rather than failing the suite.
+fuzz_one() {
+	local pkg=$1 name=$2 out attempt
+	for attempt in 1 2; do
+		hb_log "fuzz $pkg $name"
+		if out=$(go test -run '^$' -fuzz "^${name}\$" -fuzztime "$fuzztime" "$pkg" </dev/null 2>&1); then
+			printf '%s\n' "$out" | tail -n 2
+			return 0
+		fi
+		printf '%s\n' "$out"
+		if grep -q 'Failing input written to' <<<"$out" || ! grep -q 'context deadline exceeded' <<<"$out"; then
+			hb_die "fuzz target $name in $pkg failed"
+		fi
+		hb_log "fuzz $name stopped with 'context deadline exceeded' and no failing input (attempt $attempt)"
+	done
+	hb_log "warning: fuzz $name in $pkg twice ended with the go command's worker-shutdown timeout; no failing input was found"
+}
+
 if [[ $fuzztime == 0 || $fuzztime == 0s ]]; then
 	hb_log "fuzzing skipped (HPCBENCH_FUZZTIME=$fuzztime)"
 else
@@ -79,8 +101,7 @@ else
 	hb_log "fuzzing ${#targets[@]} targets for $fuzztime each"
 	for t in "${targets[@]}"; do
 		read -r pkg name <<<"$t"
-		hb_log "fuzz $pkg $name"
-		go test -run '^$' -fuzz "^${name}\$" -fuzztime "$fuzztime" "$pkg" </dev/null
+		fuzz_one "$pkg" "$name"
 	done
 fi
 
