@@ -7,6 +7,8 @@ import (
 	"net"
 	"sync"
 	"sync/atomic"
+	"syscall"
+	"time"
 
 	"github.com/hpcbench/hpcbench/fabric"
 )
@@ -39,16 +41,83 @@ type conn struct {
 	rmu sync.Mutex
 	rd  side // read deadline and cancellation
 	rs  recvState
+
+	// The receive busy-poll (see spinRead); spinFn is nil when it is off.
+	spin   time.Duration         // Options.RecvSpin: the most one read spins
+	rc     syscall.RawConn       // nc's, for nonblocking reads
+	spinFn func(fd uintptr) bool // c.spinPoll, made once
+	sp     spinState             // under rmu
 }
+
+// spinState is one spinning read's input and result.
+type spinState struct {
+	p      []byte          // where to read
+	budget time.Duration   // how long to spin now, adapted (see adapt)
+	start  time.Time       // when the last spin began
+	done   <-chan struct{} // the Recv's ctx.Done(): stop spinning when closed
+	dl     time.Time       // the Recv's deadline: stop spinning there
+	res    spinResult
+	n      int   // bytes read, when res is spinGot
+	errno  error // read(2)'s error, when res is spinGot
+}
+
+// spinResult is what a spinning read saw.
+type spinResult uint8
+
+const (
+	spinNothing spinResult = iota // no bytes, no end, no error
+	spinGot                       // bytes, end of stream or an error
+)
 
 var _ fabric.Conn = (*conn)(nil)
 
-// newConn wraps a connected, handshaken socket to rank peer.
-func newConn(nc *net.TCPConn, peer int) *conn {
+// newConn wraps a connected, handshaken socket to rank peer. A Recv that
+// waits for bytes busy-polls the socket for up to spin before parking;
+// spin <= 0 turns that off.
+func newConn(nc *net.TCPConn, peer int, spin time.Duration) *conn {
 	c := &conn{nc: nc, peer: peer}
 	c.wd.set = nc.SetWriteDeadline
 	c.rd.set = nc.SetReadDeadline
+	if spin > 0 && spinSupported {
+		if rc, err := nc.SyscallConn(); err == nil {
+			c.spin, c.rc, c.spinFn = spin, rc, c.spinPoll
+			c.sp.budget = spin
+		}
+	}
 	return c
+}
+
+// read reads from the socket into p for the read side: first by
+// busy-polling, when that is on, then the ordinary way, which parks until
+// bytes arrive, the deadline passes or Close runs.
+func (c *conn) read(p []byte) (int, error) {
+	if c.spinFn != nil && len(p) > 0 {
+		if n, err, ok := c.spinRead(p); ok {
+			return n, err
+		}
+		n, err := c.nc.Read(p)
+		if err == nil {
+			c.sp.adapt(time.Since(c.sp.start), c.spin)
+		}
+		return n, err
+	}
+	return c.nc.Read(p)
+}
+
+// adapt sets the busy-poll budget after a read that spun out and then
+// waited waited in all (spin included) for its bytes. When a spin of max
+// would have caught them, the budget doubles back towards max: the peer
+// answers fast, but a park and wake-up costs more than the spin (and
+// slows the peer's next answer in turn, so a too short spin never
+// recovers on its own). When not, the spin burnt a CPU for nothing,
+// perhaps one the peer needed (more ranks than CPUs), and the budget
+// halves, down to a single nonblocking read.
+func (s *spinState) adapt(waited, max time.Duration) {
+	if waited <= max {
+		s.budget = min(max, 2*s.budget+time.Microsecond)
+	} else {
+		s.budget /= 2
+	}
 }
 
 // Send writes the header and b with one writev, without copying b. If ctx

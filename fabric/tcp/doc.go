@@ -32,6 +32,15 @@
 // header buffers are the connection's, and a context reused across calls
 // keeps its registration (see side).
 //
+// A Recv that finds no bytes on the socket first busy-polls it with
+// nonblocking reads for up to Options.RecvSpin (yielding the CPU between
+// tries, so that a peer woken onto this CPU, or a rank sharing it, still
+// runs), and only then parks in the network poller, whose wake-up costs
+// more than a small message's round trip. The budget adapts per
+// connection: it halves after a wait that a full spin would not have
+// covered and doubles back after one it would have. A context's
+// cancellation or deadline and Close end the busy-poll as well.
+//
 // # Concurrency and cancellation
 //
 // Send and Recv have separate locks, so one of each may run at the same

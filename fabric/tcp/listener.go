@@ -17,6 +17,7 @@ type listener struct {
 	self      int
 	addr      string
 	handshake time.Duration // bound on one connection's hello exchange
+	spin      time.Duration // Options.RecvSpin, for the Conns
 
 	mu sync.Mutex // one Accept at a time: they share the socket's deadline
 }
@@ -54,7 +55,7 @@ func (l *listener) Accept(ctx context.Context) (fabric.Conn, int, error) {
 		}
 		peer, err := l.hello(ctx, tc)
 		if err == nil {
-			return newConn(tc, peer), peer, nil
+			return newConn(tc, peer, l.spin), peer, nil
 		}
 		_ = tc.Close()
 		if errors.Is(err, errStray) {

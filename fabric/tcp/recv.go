@@ -59,7 +59,12 @@ func (c *conn) Recv(ctx context.Context, tag uint32, b []byte) (int, error) {
 		c.dropIfClosed()
 		return 0, fmt.Errorf("tcp: %s rank %d: %w", recvOp(tag), c.peer, err)
 	}
+	if c.spinFn != nil {
+		c.sp.done = ctx.Done()
+		c.sp.dl, _ = ctx.Deadline()
+	}
 	n, full, err := c.recvStream(tag, b)
+	c.sp.done = nil
 	c.dropIfClosed()
 	if err == nil {
 		return c.result(tag, n, full, len(b))
@@ -99,7 +104,7 @@ func (c *conn) recvStream(tag uint32, b []byte) (n, full int, err error) {
 			}
 		}
 		if r.hdrN < frameHeaderLen {
-			k, err := c.nc.Read(r.hdr[r.hdrN:])
+			k, err := c.read(r.hdr[r.hdrN:])
 			r.hdrN += k
 			if r.hdrN < frameHeaderLen {
 				if err == nil {
@@ -123,7 +128,7 @@ func (c *conn) recvStream(tag uint32, b []byte) (n, full int, err error) {
 			r.body = make([]byte, r.size)
 		}
 		for r.got < r.size {
-			k, err := c.nc.Read(r.body[r.got:])
+			k, err := c.read(r.body[r.got:])
 			r.got += k
 			if err != nil && r.got < r.size {
 				return 0, 0, midFrame(err)
@@ -147,7 +152,7 @@ func (c *conn) recvDirect(b []byte) (n, full int, err error) {
 		dst = dst[:r.size]
 	}
 	for r.got < len(dst) {
-		k, err := c.nc.Read(dst[r.got:])
+		k, err := c.read(dst[r.got:])
 		r.got += k
 		if err != nil && r.got < len(dst) {
 			if r.got > 0 {
@@ -170,7 +175,7 @@ func (c *conn) discard() error {
 		r.scratch = make([]byte, discardLen)
 	}
 	for r.skip > 0 {
-		k, err := c.nc.Read(r.scratch[:min(r.skip, len(r.scratch))])
+		k, err := c.read(r.scratch[:min(r.skip, len(r.scratch))])
 		r.skip -= k
 		if err != nil && r.skip > 0 {
 			return midFrame(err)

@@ -68,6 +68,7 @@ func (t *Transport) Listen(ctx context.Context, self int) (fabric.Listener, erro
 		self:      self,
 		addr:      Name + "://" + net.JoinHostPort(host, strconv.Itoa(bound.Port)),
 		handshake: t.opts.HandshakeTimeout,
+		spin:      t.opts.RecvSpin,
 	}, nil
 }
 
@@ -135,7 +136,7 @@ func (t *Transport) Dial(ctx context.Context, self int, addr string) (fabric.Con
 		}
 		return nil, fmt.Errorf("tcp: dial %s: handshake: %w", addr, err)
 	}
-	return newConn(tc, peer), nil
+	return newConn(tc, peer, t.opts.RecvSpin), nil
 }
 
 // parseAddr returns the host:port of a "tcp://host:port" address.
