@@ -325,7 +325,10 @@ func TestLaunchOutput(t *testing.T) {
 	}
 	for rank := range 3 {
 		p := "[" + strconv.Itoa(rank) + "] "
-		if !strings.Contains(r.Stdout, p+"out "+strconv.Itoa(rank)+"\n"+p+"second\n") && !regexp.MustCompile(regexp.QuoteMeta(p)+"second").MatchString(r.Stdout) {
+		// Lines of different ranks may interleave, but each arrives whole
+		// and tagged, in the rank's own order.
+		out := regexp.MustCompile(`(?m)^`+regexp.QuoteMeta(p)+`.*$`).FindAllString(r.Stdout, -1)
+		if strings.Join(out, "|") != p+"out "+strconv.Itoa(rank)+"|"+p+"second" {
 			t.Errorf("stdout lacks rank %d's tagged lines:\n%s", rank, r.Stdout)
 		}
 		if !strings.Contains(r.Stderr, p+"err\n") {

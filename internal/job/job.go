@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -80,7 +81,7 @@ type Job struct {
 func (j *Job) Transports() string {
 	var seen []string
 	for _, t := range j.PeerTransport {
-		if t != "" && !contains(seen, t) {
+		if t != "" && !slices.Contains(seen, t) {
 			seen = append(seen, t)
 		}
 	}
@@ -88,15 +89,6 @@ func (j *Job) Transports() string {
 		return "self"
 	}
 	return strings.Join(seen, "+")
-}
-
-func contains(s []string, v string) bool {
-	for _, x := range s {
-		if x == v {
-			return true
-		}
-	}
-	return false
 }
 
 // cardKey is the KVS key of a rank's business card.
