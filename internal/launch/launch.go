@@ -28,6 +28,7 @@ type Failure struct {
 	Msg  string
 
 	fromPMI bool // the PMI server saw it; the rank's exit status may say more
+	abort   bool // a rank called abort; a peer's death just before may be the cause
 }
 
 func (f *Failure) Error() string { return f.Msg }
@@ -76,6 +77,10 @@ func unwrapExecErr(err error) error {
 // rank's connection drop, for that rank's exit status before tearing the job
 // down; a status such as "killed by signal 9" names the cause better.
 const statusGrace = time.Second
+
+// abortGrace is how long an abort is held back for the exit status of a
+// rank that died by a signal just before it (see serverFailed).
+const abortGrace = 200 * time.Millisecond
 
 // job is the state of one run, owned by Run's goroutine.
 type job struct {
@@ -270,6 +275,13 @@ func (jb *job) handle(ev procEvent) {
 			// exit status, unless it is the signal the teardown sent,
 			// says more.
 			jb.fail = &Failure{Rank: r, Code: code, Msg: fmt.Sprintf("launch: rank %d %s", r, msg)}
+		case jb.fail.abort && jb.fail.Rank != r && !jb.tornDown && ev.status.Signaled() &&
+			ev.status.Signal() != syscall.SIGPIPE && !ourSignal(ev.status, jb.killSent):
+			// Another rank died by a signal while the abort was held
+			// back: it died first, and the abort is its peers noticing.
+			// (SIGPIPE is a rank writing to the PMI server after the
+			// abort closed it: a consequence, not a cause.)
+			jb.fail = &Failure{Rank: r, Code: code, Msg: fmt.Sprintf("launch: rank %d %s", r, msg)}
 		}
 		jb.teardown()
 	case evSpawnerDied:
@@ -288,6 +300,13 @@ func (jb *job) serverFailed() {
 		return
 	}
 	jb.fail = failureFrom(jb.srv.Err())
+	if jb.fail.abort {
+		// A rank often aborts because a peer died under it (its
+		// connection closed); give that peer's exit status a moment to
+		// arrive so the message names the cause, not the messenger.
+		jb.statusWait = time.After(abortGrace)
+		return
+	}
 	if r := jb.fail.Rank; jb.fail.fromPMI && r >= 0 && r < len(jb.exited) && !jb.exited[r] {
 		// A dropped connection usually means the process is dying: give
 		// its exit status a moment to arrive.
@@ -394,7 +413,7 @@ func failureFrom(err error) *Failure {
 	var re *pmi.RankError
 	if errors.As(err, &re) {
 		if re.Abort {
-			return &Failure{Rank: re.Rank, Code: re.Code, Msg: "launch: " + re.Err.Error()}
+			return &Failure{Rank: re.Rank, Code: re.Code, Msg: "launch: " + re.Err.Error(), abort: true}
 		}
 		return &Failure{Rank: re.Rank, Code: 1, Msg: "launch: " + trimPMI(re.Err.Error()), fromPMI: true}
 	}

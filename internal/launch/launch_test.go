@@ -174,6 +174,11 @@ func TestRunJobFailures(t *testing.T) {
 		{"exit status", Options{N: 4, Command: []string{"sh", "-c", `[ $PMI_RANK = 1 ] && exit 5; sleep 30`}}, 5, 1, "rank 1 exited with status 5"},
 		{"signal", Options{N: 2, Command: []string{"sh", "-c", `[ $PMI_RANK = 0 ] && kill -9 $$; sleep 30`}}, 137, 0, "rank 0 was killed by signal 9 (SIGKILL)"},
 		{"pmi abort", Options{N: 2, Command: []string{"sh", "-c", `printf 'cmd=abort exitcode=9\n' >&3; sleep 30`}}, 9, -2, "called abort with exit code 9"},
+		// An abort is held back for abortGrace: a rank that dies by a
+		// signal within it is named as the cause (peers abort when a
+		// rank dies under them, and their abort can reach the PMI
+		// server before the dead rank's exit status reaches us).
+		{"signal death just after an abort", Options{N: 2, Command: []string{"sh", "-c", `if [ $PMI_RANK = 0 ]; then sleep 0.05; kill -9 $$; fi; printf 'cmd=abort exitcode=1\n' >&3; sleep 30`}}, 137, 0, "rank 0 was killed by signal 9 (SIGKILL)"},
 		{"timeout", Options{N: 2, Timeout: 300 * time.Millisecond, Grace: 100 * time.Millisecond, Command: []string{"sh", "-c", `trap '' TERM; sleep 30`}}, 124, -1, "job exceeded --timeout 300ms"},
 		{"not a program", Options{N: 2, Command: []string{garbage}}, 1, 0, "rank 0: start " + garbage + ": exec format error"},
 	} {
