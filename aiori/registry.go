@@ -1,0 +1,103 @@
+package aiori
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/spf13/pflag"
+)
+
+// Options are a backend's own settings. Each backend registers its flags
+// under its lower-case name ("--posix.odirect", "--dummy.delay-xfer"), as
+// IOR does, so the options of every backend can be parsed from one command
+// line whichever backend is chosen.
+type Options interface {
+	// AddFlags registers the options on fs, each named "<backend>.<opt>".
+	AddFlags(fs *pflag.FlagSet)
+	// Validate reports the first invalid setting as an error naming the
+	// flag and the accepted range.
+	Validate() error
+}
+
+// Env is what a backend learns about the job when it is made.
+type Env struct {
+	// Rank and Size place this process in the job.
+	Rank, Size int
+}
+
+// Entry is one backend of a Registry.
+type Entry struct {
+	// Name selects the backend (-a POSIX); matched without regard to case.
+	Name string
+	// Aliases are legacy names that select it too.
+	Aliases []string
+	// Metadata says whether the backend implements Metadata, so mdtest
+	// can refuse the others before it makes one.
+	Metadata bool
+	// NewOptions returns the backend's options with their defaults.
+	NewOptions func() Options
+	// New makes a backend from validated options.
+	New func(opts Options, env Env) (Backend, error)
+}
+
+// Registry is an ordered set of backends; the first is the default.
+type Registry struct {
+	entries []Entry
+}
+
+// NewRegistry returns a registry of entries in the order given. It fails
+// when an entry lacks a name or a constructor, or when two names or
+// aliases collide without regard to case.
+func NewRegistry(entries ...Entry) (*Registry, error) {
+	seen := make(map[string]bool)
+	for i, e := range entries {
+		if e.Name == "" || e.New == nil || e.NewOptions == nil {
+			return nil, fmt.Errorf("aiori: registry entry %d: name, New and NewOptions are required", i)
+		}
+		for _, n := range append([]string{e.Name}, e.Aliases...) {
+			k := strings.ToLower(n)
+			if seen[k] {
+				return nil, fmt.Errorf("aiori: registry: backend name %q registered twice", n)
+			}
+			seen[k] = true
+		}
+	}
+	return &Registry{entries: append([]Entry(nil), entries...)}, nil
+}
+
+// Lookup returns the entry whose name or alias is name, in any case.
+func (r *Registry) Lookup(name string) (Entry, bool) {
+	for _, e := range r.entries {
+		if strings.EqualFold(e.Name, name) {
+			return e, true
+		}
+		for _, a := range e.Aliases {
+			if strings.EqualFold(a, name) {
+				return e, true
+			}
+		}
+	}
+	return Entry{}, false
+}
+
+// Default returns the first entry; ok is false for an empty registry.
+func (r *Registry) Default() (e Entry, ok bool) {
+	if len(r.entries) == 0 {
+		return Entry{}, false
+	}
+	return r.entries[0], true
+}
+
+// Entries returns the entries in registry order.
+func (r *Registry) Entries() []Entry {
+	return append([]Entry(nil), r.entries...)
+}
+
+// Names returns the backend names in registry order, for help and errors.
+func (r *Registry) Names() []string {
+	names := make([]string, len(r.entries))
+	for i, e := range r.entries {
+		names[i] = e.Name
+	}
+	return names
+}
