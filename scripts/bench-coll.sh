@@ -15,7 +15,10 @@
 #
 # and prints, per benchmark and size, the median over runs of each side's
 # time in microseconds (PingPong: IMB's t, the slower rank's half round
-# trip; the others: t_avg) and the ratio hpcbench/MPICH.
+# trip; the others: t_avg), the ratio of the medians hpcbench/MPICH, and
+# under "pairs" the median of each run's own ratio (the two sides of a run
+# ran back to back), which is the figure to trust on a machine whose speed
+# drifts between runs.
 #
 # Part 2, TCP. `hpcbench coll --fabric tcp PingPong` on 2 ranks against
 # `fi_pingpong -p tcp -e msg` (libfabric-bin) over 127.0.0.1: one-way
@@ -138,6 +141,25 @@ median() {
 	}' "$2"
 }
 
+# pair_ratio KEY A B prints the median over runs of A/B, where the k-th line
+# of KEY in file A pairs with the k-th in file B: each run's two sides ran
+# back to back, so a machine that changes speed between runs (this VM has
+# two speed modes for cross-core traffic) moves both sides of a pair alike.
+pair_ratio() {
+	awk -v k="$1" '
+	{ key = $1; for (i = 2; i < NF; i++) key = key " " $i }
+	key != k { next }
+	FILENAME == ARGV[1] { a[na++] = $NF; next }
+	{ b[nb++] = $NF }
+	END {
+		n = 0
+		for (i = 0; i < na && i < nb; i++) if (b[i] > 0) r[n++] = a[i] / b[i]
+		if (n == 0) { print "-"; exit }
+		for (i = 0; i < n; i++) for (j = i + 1; j < n; j++) if (r[j] < r[i]) { t = r[i]; r[i] = r[j]; r[j] = t }
+		printf "%.2f", (n % 2) ? r[int(n / 2)] : (r[n / 2 - 1] + r[n / 2]) / 2
+	}' "$2" "$3"
+}
+
 ratio() {
 	awk -v a="$1" -v b="$2" 'BEGIN { if (a == "-" || b == "-" || b == 0) print "-"; else printf "%.2f", a / b }'
 }
@@ -165,14 +187,15 @@ hb_log "$load_after"
 {
 	printf '\nPart 1: %s ranks, median of %s runs, microseconds (PingPong: t; others: t_avg)\n' "$NP" "$REPS"
 	printf '%s; %s\n\n' "$load_before" "$load_after"
-	printf '%-10s %9s %12s %12s %9s\n' benchmark bytes MPICH hpcbench hb/MPICH
+	printf '%-10s %9s %12s %12s %9s %9s\n' benchmark bytes MPICH hpcbench hb/MPICH pairs
 	for b in "${benches[@]}"; do
 		row_sizes=("${sizes[@]}")
 		[[ $b == Barrier ]] && row_sizes=(0)
 		for s in "${row_sizes[@]}"; do
 			m=$(median "$b $s" "$tmp/mpich.txt")
 			h=$(median "$b $s" "$tmp/hpcbench.txt")
-			printf '%-10s %9s %12s %12s %9s\n' "$b" "$s" "$m" "$h" "$(ratio "$h" "$m")"
+			printf '%-10s %9s %12s %12s %9s %9s\n' "$b" "$s" "$m" "$h" "$(ratio "$h" "$m")" \
+				"$(pair_ratio "$b $s" "$tmp/hpcbench.txt" "$tmp/mpich.txt")"
 		done
 	done
 }
@@ -216,10 +239,11 @@ load_after=$(load after)
 {
 	printf '\nPart 2: TCP over 127.0.0.1, one-way latency, median of %s runs, microseconds\n' "$REPS"
 	printf '%s; %s\n\n' "$load_before" "$load_after"
-	printf '%9s %14s %14s %9s\n' bytes fi_pingpong hpcbench hb/fi
+	printf '%9s %14s %14s %9s %9s\n' bytes fi_pingpong hpcbench hb/fi pairs
 	for s in "${fi_sizes[@]}"; do
 		f=$(median "PingPong $s" "$tmp/fi.txt")
 		h=$(median "PingPong $s" "$tmp/hbtcp.txt")
-		printf '%9s %14s %14s %9s\n' "$s" "$f" "$h" "$(ratio "$h" "$f")"
+		printf '%9s %14s %14s %9s %9s\n' "$s" "$f" "$h" "$(ratio "$h" "$f")" \
+			"$(pair_ratio "PingPong $s" "$tmp/hbtcp.txt" "$tmp/fi.txt")"
 	done
 }
