@@ -1,0 +1,320 @@
+// Package posix is the POSIX backend of aiori, after IOR's aiori-POSIX.c:
+// files opened with open(2), transfers with pwrite(2) and pread(2) in loops
+// that finish short transfers, fsync(2), unlink(2), stat(2), statfs(2),
+// sync(2), and the namespace operations mdtest needs (mkdir, rmdir,
+// rename, stat, mknod).
+//
+// Everything goes through golang.org/x/sys/unix, not os.File, so that a
+// transfer is one system call and no allocation; the range lock of
+// --posix.rangelocks adds two fcntl calls and still allocates nothing.
+//
+// Errors name the call, the path and, for transfers, the offset
+// ("posix: write /mnt/f at offset 4096: no space left on device") and wrap
+// the unix.Errno, so errors.Is(err, unix.ENOSPC) and
+// errors.Is(err, fs.ErrNotExist) work.
+package posix
+
+import (
+	"fmt"
+	"io/fs"
+	"sync"
+	"time"
+
+	"github.com/hpcbench/hpcbench/aiori"
+	"golang.org/x/sys/unix"
+)
+
+// Name is the backend's registry name, IOR's "-a POSIX".
+const Name = "POSIX"
+
+// createPerm is the permission Create and Mknod give new files, as IOR's.
+const createPerm = 0o664
+
+// Entry returns the registry entry of the POSIX backend.
+func Entry() aiori.Entry {
+	return aiori.Entry{
+		Name:       Name,
+		Metadata:   true,
+		NewOptions: func() aiori.Options { return DefaultOptions() },
+		New:        New,
+	}
+}
+
+// Backend is the POSIX backend. Its methods may be called from several
+// goroutines at once; each File it returns belongs to one goroutine at a
+// time.
+type Backend struct {
+	opts Options
+
+	mu    sync.Mutex
+	hints aiori.Hints // guarded by mu; copied into each File when opened
+}
+
+// What the backend implements.
+var (
+	_ aiori.Backend  = (*Backend)(nil)
+	_ aiori.Hinter   = (*Backend)(nil)
+	_ aiori.Syncer   = (*Backend)(nil)
+	_ aiori.Statfser = (*Backend)(nil)
+	_ aiori.Metadata = (*Backend)(nil)
+	_ aiori.File     = (*File)(nil)
+	_ aiori.Options  = (*Options)(nil)
+)
+
+// New makes a POSIX backend from opts, which must be a *Options (nil means
+// DefaultOptions). It validates opts and acquires nothing.
+func New(opts aiori.Options, _ aiori.Env) (aiori.Backend, error) {
+	o, err := options(opts)
+	if err != nil {
+		return nil, err
+	}
+	return &Backend{opts: *o}, nil
+}
+
+// options returns opts as *Options, validated.
+func options(opts aiori.Options) (*Options, error) {
+	if opts == nil {
+		return DefaultOptions(), nil
+	}
+	o, ok := opts.(*Options)
+	if !ok || o == nil {
+		return nil, fmt.Errorf("posix: options are %T; want *posix.Options", opts)
+	}
+	if err := o.Validate(); err != nil {
+		return nil, err
+	}
+	return o, nil
+}
+
+// Name returns "POSIX".
+func (b *Backend) Name() string { return Name }
+
+// Version returns "": the backend is the kernel's system calls, which IOR's
+// POSIX backend does not describe either.
+func (b *Backend) Version() string { return "" }
+
+// Options returns a copy of the options the backend was made with.
+func (b *Backend) Options() Options { return b.opts }
+
+// SetHints records h for the files opened from now on. Only
+// h.SingleXferAttempt changes what the backend does: short transfers are
+// then reported instead of retried.
+func (b *Backend) SetHints(h aiori.Hints) {
+	b.mu.Lock()
+	b.hints = h
+	b.mu.Unlock()
+}
+
+func (b *Backend) currentHints() aiori.Hints {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.hints
+}
+
+// Create opens path with O_CREAT and mode 0664, plus O_EXCL, O_TRUNC and
+// O_DIRECT as flags ask (O_DIRECT also with --posix.odirect). The access
+// mode follows flags (ReadOnly, WriteOnly, ReadWrite) and is O_RDWR when
+// flags name none, as IOR's create.
+func (b *Backend) Create(path string, flags aiori.OpenFlags) (aiori.File, error) {
+	return b.open("create", path, flags|aiori.Create)
+}
+
+// Open opens path, which must exist unless flags include Create. Flags
+// map to open(2) flags as for Create.
+func (b *Backend) Open(path string, flags aiori.OpenFlags) (aiori.File, error) {
+	return b.open("open", path, flags)
+}
+
+func (b *Backend) open(op, path string, flags aiori.OpenFlags) (*File, error) {
+	direct := b.opts.ODirect || flags&aiori.Direct != 0
+	oflags, err := openFlags(flags, direct)
+	if err != nil {
+		return nil, fmt.Errorf("posix: %s %s: %w", op, path, err)
+	}
+	var fd int
+	for {
+		fd, err = unix.Open(path, oflags, createPerm)
+		if err != unix.EINTR {
+			break
+		}
+	}
+	if err != nil {
+		if direct && err == unix.EINVAL {
+			return nil, fmt.Errorf("posix: %s %s with O_DIRECT: %w (the file system may not support direct I/O)", op, path, err)
+		}
+		return nil, fmt.Errorf("posix: %s %s: %w", op, path, err)
+	}
+	h := b.currentHints()
+	return &File{
+		fd:         fd,
+		path:       path,
+		direct:     direct,
+		rangeLocks: b.opts.RangeLocks,
+		single:     h.SingleXferAttempt,
+	}, nil
+}
+
+// openFlags translates flags to open(2) flags.
+func openFlags(flags aiori.OpenFlags, direct bool) (int, error) {
+	var o int
+	switch flags & (aiori.ReadOnly | aiori.WriteOnly | aiori.ReadWrite) {
+	case aiori.ReadOnly:
+		o = unix.O_RDONLY
+	case aiori.WriteOnly:
+		o = unix.O_WRONLY
+	case aiori.ReadWrite, 0:
+		o = unix.O_RDWR
+	default:
+		return 0, fmt.Errorf("open flags %#x set more than one of ReadOnly, WriteOnly and ReadWrite", uint32(flags))
+	}
+	o |= unix.O_CLOEXEC
+	if flags&aiori.Create != 0 {
+		o |= unix.O_CREAT
+	}
+	if flags&aiori.Excl != 0 {
+		o |= unix.O_EXCL
+	}
+	if flags&aiori.Trunc != 0 {
+		o |= unix.O_TRUNC
+	}
+	if direct {
+		o |= unix.O_DIRECT
+	}
+	return o, nil
+}
+
+// Remove unlinks path.
+func (b *Backend) Remove(path string) error {
+	if err := unix.Unlink(path); err != nil {
+		return fmt.Errorf("posix: remove %s: %w", path, err)
+	}
+	return nil
+}
+
+// Access returns nil when path exists (access(2) with F_OK) and an error
+// wrapping unix.ENOENT, which matches fs.ErrNotExist, when it does not.
+func (b *Backend) Access(path string) error {
+	if err := unix.Access(path, unix.F_OK); err != nil {
+		return fmt.Errorf("posix: access %s: %w", path, err)
+	}
+	return nil
+}
+
+// FileSize returns stat(2)'s st_size of path.
+func (b *Backend) FileSize(path string) (int64, error) {
+	var st unix.Stat_t
+	if err := unix.Stat(path, &st); err != nil {
+		return 0, fmt.Errorf("posix: stat %s: %w", path, err)
+	}
+	return st.Size, nil
+}
+
+// Close does nothing: the backend holds nothing but open Files, which
+// their owners close.
+func (b *Backend) Close() error { return nil }
+
+// Sync calls sync(2), which flushes every file system and cannot fail.
+func (b *Backend) Sync() error {
+	unix.Sync()
+	return nil
+}
+
+// Statfs reports the capacity of the file system holding path from
+// statfs(2). Sizes are in fragments (f_frsize, or f_bsize when that is
+// zero), as statvfs(3) and df count them. FreeBytes counts f_bfree, the
+// free blocks including those reserved for root, so TotalBytes−FreeBytes
+// is df's "Used" column and IOR's "Used FS" percentage, which IOR also
+// computes from f_bfree. (df's "Avail" is f_bavail, usually smaller.)
+func (b *Backend) Statfs(path string) (aiori.FSInfo, error) {
+	var st unix.Statfs_t
+	if err := unix.Statfs(path, &st); err != nil {
+		return aiori.FSInfo{}, fmt.Errorf("posix: statfs %s: %w", path, err)
+	}
+	unit := uint64(st.Frsize)
+	if unit == 0 {
+		unit = uint64(st.Bsize)
+	}
+	return aiori.FSInfo{
+		TotalBytes:  st.Blocks * unit,
+		FreeBytes:   st.Bfree * unit,
+		TotalInodes: st.Files,
+		FreeInodes:  st.Ffree,
+	}, nil
+}
+
+// Mkdir creates the directory path with the permission bits of perm
+// (less the umask).
+func (b *Backend) Mkdir(path string, perm fs.FileMode) error {
+	if err := unix.Mkdir(path, uint32(perm.Perm())); err != nil {
+		return fmt.Errorf("posix: mkdir %s: %w", path, err)
+	}
+	return nil
+}
+
+// Rmdir removes the empty directory path.
+func (b *Backend) Rmdir(path string) error {
+	if err := unix.Rmdir(path); err != nil {
+		return fmt.Errorf("posix: rmdir %s: %w", path, err)
+	}
+	return nil
+}
+
+// Rename moves from to to with rename(2), replacing to if it exists.
+func (b *Backend) Rename(from, to string) error {
+	if err := unix.Rename(from, to); err != nil {
+		return fmt.Errorf("posix: rename %s to %s: %w", from, to, err)
+	}
+	return nil
+}
+
+// Stat describes path with stat(2), following symbolic links.
+func (b *Backend) Stat(path string) (aiori.FileInfo, error) {
+	var st unix.Stat_t
+	if err := unix.Stat(path, &st); err != nil {
+		return aiori.FileInfo{}, fmt.Errorf("posix: stat %s: %w", path, err)
+	}
+	return fileInfo(&st), nil
+}
+
+// Mknod creates the empty regular file path with mknod(2) (S_IFREG, mode
+// 0664), without opening it, as mdtest -k does. It fails with an error
+// matching fs.ErrExist when path exists.
+func (b *Backend) Mknod(path string) error {
+	if err := unix.Mknod(path, unix.S_IFREG|createPerm, 0); err != nil {
+		return fmt.Errorf("posix: mknod %s: %w", path, err)
+	}
+	return nil
+}
+
+// fileInfo converts a stat(2) result, as os.Stat does.
+func fileInfo(st *unix.Stat_t) aiori.FileInfo {
+	mode := fs.FileMode(st.Mode & 0o777)
+	switch st.Mode & unix.S_IFMT {
+	case unix.S_IFDIR:
+		mode |= fs.ModeDir
+	case unix.S_IFLNK:
+		mode |= fs.ModeSymlink
+	case unix.S_IFIFO:
+		mode |= fs.ModeNamedPipe
+	case unix.S_IFSOCK:
+		mode |= fs.ModeSocket
+	case unix.S_IFBLK:
+		mode |= fs.ModeDevice
+	case unix.S_IFCHR:
+		mode |= fs.ModeDevice | fs.ModeCharDevice
+	}
+	if st.Mode&unix.S_ISUID != 0 {
+		mode |= fs.ModeSetuid
+	}
+	if st.Mode&unix.S_ISGID != 0 {
+		mode |= fs.ModeSetgid
+	}
+	if st.Mode&unix.S_ISVTX != 0 {
+		mode |= fs.ModeSticky
+	}
+	return aiori.FileInfo{
+		Size:    st.Size,
+		Mode:    mode,
+		ModTime: time.Unix(st.Mtim.Unix()),
+	}
+}

@@ -1,0 +1,348 @@
+package ior
+
+import (
+	"fmt"
+	"math"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/hpcbench/hpcbench/internal/ior/config"
+	"github.com/hpcbench/hpcbench/report"
+)
+
+// resultBuilder assembles the Result on rank 0, test by test, in the
+// convention of report's IOR writers.
+type resultBuilder struct {
+	env     Env
+	size    int
+	r       *report.Result
+	summary report.Table
+}
+
+func newResultBuilder(env Env, size int) *resultBuilder {
+	r := report.New("ior")
+	r.Run.Command = env.Command
+	r.Run.Version = env.Version
+	r.Run.Hostnames = env.Hostnames
+	r.Run.Ranks = size
+	r.Run.Hosts = env.Hosts
+	r.Run.Env = map[string]string{report.EnvMachine: env.Machine, "platform": env.Platform}
+	return &resultBuilder{env: env, size: size, r: r,
+		summary: report.Table{Name: report.IORSummaryTable, Columns: report.IORSummaryColumns()}}
+}
+
+// finish returns the Result.
+func (b *resultBuilder) finish(began, finished time.Time) *report.Result {
+	b.r.Run.Start, b.r.Run.End = began, finished
+	b.r.Tables = append(b.r.Tables, b.summary)
+	return b.r
+}
+
+// addTest adds one test's tables and its summary rows.
+func (b *resultBuilder) addTest(o *config.Options, t *tester, res *testResult) {
+	k := o.ID
+	tables := []report.Table{
+		{Name: report.IORTableName(k, report.IORHeader), Columns: report.IORHeaderColumns(), Rows: b.header(o, t)},
+		{Name: report.IORTableName(k, report.IOROptions), Columns: report.IORSettingColumns(), Rows: b.options(o, t)},
+		{Name: report.IORTableName(k, report.IORParameters), Columns: report.IORSettingColumns(), Rows: b.parameters(o, t)},
+		{Name: report.IORTableName(k, report.IORResults), Columns: report.IORResultsColumns(), Rows: b.results(o, t, res)},
+		{Name: report.IORTableName(k, report.IORRanks), Columns: report.IORRanksColumns(), Rows: b.ranks(t, res)},
+	}
+	b.r.Tables = append(b.r.Tables, tables...)
+	for _, op := range []string{report.IORWrite, report.IORRead} {
+		if row, ok := b.summaryRow(o, t, res, op); ok {
+			b.summary.Rows = append(b.summary.Rows, row)
+		}
+	}
+}
+
+// header is IOR's per-test header: TestID, StartTime, Path, FS.
+func (b *resultBuilder) header(o *config.Options, t *tester) []report.Row {
+	rows := []report.Row{
+		report.IORHeaderRow(report.IORTestID, strconv.Itoa(o.ID)),
+		report.IORHeaderRow(report.IORStartTime, report.IORHeaderTime(t.start)),
+		report.IORHeaderRow(report.IORPath, o.TestFile),
+	}
+	if fs := t.fs; fs != nil && fs.TotalBytes > 0 {
+		usedPct := 100 * float64(fs.TotalBytes-fs.FreeBytes) / float64(fs.TotalBytes)
+		rows = append(rows,
+			report.IORHeaderRow(report.IORCapacity, fmt.Sprintf("%.1f GiB", float64(fs.TotalBytes)/(1<<30))),
+			report.IORHeaderRow(report.IORUsedCapacity, fmt.Sprintf("%.1f%%", usedPct)))
+		if fs.TotalInodes > 0 {
+			usedIn := 100 * float64(fs.TotalInodes-fs.FreeInodes) / float64(fs.TotalInodes)
+			rows = append(rows,
+				report.IORHeaderRow(report.IORInodes, fmt.Sprintf("%.1f Mi", float64(fs.TotalInodes)/(1<<20))),
+				report.IORHeaderRow(report.IORUsedInodes, fmt.Sprintf("%.1f%%", usedIn)))
+		}
+	}
+	return rows
+}
+
+// iorSize formats a size as IOR's HumanReadable does in base two: whole
+// units without decimals ("1 MiB"), others with two.
+func iorSize(v int64) string {
+	units := []struct {
+		size int64
+		name string
+	}{{1 << 40, "TiB"}, {1 << 30, "GiB"}, {1 << 20, "MiB"}, {1 << 10, "KiB"}}
+	for _, u := range units {
+		if v >= u.size {
+			if v%u.size == 0 {
+				return fmt.Sprintf("%d %s", v/u.size, u.name)
+			}
+			return fmt.Sprintf("%.2f %s", float64(v)/float64(u.size), u.name)
+		}
+	}
+	return fmt.Sprintf("%d bytes", v)
+}
+
+// ordering names IOR's "ordering inter file".
+func ordering(o *config.Options) string {
+	switch {
+	case o.ReorderTasks:
+		return "constant task offset"
+	case o.ReorderTasksRandom > 0:
+		return "random task offset"
+	}
+	return "no tasks offsets"
+}
+
+// options is IOR's "Options:" block, in IOR's order.
+func (b *resultBuilder) options(o *config.Options, t *tester) []report.Row {
+	str, num := report.IORStringSetting, report.IORIntSetting
+	access := "single-shared-file"
+	if o.FilePerProc {
+		access = "file-per-process"
+	}
+	typ := "independent"
+	if o.Collective {
+		typ = "collective"
+	}
+	inFile := "sequential"
+	if o.RandomOffset > 0 {
+		inFile = "random"
+	}
+	rows := []report.Row{
+		str("api", o.Backend.Name),
+		str("apiVersion", t.be.Version()),
+		str("test filename", o.TestFile),
+		str("access", access),
+		str("type", typ),
+		num("segments", o.SegmentCount),
+		str("ordering in a file", inFile),
+		str("ordering inter file", ordering(o)),
+	}
+	if o.ReorderTasks || o.ReorderTasksRandom > 0 {
+		rows = append(rows, num("task offset", int64(o.TaskPerNodeOffset)))
+		if o.ReorderTasksRandom > 0 {
+			rows = append(rows, num("reorder random seed", int64(o.ReorderTasksRandomSeed)))
+		}
+	}
+	rows = append(rows,
+		num("nodes", int64(b.env.Hosts)),
+		num("tasks", int64(t.numTasks)),
+		num("clients per node", int64(b.tasksPerNode(t))),
+		str("memoryBuffer", "CPU"),
+		str("dataAccess", "CPU"),
+		str("GPUDirect", "0"),
+		num("repetitions", int64(o.Repetitions)),
+		str("xfersize", iorSize(o.TransferSize)),
+		str("blocksize", iorSize(o.BlockSize)),
+		str("aggregate filesize", iorSize(o.AggregateSize(t.numTasks))),
+	)
+	if o.DryRun {
+		rows = append(rows, num("dryRun", 1))
+	}
+	if o.Verbose > 0 {
+		rows = append(rows, num("verbose", int64(o.Verbose)))
+	}
+	if o.DeadlineForStonewalling > 0 {
+		rows = append(rows, num("stonewallingTime", int64(o.DeadlineForStonewalling)),
+			num("stoneWallingWearOut", b2i(o.StoneWallingWearOut)))
+	}
+	return rows
+}
+
+// tasksPerNode is IOR's tPN: tasks over nodes, at least one.
+func (b *resultBuilder) tasksPerNode(t *tester) int {
+	if b.env.HostRanks > 0 {
+		return min(b.env.HostRanks, t.numTasks)
+	}
+	return max(1, t.numTasks/max(1, b.env.Hosts))
+}
+
+func b2i(v bool) int64 {
+	if v {
+		return 1
+	}
+	return 0
+}
+
+// parameters is IOR's JSON "Parameters" object, in IOR's order.
+func (b *resultBuilder) parameters(o *config.Options, t *tester) []report.Row {
+	str, num := report.IORStringSetting, report.IORIntSetting
+	return []report.Row{
+		num("testID", int64(o.ID)),
+		num("refnum", int64(o.RefNum)),
+		str("api", o.Backend.Name),
+		str("platform", b.env.Platform),
+		str("testFileName", o.TestFile),
+		num("deadlineForStonewall", int64(o.DeadlineForStonewalling)),
+		num("stoneWallingWearOut", b2i(o.StoneWallingWearOut)),
+		num("maxTimeDuration", int64(o.MaxTimeDuration)),
+		num("outlierThreshold", int64(o.OutlierThreshold)),
+		str("options", "(null)"),
+		num("dryRun", b2i(o.DryRun)),
+		num("nodes", int64(b.env.Hosts)),
+		num("memoryPerTask", 0),
+		num("memoryPerNode", 0),
+		num("tasksPerNode", int64(b.tasksPerNode(t))),
+		num("repetitions", int64(o.Repetitions)),
+		num("multiFile", b2i(o.MultiFile)),
+		num("interTestDelay", int64(o.InterTestDelay)),
+		num("fsync", b2i(o.Fsync)),
+		num("fsyncperwrite", b2i(o.FsyncPerWrite)),
+		num("useExistingTestFile", b2i(o.UseExistingTestFile)),
+		num("uniqueDir", b2i(o.UniqueDir)),
+		num("singleXferAttempt", b2i(o.SingleXferAttempt)),
+		num("readFile", b2i(o.ReadFile)),
+		num("writeFile", b2i(o.WriteFile)),
+		num("filePerProc", b2i(o.FilePerProc)),
+		num("reorderTasks", b2i(o.ReorderTasks)),
+		num("reorderTasksRandom", int64(o.ReorderTasksRandom)),
+		num("reorderTasksRandomSeed", int64(o.ReorderTasksRandomSeed)),
+		num("randomOffset", int64(o.RandomOffset)),
+		num("checkWrite", b2i(o.CheckWrite)),
+		num("checkRead", b2i(o.CheckRead)),
+		num("dataPacketType", int64(o.DataPacketType)),
+		num("keepFile", b2i(o.KeepFile)),
+		num("keepFileWithError", b2i(o.KeepFileWithError)),
+		num("warningAsErrors", b2i(o.WarningAsErrors)),
+		num(report.IORParamVerbose, int64(o.Verbose)),
+		str("data packet type", o.DataPacketType.String()[:1]),
+		num("setTimeStampSignature/incompressibleSeed", o.TimeStampSignature),
+		num("collective", b2i(o.Collective)),
+		num("segmentCount", o.SegmentCount),
+		num("transferSize", o.TransferSize),
+		num("blockSize", o.BlockSize),
+	}
+}
+
+// results is the per-iteration table.
+func (b *resultBuilder) results(o *config.Options, t *tester, res *testResult) []report.Row {
+	var rows []report.Row
+	for _, f := range res.phases {
+		if f.access == report.IORRemove {
+			rows = append(rows, report.IORRemoveRow(f.iter, f.total))
+			continue
+		}
+		rows = append(rows, report.IORPhase{
+			Access: f.access, Iter: f.iter,
+			BW:      div(float64(f.bytes)/(1<<20), f.total),
+			IOPS:    div(float64(f.bytes)/float64(o.TransferSize), f.wrrd),
+			Latency: f.latency,
+			Block:   o.BlockSize, Xfer: o.TransferSize,
+			Open: f.open, WrRd: f.wrrd, Close: f.close, Total: f.total,
+			Tasks:  t.numTasks,
+			Errors: f.errors,
+		}.Row())
+	}
+	return rows
+}
+
+// div is a/b, NaN when b is not positive.
+func div(a, b float64) float64 {
+	if !(b > 0) {
+		return math.NaN()
+	}
+	return a / b
+}
+
+// ranks is the per-rank table behind saveRankPerformanceDetailsCSV.
+func (b *resultBuilder) ranks(t *tester, res *testResult) []report.Row {
+	var rows []report.Row
+	for _, f := range res.phases {
+		if f.access == report.IORRemove {
+			continue
+		}
+		per := float64(f.bytes) / float64(max(1, t.numTasks))
+		for r := range f.rankTotal {
+			rows = append(rows, report.IORRank{
+				Access: f.access, Iter: f.iter, Rank: r,
+				RuntimeWithOpenClose: f.rankTotal[r], Runtime: f.rankXfer[r],
+				ThroughputWithOpenClose: div(per, f.rankTotal[r]), Throughput: div(per, f.rankXfer[r]),
+			}.Row())
+		}
+	}
+	return rows
+}
+
+// summaryRow is IOR's long summary of operation op over the repetitions.
+func (b *resultBuilder) summaryRow(o *config.Options, t *tester, res *testResult, op string) (report.Row, bool) {
+	var bw, ops, times, aggs, stoneT, stoneBW []float64
+	for _, f := range res.phases {
+		if f.access != op {
+			continue
+		}
+		bw = append(bw, div(float64(f.bytes)/(1<<20), f.total))
+		ops = append(ops, div(float64(f.bytes)/float64(o.TransferSize), f.total))
+		times = append(times, f.total)
+		aggs = append(aggs, float64(f.bytes)/(1<<20))
+		if !math.IsNaN(f.stonewall) {
+			stoneT = append(stoneT, f.stonewall)
+			stoneBW = append(stoneBW, div(float64(f.stoneBytes)/(1<<20), f.stonewall))
+		}
+	}
+	if len(bw) == 0 {
+		return report.Row{}, false
+	}
+	bmax, bmin, bmean, bsd := stats(bw)
+	omax, omin, omean, osd := stats(ops)
+	_, _, tmean, _ := stats(times)
+	_, _, amean, _ := stats(aggs)
+	sT, sBW := math.NaN(), math.NaN()
+	if len(stoneT) > 0 {
+		_, _, sT, _ = stats(stoneT)
+		_, _, sBW, _ = stats(stoneBW)
+	}
+	fpp := 0
+	if o.FilePerProc {
+		fpp = 1
+	}
+	reord := 0
+	if o.ReorderTasks {
+		reord = 1
+	}
+	return report.IORSummary{
+		Operation: op, TestID: o.ID, Tasks: t.numTasks, TasksPerNode: b.tasksPerNode(t),
+		Reps: o.Repetitions, FilePerProc: fpp, Reorder: reord, ReorderOffset: o.TaskPerNodeOffset,
+		ReorderRandom: o.ReorderTasksRandom, Seed: o.ReorderTasksRandomSeed,
+		Segments: o.SegmentCount, BlockSize: o.BlockSize, TransferSize: o.TransferSize,
+		API: o.Backend.Name, RefNum: o.RefNum,
+		BWMax: bmax, BWMin: bmin, BWMean: bmean, BWStdDev: bsd,
+		OPsMax: omax, OPsMin: omin, OPsMean: omean, OPsStdDev: osd,
+		MeanTime: tmean, StonewallTime: sT, StonewallBW: sBW, AggMiB: amean,
+		BW: bw, OPs: ops,
+	}.Row(), true
+}
+
+// stats returns the max, min, mean and population standard deviation of
+// v, IOR's summary statistics (IOR divides by the count, not count−1).
+func stats(v []float64) (mx, mn, mean, sd float64) {
+	mx, mn = math.Inf(-1), math.Inf(1)
+	for _, x := range v {
+		mx, mn = math.Max(mx, x), math.Min(mn, x)
+		mean += x
+	}
+	mean /= float64(len(v))
+	for _, x := range v {
+		sd += (x - mean) * (x - mean)
+	}
+	return mx, mn, mean, math.Sqrt(sd / float64(len(v)))
+}
+
+// dirOf is the directory of a test file, for statfs.
+func dirOf(path string) string {
+	return filepath.Dir(path)
+}

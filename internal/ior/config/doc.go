@@ -1,0 +1,25 @@
+// Package config turns an IOR command line into validated test
+// configurations before any I/O, so that storage engineers can paste their
+// IOR command lines and scripts into hpcbench ior.
+//
+// Parse accepts IOR 4's syntax (src/option.c, src/parse_options.c):
+//
+//	-a POSIX -b 4m -t 1m -s 16 -F -wrW -z -z -O summaryFormat=JSON,keepFile=1 --posix.odirect
+//
+// Every option has IOR's short flag and, as its long name, IOR's parameter
+// name (--blockSize), which is also its -O key (-O blockSize=4m). Backend
+// options are registered by every backend of the aiori.Registry and set by
+// flag (--posix.odirect) or directive (-O posix.odirect=1). A -f script
+// gives several tests, each inheriting the settings before it.
+//
+// Deliberate differences from IOR, all stricter: sizes and integers with a
+// fraction, a sign where none fits, or an unknown suffix are errors naming
+// the flag (IOR reads "1.5m" as 1); a bare word, an unknown -O key, a bad
+// summaryFormat or -l value, and scripts without IOR START / IOR STOP are
+// errors; -i 0 and negative delays are rejected where IOR warns and resets;
+// -G 0 counts as given.
+//
+// Options.Validate checks the combinations IOR rejects that do not depend on
+// the job size; Options.Resolve completes the options for a job and returns
+// IOR's job-size warnings.
+package config

@@ -1,0 +1,435 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/hpcbench/hpcbench/aiori"
+)
+
+// ErrHelp is what Parse returns for -h or --help: the command prints Usage
+// and exits 0. It is pflag.ErrHelp, so errors.Is works with either.
+var ErrHelp = pflag.ErrHelp
+
+// ErrNoBackends reports a nil or empty registry.
+var ErrNoBackends = errors.New("no I/O backends registered")
+
+// Config is a parsed IOR command line: the tests to run, in order, each
+// validated.
+type Config struct {
+	// Tests has one entry per test: one for a command line, one per RUN
+	// of a -f script. Their ID is their index.
+	Tests []Options
+	// Args is the command line as given, without the program name, for
+	// IOR's "Command line" header.
+	Args []string
+	// ScriptFile is -f, or "" without a script.
+	ScriptFile string
+	// Warnings are IOR's warnings about the configuration, without the
+	// "WARNING: " prefix; under --warningAsErrors Parse fails instead.
+	Warnings []string
+}
+
+// Parse turns an IOR command line (args without the program name) into
+// validated tests. It accepts IOR's syntax: grouped switches (-wr, -vvv),
+// counted switches (-z -z), values as "-b 4m", "-b4m" or "-b=4m", "-F=0",
+// long options as "--name=value" or "--name value", -O key=value
+// directives, and every backend's namespaced options (--posix.odirect)
+// whichever -a selects. Sizes take k, m, g, t and p (powers of 1024);
+// fractions and unknown suffixes are errors. If none of -w -r -W -R is
+// given, the test writes and reads. A -f script is read from the file
+// system.
+//
+// Errors are one line naming the flag (or the script line) and what it
+// accepts; -h and --help return ErrHelp.
+func Parse(args []string, reg *aiori.Registry) (*Config, error) {
+	return parse(args, reg, func(name string) (io.ReadCloser, error) { return os.Open(name) })
+}
+
+// ParseFS is Parse with the -f script read from fsys, for tests and
+// embedded scripts; the script's name must be a valid fs.FS path.
+func ParseFS(fsys fs.FS, args []string, reg *aiori.Registry) (*Config, error) {
+	return parse(args, reg, func(name string) (io.ReadCloser, error) { return fsys.Open(name) })
+}
+
+// Script limits keep a script's replay (every test re-applies the lines
+// before it) bounded.
+const (
+	maxScriptTests      = 1000
+	maxScriptDirectives = 10000
+	maxScriptLine       = 64 << 10
+)
+
+// parse is Parse with the script opener given; every error it returns but
+// ErrHelp prints on one line.
+func parse(args []string, reg *aiori.Registry, open func(string) (io.ReadCloser, error)) (*Config, error) {
+	cfg, err := parseTests(args, reg, open)
+	if err != nil && !errors.Is(err, ErrHelp) {
+		return nil, oneLineError{err}
+	}
+	return cfg, err
+}
+
+// oneLineError prints an error with control characters replaced, so that
+// what the user typed (or a backend's message) cannot break the line; the
+// chain stays reachable for errors.Is.
+type oneLineError struct{ err error }
+
+func (e oneLineError) Error() string {
+	return strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f {
+			return '?'
+		}
+		return r
+	}, e.err.Error())
+}
+
+func (e oneLineError) Unwrap() error { return e.err }
+
+func parseTests(args []string, reg *aiori.Registry, open func(string) (io.ReadCloser, error)) (*Config, error) {
+	p, err := newParser(reg)
+	if err != nil {
+		return nil, err
+	}
+	if err := p.parseArgs(args); err != nil {
+		return nil, err
+	}
+	cfg := &Config{Args: slices.Clone(args), ScriptFile: p.script}
+	if p.script == "" {
+		o := p.finish(0)
+		if err := o.Validate(); err != nil {
+			return nil, err
+		}
+		cfg.Tests = []Options{o}
+		return cfg, nil
+	}
+	s, err := loadScript(open, p.script)
+	if err != nil {
+		return nil, fmt.Errorf("-f %s: %w", p.script, err)
+	}
+	// Check every line once, so that a bad line is reported before the
+	// tests it belongs to are built.
+	for _, l := range s.lines {
+		if err := p.applyDirective(l.d); err != nil {
+			return nil, fmt.Errorf("-f %s: line %d: %w", p.script, l.line, err)
+		}
+	}
+	// Each test is the command line plus the script up to its end:
+	// replaying gives every test its own backend options.
+	for i, end := range s.ends {
+		q := p
+		if end != len(s.lines) || i != len(s.ends)-1 {
+			if q, err = newParser(reg); err != nil {
+				return nil, err
+			}
+			if err := q.parseArgs(args); err != nil {
+				return nil, err
+			}
+			for _, l := range s.lines[:end] {
+				if err := q.applyDirective(l.d); err != nil {
+					return nil, fmt.Errorf("-f %s: line %d: %w", p.script, l.line, err)
+				}
+			}
+		}
+		o := q.finish(i)
+		if err := o.Validate(); err != nil {
+			return nil, fmt.Errorf("-f %s: test %d: %w", p.script, i, err)
+		}
+		cfg.Tests = append(cfg.Tests, o)
+	}
+	for _, o := range cfg.Tests {
+		if o.StoneWallingStatusFile != "" {
+			cfg.Warnings = append(cfg.Warnings, "the StoneWallingStatusFile only preserves the last experiment, "+
+				"make sure that each run uses a separate status file!")
+			break
+		}
+	}
+	for _, o := range cfg.Tests {
+		if o.WarningAsErrors && len(cfg.Warnings) > 0 {
+			return nil, fmt.Errorf("--warningAsErrors: %s", cfg.Warnings[0])
+		}
+	}
+	return cfg, nil
+}
+
+// Usage returns the help text of the options: IOR's, then each backend's
+// under "Module NAME".
+func Usage(reg *aiori.Registry) string {
+	p, err := newParser(reg)
+	if err != nil {
+		return err.Error() + "\n"
+	}
+	iorFlags := pflag.NewFlagSet("ior", pflag.ContinueOnError)
+	iorFlags.SortFlags = false
+	p.fs.VisitAll(func(f *pflag.Flag) {
+		if !p.backendFlag[f.Name] {
+			iorFlags.AddFlag(f)
+		}
+	})
+	var b strings.Builder
+	b.WriteString("Options (sizes take k, m, g, t, p = powers of 1024; every long option is also a -O key):\n")
+	b.WriteString(iorFlags.FlagUsages())
+	for _, s := range p.sections {
+		if !s.fs.HasFlags() {
+			continue
+		}
+		fmt.Fprintf(&b, "\nModule %s:\n%s", s.name, s.fs.FlagUsages())
+	}
+	return b.String()
+}
+
+// section is one backend's flags, for Usage.
+type section struct {
+	name string
+	fs   *pflag.FlagSet
+}
+
+// parser holds one test's options as a command line and directives set
+// them.
+type parser struct {
+	reg         *aiori.Registry
+	fs          *pflag.FlagSet
+	o           Options
+	backends    map[string]aiori.Options // by Entry.Name
+	backendFlag map[string]bool
+	sections    []section
+	keys        map[string]string // lower-case directive key → flag name
+	help        bool
+	script      string
+}
+
+// newParser returns a parser with IOR's defaults and every backend's
+// options registered.
+func newParser(reg *aiori.Registry) (*parser, error) {
+	if reg == nil {
+		return nil, ErrNoBackends
+	}
+	def, ok := reg.Default()
+	if !ok {
+		return nil, ErrNoBackends
+	}
+	p := &parser{
+		reg:         reg,
+		o:           DefaultOptions(),
+		backends:    make(map[string]aiori.Options),
+		backendFlag: make(map[string]bool),
+		keys:        make(map[string]string),
+	}
+	p.o.API = def.Name
+	p.fs = pflag.NewFlagSet("ior", pflag.ContinueOnError)
+	p.fs.SetOutput(io.Discard)
+	p.fs.SortFlags = false
+	p.addFlags()
+	for _, e := range reg.Entries() {
+		if err := p.addBackend(e); err != nil {
+			return nil, err
+		}
+	}
+	p.fs.VisitAll(func(f *pflag.Flag) {
+		k := strings.ToLower(f.Name)
+		if _, dup := p.keys[k]; !dup && !notDirectives[f.Name] {
+			p.keys[k] = f.Name
+		}
+	})
+	return p, nil
+}
+
+// addBackend registers e's options under their namespaced names.
+func (p *parser) addBackend(e aiori.Entry) (err error) {
+	bo := e.NewOptions()
+	if bo == nil {
+		return fmt.Errorf("backend %s: NewOptions returned nil", e.Name)
+	}
+	bfs := pflag.NewFlagSet(e.Name, pflag.ContinueOnError)
+	bfs.SetOutput(io.Discard)
+	bfs.SortFlags = false
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("backend %s: registering options: %v", e.Name, r)
+		}
+	}()
+	bo.AddFlags(bfs)
+	bfs.VisitAll(func(f *pflag.Flag) {
+		switch {
+		case err != nil:
+		case p.fs.Lookup(f.Name) != nil:
+			err = fmt.Errorf("backend %s: option --%s is defined twice", e.Name, f.Name)
+		case f.Shorthand != "":
+			err = fmt.Errorf("backend %s: option --%s has a short form; backend options are long only", e.Name, f.Name)
+		default:
+			p.fs.AddFlag(f)
+			p.backendFlag[f.Name] = true
+		}
+	})
+	p.backends[e.Name] = bo
+	p.sections = append(p.sections, section{e.Name, bfs})
+	return err
+}
+
+// addFlags registers IOR's options, bound to p.o. Each long name is IOR's
+// parameter name, which is also its -O key.
+func (p *parser) addFlags() {
+	o, fs := &p.o, p.fs
+	sw := func(b *bool, name, short, usage string) {
+		fs.VarPF(boolValue{b}, name, short, usage).NoOptDefVal = "true"
+	}
+	count := func(n *int, name, short, usage string) {
+		fs.VarPF(countValue{n}, name, short, usage).NoOptDefVal = "+1"
+	}
+	integer := func(n *int, name, short, usage string) { fs.VarP(intValue{n}, name, short, usage) }
+
+	fs.VarP(apiValue{&o.API, p.reg}, "api", "a", "I/O backend: "+strings.Join(p.reg.Names(), "|"))
+	integer(&o.RefNum, "refNum", "A", "user reference number printed in the summary")
+	fs.VarP(sizeValue{&o.BlockSize}, "blockSize", "b", "contiguous bytes per task per segment")
+	sw(&o.Collective, "collective", "c", "collective I/O")
+	sw(&o.ReorderTasks, "reorderTasks", "C", "read back data written by another task (constant offset -Q)")
+	integer(&o.InterTestDelay, "interTestDelay", "d", "seconds to wait before each phase")
+	integer(&o.DeadlineForStonewalling, "deadlineForStonewalling", "D", "stop a phase after this many seconds (0: off)")
+	sw(&o.Fsync, "fsync", "e", "fsync at the end of the write phase")
+	sw(&o.UseExistingTestFile, "useExistingTestFile", "E", "do not remove the test file before writing")
+	fs.StringVarP(&p.script, "scriptFile", "f", "", "run the tests of this `script` (IOR START … RUN … IOR STOP)")
+	sw(&o.FilePerProc, "filePerProc", "F", "one file per task")
+	sw(&o.IntraTestBarriers, "intraTestBarriers", "g", "barriers between open, write/read and close")
+	fs.VarP(signatureValue{o}, "setTimeStampSignature", "G", "data signature and random seed (default: the time)")
+	sw(&p.help, "help", "h", "print this help")
+	integer(&o.Repetitions, "repetitions", "i", "repetitions of the test")
+	integer(&o.OutlierThreshold, "outlierThreshold", "j", "warn about tasks this many seconds from the mean")
+	sw(&o.KeepFile, "keepFile", "k", "keep the test files at the end")
+	sw(&o.KeepFileWithError, "keepFileWithError", "K", "keep the test files when verification fails")
+	fs.VarP(packetValue{&o.DataPacketType}, "dataPacketType", "l", "data: timestamp, offset, incompressible or random (t, o, i, r)")
+	sw(&o.MultiFile, "multiFile", "m", "a new file for every repetition")
+	fs.StringVarP(&o.MemoryPerNode, "memoryPerNode", "M", "", "hog memory on the node (2g, 75%); not supported")
+	integer(&o.NumTasks, "numTasks", "N", "tasks taking part (-1: all)")
+	fs.StringVarP(&o.TestFile, "testFile", "o", o.TestFile, "test file name")
+	fs.VarP(directiveValue{p}, "directive", "O", "set options by name: `key=value[,key=value]`, # starts a comment; repeatable")
+	integer(&o.TaskPerNodeOffset, "taskPerNodeOffset", "Q", "task offset of -C, minimum offset of -Z")
+	sw(&o.ReadFile, "readFile", "r", "read phase")
+	sw(&o.CheckRead, "checkRead", "R", "verify the data of the read phase (needs -G without -w)")
+	fs.VarP(int64Value{&o.SegmentCount}, "segmentCount", "s", "number of segments")
+	fs.VarP(sizeValue{&o.TransferSize}, "transferSize", "t", "bytes per I/O call")
+	integer(&o.MaxTimeDuration, "maxTimeDuration", "T", "start no repetition after this many minutes (0: off)")
+	sw(&o.UniqueDir, "uniqueDir", "u", "with -F, a directory per task")
+	count(&o.Verbose, "verbose", "v", "more output (repeat for more)")
+	sw(&o.WriteFile, "writeFile", "w", "write phase")
+	sw(&o.CheckWrite, "checkWrite", "W", "read back and verify after writing")
+	sw(&o.SingleXferAttempt, "singleXferAttempt", "x", "do not retry short transfers")
+	integer(&o.ReorderTasksRandomSeed, "reorderTasksRandomSeed", "X", "seed of -Z (negative: varies per repetition)")
+	sw(&o.DualMount, "dualMount", "y", "dual mount points (with -F)")
+	sw(&o.FsyncPerWrite, "fsyncPerWrite", "Y", "fsync after every write")
+	count(&o.RandomOffset, "randomOffset", "z", "random offsets: shuffled in a block; -z -z: anywhere")
+	count(&o.ReorderTasksRandom, "reorderTasksRandom", "Z", "read back data of a random task; -Z -Z: a permutation")
+
+	sw(&o.DryRun, "dryRun", "", "no I/O")
+	sw(&o.WarningAsErrors, "warningAsErrors", "", "fail on any warning")
+	fs.Var(sizeValue{&o.RandomPrefill}, "randomPrefill", "with -z, prefill the file in pieces of this size")
+	fs.Var(int64Value{&o.RandomOffsetSeed}, "random-offset-seed", "seed of -z (-1: the time)")
+	sw(&o.StoneWallingWearOut, "stoneWallingWearOut", "", "after the -D deadline, all tasks finish the largest count")
+	integer(&o.StoneWallingWearOutIterations, "stoneWallingWearOutIterations", "", "stop after this many transfers")
+	fs.StringVar(&o.StoneWallingStatusFile, "stoneWallingStatusFile", "", "file carrying the transfer count from write to read")
+	integer(&o.MinTimeDuration, "minTimeDuration", "", "repeat the access for at least this many seconds")
+	integer(&o.InterIODelay, "interIODelay", "", "microseconds between I/O calls")
+	fs.StringVar(&o.SummaryFile, "summaryFile", "", "write the report to this file")
+	fs.Var(summaryFormatValue{&o.SummaryFormat}, "summaryFormat", "report format: default, JSON or CSV")
+	fs.StringVar(&o.SaveRankPerformanceDetailsCSV, "saveRankPerformanceDetailsCSV", "", "CSV file of every rank's figures")
+	fs.StringVar(&o.SavePerOpDataCSV, "savePerOpDataCSV", "", "prefix of per-rank CSV files of every I/O call")
+	sw(&o.SummaryAlways, "summaryAlways", "", "print the summary after every test")
+}
+
+// directiveValue is -O: each Set applies a list of directives.
+type directiveValue struct{ p *parser }
+
+func (v directiveValue) String() string { return "" }
+
+func (v directiveValue) Set(s string) error {
+	ds, err := ParseDirectives(s)
+	if err != nil {
+		return err
+	}
+	for _, d := range ds {
+		if err := v.p.applyDirective(d); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (v directiveValue) Type() string { return "directives" }
+
+// parseArgs parses the command line into p.
+func (p *parser) parseArgs(args []string) error {
+	err := p.fs.Parse(args)
+	if p.help {
+		return ErrHelp
+	}
+	if err != nil {
+		return p.flagError(err)
+	}
+	if rest := p.fs.Args(); len(rest) > 0 {
+		return fmt.Errorf("unexpected argument %q: IOR options start with - (such as -b 4m or -O key=value)", rest[0])
+	}
+	return nil
+}
+
+// finish returns the options of test id: the backend resolved, and -w -r
+// when no phase was asked for.
+func (p *parser) finish(id int) Options {
+	o := p.o
+	o.ID = id
+	if e, ok := p.reg.Lookup(o.API); ok {
+		o.Backend = e
+		o.BackendOptions = p.backends[e.Name]
+	}
+	if !o.WriteFile && !o.ReadFile && !o.CheckWrite && !o.CheckRead {
+		o.WriteFile, o.ReadFile = true, true
+	}
+	return o
+}
+
+// flagError rewords pflag's errors as "flag: why".
+func (p *parser) flagError(err error) error {
+	var (
+		invalid  *pflag.InvalidValueError
+		required *pflag.ValueRequiredError
+		notExist *pflag.NotExistError
+		syntax   *pflag.InvalidSyntaxError
+	)
+	switch {
+	case errors.As(err, &invalid):
+		return fmt.Errorf("%s: %w", flagLabel(invalid.GetFlag()), invalid.Unwrap())
+	case errors.As(err, &required):
+		return fmt.Errorf("%s: needs a value", flagLabel(required.GetFlag()))
+	case errors.As(err, &notExist):
+		name := notExist.GetSpecifiedName()
+		if notExist.GetSpecifiedShortnames() != "" {
+			if ior, ok := unsupportedShort[name[0]]; ok {
+				return fmt.Errorf("-%c: IOR's %s is not supported by hpcbench", name[0], ior)
+			}
+			return fmt.Errorf("unknown option %q", "-"+name)
+		}
+		if prefix, _, ok := strings.Cut(name, "."); ok {
+			if _, known := p.reg.Lookup(prefix); !known {
+				return fmt.Errorf("unknown option %q: no backend %q in this build (have %s)",
+					"--"+name, prefix, strings.Join(p.reg.Names(), ", "))
+			}
+		}
+		return fmt.Errorf("unknown option %q", "--"+name)
+	case errors.As(err, &syntax):
+		return fmt.Errorf("bad option syntax %q", syntax.GetSpecifiedFlag())
+	}
+	return err
+}
+
+// flagLabel names a flag as a user types it: -b, or --randomPrefill.
+func flagLabel(f *pflag.Flag) string {
+	if f.Shorthand != "" {
+		return "-" + f.Shorthand
+	}
+	return "--" + f.Name
+}

@@ -1,0 +1,139 @@
+package ior
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/hpcbench/hpcbench/collectives"
+	"github.com/hpcbench/hpcbench/internal/ior/config"
+	"github.com/hpcbench/hpcbench/report"
+)
+
+// ErrVerify is wrapped by Run's error when verification (-W, -R) found
+// corrupt transfers. The Result is complete and should still be reported;
+// the command exits 1.
+var ErrVerify = errors.New("data verification failed")
+
+// Comm is what the engine needs from the job's communicator;
+// *collectives.Comm satisfies it. Every rank of the job calls Run, and the
+// collective methods are called by all ranks in the same order.
+type Comm interface {
+	Rank() int
+	Size() int
+	Barrier(ctx context.Context) error
+	Bcast(ctx context.Context, buf []byte, root int) error
+	Allreduce(ctx context.Context, send, recv []byte, dt collectives.Datatype, op collectives.Op) error
+	Gather(ctx context.Context, send, recv []byte, root int) error
+}
+
+// Env is what the engine learns from its surroundings.
+type Env struct {
+	// Command is the command line as typed, argv[0] first.
+	Command []string
+	// Version is the hpcbench build.
+	Version string
+	// Machine is uname's sysname and nodename ("Linux vm"); Platform is
+	// IOR's JSON "platform" ("vm(Linux)").
+	Machine, Platform string
+	// Hostnames lists the job's hosts.
+	Hostnames []string
+	// Hosts is the number of hosts the job runs on, HostRanks the most
+	// ranks on any one of them (IOR's "clients per node").
+	Hosts, HostRanks int
+	// Clock returns seconds; readings must be comparable between the
+	// ranks of a host. Nil means wall-clock time.
+	Clock func() float64
+	// Now returns the date for "Began", "StartTime" and "Finished". Nil
+	// means time.Now.
+	Now func() time.Time
+	// Sleep waits for d or until ctx ends (-d, interIODelay). Nil means a
+	// real timer.
+	Sleep func(ctx context.Context, d time.Duration) error
+	// Warn receives rank 0's warnings and -v notes, one line each without
+	// a newline, as they happen. Nil drops them.
+	Warn func(line string)
+}
+
+// withDefaults fills the nil fields of e.
+func (e Env) withDefaults() Env {
+	if e.Clock == nil {
+		e.Clock = wallClock
+	}
+	if e.Now == nil {
+		e.Now = time.Now
+	}
+	if e.Sleep == nil {
+		e.Sleep = sleepCtx
+	}
+	if e.Warn == nil {
+		e.Warn = func(string) {}
+	}
+	if e.Hosts < 1 {
+		e.Hosts = 1
+	}
+	return e
+}
+
+// wallClock is seconds since the Unix epoch with nanosecond resolution:
+// the same clock in every process of a host.
+func wallClock() float64 {
+	return float64(time.Now().UnixNano()) / 1e9
+}
+
+// sleepCtx sleeps for d or until ctx ends.
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Run runs tests, in order, on this rank and returns the Result on rank 0
+// (nil on the others). Options must have passed Validate; Run resolves
+// them for the job size itself. An I/O error ends the run on this rank
+// with an error naming the operation, path and offset; verification errors
+// are counted, reported and returned as ErrVerify after every test ran.
+func Run(ctx context.Context, c Comm, tests []config.Options, env Env) (*report.Result, error) {
+	env = env.withDefaults()
+	if len(tests) == 0 {
+		return nil, fmt.Errorf("ior: no test to run")
+	}
+	rb := newResultBuilder(env, c.Size())
+	began := env.Now()
+	var corrupt int64
+	for i := range tests {
+		o := tests[i]
+		t, err := newTester(ctx, c, &o, env)
+		if err != nil {
+			return nil, err
+		}
+		res, err := t.run(ctx)
+		if cerr := t.close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return nil, fmt.Errorf("ior: test %d: %w", o.ID, err)
+		}
+		corrupt += res.corrupt
+		if c.Rank() == 0 {
+			rb.addTest(&o, t, res)
+		}
+	}
+	var r *report.Result
+	if c.Rank() == 0 {
+		r = rb.finish(began, env.Now())
+	}
+	if corrupt > 0 {
+		return r, fmt.Errorf("ior: %d corrupt transfers: %w", corrupt, ErrVerify)
+	}
+	return r, nil
+}

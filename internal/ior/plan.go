@@ -1,0 +1,103 @@
+package ior
+
+import (
+	"fmt"
+
+	"github.com/hpcbench/hpcbench/internal/ior/layout"
+)
+
+// plan is one rank's pass over a file: which file, whose data, and the
+// offsets in order. Offsets are computed before the timed loop; offset
+// reads them without allocating.
+type plan struct {
+	path    string
+	pretend int // the rank whose data is moved
+	count   int64
+	lp      layout.Plan
+}
+
+// offset returns the file offset of the i-th transfer of the pass.
+func (p *plan) offset(i int64) int64 { return p.lp.At(int(i % int64(p.lp.Len()))) }
+
+// naming is the test's file naming.
+func (t *tester) naming() layout.Naming {
+	return layout.Naming{Base: t.o.TestFile, FilePerProc: t.o.FilePerProc, UniqueDir: t.o.UniqueDir, MultiFile: t.o.MultiFile}
+}
+
+// fileName is the file the data of rank r lives in, in repetition rep.
+func (t *tester) fileName(r, rep int) string {
+	return t.naming().Name(r, rep)
+}
+
+// geometry places the transfers; the seed of -z is derived from the
+// signature unless --random-offset-seed is given.
+func (t *tester) geometry() layout.Geometry {
+	return layout.Geometry{
+		BlockSize: t.o.BlockSize, TransferSize: t.o.TransferSize, Segments: int(t.o.SegmentCount),
+		NumTasks: t.numTasks, FilePerProc: t.o.FilePerProc, RandomOffset: t.o.RandomOffset,
+		Seed: layout.OffsetSeed(t.o.RandomOffsetSeed, t.sig),
+	}
+}
+
+// reorder is the test's task reordering.
+func (t *tester) reorder() layout.Reorder {
+	r := layout.Reorder{Q: t.o.TaskPerNodeOffset, Seed: int64(t.o.ReorderTasksRandomSeed)}
+	switch {
+	case t.o.ReorderTasks:
+		r.Mode = layout.Constant
+	case t.o.ReorderTasksRandom == 1:
+		r.Mode = layout.Random
+	case t.o.ReorderTasksRandom > 1:
+		r.Mode = layout.Shuffle
+	}
+	return r
+}
+
+// topology describes how the ranks sit on hosts: the launchers place ranks
+// by slot (consecutive ranks fill a host first).
+func (t *tester) topology() layout.Topology {
+	perHost := t.env.HostRanks
+	if perHost < 1 || perHost > t.numTasks {
+		perHost = t.numTasks
+	}
+	nodes := min(max(1, t.env.Hosts), t.numTasks)
+	perHost = min(perHost, t.numTasks-nodes+1)
+	return layout.Topology{NumTasks: t.numTasks, Nodes: nodes, TasksOnNode0: perHost, BySlot: perHost > 1 || t.numTasks == 1}
+}
+
+// plan works out this rank's pass of the given access in repetition rep.
+func (t *tester) plan(acc access, rep int) (*plan, error) {
+	ph := layout.Write
+	switch acc {
+	case accRead:
+		ph = layout.Read
+	case accWriteCheck:
+		ph = layout.CheckWrite
+	}
+	pretend, err := t.reorder().PretendRank(t.rank, t.topology(), ph, rep)
+	if err != nil {
+		return nil, fmt.Errorf("task reordering: %w", err)
+	}
+	lp, err := t.geometry().Plan(pretend)
+	if err != nil {
+		return nil, fmt.Errorf("offsets: %w", err)
+	}
+	count := int64(lp.Len())
+	if limit := t.transferLimit(acc); limit >= 0 && limit < count {
+		count = limit
+	}
+	return &plan{path: t.fileName(pretend, rep), pretend: pretend, count: count, lp: lp}, nil
+}
+
+// transferLimit is how many transfers a pass makes when stonewalling cut
+// the write short, or -1 for all of them: the check and the read then
+// cover what every rank wrote.
+func (t *tester) transferLimit(acc access) int64 {
+	if t.o.StoneWallingWearOutIterations > 0 && acc != accWrite {
+		return int64(t.o.StoneWallingWearOutIterations)
+	}
+	if acc != accWrite && t.stoneRead >= 0 {
+		return t.stoneRead
+	}
+	return -1
+}
