@@ -42,6 +42,11 @@ func runIOR(ctx context.Context, stdout, stderr io.Writer, args []string) error 
 		}
 		return usagef("ior: %v", err)
 	}
+	for i := range cfg.Tests {
+		if err := unsupported(&cfg.Tests[i]); err != nil {
+			return usagef("ior: %v", err)
+		}
+	}
 	for _, w := range cfg.Warnings {
 		fmt.Fprintln(stderr, "WARNING: "+w)
 	}
@@ -88,6 +93,22 @@ func runIOR(ctx context.Context, stdout, stderr io.Writer, args []string) error 
 			return &exitError{code: 1, msg: runErr.Error()}
 		}
 		return &exitError{code: 1}
+	}
+	return nil
+}
+
+// unsupported refuses, before any I/O, the IOR options hpcbench parses but
+// does not implement, rather than ignoring them.
+func unsupported(o *config.Options) error {
+	switch {
+	case o.MemoryPerNode != "":
+		return fmt.Errorf("-M %s: hogging memory is not supported by hpcbench", o.MemoryPerNode)
+	case o.SavePerOpDataCSV != "":
+		return fmt.Errorf("-O savePerOpDataCSV: per-operation CSV files are not supported yet")
+	case o.RandomPrefill > 0:
+		return fmt.Errorf("--randomPrefill: not supported yet")
+	case o.DualMount:
+		return fmt.Errorf("-y: dual mount points are not supported")
 	}
 	return nil
 }

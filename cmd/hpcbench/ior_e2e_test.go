@@ -171,6 +171,8 @@ func TestIORBadInput(t *testing.T) {
 		{[]string{"-O", "summaryFormat=XML"}, "summaryFormat"},
 		{[]string{"-O", "stoneWallingWearOut=1"}, "-D"},
 		{[]string{"stray"}, "stray"},
+		{[]string{"-O", "savePerOpDataCSV=x"}, "savePerOpDataCSV"},
+		{[]string{"-M", "50%"}, "-M"},
 	} {
 		dir := t.TempDir()
 		args := append([]string{"ior", "-o", filepath.Join(dir, "f")}, tc.args...)
