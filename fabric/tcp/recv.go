@@ -31,6 +31,12 @@ type recvState struct {
 	// payload can still go straight to a caller.
 	body []byte
 
+	// buf holds bytes read from the socket ahead of need, buf[bpos:bend]
+	// not yet consumed: a small message's header and payload usually come
+	// in one read(2) instead of two.
+	buf        []byte
+	bpos, bend int
+
 	skip    int                 // bytes of a truncated message still to discard
 	scratch []byte              // discard buffer, made on the first truncation
 	queue   map[uint32][][]byte // unexpected messages by tag, oldest first
@@ -92,6 +98,32 @@ func (c *conn) result(tag uint32, n, full, bufLen int) (int, error) {
 // recvOp names a Recv for errors.
 func recvOp(tag uint32) string { return fmt.Sprintf("recv tag %d from", tag) }
 
+// readBufLen is the size of the read-ahead buffer; reads at least this
+// large go straight into the caller's buffer.
+const readBufLen = 16 << 10
+
+// readSome reads into p: first what the read-ahead buffer holds, then,
+// for a short p, by filling the buffer with one read(2) and copying, and
+// for a long one straight from the socket.
+func (c *conn) readSome(p []byte) (int, error) {
+	r := &c.rs
+	if r.bpos < r.bend {
+		n := copy(p, r.buf[r.bpos:r.bend])
+		r.bpos += n
+		return n, nil
+	}
+	if len(p) >= readBufLen {
+		return c.read(p)
+	}
+	if r.buf == nil {
+		r.buf = make([]byte, readBufLen)
+	}
+	k, err := c.read(r.buf)
+	n := copy(p, r.buf[:k])
+	r.bpos, r.bend = n, k
+	return n, err
+}
+
 // recvStream reads frames until one with tag is complete, queueing the
 // others. It returns how many bytes it stored in b and the message's full
 // length; errors are the socket's, unwrapped.
@@ -104,7 +136,7 @@ func (c *conn) recvStream(tag uint32, b []byte) (n, full int, err error) {
 			}
 		}
 		if r.hdrN < frameHeaderLen {
-			k, err := c.read(r.hdr[r.hdrN:])
+			k, err := c.readSome(r.hdr[r.hdrN:])
 			r.hdrN += k
 			if r.hdrN < frameHeaderLen {
 				if err == nil {
@@ -128,7 +160,7 @@ func (c *conn) recvStream(tag uint32, b []byte) (n, full int, err error) {
 			r.body = make([]byte, r.size)
 		}
 		for r.got < r.size {
-			k, err := c.read(r.body[r.got:])
+			k, err := c.readSome(r.body[r.got:])
 			r.got += k
 			if err != nil && r.got < r.size {
 				return 0, 0, midFrame(err)
@@ -152,7 +184,7 @@ func (c *conn) recvDirect(b []byte) (n, full int, err error) {
 		dst = dst[:r.size]
 	}
 	for r.got < len(dst) {
-		k, err := c.read(dst[r.got:])
+		k, err := c.readSome(dst[r.got:])
 		r.got += k
 		if err != nil && r.got < len(dst) {
 			if r.got > 0 {
@@ -175,7 +207,7 @@ func (c *conn) discard() error {
 		r.scratch = make([]byte, discardLen)
 	}
 	for r.skip > 0 {
-		k, err := c.read(r.scratch[:min(r.skip, len(r.scratch))])
+		k, err := c.readSome(r.scratch[:min(r.skip, len(r.scratch))])
 		r.skip -= k
 		if err != nil && r.skip > 0 {
 			return midFrame(err)
