@@ -1,0 +1,128 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/hpcbench/hpcbench/internal/job"
+	"github.com/hpcbench/hpcbench/internal/mdtest"
+	"github.com/hpcbench/hpcbench/internal/mdtest/config"
+	"github.com/hpcbench/hpcbench/internal/version"
+	"github.com/hpcbench/hpcbench/report"
+)
+
+// runMdtest is `hpcbench mdtest`: mdtest's command line, phases and
+// SUMMARY tables, plus JSON and CSV summaries.
+func runMdtest(ctx context.Context, stdout, stderr io.Writer, args []string) error {
+	reg, err := backends()
+	if err != nil {
+		return fmt.Errorf("mdtest: %w", err)
+	}
+	o, err := config.Parse(args, reg)
+	if err != nil {
+		if errors.Is(err, config.ErrHelp) {
+			fmt.Fprint(stdout, config.Usage(reg))
+			return nil
+		}
+		return usagef("mdtest: %v", err)
+	}
+	if err := mdtestUnsupported(o); err != nil {
+		return usagef("mdtest: %v", err)
+	}
+	trs, err := transports()
+	if err != nil {
+		return fmt.Errorf("mdtest: %w", err)
+	}
+	j, err := job.Start(ctx, job.Options{Fabric: job.FabricAuto, Transports: trs})
+	if err != nil {
+		return fmt.Errorf("mdtest: %w", err)
+	}
+	rank := j.PMI.Rank()
+	if len(o.TaskCounts()) > 1 || (o.LastTasks != 0 && o.LastTasks != j.Comm.Size()) {
+		j.PMI.Abort(2, "mdtest: -f/-l/-s")
+		return usagef("mdtest: -f, -l, -s: sweeping rank counts is not supported yet; run the job at each size instead")
+	}
+	host, _ := os.Hostname()
+	env := mdtest.Env{
+		Command:   append([]string{"hpcbench", "mdtest"}, args...),
+		Version:   version.String(),
+		Machine:   machine(),
+		Hostnames: []string{host},
+		Hosts:     j.Hosts,
+	}
+	if rank == 0 {
+		env.Warn = func(line string) { fmt.Fprintln(stderr, line) }
+	}
+	res, runErr := mdtest.Run(ctx, j.Comm, o, env)
+	if runErr != nil && !errors.Is(runErr, mdtest.ErrOps) {
+		j.PMI.Abort(1, "mdtest failed")
+		return runErr
+	}
+	closeCtx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := j.Close(closeCtx); err != nil {
+		return err
+	}
+	if rank == 0 && res != nil {
+		if err := writeMdtestReports(stdout, res, o); err != nil {
+			return err
+		}
+	}
+	if runErr != nil {
+		if rank == 0 {
+			return &exitError{code: 1, msg: runErr.Error()}
+		}
+		return &exitError{code: 1}
+	}
+	return nil
+}
+
+// mdtestUnsupported refuses, before any file is created, the mdtest
+// options hpcbench parses but does not implement.
+func mdtestUnsupported(o *config.Options) error {
+	switch {
+	case o.SharedFile:
+		return fmt.Errorf("-S: shared-file mode is not supported yet")
+	case o.Collective:
+		return fmt.Errorf("-c: collective creates are not supported yet")
+	case o.SavePerOpDataCSV != "":
+		return fmt.Errorf("--savePerOpDataCSV: per-operation CSV files are not supported yet")
+	case o.PrintAllProcs:
+		return fmt.Errorf("--print-all-procs: not supported yet; --saveRankPerformanceDetails=FILE has every rank's figures")
+	}
+	return nil
+}
+
+// writeMdtestReports renders res: the stdout format, the --output file,
+// the per-rank CSV. Files are written whole or not at all.
+func writeMdtestReports(stdout io.Writer, res *report.Result, o *config.Options) error {
+	render := func(format string) func(io.Writer) error {
+		return func(w io.Writer) error {
+			switch format {
+			case config.FormatJSON:
+				return report.WriteMdtestJSON(w, res)
+			case config.FormatCSV:
+				return report.WriteMdtestCSV(w, res)
+			}
+			return report.WriteMdtest(w, res)
+		}
+	}
+	if o.Output != "" {
+		if err := writeFileAtomic(o.Output, render(o.Format)); err != nil {
+			return fmt.Errorf("mdtest: --output: %w", err)
+		}
+	}
+	if err := render(o.StdoutFormat())(stdout); err != nil {
+		return err
+	}
+	if path := o.SaveRankPerformanceDetails; path != "" {
+		if err := writeFileAtomic(path, func(w io.Writer) error { return report.WriteMdtestRankCSV(w, res) }); err != nil {
+			return fmt.Errorf("mdtest: --saveRankPerformanceDetails: %w", err)
+		}
+	}
+	return nil
+}

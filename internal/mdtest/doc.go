@@ -1,0 +1,34 @@
+// Package mdtest is hpcbench's mdtest engine: metadata rates (create, stat,
+// read, rename, remove of files and directories in a tree) over any aiori
+// backend with the Metadata capability, measured as mdtest 4 measures them.
+//
+// # Timing model
+//
+// Every phase runs between barriers: each rank reads the clock after the
+// first barrier, does its items, reads the clock ("before barrier"), runs
+// the optional sync (-Y), waits at the second barrier and reads the clock
+// again. A rank's rate is its items over the time to the second reading;
+// the iteration's rate is the slowest rank's rate times the number of
+// ranks, as mdtest's. The tree rows are rank 0's own rates (directories
+// over elapsed time). Max, Min, Mean and the sample standard deviation
+// (n−1, as mdtest) are taken over iterations; per-rank statistics come
+// from the rates before the barrier.
+//
+// # Layout
+//
+// Each iteration works in <dir>/test-dir.<iter>-0, in a tree of
+// directories mdtest_tree.0/mdtest_tree.1/... (mdtest_tree.<rank>.0 per
+// rank with -u) of depth -z and branching factor -b; items are named
+// file.mdtest.<rank>.<i> and dir.mdtest.<rank>.<i>, -I of them per
+// directory (only the leaves with -L). With -N, the phases after create
+// work on the items of rank+N. Paths are formatted before a phase starts,
+// so the timed loop does nothing but the operations.
+//
+// # Failures
+//
+// A failed operation does not stop the phase: failures are counted per
+// phase with the first failing path and its error, reported, and the run
+// ends with ErrOps (the command exits 1). The tree is removed at the end of
+// a failed iteration as far as it can be, so a failure leaves nothing
+// behind.
+package mdtest

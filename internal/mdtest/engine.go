@@ -1,0 +1,126 @@
+package mdtest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/hpcbench/hpcbench/aiori"
+	"github.com/hpcbench/hpcbench/collectives"
+	"github.com/hpcbench/hpcbench/internal/mdtest/config"
+	"github.com/hpcbench/hpcbench/report"
+)
+
+// ErrOps is wrapped by Run's error when operations failed. The Result is
+// complete and should still be reported; the command exits 1.
+var ErrOps = errors.New("metadata operations failed")
+
+// Comm is what the engine needs from the job's communicator;
+// *collectives.Comm satisfies it.
+type Comm interface {
+	Rank() int
+	Size() int
+	Barrier(ctx context.Context) error
+	Bcast(ctx context.Context, buf []byte, root int) error
+	Allreduce(ctx context.Context, send, recv []byte, dt collectives.Datatype, op collectives.Op) error
+	Gather(ctx context.Context, send, recv []byte, root int) error
+}
+
+// Env is what the engine learns from its surroundings.
+type Env struct {
+	// Command is the command line as typed, argv[0] first.
+	Command []string
+	// Version is the hpcbench build.
+	Version string
+	// Machine is uname's sysname and nodename ("Linux vm").
+	Machine string
+	// Hostnames lists the job's hosts; Hosts counts them.
+	Hostnames []string
+	Hosts     int
+	// Clock returns seconds; readings must be comparable between the
+	// ranks of a host. Nil means wall-clock time.
+	Clock func() float64
+	// Now returns the dates of the header. Nil means time.Now.
+	Now func() time.Time
+	// Sleep waits for d or until ctx ends (-p). Nil means a real timer.
+	Sleep func(ctx context.Context, d time.Duration) error
+	// RunCmd runs a --run-cmd-before-phase/--run-cmd-after-phase command
+	// on rank 0 with the phase's name; nil means a shell (sh -c) with
+	// HPCBENCH_MDTEST_PHASE set.
+	RunCmd func(ctx context.Context, cmd, phase string) error
+	// Warn receives rank 0's warnings and -v notes, one line each, as
+	// they happen. Nil drops them.
+	Warn func(line string)
+}
+
+// withDefaults fills the nil fields of e.
+func (e Env) withDefaults() Env {
+	if e.Clock == nil {
+		e.Clock = func() float64 { return float64(time.Now().UnixNano()) / 1e9 }
+	}
+	if e.Now == nil {
+		e.Now = time.Now
+	}
+	if e.Sleep == nil {
+		e.Sleep = func(ctx context.Context, d time.Duration) error {
+			t := time.NewTimer(d)
+			defer t.Stop()
+			select {
+			case <-t.C:
+				return nil
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}
+	}
+	if e.RunCmd == nil {
+		e.RunCmd = shellCmd
+	}
+	if e.Warn == nil {
+		e.Warn = func(string) {}
+	}
+	if e.Hosts < 1 {
+		e.Hosts = 1
+	}
+	return e
+}
+
+// Run runs the mdtest described by o on this rank and returns the Result
+// on rank 0 (nil elsewhere). o must have passed Validate. Failed
+// operations are counted and reported; Run then returns the Result with an
+// error wrapping ErrOps. Any other error (a dead peer, a backend that
+// cannot be made) ends the run on this rank.
+func Run(ctx context.Context, c Comm, o *config.Options, env Env) (*report.Result, error) {
+	env = env.withDefaults()
+	warnings, err := o.Resolve(c.Size())
+	if err != nil {
+		return nil, fmt.Errorf("mdtest: %w", err)
+	}
+	be, err := o.Backend.New(o.BackendOptions, aiori.Env{Rank: c.Rank(), Size: c.Size()})
+	if err != nil {
+		return nil, fmt.Errorf("mdtest: -a %s: %w", o.API, err)
+	}
+	md, ok := be.(aiori.Metadata)
+	if !ok {
+		be.Close()
+		return nil, fmt.Errorf("mdtest: -a %s: backend does not support mdtest", o.API)
+	}
+	// The warnings go into the header, where mdtest prints them.
+	r := &runner{o: o, env: env, c: c, rank: c.Rank(), size: c.Size(), be: be, md: md, began: env.Now(), warnings: warnings}
+	res, runErr := r.run(ctx)
+	if err := be.Close(); err != nil && runErr == nil {
+		runErr = fmt.Errorf("mdtest: -a %s: close: %w", o.API, err)
+	}
+	if runErr != nil {
+		return nil, runErr
+	}
+	var out *report.Result
+	if r.rank == 0 {
+		out = r.result(res, env.Now())
+	}
+	if res.failed > 0 {
+		return out, fmt.Errorf("mdtest: %d operations failed: %w", res.failed, ErrOps)
+	}
+	return out, nil
+}

@@ -1,0 +1,116 @@
+package mdtest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/hpcbench/hpcbench/report"
+)
+
+// table returns the named table of r.
+func table(t *testing.T, r *report.Result, name string) *report.Table {
+	t.Helper()
+	for i := range r.Tables {
+		if r.Tables[i].Name == name {
+			return &r.Tables[i]
+		}
+	}
+	t.Fatalf("no table %q", name)
+	return nil
+}
+
+// ops returns the operations of the rate table with their mean.
+func ops(t *testing.T, r *report.Result) map[string]float64 {
+	m := map[string]float64{}
+	for _, row := range table(t, r, report.MdtestRateTable).Rows {
+		m[row.Labels[0]] = row.Metrics[2]
+	}
+	return m
+}
+
+// TestPOSIXPhases runs every phase with real files and directories on
+// several ranks and checks every phase ran, the rates are positive, and
+// the directory is left empty.
+func TestPOSIXPhases(t *testing.T) {
+	for _, tc := range []struct {
+		name, flags string
+		ranks       int
+		want        []string
+	}{
+		{"files-unique", "-n 50 -F -u -i 2", 3, []string{"File creation", "File stat", "File read", "File removal", "Tree creation", "Tree removal"}},
+		{"both-shared-tree", "-n 40", 2, []string{"Directory creation", "Directory stat", "Directory rename", "Directory removal", "File creation", "File stat", "File read", "File removal"}},
+		{"tree", "-z 2 -b 3 -I 10", 2, []string{"Directory creation", "File creation", "File removal", "Tree creation", "Tree removal"}},
+		{"tree-leaf-unique", "-z 2 -b 2 -I 5 -L -u -F -w 4096 -e 4096 -X", 2, []string{"File creation", "File read"}},
+		{"stride-random", "-n 30 -F -N 1 -R -u", 3, []string{"File stat"}},
+		{"dirs-n-and-I", "-n 20 -I 5 -D", 2, []string{"Directory creation", "Directory removal"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			j := runJob(t, tc.ranks, fmt.Sprintf("-a POSIX %s -d %s", tc.flags, dir), false, nil)
+			noErrors(t, j)
+			got := ops(t, j.res)
+			for _, op := range tc.want {
+				if !(got[op] > 0) {
+					t.Errorf("%s: mean rate %v, want > 0 (all: %v)", op, got[op], got)
+				}
+			}
+			if left, _ := os.ReadDir(dir); len(left) != 0 {
+				var names []string
+				for _, e := range left {
+					names = append(names, e.Name())
+				}
+				t.Errorf("left behind: %v", names)
+			}
+		})
+	}
+}
+
+// TestFileVanishes removes one file between the create and stat phases,
+// as another process would, and checks the failure is counted, named with
+// its path and errno, the run ends with ErrOps, and nothing is left.
+func TestFileVanishes(t *testing.T) {
+	dir := t.TempDir()
+	var victim string
+	runCmd := func(_ context.Context, cmd, phase string) error {
+		if phase != report.MdtestFileStat {
+			return nil
+		}
+		matches, _ := filepath.Glob(filepath.Join(dir, "test-dir.0-0", "mdtest_tree.1.0", "file.mdtest.1.3"))
+		if len(matches) != 1 {
+			return fmt.Errorf("victim not found")
+		}
+		victim = matches[0]
+		return os.Remove(victim)
+	}
+	j := runJob(t, 2, fmt.Sprintf("-a POSIX -n 10 -F -u -d %s --run-cmd-before-phase=x", dir), false, runCmd)
+	for r, err := range j.errs {
+		if !errors.Is(err, ErrOps) {
+			t.Fatalf("rank %d: %v, want ErrOps", r, err)
+		}
+	}
+	errs := table(t, j.res, report.MdtestErrorsTable)
+	if len(errs.Rows) == 0 {
+		t.Fatal("no errors table rows")
+	}
+	// The stat, the read and the removal of the vanished file fail.
+	want := map[string]bool{report.MdtestFileStat: true, report.MdtestFileRead: true, report.MdtestFileRemove: true}
+	for _, row := range errs.Rows {
+		if !want[row.Labels[0]] || row.Metrics[0] != 1 || row.Labels[2] != victim || row.Labels[3] != "no such file or directory" {
+			t.Errorf("error row %v, want one failure on %s with ENOENT", row.Labels, victim)
+		}
+	}
+	if !slices.ContainsFunc(j.warn, func(s string) bool {
+		return strings.HasPrefix(s, "ERROR: 1 operations failed in File stat; first: stat "+victim+": no such file or directory")
+	}) {
+		t.Errorf("warnings %q", j.warn)
+	}
+	if left, _ := os.ReadDir(dir); len(left) != 0 {
+		t.Errorf("left behind: %v", left)
+	}
+}

@@ -1,0 +1,67 @@
+package mdtest
+
+import (
+	"bytes"
+	"flag"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/hpcbench/hpcbench/report"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+// TestGolden runs whole mdtest runs on the DUMMY backend with a fake clock
+// (every reading 1 ms after the last) and fixed dates, and compares the
+// human, JSON and CSV summaries and the per-rank CSV with
+// testdata/*.golden: the engine's phases, timing and statistics and the
+// rendering end to end.
+func TestGolden(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		ranks int
+		args  string
+	}{
+		{"all-phases", 2, "-a DUMMY -n 20 -i 2 -d md"},
+		{"files-rankstats", 2, "-a DUMMY -n 20 -F -w 4096 -e 4096 -i 2 -P --showRankStatistics -d md"},
+		{"tree-create-stat", 3, "-a DUMMY -z 1 -b 2 -I 4 -u -C -T -r -d md"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			j := runJob(t, tc.ranks, tc.args, true, nil)
+			noErrors(t, j)
+			for _, f := range []struct {
+				ext   string
+				write func(io.Writer, *report.Result) error
+			}{
+				{"human", report.WriteMdtest},
+				{"json", report.WriteMdtestJSON},
+				{"csv", report.WriteMdtestCSV},
+				{"ranks.csv", report.WriteMdtestRankCSV},
+			} {
+				var b bytes.Buffer
+				if err := f.write(&b, j.res); err != nil {
+					t.Fatalf("%s: %v", f.ext, err)
+				}
+				path := filepath.Join("testdata", tc.name+"."+f.ext+".golden")
+				if *update {
+					if err := os.MkdirAll("testdata", 0o755); err != nil {
+						t.Fatal(err)
+					}
+					if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+						t.Fatal(err)
+					}
+					continue
+				}
+				want, err := os.ReadFile(path)
+				if err != nil {
+					t.Fatalf("%v (run with -update to create it)", err)
+				}
+				if !bytes.Equal(b.Bytes(), want) {
+					t.Errorf("%s differs from %s:\n%s", f.ext, path, b.Bytes())
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,221 @@
+package mdtest
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/hpcbench/hpcbench/report"
+)
+
+// failure is the first failed operation of a phase on one rank, as it
+// travels to rank 0: the call, the path and the error's words.
+type failure struct {
+	op, path, err string
+}
+
+// encode packs f for the gather; decode unpacks it.
+func (f failure) encode() string { return f.op + "\x1f" + f.path + "\x1f" + f.err }
+
+func decodeFailure(s string) failure {
+	parts := strings.SplitN(s, "\x1f", 3)
+	for len(parts) < 3 {
+		parts = append(parts, "")
+	}
+	return failure{op: parts[0], path: parts[1], err: parts[2]}
+}
+
+// describe turns an operation's error into a failure: the errno's words
+// when there is one (what mdtest users grep for), else the whole error.
+func describe(op, path string, err error) failure {
+	f := failure{op: op, path: path, err: err.Error()}
+	var errno syscall.Errno
+	var pe *fs.PathError
+	switch {
+	case errors.As(err, &errno):
+		f.err = errno.Error()
+	case errors.As(err, &pe):
+		f.err = pe.Err.Error()
+	}
+	return f
+}
+
+// stats returns the max, min, mean and sample standard deviation of v
+// (n−1, as mdtest; 0 for a single value), NaN for none.
+func stats(v []float64) (mx, mn, mean, sd float64) {
+	if len(v) == 0 {
+		nan := math.NaN()
+		return nan, nan, nan, nan
+	}
+	mx, mn = math.Inf(-1), math.Inf(1)
+	for _, x := range v {
+		mx, mn = math.Max(mx, x), math.Min(mn, x)
+		mean += x
+	}
+	mean /= float64(len(v))
+	if len(v) > 1 {
+		for _, x := range v {
+			sd += (x - mean) * (x - mean)
+		}
+		sd = math.Sqrt(sd / float64(len(v)-1))
+	}
+	return mx, mn, mean, sd
+}
+
+// isTree reports whether a phase is one of the tree phases, whose rate is
+// rank 0's own.
+func isTree(name string) bool {
+	return name == report.MdtestTreeCreate || name == report.MdtestTreeRemove
+}
+
+// aggregate returns one phase's iteration figures: the aggregate rate
+// (the slowest rank's rate times the ranks that had items, mdtest's) and
+// the time (the slowest rank's, after the barrier).
+func aggregate(p *phaseResult) (rate, secs float64, items int64) {
+	if isTree(p.name) {
+		r0 := p.ranks[0]
+		return r0.items / r0.after, r0.after, int64(r0.items)
+	}
+	slowest := math.Inf(1)
+	n := 0
+	for _, k := range p.ranks {
+		secs = math.Max(secs, k.after)
+		if k.items <= 0 {
+			continue
+		}
+		items += int64(k.items)
+		n++
+		slowest = math.Min(slowest, k.items/k.after)
+	}
+	if n == 0 {
+		return 0, secs, 0
+	}
+	return slowest * float64(n), secs, items
+}
+
+// result builds rank 0's Result.
+func (r *runner) result(res *runResult, finished time.Time) *report.Result {
+	o := r.o
+	out := report.New("mdtest")
+	out.Run.Command = r.env.Command
+	out.Run.Version = r.env.Version
+	out.Run.Hostnames = r.env.Hostnames
+	out.Run.Ranks = r.size
+	out.Run.Hosts = r.env.Hosts
+	out.Run.Start, out.Run.End = r.began, finished
+	out.Run.Env = map[string]string{report.EnvMachine: r.env.Machine}
+
+	kind := report.MdtestFilesDirectories
+	switch {
+	case o.FilesOnly:
+		kind = report.MdtestFiles
+	case o.DirsOnly:
+		kind = report.MdtestDirectories
+	}
+	h := report.MdtestHeader{
+		Path: strings.Join(o.Dirs, "@"), Tasks: r.size, Items: r.layout.ItemsPerRank * int64(r.size), ItemsPerRank: r.layout.ItemsPerRank,
+		ItemKind: kind, Iterations: o.Iterations,
+		PrintRateAndTime: o.PrintTime, PrintTime: o.TimeOnly, ShowRankStatistics: o.ShowRankStatistics,
+		Warnings: r.warnings,
+	}
+	if r.env.Hosts <= 1 {
+		h.Nodemap = strings.Repeat("1", r.size)
+	}
+	if fi := r.fsInfo; fi != nil && fi.TotalBytes > 0 {
+		h.Capacity = fmt.Sprintf("%.1f GiB", float64(fi.TotalBytes)/(1<<30))
+		h.UsedCapacity = fmt.Sprintf("%.1f%%", 100*float64(fi.TotalBytes-fi.FreeBytes)/float64(fi.TotalBytes))
+		if fi.TotalInodes > 0 {
+			h.Inodes = fmt.Sprintf("%.1f Mi", float64(fi.TotalInodes)/(1<<20))
+			h.UsedInodes = fmt.Sprintf("%.1f%%", 100*float64(fi.TotalInodes-fi.FreeInodes)/float64(fi.TotalInodes))
+		} else {
+			h.Inodes, h.UsedInodes = "0.0 Mi", "0.0%"
+		}
+	}
+
+	rate := report.Table{Name: report.MdtestRateTable, Columns: report.MdtestRateColumns()}
+	tm := report.Table{Name: report.MdtestTimeTable, Columns: report.MdtestTimeColumns()}
+	ranks := report.Table{Name: report.MdtestRanksTable, Columns: report.MdtestRanksColumns()}
+	errs := report.Table{Name: report.MdtestErrorsTable, Columns: report.MdtestErrorsColumns()}
+	for _, op := range report.MdtestOperations() {
+		var iterRates, iterTimes, rankRates, rankTimes []float64
+		var failed int64
+		var first failure
+		ran := false
+		for i := range res.phases {
+			p := &res.phases[i]
+			if p.name != op {
+				continue
+			}
+			ran = true
+			ar, at, items := aggregate(p)
+			iterRates = append(iterRates, ar)
+			iterTimes = append(iterTimes, at)
+			ranks.Rows = append(ranks.Rows, report.MdtestIteration{Iteration: p.iter, Operation: op, Rate: ar, Time: at, Items: items}.Row())
+			for k, rk := range p.ranks {
+				if rk.items <= 0 {
+					continue
+				}
+				rr := rk.items / rk.before
+				rankRates = append(rankRates, rr)
+				rankTimes = append(rankTimes, rk.before)
+				ranks.Rows = append(ranks.Rows, report.MdtestRank{Iteration: p.iter, Rank: k, Operation: op,
+					Rate: rr, Time: rk.before, Items: int64(rk.items)}.Row())
+			}
+			if p.failed > 0 && failed == 0 {
+				first = decodeFailure(p.first)
+			}
+			failed += p.failed
+		}
+		if op == report.MdtestDirRead {
+			continue // timed and in the per-rank figures, never in mdtest's summary
+		}
+		if !ran {
+			if r.relevant(op) {
+				nan := math.NaN()
+				rate.Rows = append(rate.Rows, report.MdtestSummary{Operation: op, Max: nan, Min: nan, Mean: nan, StdDev: nan,
+					RankMax: nan, RankMin: nan, RankMean: nan}.RateRow())
+				tm.Rows = append(tm.Rows, report.MdtestSummary{Operation: op, Max: nan, Min: nan, Mean: nan, StdDev: nan,
+					RankMax: nan, RankMin: nan, RankMean: nan}.TimeRow())
+			}
+			continue
+		}
+		mx, mn, mean, sd := stats(iterRates)
+		rmx, rmn, rmean, _ := stats(rankRates)
+		rate.Rows = append(rate.Rows, report.MdtestSummary{Operation: op, Max: mx, Min: mn, Mean: mean, StdDev: sd,
+			RankMax: rmx, RankMin: rmn, RankMean: rmean, Iterations: iterRates, Ranks: rankRates}.RateRow())
+		mx, mn, mean, sd = stats(iterTimes)
+		rmx, rmn, rmean, _ = stats(rankTimes)
+		tm.Rows = append(tm.Rows, report.MdtestSummary{Operation: op, Max: mx, Min: mn, Mean: mean, StdDev: sd,
+			RankMax: rmx, RankMin: rmn, RankMean: rmean, Iterations: iterTimes, Ranks: rankTimes}.TimeRow())
+		if failed > 0 {
+			errs.Rows = append(errs.Rows, report.MdtestError{Phase: op, Count: failed, Op: first.op, Path: first.path, Err: first.err}.Row())
+		}
+	}
+	out.Tables = []report.Table{
+		{Name: report.MdtestHeaderTable, Columns: report.MdtestHeaderColumns(), Rows: h.Rows()},
+		rate, tm, ranks,
+	}
+	if len(errs.Rows) > 0 {
+		out.Tables = append(out.Tables, errs)
+	}
+	return out
+}
+
+// relevant reports whether a phase that did not run still gets a row, as
+// mdtest prints 0.000 for the phases of the kinds it tested (File read
+// with -C -T -r) but leaves out the other kind and Directory read.
+func (r *runner) relevant(op string) bool {
+	switch {
+	case op == report.MdtestDirRead:
+		return false
+	case isTree(op):
+		return true
+	case strings.HasPrefix(op, "Directory"):
+		return !r.o.FilesOnly && (op != report.MdtestDirRename || r.o.Rename)
+	}
+	return !r.o.DirsOnly
+}

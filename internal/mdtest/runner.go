@@ -1,0 +1,664 @@
+package mdtest
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"math"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/hpcbench/hpcbench/aiori"
+	"github.com/hpcbench/hpcbench/collectives"
+	"github.com/hpcbench/hpcbench/internal/ior/pattern"
+	"github.com/hpcbench/hpcbench/internal/mdtest/config"
+	"github.com/hpcbench/hpcbench/report"
+)
+
+// Phase names, mdtest's rows.
+const (
+	phDirCreate  = report.MdtestDirCreate
+	phDirStat    = report.MdtestDirStat
+	phDirRename  = report.MdtestDirRename
+	phDirRemove  = report.MdtestDirRemove
+	phFileCreate = report.MdtestFileCreate
+	phFileStat   = report.MdtestFileStat
+	phFileRead   = report.MdtestFileRead
+	phFileRemove = report.MdtestFileRemove
+	phTreeCreate = report.MdtestTreeCreate
+	phTreeRemove = report.MdtestTreeRemove
+)
+
+// verb names the call a phase makes, for failure reports.
+func verb(phase string) string {
+	switch phase {
+	case phDirCreate, phTreeCreate:
+		return "mkdir"
+	case phDirStat, phFileStat:
+		return "stat"
+	case phDirRename:
+		return "rename"
+	case phDirRemove, phTreeRemove:
+		return "rmdir"
+	case phFileCreate:
+		return "create"
+	case phFileRead:
+		return "read"
+	}
+	return "unlink"
+}
+
+// runner runs every iteration on one rank.
+type runner struct {
+	o     *config.Options
+	env   Env
+	c     Comm
+	rank  int
+	size  int
+	be    aiori.Backend
+	md    aiori.Metadata
+	began time.Time
+	buf   []byte // -w / -e data
+	// per iteration
+	layout   config.Layout
+	dirs     []string // this iteration's test directories, test-dir.<iter>-<loop>
+	testDirs []string // their names
+	items    int64    // items per rank in this iteration (stonewalling may cut it)
+	renamed  bool     // the directory items carry the rename suffix
+	fsInfo   *aiori.FSInfo
+	warnings []string // rank 0's warnings, for the header
+	seed     uint64   // -R's seed, the same on every rank
+	dataSeed uint64   // -G's signature, the same on every rank
+	rbuf     []byte   // the read phase's buffer
+	ptype    pattern.Type
+}
+
+// phaseRank is one rank's figures for one phase of one iteration.
+type phaseRank struct {
+	items, before, after float64 // items done, seconds to the last item, seconds to after the barrier
+}
+
+// phaseResult is one phase of one iteration, complete on rank 0.
+type phaseResult struct {
+	name  string
+	iter  int
+	ranks []phaseRank // by rank
+	// failures over all ranks, and the first one's description
+	failed int64
+	first  string
+}
+
+// runResult is what the run measured.
+type runResult struct {
+	phases []phaseResult
+	failed int64
+}
+
+// run runs the iterations.
+func (r *runner) run(ctx context.Context) (*runResult, error) {
+	res := &runResult{}
+	base := r.baseDir()
+	if err := r.shareSeed(ctx); err != nil {
+		return nil, err
+	}
+	// The data each rank writes: IOR's signatures, so -X can tell whose
+	// file a read found.
+	r.ptype = pattern.Type(r.o.DataPacketType)
+	r.buf = aiori.AlignedBuffer(int(r.o.WriteBytes))
+	pattern.Fill(r.buf, r.ptype, r.rank, r.dataSeed, 0)
+	r.rbuf = aiori.AlignedBuffer(int(max(r.o.WriteBytes, r.o.ReadBytes)))
+	if r.rank == 0 {
+		if s, ok := r.be.(aiori.Statfser); ok {
+			if fi, err := s.Statfs(base); err == nil {
+				r.fsInfo = &fi
+			}
+		}
+	}
+	for iter := 0; iter < r.o.Iterations; iter++ {
+		if r.o.PreDelay > 0 {
+			if err := r.env.Sleep(ctx, time.Duration(r.o.PreDelay)*time.Second); err != nil {
+				return nil, err
+			}
+		}
+		if err := r.iteration(ctx, iter, base, res); err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+// baseDir is the -d directory this rank works under: with several, rank
+// r takes the (r mod n)-th.
+func (r *runner) baseDir() string {
+	d := r.o.Dirs
+	if len(d) == 0 {
+		return "./out"
+	}
+	return d[r.rank%len(d)]
+}
+
+// owns reports whether this rank creates and removes the tree it uses:
+// with -u every rank has its own, otherwise rank 0 makes the shared one.
+func (r *runner) owns() bool { return r.o.UniqueDir || r.rank == 0 }
+
+// trees returns the trees holding the items of rank owner in this
+// iteration, one per test directory (-n with -I makes several).
+func (r *runner) trees(owner int) []*tree {
+	o := r.o
+	ts := make([]*tree, len(r.dirs))
+	for j, dir := range r.dirs {
+		who := -1
+		if o.UniqueDir {
+			who = owner
+			if d := o.Dirs; len(d) > 1 {
+				dir = d[owner%len(d)] + "/" + r.testDirs[j]
+			}
+		}
+		ts[j] = newTree(dir, who, o.Depth, o.Branch, o.LeafOnly, r.layout.ItemsPerDir)
+	}
+	return ts
+}
+
+// iteration runs the phases of one iteration.
+func (r *runner) iteration(ctx context.Context, iter int, base string, res *runResult) error {
+	o := r.o
+	r.layout = o.Layout()
+	r.dirs, r.testDirs = nil, nil
+	for j := int64(0); j < r.layout.DirLoops; j++ {
+		name := "test-dir." + strconv.Itoa(iter) + "-" + strconv.FormatInt(j, 10)
+		r.testDirs = append(r.testDirs, name)
+		r.dirs = append(r.dirs, base+"/"+name)
+	}
+	r.items = r.layout.ItemsPerRank
+	r.renamed = false
+	// The test directories: made by whoever makes trees in them.
+	if o.Create && r.owns() {
+		for _, d := range r.dirs {
+			if err := r.mkdirAll(d); err != nil {
+				return err
+			}
+		}
+	}
+	if err := r.barrier(ctx); err != nil {
+		return err
+	}
+	before := len(res.phases)
+	mine := r.trees(r.rank)
+	for _, ph := range o.Phases() {
+		var p phaseResult
+		var err error
+		switch ph {
+		case config.TreeCreate:
+			p, err = r.treePhase(ctx, phTreeCreate, mine, true)
+		case config.TreeRemove:
+			p, err = r.treePhase(ctx, phTreeRemove, mine, false)
+		case config.DirCreate:
+			p, err = r.itemPhase(ctx, phDirCreate, r.dirCreate, r.rank)
+		case config.DirStat:
+			p, err = r.itemPhase(ctx, phDirStat, r.dirStat, r.target())
+		case config.DirRead:
+			p, err = r.itemPhase(ctx, report.MdtestDirRead, func(string) error { return nil }, r.target())
+		case config.DirRename:
+			p, err = r.itemPhase(ctx, phDirRename, r.dirRename, r.target())
+			r.renamed = true
+		case config.DirRemove:
+			p, err = r.itemPhase(ctx, phDirRemove, r.dirRemove, r.target())
+		case config.FileCreate:
+			p, err = r.itemPhase(ctx, phFileCreate, r.fileCreate, r.rank)
+		case config.FileStat:
+			p, err = r.itemPhase(ctx, phFileStat, r.fileStat, r.target())
+		case config.FileRead:
+			p, err = r.itemPhase(ctx, phFileRead, r.fileRead, r.target())
+		case config.FileRemove:
+			p, err = r.itemPhase(ctx, phFileRemove, r.fileRemove, r.target())
+		default:
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		p.iter = iter
+		res.phases = append(res.phases, p)
+		res.failed += p.failed
+	}
+	if o.Remove && r.owns() {
+		for _, d := range r.dirs {
+			_ = r.md.Rmdir(d) // with -u every rank tries; the last one wins
+		}
+	}
+	// A failed iteration leaves nothing behind: clean up what is left.
+	var failed int64
+	for _, p := range res.phases[before:] {
+		failed += p.failed
+	}
+	if failed > 0 && o.Remove {
+		if err := r.barrier(ctx); err != nil {
+			return err
+		}
+		r.cleanup(mine)
+	}
+	return nil
+}
+
+// target is the rank whose items the phases after create work on: -N.
+func (r *runner) target() int {
+	if r.o.Stride <= 0 {
+		return r.rank
+	}
+	return (r.rank + r.o.Stride) % r.size
+}
+
+// mkdirAll creates dir and its missing parents.
+func (r *runner) mkdirAll(dir string) error {
+	if err := r.md.Mkdir(dir, 0o755); err == nil || errors.Is(err, fs.ErrExist) {
+		return nil
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("mdtest: create %s: %w", dir, err)
+	}
+	if i := strings.LastIndex(dir, "/"); i > 0 {
+		if err := r.mkdirAll(dir[:i]); err != nil {
+			return err
+		}
+	}
+	if err := r.md.Mkdir(dir, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+		return fmt.Errorf("mdtest: create %s: %w", dir, err)
+	}
+	return nil
+}
+
+// cleanup removes, best effort, whatever a failed iteration left in this
+// rank's trees.
+func (r *runner) cleanup(ts []*tree) {
+	for _, name := range []string{phFileRemove, phDirRemove} {
+		for _, p := range r.pathsOf(name, r.rank, r.layout.ItemsPerRank) {
+			if name == phFileRemove {
+				_ = r.be.Remove(p)
+			} else {
+				_ = r.md.Rmdir(p)
+				_ = r.md.Rmdir(p + renameSuffix)
+			}
+		}
+	}
+	if r.owns() {
+		for _, t := range ts {
+			for k := len(t.paths) - 1; k >= 0; k-- {
+				_ = r.md.Rmdir(t.paths[k])
+			}
+		}
+		for _, d := range r.dirs {
+			_ = r.md.Rmdir(d)
+		}
+	}
+}
+
+// barrier is the job barrier, with the error worded.
+func (r *runner) barrier(ctx context.Context) error {
+	if err := r.c.Barrier(ctx); err != nil {
+		return fmt.Errorf("mdtest: barrier: %w", err)
+	}
+	return nil
+}
+
+// opFunc does one operation on one path and returns its error.
+type opFunc func(path string) error
+
+// renameSuffix is appended by the rename phase.
+const renameSuffix = ".renamed"
+
+func (r *runner) dirCreate(p string) error { return r.md.Mkdir(p, 0o755) }
+
+// dirStat stats a directory item; as mdtest, it checks only that stat
+// succeeds (the DUMMY backend keeps no directories).
+func (r *runner) dirStat(p string) error {
+	_, err := r.md.Stat(p)
+	return err
+}
+
+func (r *runner) dirRename(p string) error { return r.md.Rename(p, p+renameSuffix) }
+
+func (r *runner) dirRemove(p string) error { return r.md.Rmdir(p) }
+
+func (r *runner) fileCreate(p string) error {
+	if r.o.Mknod {
+		return r.md.Mknod(p)
+	}
+	f, err := r.be.Create(p, aiori.WriteOnly|aiori.Create)
+	if err != nil {
+		return err
+	}
+	if n := r.o.WriteBytes; n > 0 {
+		if _, err := f.WriteAt(r.buf[:n], 0); err != nil {
+			f.Close()
+			return err
+		}
+		if r.o.VerifyWrite {
+			if err := r.verify(f, r.rbuf[:n], r.rank); err != nil {
+				f.Close()
+				return err
+			}
+		}
+	}
+	if r.o.Fsync {
+		if err := f.Fsync(); err != nil && !errors.Is(err, aiori.ErrNotSupported) {
+			f.Close()
+			return err
+		}
+	}
+	return f.Close()
+}
+
+func (r *runner) fileStat(p string) error {
+	_, err := r.md.Stat(p)
+	return err
+}
+
+func (r *runner) fileRead(p string) error {
+	f, err := r.be.Open(p, aiori.ReadOnly)
+	if err != nil {
+		return err
+	}
+	if n := r.o.ReadBytes; n > 0 {
+		if r.o.VerifyRead {
+			if err := r.verify(f, r.rbuf[:n], r.target()); err != nil {
+				f.Close()
+				return err
+			}
+		} else if _, err := f.ReadAt(r.rbuf[:n], 0); err != nil && !errors.Is(err, io.EOF) {
+			f.Close()
+			return err
+		}
+	}
+	return f.Close()
+}
+
+// errCorrupt is wrapped by the error of a read whose data is not what its
+// owner wrote (-X, --verify-write).
+var errCorrupt = errors.New("data differs from what was written")
+
+// verify reads len(buf) bytes at the start of f and checks they are the
+// data rank owner writes.
+func (r *runner) verify(f aiori.File, buf []byte, owner int) error {
+	pattern.Poison(buf)
+	if _, err := f.ReadAt(buf, 0); err != nil {
+		return err
+	}
+	if bad, first := pattern.Verify(buf, r.ptype, owner, r.dataSeed, 0); bad > 0 {
+		return fmt.Errorf("%d of %d words wrong, first at byte %d: %w", bad, (len(buf)+7)/8, first*8, errCorrupt)
+	}
+	return nil
+}
+
+func (r *runner) fileRemove(p string) error { return r.be.Remove(p) }
+
+// paths formats, before the timed loop, the paths a phase works on.
+func (r *runner) paths(name string, owner int) []string {
+	ps := r.pathsOf(name, owner, r.items)
+	if (name == phFileStat || name == phDirStat || name == phFileRead) && r.o.RandomOrder() {
+		rng := rand.New(rand.NewPCG(r.seed, uint64(owner)))
+		rng.Shuffle(len(ps), func(i, j int) { ps[i], ps[j] = ps[j], ps[i] })
+	}
+	return ps
+}
+
+// pathsOf returns the paths of the first n items of the kind phase name
+// works on, of rank owner.
+func (r *runner) pathsOf(name string, owner int, n int64) []string {
+	ts := r.trees(owner)
+	kind := "file"
+	if strings.HasPrefix(name, "Directory") {
+		kind = "dir"
+	}
+	perTree := max(r.layout.ItemsPerRank/max(int64(len(ts)), 1), 1)
+	ps := make([]string, n)
+	for i := range ps {
+		t := ts[min(int64(i)/perTree, int64(len(ts)-1))]
+		ps[i] = t.itemPath(kind, owner, int64(i)%perTree)
+		if kind == "dir" && r.renamed {
+			ps[i] += renameSuffix
+		}
+	}
+	return ps
+}
+
+// itemPhase times one item phase on every rank: barrier, clock, the
+// operations, clock, optional sync, barrier, clock.
+func (r *runner) itemPhase(ctx context.Context, name string, op opFunc, owner int) (phaseResult, error) {
+	ps := r.paths(name, owner)
+	if err := r.hook(ctx, r.o.RunCmdBeforePhase, name); err != nil {
+		return phaseResult{}, err
+	}
+	if err := r.barrier(ctx); err != nil {
+		return phaseResult{}, err
+	}
+	t0 := r.env.Clock()
+	deadline := math.Inf(1)
+	if name == phFileCreate || name == phDirCreate {
+		if r.o.StonewallSeconds > 0 {
+			deadline = t0 + float64(r.o.StonewallSeconds)
+		}
+	}
+	var failed int64
+	var first string
+	done := 0
+	stone := !math.IsInf(deadline, 1)
+	for _, p := range ps {
+		if err := op(p); err != nil {
+			if failed == 0 {
+				first = describe(verb(name), p, err).encode()
+			}
+			failed++
+		}
+		done++
+		if stone && r.env.Clock() >= deadline {
+			break
+		}
+	}
+	if name == phFileCreate || name == phDirCreate {
+		n, err := r.stonewall(ctx, name, done, ps, op, &failed, &first)
+		if err != nil {
+			return phaseResult{}, err
+		}
+		done = n
+	}
+	tBefore := r.env.Clock()
+	if r.o.SyncPhases {
+		if s, ok := r.be.(aiori.Syncer); ok {
+			if err := s.Sync(); err != nil {
+				return phaseResult{}, fmt.Errorf("mdtest: %s: sync: %w", name, err)
+			}
+		}
+	}
+	if err := r.hook(ctx, r.o.RunCmdAfterPhase, name); err != nil {
+		return phaseResult{}, err
+	}
+	if err := r.barrier(ctx); err != nil {
+		return phaseResult{}, err
+	}
+	t1 := r.env.Clock()
+	return r.collect(ctx, name, phaseRank{items: float64(done), before: tBefore - t0, after: t1 - t0}, failed, first)
+}
+
+// stonewall agrees, after a create phase cut short by -W, on the most
+// items any rank created, lets every rank catch up to it (mdtest's wear
+// out), and sets the item count the later phases use.
+func (r *runner) stonewall(ctx context.Context, name string, done int, ps []string, op opFunc, failed *int64, first *string) (int, error) {
+	if r.o.StonewallSeconds <= 0 {
+		return done, nil
+	}
+	var s, out [8]byte
+	binary.LittleEndian.PutUint64(s[:], uint64(done))
+	if err := r.c.Allreduce(ctx, s[:], out[:], collectives.Int64, collectives.Max); err != nil {
+		return 0, fmt.Errorf("mdtest: allreduce: %w", err)
+	}
+	most := int(binary.LittleEndian.Uint64(out[:]))
+	for _, p := range ps[done:most] {
+		if err := op(p); err != nil {
+			if *failed == 0 {
+				*first = describe(verb(name), p, err).encode()
+			}
+			*failed++
+		}
+	}
+	r.items = int64(most)
+	if r.rank == 0 && most < len(ps) {
+		r.env.Warn(fmt.Sprintf("stonewall hit after %d s: every rank went on to %d items of %d", r.o.StonewallSeconds, most, len(ps)))
+		if f := r.o.StonewallStatusFile; f != "" {
+			if err := os.WriteFile(f, []byte(strconv.Itoa(most)+"\n"), 0o644); err != nil {
+				return 0, fmt.Errorf("mdtest: -x %s: %w", f, err)
+			}
+		}
+	}
+	return most, nil
+}
+
+// treePhase creates or removes this rank's tree (rank 0's shared tree
+// without -u) and times it.
+func (r *runner) treePhase(ctx context.Context, name string, ts []*tree, create bool) (phaseResult, error) {
+	if err := r.hook(ctx, r.o.RunCmdBeforePhase, name); err != nil {
+		return phaseResult{}, err
+	}
+	if err := r.barrier(ctx); err != nil {
+		return phaseResult{}, err
+	}
+	t0 := r.env.Clock()
+	var failed int64
+	var first string
+	done := 0
+	if r.owns() {
+		note := func(p string, err error) {
+			if err != nil {
+				if failed == 0 {
+					first = describe(verb(name), p, err).encode()
+				}
+				failed++
+			}
+		}
+		for _, t := range ts {
+			if create {
+				for _, p := range t.paths {
+					note(p, r.md.Mkdir(p, 0o755))
+				}
+			} else {
+				for k := len(t.paths) - 1; k >= 0; k-- {
+					note(t.paths[k], r.md.Rmdir(t.paths[k]))
+				}
+			}
+			done += len(t.paths)
+		}
+	}
+	tBefore := r.env.Clock()
+	if err := r.hook(ctx, r.o.RunCmdAfterPhase, name); err != nil {
+		return phaseResult{}, err
+	}
+	if err := r.barrier(ctx); err != nil {
+		return phaseResult{}, err
+	}
+	t1 := r.env.Clock()
+	return r.collect(ctx, name, phaseRank{items: float64(done), before: tBefore - t0, after: t1 - t0}, failed, first)
+}
+
+// hook runs a --run-cmd-before-phase / --run-cmd-after-phase command on
+// rank 0.
+func (r *runner) hook(ctx context.Context, cmd, phase string) error {
+	if cmd == "" || r.rank != 0 {
+		return nil
+	}
+	if err := r.env.RunCmd(ctx, cmd, phase); err != nil {
+		return fmt.Errorf("mdtest: %s: command %q: %w", phase, cmd, err)
+	}
+	return nil
+}
+
+// shellCmd runs cmd with sh -c, the phase name in HPCBENCH_MDTEST_PHASE,
+// its output on this process's stderr.
+func shellCmd(ctx context.Context, cmd, phase string) error {
+	c := exec.CommandContext(ctx, "sh", "-c", cmd)
+	c.Env = append(os.Environ(), "HPCBENCH_MDTEST_PHASE="+phase)
+	c.Stdout, c.Stderr = os.Stderr, os.Stderr
+	return c.Run()
+}
+
+// failNote is the size of one rank's first-failure record in the gather.
+const failNote = 480
+
+// collect gathers every rank's figures and failures on rank 0.
+func (r *runner) collect(ctx context.Context, name string, mine phaseRank, failed int64, first string) (phaseResult, error) {
+	rec := make([]byte, 32+failNote)
+	binary.LittleEndian.PutUint64(rec[0:], math.Float64bits(mine.items))
+	binary.LittleEndian.PutUint64(rec[8:], math.Float64bits(mine.before))
+	binary.LittleEndian.PutUint64(rec[16:], math.Float64bits(mine.after))
+	binary.LittleEndian.PutUint64(rec[24:], uint64(failed))
+	copy(rec[32:], first)
+	var all []byte
+	if r.rank == 0 {
+		all = make([]byte, len(rec)*r.size)
+	}
+	if err := r.c.Gather(ctx, rec, all, 0); err != nil {
+		return phaseResult{}, fmt.Errorf("mdtest: %s: gather: %w", name, err)
+	}
+	p := phaseResult{name: name}
+	if r.rank != 0 {
+		// Every rank learns the failure count, so all agree on the exit.
+		return p, r.shareFailures(ctx, &p)
+	}
+	for k := range r.size {
+		b := all[k*len(rec):]
+		p.ranks = append(p.ranks, phaseRank{
+			items:  math.Float64frombits(binary.LittleEndian.Uint64(b[0:])),
+			before: math.Float64frombits(binary.LittleEndian.Uint64(b[8:])),
+			after:  math.Float64frombits(binary.LittleEndian.Uint64(b[16:])),
+		})
+		n := int64(binary.LittleEndian.Uint64(b[24:]))
+		if n > 0 && p.first == "" {
+			p.first = strings.TrimRight(string(b[32:32+failNote]), "\x00")
+		}
+		p.failed += n
+	}
+	if p.failed > 0 {
+		f := decodeFailure(p.first)
+		r.env.Warn(fmt.Sprintf("ERROR: %d operations failed in %s; first: %s %s: %s", p.failed, name, f.op, f.path, f.err))
+	}
+	return p, r.shareFailures(ctx, &p)
+}
+
+// shareFailures broadcasts rank 0's failure count.
+func (r *runner) shareFailures(ctx context.Context, p *phaseResult) error {
+	var b [8]byte
+	binary.LittleEndian.PutUint64(b[:], uint64(p.failed))
+	if err := r.c.Bcast(ctx, b[:], 0); err != nil {
+		return fmt.Errorf("mdtest: %s: broadcast: %w", p.name, err)
+	}
+	p.failed = int64(binary.LittleEndian.Uint64(b[:]))
+	return nil
+}
+
+// shareSeed settles -R's seed: --random-seed, or rank 0's clock.
+func (r *runner) shareSeed(ctx context.Context) error {
+	var b [8]byte
+	seed := uint64(r.o.RandomSeed)
+	if seed == 0 {
+		seed = uint64(r.env.Now().UnixNano())
+	}
+	binary.LittleEndian.PutUint64(b[:], seed)
+	if err := r.c.Bcast(ctx, b[:], 0); err != nil {
+		return fmt.Errorf("mdtest: broadcast: %w", err)
+	}
+	r.seed = binary.LittleEndian.Uint64(b[:])
+	data := uint64(r.o.DataSeed)
+	if r.o.DataSeed < 0 {
+		data = uint64(r.env.Now().Unix())
+	}
+	binary.LittleEndian.PutUint64(b[:], data)
+	if err := r.c.Bcast(ctx, b[:], 0); err != nil {
+		return fmt.Errorf("mdtest: broadcast: %w", err)
+	}
+	r.dataSeed = binary.LittleEndian.Uint64(b[:])
+	return nil
+}
