@@ -62,7 +62,7 @@ for p in "${procs[@]}"; do
 		hb_log "P=$p run $rep/$REPS: mdloop"
 		"$tmp/mdloop" -n "$N" -p "$p" -d "$work" >"$tmp/loop.out" || hb_die "mdloop failed"
 		hb_log "P=$p run $rep/$REPS: hpcbench mdtest"
-		"$hpcbench" launch -n "$p" -- "$hpcbench" mdtest -a POSIX -n "$N" -F -u -C -T -r -d "$work/hb" \
+		"$hpcbench" launch -n "$p" -- "$hpcbench" mdtest -a POSIX -n "$N" -F -u -C -T -r -d "$work" \
 			--format csv >"$tmp/hb.out" 2>"$tmp/hb.err" ||
 			hb_die "hpcbench mdtest failed: $(tail -n 3 "$tmp/hb.err" | tr '\n' ' ')"
 		for ph in "File creation" "File stat" "File removal"; do
@@ -75,7 +75,7 @@ for p in "${procs[@]}"; do
 		l=$(awk -F'|' -v ph="$ph" '$1 == ph { print $2 }' "$tmp/pairs" | median)
 		h=$(awk -F'|' -v ph="$ph" '$1 == ph { print $3 }' "$tmp/pairs" | median)
 		pr=$(awk -F'|' -v ph="$ph" '$1 == ph && $2 > 0 { print $3 / $2 }' "$tmp/pairs" | median)
-		rows+=("$(printf '%-5s %-15s %14s %14s %9s %9s' "$p" "$ph" "$l" "$h" \
+		rows+=("$(printf "%-5s %-15s %14.3f %14.3f %9s %9s" "$p" "$ph" "$l" "$h" \
 			"$(awk -v h="$h" -v l="$l" 'BEGIN { printf "%.3f", h / l }')" "$(awk -v x="$pr" 'BEGIN { printf "%.3f", x }')")")
 	done
 done

@@ -3,7 +3,9 @@
  *
  *   mdloop -n ITEMS -p PROCS -d DIR
  *
- * Forks PROCS processes. Each creates DIR/rank.<r>/ and, phase by phase
+ * Forks PROCS processes. Each creates DIR/test-dir.0-0/mdtest_tree.<r>.0/
+ * (mdtest -u's tree for rank r, so paths have as many components as
+ * hpcbench mdtest's and their lookups cost the same) and, phase by phase
  * between process-shared barriers, creates ITEMS empty files
  * (open O_CREAT|O_WRONLY, close), stats them, and unlinks them, with the
  * same names mdtest uses (file.mdtest.<rank>.<i>), formatted before the
@@ -52,8 +54,11 @@ static void die(const char *what, const char *path)
 
 static void run(struct shared *sh, int rank, long n, const char *dir)
 {
-	char base[4096];
-	snprintf(base, sizeof base, "%s/rank.%d", dir, rank);
+	char top[4096], base[4096];
+	snprintf(top, sizeof top, "%s/test-dir.0-0", dir);
+	if (mkdir(top, 0755) != 0 && errno != EEXIST)
+		die("mkdir", top);
+	snprintf(base, sizeof base, "%s/mdtest_tree.%d.0", top, rank);
 	if (mkdir(base, 0755) != 0 && errno != EEXIST)
 		die("mkdir", base);
 	char **paths = malloc(n * sizeof *paths);
@@ -88,6 +93,7 @@ static void run(struct shared *sh, int rank, long n, const char *dir)
 		sh->secs[rank][ph] = now() - t0;
 	}
 	rmdir(base);
+	rmdir(top); /* the last process out removes it */
 }
 
 int main(int argc, char **argv)

@@ -48,6 +48,8 @@ type Backend struct {
 
 	mu    sync.Mutex
 	hints aiori.Hints // guarded by mu; copied into each File when opened
+
+	cp cpath // path conversion without allocation, for the metadata calls
 }
 
 // What the backend implements.
@@ -133,7 +135,7 @@ func (b *Backend) open(op, path string, flags aiori.OpenFlags) (*File, error) {
 	}
 	var fd int
 	for {
-		fd, err = unix.Open(path, oflags, createPerm)
+		fd, err = b.cp.open(path, oflags, createPerm)
 		if err != unix.EINTR {
 			break
 		}
@@ -185,7 +187,7 @@ func openFlags(flags aiori.OpenFlags, direct bool) (int, error) {
 
 // Remove unlinks path.
 func (b *Backend) Remove(path string) error {
-	if err := unix.Unlink(path); err != nil {
+	if err := b.cp.unlinkat(path, 0); err != nil {
 		return fmt.Errorf("posix: remove %s: %w", path, err)
 	}
 	return nil
@@ -245,7 +247,7 @@ func (b *Backend) Statfs(path string) (aiori.FSInfo, error) {
 // Mkdir creates the directory path with the permission bits of perm
 // (less the umask).
 func (b *Backend) Mkdir(path string, perm fs.FileMode) error {
-	if err := unix.Mkdir(path, uint32(perm.Perm())); err != nil {
+	if err := b.cp.mkdir(path, uint32(perm.Perm())); err != nil {
 		return fmt.Errorf("posix: mkdir %s: %w", path, err)
 	}
 	return nil
@@ -253,7 +255,7 @@ func (b *Backend) Mkdir(path string, perm fs.FileMode) error {
 
 // Rmdir removes the empty directory path.
 func (b *Backend) Rmdir(path string) error {
-	if err := unix.Rmdir(path); err != nil {
+	if err := b.cp.unlinkat(path, unix.AT_REMOVEDIR); err != nil {
 		return fmt.Errorf("posix: rmdir %s: %w", path, err)
 	}
 	return nil
@@ -270,7 +272,7 @@ func (b *Backend) Rename(from, to string) error {
 // Stat describes path with stat(2), following symbolic links.
 func (b *Backend) Stat(path string) (aiori.FileInfo, error) {
 	var st unix.Stat_t
-	if err := unix.Stat(path, &st); err != nil {
+	if err := b.cp.stat(path, &st); err != nil {
 		return aiori.FileInfo{}, fmt.Errorf("posix: stat %s: %w", path, err)
 	}
 	return fileInfo(&st), nil

@@ -445,3 +445,34 @@ func TestStatfsAgreesWithStatfs(t *testing.T) {
 		t.Errorf("FreeBytes %d > TotalBytes %d", info.FreeBytes, info.TotalBytes)
 	}
 }
+
+// TestMetadataNoAllocs pins mdtest's hot paths: stat, mkdir, rmdir,
+// unlink of an existing or missing path allocate nothing on success.
+func TestMetadataNoAllocs(t *testing.T) {
+	dir := t.TempDir()
+	be, err := New(nil, aiori.Env{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := be.(*Backend)
+	file, sub := dir+"/f", dir+"/d"
+	f, err := b.Create(file, aiori.WriteOnly)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	allocs := testing.AllocsPerRun(100, func() {
+		if _, err := b.Stat(file); err != nil {
+			t.Fatal(err)
+		}
+		if err := b.Mkdir(sub, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := b.Rmdir(sub); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if allocs != 0 {
+		t.Errorf("stat+mkdir+rmdir allocate %v times; want 0", allocs)
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"os/exec"
+	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -431,6 +432,10 @@ func (r *runner) pathsOf(name string, owner int, n int64) []string {
 // operations, clock, optional sync, barrier, clock.
 func (r *runner) itemPhase(ctx context.Context, name string, op opFunc, owner int) (phaseResult, error) {
 	ps := r.paths(name, owner)
+	// Collect now what formatting the paths left, so that no collection
+	// runs during the timed loop (which allocates nothing) and takes a CPU
+	// from another rank.
+	runtime.GC()
 	if err := r.hook(ctx, r.o.RunCmdBeforePhase, name); err != nil {
 		return phaseResult{}, err
 	}
