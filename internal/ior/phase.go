@@ -97,6 +97,7 @@ func (t *tester) phase(ctx context.Context, acc access, rep int) (phaseFigures, 
 		return f, err
 	}
 	if t.active {
+		t.fill(acc, pl)
 		st[xferStart] = t.env.Clock()
 		deadline := math.Inf(1)
 		if t.o.DeadlineForStonewalling > 0 {
@@ -194,6 +195,15 @@ func (t *tester) open(acc access, path string) (aiori.File, error) {
 	return f, nil
 }
 
+// fill writes the whole data pattern into the transfer buffer before a
+// write is timed, as IOR does; the timed loop then only stamps what
+// changes from transfer to transfer (see pattern.Type.PerTransfer).
+func (t *tester) fill(acc access, pl *plan) {
+	if acc == accWrite && pl.count > 0 {
+		pattern.Fill(t.buf, t.ptype, pl.pretend, t.sig, pl.offset(0))
+	}
+}
+
 // transfers moves transfers [from, to) of pl through file and returns how
 // many it made and how many of them were corrupt. It stops early once the
 // clock passes deadline. This is the timed loop: it allocates nothing,
@@ -210,11 +220,6 @@ func (t *tester) transfers(file aiori.File, acc access, pl *plan, from, to int64
 		minEnd = t.env.Clock() + float64(o.MinTimeDuration)
 	}
 	delay := time.Duration(o.InterIODelay) * time.Microsecond
-	if write {
-		// The whole pattern once; Stamp below redoes only what changes
-		// from transfer to transfer.
-		pattern.Fill(buf, t.ptype, pl.pretend, t.sig, pl.offset(from))
-	}
 	for i := from; i < to; i++ {
 		off := pl.offset(i)
 		if file != nil {

@@ -79,6 +79,8 @@ func newTester(ctx context.Context, c Comm, o *config.Options, env Env) (*tester
 		})
 	}
 	t.buf = aiori.AlignedBuffer(int(o.TransferSize))
+	// Fault the buffer's pages in now, not in the first timed transfer.
+	pattern.Poison(t.buf)
 	if t.rank == 0 {
 		if s, ok := t.be.(aiori.Statfser); ok {
 			if fi, err := s.Statfs(dirOf(o.TestFile)); err == nil {
