@@ -85,8 +85,6 @@ func runMdtest(ctx context.Context, stdout, stderr io.Writer, args []string) err
 // options hpcbench parses but does not implement.
 func mdtestUnsupported(o *config.Options) error {
 	switch {
-	case o.SharedFile:
-		return fmt.Errorf("-S: shared-file mode is not supported yet")
 	case o.Collective:
 		return fmt.Errorf("-c: collective creates are not supported yet")
 	case o.SavePerOpDataCSV != "":

@@ -111,6 +111,7 @@ func TestMdtestBadInput(t *testing.T) {
 	}{
 		{[]string{"-n", "10", "-I", "3"}, "-I"},
 		{[]string{"-n", "10", "-u", "-S"}, "-S"},
+		{[]string{"-n", "10", "-c"}, "-c"},
 		{[]string{"-n", "10", "-k", "-w", "10"}, "-k"},
 		{[]string{"-n", "10", "-w", "1.5k"}, "-w"},
 		{[]string{"-n", "10", "-a", "MMAP"}, "MMAP"},

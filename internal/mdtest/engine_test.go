@@ -49,6 +49,7 @@ func TestPOSIXPhases(t *testing.T) {
 		{"tree-leaf-unique", "-z 2 -b 2 -I 5 -L -u -F -w 4096 -e 4096 -X", 2, []string{"File creation", "File read"}},
 		{"stride-random", "-n 30 -F -N 1 -R -u", 3, []string{"File stat"}},
 		{"dirs-n-and-I", "-n 20 -I 5 -D", 2, []string{"Directory creation", "Directory removal"}},
+		{"shared-file", "-n 20 -S -F -w 100 -e 100", 3, []string{"File creation", "File stat", "File read", "File removal"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -109,6 +110,33 @@ func TestFileVanishes(t *testing.T) {
 		return strings.HasPrefix(s, "ERROR: 1 operations failed in File stat; first: stat "+victim+": no such file or directory")
 	}) {
 		t.Errorf("warnings %q", j.warn)
+	}
+	if left, _ := os.ReadDir(dir); len(left) != 0 {
+		t.Errorf("left behind: %v", left)
+	}
+}
+
+// TestStonewallStatusFile: a create phase cut short by -W saves the count
+// every rank reached in -x's file; a later stat-and-remove run reads it
+// and works on that many items, so nothing fails and nothing is left.
+func TestStonewallStatusFile(t *testing.T) {
+	dir := t.TempDir()
+	status := filepath.Join(t.TempDir(), "status")
+	// The fake clock advances 1 ms a reading: -W 1 stops near item 1000.
+	j := runJob(t, 2, fmt.Sprintf("-a POSIX -n 3000 -F -u -C -W 1 -x %s -d %s", status, dir), true, nil)
+	noErrors(t, j)
+	data, err := os.ReadFile(status)
+	if err != nil {
+		t.Fatal(err)
+	}
+	saved := strings.TrimSpace(string(data))
+	if saved == "" || saved == "3000" {
+		t.Fatalf("status file holds %q, want a count below 3000", saved)
+	}
+	j = runJob(t, 2, fmt.Sprintf("-a POSIX -n 3000 -F -u -T -r -x %s -d %s -v", status, dir), false, nil)
+	noErrors(t, j)
+	if !slices.ContainsFunc(j.warn, func(s string) bool { return strings.HasPrefix(s, "V-1: File stat: ") }) {
+		t.Errorf("no -v note: %q", j.warn)
 	}
 	if left, _ := os.ReadDir(dir); len(left) != 0 {
 		t.Errorf("left behind: %v", left)

@@ -117,7 +117,7 @@ func (r *runner) result(res *runResult, finished time.Time) *report.Result {
 		kind = report.MdtestDirectories
 	}
 	h := report.MdtestHeader{
-		Path: strings.Join(o.Dirs, "@"), Tasks: r.size, Items: r.layout.ItemsPerRank * int64(r.size), ItemsPerRank: r.layout.ItemsPerRank,
+		Path: strings.Join(o.Dirs, "@"), Tasks: r.size, Items: r.totalItems(), ItemsPerRank: r.layout.ItemsPerRank,
 		ItemKind: kind, Iterations: o.Iterations,
 		PrintRateAndTime: o.PrintTime, PrintTime: o.TimeOnly, ShowRankStatistics: o.ShowRankStatistics,
 		Warnings: r.warnings,
@@ -218,4 +218,13 @@ func (r *runner) relevant(op string) bool {
 		return !r.o.FilesOnly && (op != report.MdtestDirRename || r.o.Rename)
 	}
 	return !r.o.DirsOnly
+}
+
+// totalItems is the header's item count: every rank's, or with -S the
+// items all ranks share.
+func (r *runner) totalItems() int64 {
+	if r.o.SharedFile {
+		return r.layout.ItemsPerRank
+	}
+	return r.layout.ItemsPerRank * int64(r.size)
 }

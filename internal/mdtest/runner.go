@@ -76,9 +76,12 @@ type runner struct {
 	fsInfo   *aiori.FSInfo
 	warnings []string // rank 0's warnings, for the header
 	seed     uint64   // -R's seed, the same on every rank
-	dataSeed uint64   // -G's signature, the same on every rank
-	rbuf     []byte   // the read phase's buffer
-	ptype    pattern.Type
+	// stoneItems is the item count a stonewalled create saved in -x's
+	// file, for runs without create; -1 for none.
+	stoneItems int64
+	dataSeed   uint64 // -G's signature, the same on every rank
+	rbuf       []byte // the read phase's buffer
+	ptype      pattern.Type
 }
 
 // phaseRank is one rank's figures for one phase of one iteration.
@@ -107,6 +110,9 @@ func (r *runner) run(ctx context.Context) (*runResult, error) {
 	res := &runResult{}
 	base := r.baseDir()
 	if err := r.shareSeed(ctx); err != nil {
+		return nil, err
+	}
+	if err := r.loadStoneItems(ctx); err != nil {
 		return nil, err
 	}
 	// The data each rank writes: IOR's signatures, so -X can tell whose
@@ -178,6 +184,9 @@ func (r *runner) iteration(ctx context.Context, iter int, base string, res *runR
 		r.dirs = append(r.dirs, base+"/"+name)
 	}
 	r.items = r.layout.ItemsPerRank
+	if r.stoneItems >= 0 && r.stoneItems < r.items {
+		r.items = r.stoneItems
+	}
 	r.renamed = false
 	// The test directories: made by whoever makes trees in them.
 	if o.Create && r.owns() {
@@ -417,10 +426,17 @@ func (r *runner) pathsOf(name string, owner int, n int64) []string {
 		kind = "dir"
 	}
 	perTree := max(r.layout.ItemsPerRank/max(int64(len(ts)), 1), 1)
+	who := owner
+	if r.o.SharedFile {
+		who = sharedOwner
+		if name == phFileRemove && r.rank != 0 {
+			n = 0 // one rank removes what all shared
+		}
+	}
 	ps := make([]string, n)
 	for i := range ps {
 		t := ts[min(int64(i)/perTree, int64(len(ts)-1))]
-		ps[i] = t.itemPath(kind, owner, int64(i)%perTree)
+		ps[i] = t.itemPath(kind, who, int64(i)%perTree)
 		if kind == "dir" && r.renamed {
 			ps[i] += renameSuffix
 		}
@@ -626,6 +642,15 @@ func (r *runner) collect(ctx context.Context, name string, mine phaseRank, faile
 		}
 		p.failed += n
 	}
+	if r.o.Verbose > 0 {
+		slowest := 0.0
+		var items float64
+		for _, k := range p.ranks {
+			slowest = math.Max(slowest, k.after)
+			items += k.items
+		}
+		r.env.Warn(fmt.Sprintf("V-1: %s: %.0f items in %.6f s", name, items, slowest))
+	}
 	if p.failed > 0 {
 		f := decodeFailure(p.first)
 		r.env.Warn(fmt.Sprintf("ERROR: %d operations failed in %s; first: %s %s: %s", p.failed, name, f.op, f.path, f.err))
@@ -665,5 +690,49 @@ func (r *runner) shareSeed(ctx context.Context) error {
 		return fmt.Errorf("mdtest: broadcast: %w", err)
 	}
 	r.dataSeed = binary.LittleEndian.Uint64(b[:])
+	return nil
+}
+
+// loadStoneItems reads, on rank 0, the item count a stonewalled create
+// phase saved in -x's file, when this run does not create (mdtest's
+// split runs), and shares it.
+func (r *runner) loadStoneItems(ctx context.Context) error {
+	r.stoneItems = -1
+	path := r.o.StonewallStatusFile
+	if path == "" || r.o.Create {
+		return nil
+	}
+	n := int64(-1)
+	var rerr error
+	if r.rank == 0 {
+		data, err := os.ReadFile(path)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+		case err != nil:
+			rerr = fmt.Errorf("mdtest: -x %s: %w", path, err)
+		default:
+			v, err := strconv.ParseInt(strings.TrimSpace(string(data)), 10, 64)
+			if err != nil || v < 0 {
+				rerr = fmt.Errorf("mdtest: -x %s: %q is not an item count", path, strings.TrimSpace(string(data)))
+			}
+			n = v
+		}
+		if rerr != nil {
+			n = -2
+		}
+	}
+	var b [8]byte
+	binary.LittleEndian.PutUint64(b[:], uint64(n))
+	if err := r.c.Bcast(ctx, b[:], 0); err != nil {
+		return fmt.Errorf("mdtest: broadcast: %w", err)
+	}
+	n = int64(binary.LittleEndian.Uint64(b[:]))
+	if n == -2 {
+		if rerr == nil {
+			rerr = fmt.Errorf("mdtest: -x %s: rank 0 could not read it", path)
+		}
+		return rerr
+	}
+	r.stoneItems = n
 	return nil
 }

@@ -76,8 +76,16 @@ func (t *tree) itemDir(i int64) string {
 	return t.paths[d]
 }
 
+// sharedOwner is the owner of the items every rank shares with -S.
+const sharedOwner = -1
+
 // itemPath returns the path of item i of rank owner: kind is "file" or
-// "dir", as mdtest names them: <dir>/file.mdtest.<rank>.<i>.
+// "dir", as mdtest names them: <dir>/file.mdtest.<rank>.<i>, or
+// <dir>/file.mdtest.shared.<i> for the items all ranks share (-S).
 func (t *tree) itemPath(kind string, owner int, i int64) string {
-	return t.itemDir(i) + "/" + kind + ".mdtest." + strconv.Itoa(owner) + "." + strconv.FormatInt(i, 10)
+	who := "shared"
+	if owner != sharedOwner {
+		who = strconv.Itoa(owner)
+	}
+	return t.itemDir(i) + "/" + kind + ".mdtest." + who + "." + strconv.FormatInt(i, 10)
 }
