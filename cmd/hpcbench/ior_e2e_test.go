@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hpcbench/hpcbench/internal/testenv"
 )
 
 // dirEntries lists what is left in dir.
@@ -184,5 +186,28 @@ func TestIORBadInput(t *testing.T) {
 		if left := dirEntries(t, dir); len(left) != 0 {
 			t.Errorf("%v: created %v", tc.args, left)
 		}
+	}
+}
+
+// TestIORAndMdtestUnderHydra: the benchmarks run unchanged under MPICH's
+// own mpiexec, whose PMI server wires the ranks together.
+func TestIORAndMdtestUnderHydra(t *testing.T) {
+	mpiexec := testenv.RequireTool(t, "mpiexec.mpich", "mpiexec.hydra", "mpiexec")
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-n", "2", hpcbench, "ior", "-a", "POSIX", "-b", "4m", "-t", "1m", "-w", "-r", "-W", "-R", "-C", "-o", filepath.Join(dir, "f")},
+			"tasks               : 2"},
+		{[]string{"-n", "2", hpcbench, "mdtest", "-a", "POSIX", "-n", "100", "-F", "-u", "-d", dir}, "2 tasks, 200 files"},
+	} {
+		r := testenv.Run(t, testenv.Context(t, 2*time.Minute), "", noPMIEnv, mpiexec, tc.args...)
+		if r.Code != 0 || !strings.Contains(r.Stdout, tc.want) {
+			t.Errorf("%v: exit %d, want %q\nstdout:\n%s\nstderr:\n%s", tc.args[3], r.Code, tc.want, r.Stdout, r.Stderr)
+		}
+	}
+	if left := dirEntries(t, dir); len(left) != 0 {
+		t.Errorf("left behind: %v", left)
 	}
 }
