@@ -61,15 +61,6 @@ type badOptions struct{ b bool }
 func (o *badOptions) AddFlags(fs *pflag.FlagSet) { fs.BoolVar(&o.b, "fsync", false, "collides") }
 func (o *badOptions) Validate() error            { return nil }
 
-// panicOptions registers one name twice, which makes pflag panic.
-type panicOptions struct{ a, b bool }
-
-func (o *panicOptions) AddFlags(fs *pflag.FlagSet) {
-	fs.BoolVar(&o.a, "panic.x", false, "first")
-	fs.BoolVar(&o.b, "panic.x", false, "again")
-}
-func (o *panicOptions) Validate() error { return nil }
-
 func newFake(aiori.Options, aiori.Env) (aiori.Backend, error) {
 	return nil, errors.New("fake backend: no I/O in config tests")
 }

@@ -4,9 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"strings"
 
 	"github.com/hpcbench/hpcbench/aiori"
+	"github.com/hpcbench/hpcbench/internal/cliflag"
 	"github.com/hpcbench/hpcbench/internal/units"
 )
 
@@ -32,62 +32,28 @@ const (
 const accessSize = 8
 
 // DataPacketType is the content of written data (-l), as IOR's
-// dataPacketType.
-type DataPacketType int
+// dataPacketType. It is mdtest's DataPacketType too; pattern.Type(t) is
+// the engine's data signature.
+type DataPacketType = cliflag.DataPacketType
 
 // The data packet types. Timestamp is IOR's default.
 const (
 	// Timestamp fills every 8-byte word with the rank and the signature
 	// plus the word's index.
-	Timestamp DataPacketType = iota
+	Timestamp = cliflag.Timestamp
 	// Offset is Timestamp plus the file offset stamped every 4 KiB.
-	Offset
+	Offset = cliflag.Offset
 	// Incompressible is meant to be random words plus offset stamps.
-	Incompressible
+	Incompressible = cliflag.Incompressible
 	// Random is a fresh pseudo-random sequence per transfer.
-	Random
+	Random = cliflag.Random
 )
-
-var packetNames = [...]string{"timestamp", "offset", "incompressible", "random"}
-
-// String returns IOR's name of the type: timestamp, offset,
-// incompressible or random.
-func (t DataPacketType) String() string {
-	if t < 0 || int(t) >= len(packetNames) {
-		return fmt.Sprintf("DataPacketType(%d)", int(t))
-	}
-	return packetNames[t]
-}
-
-// MarshalText returns the type's name, so JSON run records carry
-// "timestamp" rather than a number.
-func (t DataPacketType) MarshalText() ([]byte, error) {
-	if t < 0 || int(t) >= len(packetNames) {
-		return nil, fmt.Errorf("marshal data packet type: unknown type %d", int(t))
-	}
-	return []byte(packetNames[t]), nil
-}
-
-// UnmarshalText parses what MarshalText wrote (or any -l spelling).
-func (t *DataPacketType) UnmarshalText(b []byte) error {
-	v, err := ParseDataPacketType(string(b))
-	if err != nil {
-		return err
-	}
-	*t = v
-	return nil
-}
 
 // ParseDataPacketType parses -l: a type's full name or its first letter
 // (t, o, i, r), in any case. IOR looks only at the first letter; other
 // words are rejected here rather than guessed at.
 func ParseDataPacketType(s string) (DataPacketType, error) {
-	for i, name := range packetNames {
-		if strings.EqualFold(s, name) || strings.EqualFold(s, name[:1]) {
-			return DataPacketType(i), nil
-		}
-	}
-	return 0, fmt.Errorf("unknown data packet type %q: want timestamp, offset, incompressible or random (or t, o, i, r)", s)
+	return cliflag.ParseDataPacketType(s)
 }
 
 // Options are the parameters of one IOR test, named after IOR's

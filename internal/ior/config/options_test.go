@@ -1,7 +1,6 @@
 package config
 
 import (
-	"encoding/json"
 	"math"
 	"reflect"
 	"strings"
@@ -194,67 +193,6 @@ func TestOptionStrings(t *testing.T) {
 		want := []string{tt.access, tt.typ, tt.inFile, tt.interFile}
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("%q: got %q, want %q", tt.args, got, want)
-		}
-	}
-}
-
-func TestDataPacketType(t *testing.T) {
-	t.Parallel()
-	for in, want := range map[string]DataPacketType{
-		"t": Timestamp, "timestamp": Timestamp, "T": Timestamp, "o": Offset, "Offset": Offset,
-		"i": Incompressible, "incompressible": Incompressible, "r": Random, "random": Random,
-	} {
-		got, err := ParseDataPacketType(in)
-		if err != nil || got != want {
-			t.Errorf("ParseDataPacketType(%q) = %v, %v; want %v", in, got, err, want)
-		}
-		if back, err := ParseDataPacketType(got.String()); err != nil || back != got {
-			t.Errorf("%v does not round-trip: %v, %v", got, back, err)
-		}
-	}
-	for _, bad := range []string{"", "x", "inc", "timestamps", "offset ", "g"} {
-		if _, err := ParseDataPacketType(bad); err == nil {
-			t.Errorf("ParseDataPacketType(%q) succeeded", bad)
-		}
-	}
-	b, err := json.Marshal(struct{ T DataPacketType }{Offset})
-	if err != nil || string(b) != `{"T":"offset"}` {
-		t.Errorf("JSON = %s, %v", b, err)
-	}
-	var back struct{ T DataPacketType }
-	if err := json.Unmarshal([]byte(`{"T":"random"}`), &back); err != nil || back.T != Random {
-		t.Errorf("JSON back = %v, %v", back.T, err)
-	}
-	if _, err := json.Marshal(DataPacketType(9)); err == nil {
-		t.Error("marshalled an unknown type")
-	}
-	if got := DataPacketType(7).String(); got != "DataPacketType(7)" {
-		t.Errorf("String of an unknown type = %q", got)
-	}
-}
-
-func TestParseSizeAndInt(t *testing.T) {
-	t.Parallel()
-	sizes := map[string]int64{"0": 0, "8": 8, "4k": 4096, "1P": PiB, "2 p": 2 * PiB, "1PiB": PiB, "3pib": 3 * PiB, "8191p": 8191 * PiB}
-	for in, want := range sizes {
-		if got, err := parseSize(in); err != nil || got != want {
-			t.Errorf("parseSize(%q) = %d, %v; want %d", in, got, err, want)
-		}
-	}
-	for _, bad := range []string{"", "p", "1kp", "-1p", "1.5p", "8192p", " 1p", "1  p"} {
-		if _, err := parseSize(bad); err == nil {
-			t.Errorf("parseSize(%q) succeeded", bad)
-		}
-	}
-	ints := map[string]int64{"0": 0, "-5": -5, "+5": 5, "1k": 1024, "-2m": -2 * units.MiB, "1p": PiB, "3T": 3 * units.TiB}
-	for in, want := range ints {
-		if got, err := parseInt(in); err != nil || got != want {
-			t.Errorf("parseInt(%q) = %d, %v; want %d", in, got, err, want)
-		}
-	}
-	for _, bad := range []string{"", "-", "--5", "1.5", "1kk", "k", "8192p", "1x", "0x10"} {
-		if _, err := parseInt(bad); err == nil {
-			t.Errorf("parseInt(%q) succeeded", bad)
 		}
 	}
 }

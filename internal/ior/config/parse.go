@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"slices"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/hpcbench/hpcbench/aiori"
+	"github.com/hpcbench/hpcbench/internal/cliflag"
 )
 
 // ErrHelp is what Parse returns for -h or --help: the command prints Usage
@@ -19,7 +21,7 @@ import (
 var ErrHelp = pflag.ErrHelp
 
 // ErrNoBackends reports a nil or empty registry.
-var ErrNoBackends = errors.New("no I/O backends registered")
+var ErrNoBackends = cliflag.ErrNoBackends
 
 // Config is a parsed IOR command line: the tests to run, in order, each
 // validated.
@@ -72,26 +74,10 @@ const (
 func parse(args []string, reg *aiori.Registry, open func(string) (io.ReadCloser, error)) (*Config, error) {
 	cfg, err := parseTests(args, reg, open)
 	if err != nil && !errors.Is(err, ErrHelp) {
-		return nil, oneLineError{err}
+		return nil, cliflag.OneLineError{Err: err}
 	}
 	return cfg, err
 }
-
-// oneLineError prints an error with control characters replaced, so that
-// what the user typed (or a backend's message) cannot break the line; the
-// chain stays reachable for errors.Is.
-type oneLineError struct{ err error }
-
-func (e oneLineError) Error() string {
-	return strings.Map(func(r rune) rune {
-		if r < 0x20 || r == 0x7f {
-			return '?'
-		}
-		return r
-	}, e.err.Error())
-}
-
-func (e oneLineError) Unwrap() error { return e.err }
 
 func parseTests(args []string, reg *aiori.Registry, open func(string) (io.ReadCloser, error)) (*Config, error) {
 	p, err := newParser(reg)
@@ -166,71 +152,39 @@ func Usage(reg *aiori.Registry) string {
 	if err != nil {
 		return err.Error() + "\n"
 	}
-	iorFlags := pflag.NewFlagSet("ior", pflag.ContinueOnError)
-	iorFlags.SortFlags = false
-	p.fs.VisitAll(func(f *pflag.Flag) {
-		if !p.backendFlag[f.Name] {
-			iorFlags.AddFlag(f)
-		}
-	})
-	var b strings.Builder
-	b.WriteString("Options (sizes take k, m, g, t, p = powers of 1024; every long option is also a -O key):\n")
-	b.WriteString(iorFlags.FlagUsages())
-	for _, s := range p.sections {
-		if !s.fs.HasFlags() {
-			continue
-		}
-		fmt.Fprintf(&b, "\nModule %s:\n%s", s.name, s.fs.FlagUsages())
-	}
-	return b.String()
-}
-
-// section is one backend's flags, for Usage.
-type section struct {
-	name string
-	fs   *pflag.FlagSet
+	return p.backends.Usage(p.fs,
+		"Options (sizes take k, m, g, t, p = powers of 1024; every long option is also a -O key):\n")
 }
 
 // parser holds one test's options as a command line and directives set
 // them.
 type parser struct {
-	reg         *aiori.Registry
-	fs          *pflag.FlagSet
-	o           Options
-	backends    map[string]aiori.Options // by Entry.Name
-	backendFlag map[string]bool
-	sections    []section
-	keys        map[string]string // lower-case directive key → flag name
-	help        bool
-	script      string
+	reg      *aiori.Registry
+	fs       *pflag.FlagSet
+	o        Options
+	backends *cliflag.Backends
+	keys     map[string]string // lower-case directive key → flag name
+	help     bool
+	script   string
 }
 
 // newParser returns a parser with IOR's defaults and every backend's
 // options registered.
 func newParser(reg *aiori.Registry) (*parser, error) {
-	if reg == nil {
-		return nil, ErrNoBackends
-	}
-	def, ok := reg.Default()
-	if !ok {
-		return nil, ErrNoBackends
+	def, err := cliflag.DefaultBackend(reg, nil)
+	if err != nil {
+		return nil, err
 	}
 	p := &parser{
-		reg:         reg,
-		o:           DefaultOptions(),
-		backends:    make(map[string]aiori.Options),
-		backendFlag: make(map[string]bool),
-		keys:        make(map[string]string),
+		reg:  reg,
+		o:    DefaultOptions(),
+		keys: make(map[string]string),
 	}
 	p.o.API = def.Name
-	p.fs = pflag.NewFlagSet("ior", pflag.ContinueOnError)
-	p.fs.SetOutput(io.Discard)
-	p.fs.SortFlags = false
+	p.fs = cliflag.NewFlagSet("ior")
 	p.addFlags()
-	for _, e := range reg.Entries() {
-		if err := p.addBackend(e); err != nil {
-			return nil, err
-		}
+	if p.backends, err = cliflag.AddBackends(p.fs, reg); err != nil {
+		return nil, err
 	}
 	p.fs.VisitAll(func(f *pflag.Flag) {
 		k := strings.ToLower(f.Name)
@@ -241,53 +195,21 @@ func newParser(reg *aiori.Registry) (*parser, error) {
 	return p, nil
 }
 
-// addBackend registers e's options under their namespaced names.
-func (p *parser) addBackend(e aiori.Entry) (err error) {
-	bo := e.NewOptions()
-	if bo == nil {
-		return fmt.Errorf("backend %s: NewOptions returned nil", e.Name)
-	}
-	bfs := pflag.NewFlagSet(e.Name, pflag.ContinueOnError)
-	bfs.SetOutput(io.Discard)
-	bfs.SortFlags = false
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("backend %s: registering options: %v", e.Name, r)
-		}
-	}()
-	bo.AddFlags(bfs)
-	bfs.VisitAll(func(f *pflag.Flag) {
-		switch {
-		case err != nil:
-		case p.fs.Lookup(f.Name) != nil:
-			err = fmt.Errorf("backend %s: option --%s is defined twice", e.Name, f.Name)
-		case f.Shorthand != "":
-			err = fmt.Errorf("backend %s: option --%s has a short form; backend options are long only", e.Name, f.Name)
-		default:
-			p.fs.AddFlag(f)
-			p.backendFlag[f.Name] = true
-		}
-	})
-	p.backends[e.Name] = bo
-	p.sections = append(p.sections, section{e.Name, bfs})
-	return err
-}
-
 // addFlags registers IOR's options, bound to p.o. Each long name is IOR's
 // parameter name, which is also its -O key.
 func (p *parser) addFlags() {
 	o, fs := &p.o, p.fs
 	sw := func(b *bool, name, short, usage string) {
-		fs.VarPF(boolValue{b}, name, short, usage).NoOptDefVal = "true"
+		fs.VarPF(cliflag.Bool{P: b}, name, short, usage).NoOptDefVal = "true"
 	}
 	count := func(n *int, name, short, usage string) {
-		fs.VarPF(countValue{n}, name, short, usage).NoOptDefVal = "+1"
+		fs.VarPF(cliflag.Count{P: n, Max: math.MaxInt}, name, short, usage).NoOptDefVal = cliflag.CountUp
 	}
-	integer := func(n *int, name, short, usage string) { fs.VarP(intValue{n}, name, short, usage) }
+	integer := func(n *int, name, short, usage string) { fs.VarP(cliflag.Int{P: n}, name, short, usage) }
 
-	fs.VarP(apiValue{&o.API, p.reg}, "api", "a", "I/O backend: "+strings.Join(p.reg.Names(), "|"))
+	fs.VarP(cliflag.API{P: &o.API, Reg: p.reg}, "api", "a", "I/O backend: "+strings.Join(p.reg.Names(), "|"))
 	integer(&o.RefNum, "refNum", "A", "user reference number printed in the summary")
-	fs.VarP(sizeValue{&o.BlockSize}, "blockSize", "b", "contiguous bytes per task per segment")
+	fs.VarP(cliflag.Size{P: &o.BlockSize}, "blockSize", "b", "contiguous bytes per task per segment")
 	sw(&o.Collective, "collective", "c", "collective I/O")
 	sw(&o.ReorderTasks, "reorderTasks", "C", "read back data written by another task (constant offset -Q)")
 	integer(&o.InterTestDelay, "interTestDelay", "d", "seconds to wait before each phase")
@@ -303,7 +225,7 @@ func (p *parser) addFlags() {
 	integer(&o.OutlierThreshold, "outlierThreshold", "j", "warn about tasks this many seconds from the mean")
 	sw(&o.KeepFile, "keepFile", "k", "keep the test files at the end")
 	sw(&o.KeepFileWithError, "keepFileWithError", "K", "keep the test files when verification fails")
-	fs.VarP(packetValue{&o.DataPacketType}, "dataPacketType", "l", "data: timestamp, offset, incompressible or random (t, o, i, r)")
+	fs.VarP(cliflag.Packet{P: &o.DataPacketType}, "dataPacketType", "l", "data: timestamp, offset, incompressible or random (t, o, i, r)")
 	sw(&o.MultiFile, "multiFile", "m", "a new file for every repetition")
 	fs.StringVarP(&o.MemoryPerNode, "memoryPerNode", "M", "", "hog memory on the node (2g, 75%); not supported")
 	integer(&o.NumTasks, "numTasks", "N", "tasks taking part (-1: all)")
@@ -312,8 +234,8 @@ func (p *parser) addFlags() {
 	integer(&o.TaskPerNodeOffset, "taskPerNodeOffset", "Q", "task offset of -C, minimum offset of -Z")
 	sw(&o.ReadFile, "readFile", "r", "read phase")
 	sw(&o.CheckRead, "checkRead", "R", "verify the data of the read phase (needs -G without -w)")
-	fs.VarP(int64Value{&o.SegmentCount}, "segmentCount", "s", "number of segments")
-	fs.VarP(sizeValue{&o.TransferSize}, "transferSize", "t", "bytes per I/O call")
+	fs.VarP(cliflag.Int64{P: &o.SegmentCount}, "segmentCount", "s", "number of segments")
+	fs.VarP(cliflag.Size{P: &o.TransferSize}, "transferSize", "t", "bytes per I/O call")
 	integer(&o.MaxTimeDuration, "maxTimeDuration", "T", "start no repetition after this many minutes (0: off)")
 	sw(&o.UniqueDir, "uniqueDir", "u", "with -F, a directory per task")
 	count(&o.Verbose, "verbose", "v", "more output (repeat for more)")
@@ -328,8 +250,8 @@ func (p *parser) addFlags() {
 
 	sw(&o.DryRun, "dryRun", "", "no I/O")
 	sw(&o.WarningAsErrors, "warningAsErrors", "", "fail on any warning")
-	fs.Var(sizeValue{&o.RandomPrefill}, "randomPrefill", "with -z, prefill the file in pieces of this size")
-	fs.Var(int64Value{&o.RandomOffsetSeed}, "random-offset-seed", "seed of -z (-1: the time)")
+	fs.Var(cliflag.Size{P: &o.RandomPrefill}, "randomPrefill", "with -z, prefill the file in pieces of this size")
+	fs.Var(cliflag.Int64{P: &o.RandomOffsetSeed}, "random-offset-seed", "seed of -z (-1: the time)")
 	sw(&o.StoneWallingWearOut, "stoneWallingWearOut", "", "after the -D deadline, all tasks finish the largest count")
 	integer(&o.StoneWallingWearOutIterations, "stoneWallingWearOutIterations", "", "stop after this many transfers")
 	fs.StringVar(&o.StoneWallingStatusFile, "stoneWallingStatusFile", "", "file carrying the transfer count from write to read")
@@ -364,17 +286,8 @@ func (v directiveValue) Type() string { return "directives" }
 
 // parseArgs parses the command line into p.
 func (p *parser) parseArgs(args []string) error {
-	err := p.fs.Parse(args)
-	if p.help {
-		return ErrHelp
-	}
-	if err != nil {
-		return p.flagError(err)
-	}
-	if rest := p.fs.Args(); len(rest) > 0 {
-		return fmt.Errorf("unexpected argument %q: IOR options start with - (such as -b 4m or -O key=value)", rest[0])
-	}
-	return nil
+	return cliflag.ParseArgs(p.fs, args, &p.help, p.flagError,
+		"IOR options start with - (such as -b 4m or -O key=value)")
 }
 
 // finish returns the options of test id: the backend resolved, and -w -r
@@ -382,9 +295,8 @@ func (p *parser) parseArgs(args []string) error {
 func (p *parser) finish(id int) Options {
 	o := p.o
 	o.ID = id
-	if e, ok := p.reg.Lookup(o.API); ok {
-		o.Backend = e
-		o.BackendOptions = p.backends[e.Name]
+	if e, bo, ok := p.backends.Lookup(o.API); ok {
+		o.Backend, o.BackendOptions = e, bo
 	}
 	if !o.WriteFile && !o.ReadFile && !o.CheckWrite && !o.CheckRead {
 		o.WriteFile, o.ReadFile = true, true
@@ -392,44 +304,16 @@ func (p *parser) finish(id int) Options {
 	return o
 }
 
-// flagError rewords pflag's errors as "flag: why".
+// flagError rewords pflag's errors as "flag: why", naming IOR's short
+// options that hpcbench does not implement.
 func (p *parser) flagError(err error) error {
-	var (
-		invalid  *pflag.InvalidValueError
-		required *pflag.ValueRequiredError
-		notExist *pflag.NotExistError
-		syntax   *pflag.InvalidSyntaxError
-	)
-	switch {
-	case errors.As(err, &invalid):
-		return fmt.Errorf("%s: %w", flagLabel(invalid.GetFlag()), invalid.Unwrap())
-	case errors.As(err, &required):
-		return fmt.Errorf("%s: needs a value", flagLabel(required.GetFlag()))
-	case errors.As(err, &notExist):
-		name := notExist.GetSpecifiedName()
-		if notExist.GetSpecifiedShortnames() != "" {
-			if ior, ok := unsupportedShort[name[0]]; ok {
-				return fmt.Errorf("-%c: IOR's %s is not supported by hpcbench", name[0], ior)
-			}
-			return fmt.Errorf("unknown option %q", "-"+name)
+	return cliflag.FlagError(err, p.reg, func(name string, short bool) error {
+		if !short {
+			return nil
 		}
-		if prefix, _, ok := strings.Cut(name, "."); ok {
-			if _, known := p.reg.Lookup(prefix); !known {
-				return fmt.Errorf("unknown option %q: no backend %q in this build (have %s)",
-					"--"+name, prefix, strings.Join(p.reg.Names(), ", "))
-			}
+		if ior, ok := unsupportedShort[name[0]]; ok {
+			return fmt.Errorf("-%c: IOR's %s is not supported by hpcbench", name[0], ior)
 		}
-		return fmt.Errorf("unknown option %q", "--"+name)
-	case errors.As(err, &syntax):
-		return fmt.Errorf("bad option syntax %q", syntax.GetSpecifiedFlag())
-	}
-	return err
-}
-
-// flagLabel names a flag as a user types it: -b, or --randomPrefill.
-func flagLabel(f *pflag.Flag) string {
-	if f.Shorthand != "" {
-		return "-" + f.Shorthand
-	}
-	return "--" + f.Name
+		return nil
+	})
 }

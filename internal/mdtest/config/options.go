@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/hpcbench/hpcbench/aiori"
+	"github.com/hpcbench/hpcbench/internal/cliflag"
 )
 
 // mdtest's defaults (mdtest_init_args and the locals of mdtest_run).
@@ -29,63 +30,27 @@ const (
 )
 
 // DataPacketType is the content of the bytes written with -w
-// (--dataPacketType). Its values are in the order of IOR's config
-// DataPacketType, so the two convert with a plain conversion.
-type DataPacketType int
+// (--dataPacketType). It is IOR's config DataPacketType too; pattern.Type(t)
+// is the engine's data signature.
+type DataPacketType = cliflag.DataPacketType
 
 // The data packet types. Timestamp is mdtest's default ("t").
 const (
 	// Timestamp stamps the data with the rank and the -G seed.
-	Timestamp DataPacketType = iota
+	Timestamp = cliflag.Timestamp
 	// Offset is Timestamp plus offset stamps.
-	Offset
+	Offset = cliflag.Offset
 	// Incompressible is random data plus offset stamps.
-	Incompressible
+	Incompressible = cliflag.Incompressible
 	// Random is a pseudo-random sequence seeded by -G.
-	Random
+	Random = cliflag.Random
 )
-
-var packetNames = [...]string{"timestamp", "offset", "incompressible", "random"}
-
-// String returns the type's name: timestamp, offset, incompressible or
-// random.
-func (t DataPacketType) String() string {
-	if t < 0 || int(t) >= len(packetNames) {
-		return fmt.Sprintf("DataPacketType(%d)", int(t))
-	}
-	return packetNames[t]
-}
-
-// MarshalText returns the type's name, so JSON run records carry
-// "timestamp" rather than a number.
-func (t DataPacketType) MarshalText() ([]byte, error) {
-	if t < 0 || int(t) >= len(packetNames) {
-		return nil, fmt.Errorf("marshal data packet type: unknown type %d", int(t))
-	}
-	return []byte(packetNames[t]), nil
-}
-
-// UnmarshalText parses what MarshalText wrote (or any --dataPacketType
-// spelling).
-func (t *DataPacketType) UnmarshalText(b []byte) error {
-	v, err := ParseDataPacketType(string(b))
-	if err != nil {
-		return err
-	}
-	*t = v
-	return nil
-}
 
 // ParseDataPacketType parses --dataPacketType: a type's full name or its
 // first letter (t, o, i, r), in any case. mdtest looks only at the first
 // letter and takes anything else as offset; other words are rejected here.
 func ParseDataPacketType(s string) (DataPacketType, error) {
-	for i, name := range packetNames {
-		if strings.EqualFold(s, name) || strings.EqualFold(s, name[:1]) {
-			return DataPacketType(i), nil
-		}
-	}
-	return 0, fmt.Errorf("unknown data packet type %q: want timestamp, offset, incompressible or random (or t, o, i, r)", s)
+	return cliflag.ParseDataPacketType(s)
 }
 
 // Options are the parameters of an mdtest run, named after mdtest's

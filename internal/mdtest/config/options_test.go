@@ -183,41 +183,6 @@ func TestValidateOptions(t *testing.T) {
 	}
 }
 
-func TestDataPacketType(t *testing.T) {
-	t.Parallel()
-	for s, want := range map[string]DataPacketType{
-		"t": Timestamp, "timestamp": Timestamp, "T": Timestamp, "o": Offset, "offset": Offset,
-		"i": Incompressible, "INCOMPRESSIBLE": Incompressible, "r": Random, "random": Random,
-	} {
-		got, err := ParseDataPacketType(s)
-		if err != nil || got != want {
-			t.Errorf("ParseDataPacketType(%q) = %v, %v; want %v", s, got, err, want)
-		}
-	}
-	for _, s := range []string{"", "x", "tim", "g"} {
-		if _, err := ParseDataPacketType(s); err == nil {
-			t.Errorf("ParseDataPacketType(%q) succeeded", s)
-		}
-	}
-	b, err := json.Marshal(struct{ T DataPacketType }{Offset})
-	if err != nil || string(b) != `{"T":"offset"}` {
-		t.Errorf("marshal: %s, %v", b, err)
-	}
-	var back struct{ T DataPacketType }
-	if err := json.Unmarshal(b, &back); err != nil || back.T != Offset {
-		t.Errorf("unmarshal: %v, %v", back.T, err)
-	}
-	if err := json.Unmarshal([]byte(`{"T":"nope"}`), &back); err == nil {
-		t.Error("unmarshal of an unknown type succeeded")
-	}
-	if _, err := DataPacketType(7).MarshalText(); err == nil {
-		t.Error("marshal of an unknown type succeeded")
-	}
-	if got := DataPacketType(7).String(); got != "DataPacketType(7)" {
-		t.Errorf("String = %q", got)
-	}
-}
-
 func TestParseDirs(t *testing.T) {
 	t.Parallel()
 	for s, want := range map[string][]string{
