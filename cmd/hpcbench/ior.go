@@ -5,9 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
-	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -51,50 +49,21 @@ func runIOR(ctx context.Context, stdout, stderr io.Writer, args []string) error 
 		fmt.Fprintln(stderr, "WARNING: "+w)
 	}
 	last := cfg.Tests[len(cfg.Tests)-1]
-	trs, err := transports()
-	if err != nil {
-		return fmt.Errorf("ior: %w", err)
-	}
-	j, err := job.Start(ctx, job.Options{Fabric: job.FabricAuto, Transports: trs})
-	if err != nil {
-		return fmt.Errorf("ior: %w", err)
-	}
-	rank := j.PMI.Rank()
-	host, _ := os.Hostname()
-	env := ior.Env{
-		Command:   append([]string{"hpcbench", "ior"}, args...),
-		Version:   version.String(),
-		Machine:   machine(),
-		Platform:  platform(),
-		Hostnames: []string{host},
-		Hosts:     j.Hosts,
-		HostRanks: j.HostRanks,
-	}
-	if rank == 0 {
-		env.Warn = func(line string) { fmt.Fprintln(stderr, line) }
-	}
-	res, runErr := ior.Run(ctx, j.Comm, cfg.Tests, env)
-	if runErr != nil && !errors.Is(runErr, ior.ErrVerify) {
-		j.PMI.Abort(1, "ior failed")
-		return runErr
-	}
-	closeCtx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if err := j.Close(closeCtx); err != nil {
-		return err
-	}
-	if rank == 0 && res != nil {
-		if err := writeIORReports(stdout, res, &last); err != nil {
-			return err
+	return benchJob(ctx, "ior", ior.ErrVerify, func(j *job.Job, host string) (*report.Result, error) {
+		env := ior.Env{
+			Command:   append([]string{"hpcbench", "ior"}, args...),
+			Version:   version.String(),
+			Machine:   machine(),
+			Platform:  platform(),
+			Hostnames: []string{host},
+			Hosts:     j.Hosts,
+			HostRanks: j.HostRanks,
 		}
-	}
-	if runErr != nil {
-		if rank == 0 {
-			return &exitError{code: 1, msg: runErr.Error()}
+		if j.PMI.Rank() == 0 {
+			env.Warn = func(line string) { fmt.Fprintln(stderr, line) }
 		}
-		return &exitError{code: 1}
-	}
-	return nil
+		return ior.Run(ctx, j.Comm, cfg.Tests, env)
+	}, func(res *report.Result) error { return writeIORReports(stdout, res, &last) })
 }
 
 // unsupported refuses, before any I/O, the IOR options hpcbench parses but

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"time"
 
 	"github.com/hpcbench/hpcbench/internal/job"
 	"github.com/hpcbench/hpcbench/internal/mdtest"
@@ -33,52 +31,22 @@ func runMdtest(ctx context.Context, stdout, stderr io.Writer, args []string) err
 	if err := mdtestUnsupported(o); err != nil {
 		return usagef("mdtest: %v", err)
 	}
-	trs, err := transports()
-	if err != nil {
-		return fmt.Errorf("mdtest: %w", err)
-	}
-	j, err := job.Start(ctx, job.Options{Fabric: job.FabricAuto, Transports: trs})
-	if err != nil {
-		return fmt.Errorf("mdtest: %w", err)
-	}
-	rank := j.PMI.Rank()
-	if len(o.TaskCounts()) > 1 || (o.LastTasks != 0 && o.LastTasks != j.Comm.Size()) {
-		j.PMI.Abort(2, "mdtest: -f/-l/-s")
-		return usagef("mdtest: -f, -l, -s: sweeping rank counts is not supported yet; run the job at each size instead")
-	}
-	host, _ := os.Hostname()
-	env := mdtest.Env{
-		Command:   append([]string{"hpcbench", "mdtest"}, args...),
-		Version:   version.String(),
-		Machine:   machine(),
-		Hostnames: []string{host},
-		Hosts:     j.Hosts,
-	}
-	if rank == 0 {
-		env.Warn = func(line string) { fmt.Fprintln(stderr, line) }
-	}
-	res, runErr := mdtest.Run(ctx, j.Comm, o, env)
-	if runErr != nil && !errors.Is(runErr, mdtest.ErrOps) {
-		j.PMI.Abort(1, "mdtest failed")
-		return runErr
-	}
-	closeCtx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if err := j.Close(closeCtx); err != nil {
-		return err
-	}
-	if rank == 0 && res != nil {
-		if err := writeMdtestReports(stdout, res, o); err != nil {
-			return err
+	return benchJob(ctx, "mdtest", mdtest.ErrOps, func(j *job.Job, host string) (*report.Result, error) {
+		if len(o.TaskCounts()) > 1 || (o.LastTasks != 0 && o.LastTasks != j.Comm.Size()) {
+			return nil, usagef("mdtest: -f, -l, -s: sweeping rank counts is not supported yet; run the job at each size instead")
 		}
-	}
-	if runErr != nil {
-		if rank == 0 {
-			return &exitError{code: 1, msg: runErr.Error()}
+		env := mdtest.Env{
+			Command:   append([]string{"hpcbench", "mdtest"}, args...),
+			Version:   version.String(),
+			Machine:   machine(),
+			Hostnames: []string{host},
+			Hosts:     j.Hosts,
 		}
-		return &exitError{code: 1}
-	}
-	return nil
+		if j.PMI.Rank() == 0 {
+			env.Warn = func(line string) { fmt.Fprintln(stderr, line) }
+		}
+		return mdtest.Run(ctx, j.Comm, o, env)
+	}, func(res *report.Result) error { return writeMdtestReports(stdout, res, o) })
 }
 
 // mdtestUnsupported refuses, before any file is created, the mdtest
