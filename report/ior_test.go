@@ -843,3 +843,52 @@ func TestIORStartTime(t *testing.T) {
 		}
 	}
 }
+
+// TestWriteIORProgressIsPrefix: for every stage of a run (each test's
+// results cut after each row, later tests absent, no summary), the
+// progress output is a prefix of the next stage's and of WriteIOR's for
+// the whole run, so a command can print it as the run goes.
+func TestWriteIORProgressIsPrefix(t *testing.T) {
+	for _, full := range []*Result{iorHumanRun(), iorScriptRun()} {
+		var final bytes.Buffer
+		if err := WriteIOR(&final, full); err != nil {
+			t.Fatal(err)
+		}
+		// Stages: test k with its first n result rows, tests after k absent.
+		var prev []byte
+		ntests := 0
+		for _, tab := range full.Tables {
+			if k, _, ok := ParseIORTableName(tab.Name); ok {
+				ntests = max(ntests, k+1)
+			}
+		}
+		for k := 0; k < ntests; k++ {
+			rows := len(iorTable(full, IORTableName(k, IORResults)).Rows)
+			for n := 0; n <= rows; n++ {
+				stage := *full
+				stage.Tables = nil
+				for _, tab := range full.Tables {
+					test, kind, ok := ParseIORTableName(tab.Name)
+					if !ok || test > k {
+						continue
+					}
+					if test == k && kind == IORResults {
+						tab.Rows = tab.Rows[:n]
+					}
+					stage.Tables = append(stage.Tables, tab)
+				}
+				var b bytes.Buffer
+				if err := WriteIORProgress(&b, &stage); err != nil {
+					t.Fatalf("test %d, %d rows: %v", k, n, err)
+				}
+				if !bytes.HasPrefix(b.Bytes(), prev) || !bytes.HasPrefix(final.Bytes(), b.Bytes()) {
+					t.Fatalf("test %d, %d rows: progress output is not a prefix of what follows:\n%s", k, n, b.Bytes())
+				}
+				prev = b.Bytes()
+			}
+		}
+		if len(prev) == 0 || len(prev) >= final.Len() {
+			t.Errorf("progress %d bytes, final %d", len(prev), final.Len())
+		}
+	}
+}

@@ -45,7 +45,24 @@ const mebibytesPerMB = 1 << 20 / 1e6
 // layout needs that r lacks is an error naming the table or column, and
 // nothing is written.
 func WriteIOR(w io.Writer, r *Result) error {
-	run, err := decodeIOR(r, iorNeeds{kinds: []string{IORHeader, IOROptions, IORParameters, IORResults}, summary: true})
+	return writeIOR(w, r, true)
+}
+
+// WriteIORProgress writes the part of WriteIOR's layout that a run still
+// in progress has: the header, every test so far with the rows of the
+// phases done, but not the last test's "Max Write"/"Max Read" lines, the
+// summary or "Finished". As long as the engine only adds rows and tests,
+// what it writes is a prefix of what it writes next, and of WriteIOR's
+// output for the finished run, so a command can print IOR's report as the
+// run goes, as IOR does, and the rest at the end. r needs no summary
+// table.
+func WriteIORProgress(w io.Writer, r *Result) error {
+	return writeIOR(w, r, false)
+}
+
+// writeIOR is WriteIOR, or WriteIORProgress when final is false.
+func writeIOR(w io.Writer, r *Result, final bool) error {
+	run, err := decodeIOR(r, iorNeeds{kinds: []string{IORHeader, IOROptions, IORParameters, IORResults}, summary: final})
 	if err != nil {
 		return err
 	}
@@ -59,7 +76,14 @@ func WriteIOR(w io.Writer, r *Result) error {
 		writeKeyValue(&b, "Machine", m)
 	}
 	for i := range run.tests {
-		writeIORTest(&b, &run.tests[i])
+		writeIORTest(&b, &run.tests[i], final || i < len(run.tests)-1)
+	}
+	if !final {
+		_, err := b.WriteTo(w)
+		if err != nil {
+			return fmt.Errorf("report: writing IOR output: %w", err)
+		}
+		return nil
 	}
 	b.WriteString("\nSummary of all tests:\n")
 	b.WriteString(iorSummaryHeading + "\n")
@@ -87,8 +111,9 @@ func iorBanner(version string) string {
 	return "hpcbench-" + printable(f[0])
 }
 
-// writeIORTest writes one test: its header lines, options and results.
-func writeIORTest(b *bytes.Buffer, test *iorTest) {
+// writeIORTest writes one test: its header lines, options and results,
+// and, when done is set, the lines that follow its last row.
+func writeIORTest(b *bytes.Buffer, test *iorTest, done bool) {
 	writeKeyValue(b, IORTestID, test.header[IORTestID])
 	writeKeyValue(b, IORStartTime, test.startTime())
 	writeKeyValue(b, IORPath, test.header[IORPath])
@@ -115,7 +140,7 @@ func writeIORTest(b *bytes.Buffer, test *iorTest) {
 			writeIORWarning(b, p)
 		}
 	}
-	if test.verbose >= 1 {
+	if done && test.verbose >= 1 {
 		if bw, ok := test.maxBW(IORWrite); ok {
 			fmt.Fprintf(b, "Max Write: %.2f MiB/sec (%.2f MB/sec)\n", bw, bw*mebibytesPerMB)
 		}

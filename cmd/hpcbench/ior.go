@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -49,6 +50,12 @@ func runIOR(ctx context.Context, stdout, stderr io.Writer, args []string) error 
 		fmt.Fprintln(stderr, "WARNING: "+w)
 	}
 	last := cfg.Tests[len(cfg.Tests)-1]
+	// The human report goes to stdout as the run goes, as IOR prints it,
+	// unless stdout gets IOR's JSON or CSV.
+	human := &stream{w: stdout}
+	if last.SummaryFile == "" && last.SummaryFormat != config.SummaryDefault {
+		human = nil
+	}
 	return benchJob(ctx, "ior", ior.ErrVerify, func(j *job.Job, host string) (*report.Result, error) {
 		env := ior.Env{
 			Command:   append([]string{"hpcbench", "ior"}, args...),
@@ -61,9 +68,44 @@ func runIOR(ctx context.Context, stdout, stderr io.Writer, args []string) error 
 		}
 		if j.PMI.Rank() == 0 {
 			env.Warn = func(line string) { fmt.Fprintln(stderr, line) }
+			if human != nil {
+				env.Progress = func(r *report.Result) { human.update(r, report.WriteIORProgress) }
+			}
 		}
 		return ior.Run(ctx, j.Comm, cfg.Tests, env)
-	}, func(res *report.Result) error { return writeIORReports(stdout, res, &last) })
+	}, func(res *report.Result) error { return writeIORReports(stdout, human, res, &last) })
+}
+
+// stream prints a report that grows as the run goes: each update writes
+// only what the rendering adds to what is already on w. A rendering that
+// does not extend what was printed (a writer bug) is held back until the
+// end.
+type stream struct {
+	w       io.Writer
+	printed []byte
+	broken  bool
+	err     error
+}
+
+// update renders r with render and prints what is new.
+func (s *stream) update(r *report.Result, render func(io.Writer, *report.Result) error) {
+	if s.broken || s.err != nil {
+		return
+	}
+	var b bytes.Buffer
+	if err := render(&b, r); err != nil {
+		s.err = err
+		return
+	}
+	if !bytes.HasPrefix(b.Bytes(), s.printed) {
+		s.broken = true
+		return
+	}
+	if _, err := s.w.Write(b.Bytes()[len(s.printed):]); err != nil {
+		s.err = err
+		return
+	}
+	s.printed = b.Bytes()
 }
 
 // unsupported refuses, before any I/O, the IOR options hpcbench parses but
@@ -85,7 +127,7 @@ func unsupported(o *config.Options) error {
 // writeIORReports renders res: the human report on stdout, or IOR's
 // summaryFormat there when no summaryFile is given; the summaryFile in its
 // format; the per-rank CSV. Files are written whole or not at all.
-func writeIORReports(stdout io.Writer, res *report.Result, o *config.Options) error {
+func writeIORReports(stdout io.Writer, human *stream, res *report.Result, o *config.Options) error {
 	format := func(w io.Writer) error {
 		switch o.SummaryFormat {
 		case config.SummaryJSON:
@@ -99,7 +141,9 @@ func writeIORReports(stdout io.Writer, res *report.Result, o *config.Options) er
 		if err := writeFileAtomic(o.SummaryFile, format); err != nil {
 			return fmt.Errorf("ior: -O summaryFile: %w", err)
 		}
-		if err := report.WriteIOR(stdout, res); err != nil {
+	}
+	if human != nil {
+		if err := human.finish(res); err != nil {
 			return err
 		}
 	} else if err := format(stdout); err != nil {
@@ -129,4 +173,22 @@ func platform() string {
 		return "unknown"
 	}
 	return node + "(" + sys + ")"
+}
+
+// finish prints the rest of the whole report: what WriteIOR renders beyond
+// what the updates printed.
+func (s *stream) finish(res *report.Result) error {
+	if s.err != nil {
+		return s.err
+	}
+	var b bytes.Buffer
+	if err := report.WriteIOR(&b, res); err != nil {
+		return err
+	}
+	out := b.Bytes()
+	if !s.broken && bytes.HasPrefix(out, s.printed) {
+		out = out[len(s.printed):]
+	}
+	_, err := s.w.Write(out)
+	return err
 }

@@ -20,8 +20,9 @@ type resultBuilder struct {
 	summary report.Table
 }
 
-func newResultBuilder(env Env, size int) *resultBuilder {
+func newResultBuilder(env Env, size int, began time.Time) *resultBuilder {
 	r := report.New("ior")
+	r.Run.Start = began
 	r.Run.Command = env.Command
 	r.Run.Version = env.Version
 	r.Run.Hostnames = env.Hostnames
@@ -33,27 +34,39 @@ func newResultBuilder(env Env, size int) *resultBuilder {
 }
 
 // finish returns the Result.
-func (b *resultBuilder) finish(began, finished time.Time) *report.Result {
-	b.r.Run.Start, b.r.Run.End = began, finished
+func (b *resultBuilder) finish(finished time.Time) *report.Result {
+	b.r.Run.End = finished
 	b.r.Tables = append(b.r.Tables, b.summary)
 	return b.r
 }
 
 // addTest adds one test's tables and its summary rows.
 func (b *resultBuilder) addTest(o *config.Options, t *tester, res *testResult) {
+	b.r.Tables = append(b.r.Tables, b.testTables(o, t, res)...)
+	for _, op := range []string{report.IORWrite, report.IORRead} {
+		if row, ok := b.summaryRow(o, t, res, op); ok {
+			b.summary.Rows = append(b.summary.Rows, row)
+		}
+	}
+}
+
+// partial returns the run so far, the test in progress included, without
+// the summary: what report.WriteIORProgress renders.
+func (b *resultBuilder) partial(o *config.Options, t *tester, res *testResult) *report.Result {
+	r := *b.r
+	r.Tables = append(append([]report.Table(nil), b.r.Tables...), b.testTables(o, t, res)...)
+	return &r
+}
+
+// testTables returns one test's tables.
+func (b *resultBuilder) testTables(o *config.Options, t *tester, res *testResult) []report.Table {
 	k := o.ID
-	tables := []report.Table{
+	return []report.Table{
 		{Name: report.IORTableName(k, report.IORHeader), Columns: report.IORHeaderColumns(), Rows: b.header(o, t)},
 		{Name: report.IORTableName(k, report.IOROptions), Columns: report.IORSettingColumns(), Rows: b.options(o, t)},
 		{Name: report.IORTableName(k, report.IORParameters), Columns: report.IORSettingColumns(), Rows: b.parameters(o, t)},
 		{Name: report.IORTableName(k, report.IORResults), Columns: report.IORResultsColumns(), Rows: b.results(o, t, res)},
 		{Name: report.IORTableName(k, report.IORRanks), Columns: report.IORRanksColumns(), Rows: b.ranks(t, res)},
-	}
-	b.r.Tables = append(b.r.Tables, tables...)
-	for _, op := range []string{report.IORWrite, report.IORRead} {
-		if row, ok := b.summaryRow(o, t, res, op); ok {
-			b.summary.Rows = append(b.summary.Rows, row)
-		}
 	}
 }
 

@@ -54,6 +54,10 @@ type Env struct {
 	// Warn receives rank 0's warnings and -v notes, one line each without
 	// a newline, as they happen. Nil drops them.
 	Warn func(line string)
+	// Progress, if not nil, receives on rank 0 the run so far (no
+	// summary) when a test starts and after each of its phases, for
+	// report.WriteIORProgress: IOR prints its rows as they come.
+	Progress func(partial *report.Result)
 }
 
 // withDefaults fills the nil fields of e.
@@ -107,14 +111,16 @@ func Run(ctx context.Context, c Comm, tests []config.Options, env Env) (*report.
 	if len(tests) == 0 {
 		return nil, fmt.Errorf("ior: no test to run")
 	}
-	rb := newResultBuilder(env, c.Size())
-	began := env.Now()
+	rb := newResultBuilder(env, c.Size(), env.Now())
 	var corrupt int64
 	for i := range tests {
 		o := tests[i]
 		t, err := newTester(ctx, c, &o, env)
 		if err != nil {
 			return nil, err
+		}
+		if c.Rank() == 0 && env.Progress != nil {
+			t.progress = func(res *testResult) { env.Progress(rb.partial(&o, t, res)) }
 		}
 		res, err := t.run(ctx)
 		if cerr := t.close(); err == nil {
@@ -130,7 +136,7 @@ func Run(ctx context.Context, c Comm, tests []config.Options, env Env) (*report.
 	}
 	var r *report.Result
 	if c.Rank() == 0 {
-		r = rb.finish(began, env.Now())
+		r = rb.finish(env.Now())
 	}
 	if corrupt > 0 {
 		return r, fmt.Errorf("ior: %d corrupt transfers: %w", corrupt, ErrVerify)

@@ -63,3 +63,35 @@ func TestGolden(t *testing.T) {
 		})
 	}
 }
+
+// TestProgress: what rank 0 reports as the run goes renders, at every
+// step, a prefix of the next step and of the final human report, so the
+// command can print IOR's rows as they come.
+func TestProgress(t *testing.T) {
+	var steps [][]byte
+	j := runJobProgress(t, 2, "-a DUMMY -b 4m -t 1m -F -w -r -v -i 2 -o f", true, func(r *report.Result) {
+		var b bytes.Buffer
+		if err := report.WriteIORProgress(&b, r); err != nil {
+			t.Errorf("WriteIORProgress: %v", err)
+		}
+		steps = append(steps, b.Bytes())
+	})
+	noErrors(t, j)
+	var final bytes.Buffer
+	if err := report.WriteIOR(&final, j.res); err != nil {
+		t.Fatal(err)
+	}
+	// Test start, then write, read and remove for each of 2 repetitions.
+	if len(steps) != 1+3*2 {
+		t.Fatalf("%d progress reports, want 7", len(steps))
+	}
+	for i, s := range steps {
+		next := final.Bytes()
+		if i+1 < len(steps) {
+			next = steps[i+1]
+		}
+		if !bytes.HasPrefix(next, s) || len(next) <= len(s) {
+			t.Fatalf("step %d is not a proper prefix of what follows:\n%s", i, s)
+		}
+	}
+}

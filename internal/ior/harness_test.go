@@ -53,6 +53,11 @@ type jobRun struct {
 // runJob parses args and runs them on n in-process ranks connected by
 // pipes. fake selects the fake clock and fixed dates (goldens).
 func runJob(t *testing.T, n int, args string, fake bool) jobRun {
+	return runJobProgress(t, n, args, fake, nil)
+}
+
+// runJobProgress is runJob with a progress callback on rank 0.
+func runJobProgress(t *testing.T, n int, args string, fake bool, progress func(*report.Result)) jobRun {
 	t.Helper()
 	cfg, err := config.Parse(strings.Fields(args), testRegistry(t))
 	if err != nil {
@@ -89,6 +94,7 @@ func runJob(t *testing.T, n int, args string, fake bool) jobRun {
 		}
 		if r == 0 {
 			env.Warn = func(line string) { mu.Lock(); out.warn = append(out.warn, line); mu.Unlock() }
+			env.Progress = progress
 		}
 		tests := make([]config.Options, len(cfg.Tests))
 		copy(tests, cfg.Tests)

@@ -37,6 +37,15 @@ type tester struct {
 	// stoneRead limits the check and read passes to what every rank wrote
 	// when a -D deadline cut the write short; -1 for no limit.
 	stoneRead int64
+	// progress, if not nil, reports the test so far (rank 0).
+	progress func(res *testResult)
+}
+
+// report passes the test so far to progress.
+func (t *tester) report(res *testResult) {
+	if t.progress != nil {
+		t.progress(res)
+	}
 }
 
 // testResult is what one test measured, complete on rank 0.
@@ -116,6 +125,7 @@ func (t *tester) run(ctx context.Context) (*testResult, error) {
 	if err := t.loadStoneCount(ctx); err != nil {
 		return nil, err
 	}
+	t.report(res)
 	startClock := t.env.Clock()
 	for rep := 0; rep < t.o.Repetitions; rep++ {
 		if rep > 0 && t.o.MaxTimeDuration > 0 {
@@ -194,6 +204,7 @@ func (t *tester) repetition(ctx context.Context, rep int, res *testResult) error
 			corrupt += bad
 		}
 		res.phases = append(res.phases, f)
+		t.report(res)
 	}
 	if t.o.ReadFile {
 		if err := t.delay(ctx); err != nil {
@@ -207,6 +218,7 @@ func (t *tester) repetition(ctx context.Context, rep int, res *testResult) error
 			corrupt += int64(f.errors)
 		}
 		res.phases = append(res.phases, f)
+		t.report(res)
 	}
 	res.corrupt += corrupt
 	if corrupt > 0 && t.rank == 0 {
@@ -219,6 +231,7 @@ func (t *tester) repetition(ctx context.Context, rep int, res *testResult) error
 			return err
 		}
 		res.phases = append(res.phases, f)
+		t.report(res)
 	}
 	return nil
 }
