@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
 	"strings"
 	"time"
 
@@ -198,6 +199,10 @@ type rankFigures struct {
 // count, the warm-up and the measured run.
 func (e *engine) runSize(ctx context.Context, b benchmark, g p2p, c Comm, sched *schedule, iter, size int) (rankFigures, error) {
 	x := e.newSizeRun(ctx, b, g, c, size)
+	// Collect what the buffers and the last size left now, outside the
+	// timing: a collection during the timed loops would take a CPU from
+	// the peer rank (two ranks on two CPUs).
+	runtime.GC()
 	sync := b.kind == kindSync
 	sel := sched.selected(size, sync)
 	var n int
