@@ -111,12 +111,10 @@ func TestPOSIXEndToEndInProcess(t *testing.T) {
 			left, _ := os.ReadDir(dir)
 			var files []string
 			for _, e := range left {
-				if !e.IsDir() {
-					files = append(files, e.Name())
-				}
+				files = append(files, e.Name())
 			}
 			if len(files) > 0 {
-				t.Errorf("files left behind: %v", files)
+				t.Errorf("left behind: %v", files)
 			}
 			if len(j.warn) > 0 {
 				t.Errorf("warnings: %q", j.warn)

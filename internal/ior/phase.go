@@ -339,6 +339,13 @@ func (t *tester) remove(ctx context.Context, rep int) (phaseFigures, error) {
 		if err := t.be.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return f, fmt.Errorf("remove %s: %w", path, err)
 		}
+		// -u made this rank's directory; the last repetition removes it
+		// (it is empty unless the user keeps other files there).
+		if dir := t.naming().Dir(t.rank); dir != "" && rep == t.o.Repetitions-1 {
+			if md, ok := t.be.(aiori.Metadata); ok {
+				_ = md.Rmdir(dir)
+			}
+		}
 	}
 	end := t.env.Clock()
 	for i := range st {
