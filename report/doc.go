@@ -40,12 +40,14 @@
 // Samples["rank"] holds each rank's seconds. The other engines map the same
 // way:
 //
-//   - IOR results: labels access and iter; metrics bw (MiB/s), IOPS
-//     (ops/s), latency, open, wr/rd, close, total (s); per-rank times as
-//     samples. IOR's summary: label operation; max, min, mean, stddev with
-//     Source "bw" (MiB/s) and the same over "ops" (ops/s), mean time (s).
-//   - mdtest: label operation ("File creation"); max, min, mean, stddev in
-//     ops/s with Source "rate" holding the per-iteration rates.
+//   - IOR: per test, tables named by IORTableName (header, options,
+//     parameters, results, ranks) and one "ior summary" table; the
+//     conventions are spelled out beside the IOR constants (ior.go), and
+//     WriteIOR, WriteIORJSON, WriteIORCSV and WriteIORRankCSV render them
+//     in IOR's own layouts.
+//   - mdtest: "mdtest header", "mdtest rate", "mdtest time", "mdtest
+//     ranks" and optionally "mdtest errors" (mdtest.go), rendered by
+//     WriteMdtest, WriteMdtestJSON, WriteMdtestCSV and WriteMdtestRankCSV.
 //   - IMB: one table per benchmark and process count, named by
 //     IMBTableName ("PingPong np=2"); label #bytes (shown right-aligned,
 //     since every value is a number; absent for Barrier); metrics
@@ -77,7 +79,8 @@
 // WriteText is for people (header, options, one ASCII table per Table),
 // WriteJSON is the archive that ReadJSON reads back ("schema":
 // "hpcbench/1"), WriteCSV is the tables alone, and WriteIMB is the layout
-// of Intel(R) MPI Benchmarks for results of the IMB engine. Format and Write choose one
+// of Intel(R) MPI Benchmarks for results of the IMB engine; the IOR and
+// mdtest writers do the same for theirs. Format and Write choose one
 // by name. Every writer validates the Result first and returns the first
 // write error; none of them writes partial output on a validation error.
 package report
