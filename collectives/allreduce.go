@@ -34,7 +34,12 @@ func (c *Comm) Allreduce(ctx context.Context, send, recv []byte, dt Datatype, op
 		err = fmt.Errorf("recv is %d bytes; want %d like send", len(recv), n)
 	}
 	if err == nil && n > 0 {
-		if !sameMemory(send, recv) {
+		// Rabenseifner on a power of two reads send itself in its first
+		// step (see reduceScatterHalving); everything else works on recv.
+		var src []byte
+		if a == algRabenseifner && c.size > 1 && pof2(c.size) == c.size && !sameMemory(send, recv) {
+			src = send
+		} else if !sameMemory(send, recv) {
 			copy(recv, send)
 		}
 		switch {
@@ -42,7 +47,7 @@ func (c *Comm) Allreduce(ctx context.Context, send, recv []byte, dt Datatype, op
 		case a == algRing:
 			err = c.allreduceRing(ctx, tag, recv, dt, op)
 		case a == algRabenseifner:
-			err = c.allreduceRabenseifner(ctx, tag, recv, dt, op)
+			err = c.allreduceRabenseifner(ctx, tag, recv, src, dt, op)
 		default:
 			err = c.allreduceRecursiveDoubling(ctx, tag, recv, dt, op)
 		}
@@ -78,7 +83,10 @@ func (c *Comm) allreduceRecursiveDoubling(ctx context.Context, tag uint32, recv 
 
 // allreduceRabenseifner reduces recv in place: fold, reduce-scatter by
 // recursive halving, allgather by recursive doubling, unfold.
-func (c *Comm) allreduceRabenseifner(ctx context.Context, tag uint32, recv []byte, dt Datatype, op Op) error {
+//
+// src, if not nil, holds this rank's vector in place of recv (p a power
+// of two, so there is nothing to fold).
+func (c *Comm) allreduceRabenseifner(ctx context.Context, tag uint32, recv, src []byte, dt Datatype, op Op) error {
 	f := c.fold()
 	tmp := c.buf(0, len(recv))
 	if err := c.foldIn(ctx, f, tag, recv, tmp, dt, op); err != nil || f.newrank < 0 {
@@ -90,7 +98,7 @@ func (c *Comm) allreduceRabenseifner(ctx context.Context, tag uint32, recv []byt
 	acc := recv
 	es := dt.Size()
 	parts := chunks{count: len(recv) / es, k: f.p2, esize: es}
-	if err := c.reduceScatterHalving(ctx, f, tag, parts, acc, tmp, dt, op); err != nil {
+	if err := c.reduceScatterHalving(ctx, f, tag, parts, acc, tmp, src, dt, op); err != nil {
 		return err
 	}
 	for d := 1; d < f.p2; d <<= 1 {

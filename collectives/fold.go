@@ -71,7 +71,12 @@ func (c *Comm) foldOut(ctx context.Context, f fold, tag uint32, acc, recv []byte
 // current range on its side of bit d, sends the other half to newrank^d and
 // reduces what that partner sends for its own half. Afterwards newrank i
 // holds part i reduced over all ranks. tmp needs half of acc.
-func (c *Comm) reduceScatterHalving(ctx context.Context, f fold, tag uint32, parts chunks, acc, tmp []byte, dt Datatype, op Op) error {
+//
+// If src is not nil, acc does not hold this rank's vector yet and src does:
+// the first step sends its half straight from src and copies only the
+// half it keeps into acc, which saves copying the half given away (an
+// Allreduce of 1 MiB on two ranks spent a fifth of its time copying).
+func (c *Comm) reduceScatterHalving(ctx context.Context, f fold, tag uint32, parts chunks, acc, tmp, src []byte, dt Datatype, op Op) error {
 	lo, hi := 0, f.p2
 	for d := f.p2 / 2; d >= 1; d >>= 1 {
 		partner := f.rank(f.newrank ^ d)
@@ -80,8 +85,14 @@ func (c *Comm) reduceScatterHalving(ctx context.Context, f fold, tag uint32, par
 			keepLo, keepHi, giveLo, giveHi = lo+d, hi, lo, lo+d
 		}
 		keep := parts.of(acc, keepLo, keepHi)
+		give := parts.of(acc, giveLo, giveHi)
+		if src != nil {
+			give = parts.of(src, giveLo, giveHi)
+			copy(keep, parts.of(src, keepLo, keepHi))
+			src = nil
+		}
 		in := tmp[:len(keep)]
-		if err := c.sendrecv(ctx, tag|phaseScatter, partner, parts.of(acc, giveLo, giveHi), partner, in); err != nil {
+		if err := c.sendrecv(ctx, tag|phaseScatter, partner, give, partner, in); err != nil {
 			return err
 		}
 		reduceLocal(dt, op, keep, in)

@@ -96,7 +96,7 @@ func (c *Comm) reduceRabenseifner(ctx context.Context, tag uint32, send, recv []
 		return nil
 	}
 	parts := chunks{count: n / es, k: f.p2, esize: es}
-	if err := c.reduceScatterHalving(ctx, f, tag, parts, acc, tmp, dt, op); err != nil {
+	if err := c.reduceScatterHalving(ctx, f, tag, parts, acc, tmp, nil, dt, op); err != nil {
 		return err
 	}
 	rootNR := root - f.rem
