@@ -175,6 +175,7 @@ func TestIORBadInput(t *testing.T) {
 		{[]string{"stray"}, "stray"},
 		{[]string{"-O", "savePerOpDataCSV=x"}, "savePerOpDataCSV"},
 		{[]string{"-M", "50%"}, "-M"},
+		{[]string{"-O", "summaryAlways=1"}, "summaryAlways"},
 	} {
 		dir := t.TempDir()
 		args := append([]string{"ior", "-o", filepath.Join(dir, "f")}, tc.args...)

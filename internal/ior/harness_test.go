@@ -20,7 +20,7 @@ import (
 // testRegistry is the registry the command uses, minus MMAP.
 func testRegistry(t *testing.T) *aiori.Registry {
 	t.Helper()
-	reg, err := aiori.NewRegistry(posix.Entry(), dummy.Entry())
+	reg, err := aiori.NewRegistry(posix.Entry(), dummy.Entry(), noFsync())
 	if err != nil {
 		t.Fatal(err)
 	}

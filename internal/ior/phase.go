@@ -125,7 +125,7 @@ func (t *tester) phase(ctx context.Context, acc access, rep int) (phaseFigures, 
 	}
 	if t.active {
 		if acc == accWrite && t.o.Fsync && file != nil {
-			if err := file.Fsync(); err != nil && !errors.Is(err, aiori.ErrNotSupported) {
+			if err := t.fsync(file); err != nil {
 				return f, fmt.Errorf("fsync %s: %w", pl.path, err)
 			}
 		}
@@ -154,9 +154,6 @@ func (t *tester) phase(ctx context.Context, acc access, rep int) (phaseFigures, 
 	} else {
 		f.errors = math.NaN()
 	}
-	if acc == accWrite && t.active {
-		t.written = count
-	}
 	if t.rank == 0 {
 		t.checkSize(&f, acc, rep)
 		if !math.IsNaN(f.stonewall) {
@@ -166,6 +163,25 @@ func (t *tester) phase(ctx context.Context, acc access, rep int) (phaseFigures, 
 		}
 	}
 	return f, nil
+}
+
+// fsync flushes file for -e and -Y. A backend that cannot fsync turns
+// both off with IOR's warning ("fsync() not supported in selected
+// backend"), once; under --warningAsErrors that is the error.
+func (t *tester) fsync(file aiori.File) error {
+	err := file.Fsync()
+	if !errors.Is(err, aiori.ErrNotSupported) {
+		return err
+	}
+	t.o.FsyncPerWrite = false
+	w := t.o.DisableFsync()
+	if t.o.WarningAsErrors {
+		return fmt.Errorf("-e/-Y: %w (--warningAsErrors)", err)
+	}
+	if t.rank == 0 && w != "" {
+		t.env.Warn("WARNING: " + w)
+	}
+	return nil
 }
 
 // intraBarrier is -g's barrier between open, transfers and close.
@@ -231,7 +247,7 @@ func (t *tester) transfers(file aiori.File, acc access, pl *plan, from, to int64
 					return n, bad, fmt.Errorf("write %s at offset %d: %w", pl.path, off, err)
 				}
 				if o.FsyncPerWrite {
-					if err := file.Fsync(); err != nil && !errors.Is(err, aiori.ErrNotSupported) {
+					if err := t.fsync(file); err != nil {
 						return n, bad, fmt.Errorf("fsync %s: %w", pl.path, err)
 					}
 				}

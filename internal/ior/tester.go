@@ -32,7 +32,6 @@ type tester struct {
 	start    time.Time     // the test's StartTime
 	// carried between the phases of a repetition
 	sig      uint64 // the repetition's data signature
-	written  int64  // transfers this rank wrote in the last write (stonewalling)
 	stoneMax int64  // the most transfers a rank made by the last -D deadline
 	// stoneRead limits the check and read passes to what every rank wrote
 	// when a -D deadline cut the write short; -1 for no limit.

@@ -90,8 +90,9 @@ type Options struct {
 	Dirs []string
 	// UniqueDir is -u: each rank has its own tree (mdtest_tree.<rank>.0).
 	UniqueDir bool
-	// TimeUniqueDir is -t: with -u, the phases' timing includes changing
-	// into the rank's tree.
+	// TimeUniqueDir is -t: in mdtest, the phases' timing includes changing
+	// into the rank's tree (-u). hpcbench works with paths and never
+	// changes directory, so the flag is accepted and has nothing to add.
 	TimeUniqueDir bool
 
 	// FilesOnly is -F: file phases only. With DirsOnly as well, or with
