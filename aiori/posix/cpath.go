@@ -14,32 +14,53 @@ import (
 // collection it brings on cost a tenth of the rate, more with two ranks on
 // two CPUs, where the collector's worker takes the other rank's CPU.
 type cpath struct {
-	mu  sync.Mutex
-	buf []byte
+	mu   sync.Mutex
+	bufs [2][]byte // two paths at most per call (rename)
 }
 
 // maxPath is the longest path cpath converts itself; longer ones (and
 // paths holding a NUL) go through x/sys/unix, which reports them.
 const maxPath = 4096
 
+// put returns path as a C string in bufs[i]; c.mu is held.
+func (c *cpath) put(i int, path string) (unsafe.Pointer, error) {
+	if len(path) >= maxPath {
+		p, err := unix.BytePtrFromString(path)
+		return unsafe.Pointer(p), err
+	}
+	if strings.IndexByte(path, 0) >= 0 {
+		return nil, unix.EINVAL
+	}
+	c.bufs[i] = append(append(c.bufs[i][:0], path...), 0)
+	return unsafe.Pointer(&c.bufs[i][0]), nil
+}
+
 // call runs fn with path as a C string and returns its result. fn must not
 // keep the pointer. Calls are serialised; a backend's callers are one
 // rank's benchmark loop.
 func (c *cpath) call(path string, fn func(p unsafe.Pointer) error) error {
-	if len(path) >= maxPath {
-		p, err := unix.BytePtrFromString(path)
-		if err != nil {
-			return err
-		}
-		return fn(unsafe.Pointer(p))
-	}
-	if strings.IndexByte(path, 0) >= 0 {
-		return unix.EINVAL
-	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.buf = append(append(c.buf[:0], path...), 0)
-	return fn(unsafe.Pointer(&c.buf[0]))
+	p, err := c.put(0, path)
+	if err != nil {
+		return err
+	}
+	return fn(p)
+}
+
+// call2 is call for two paths.
+func (c *cpath) call2(a, b string, fn func(pa, pb unsafe.Pointer) error) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	pa, err := c.put(0, a)
+	if err != nil {
+		return err
+	}
+	pb, err := c.put(1, b)
+	if err != nil {
+		return err
+	}
+	return fn(pa, pb)
 }
 
 // errno returns e as an error, nil for 0, without allocating.
@@ -95,4 +116,20 @@ func (c *cpath) open(path string, flags int, mode uint32) (fd int, err error) {
 		}
 	})
 	return fd, err
+}
+
+// rename is rename(2).
+func (c *cpath) rename(from, to string) error {
+	return c.call2(from, to, func(pf, pt unsafe.Pointer) error {
+		_, _, e := unix.Syscall6(unix.SYS_RENAMEAT, atFDCWD, uintptr(pf), atFDCWD, uintptr(pt), 0, 0)
+		return errno(e)
+	})
+}
+
+// mknod is mknod(2) of a regular file.
+func (c *cpath) mknod(path string, mode uint32) error {
+	return c.call(path, func(p unsafe.Pointer) error {
+		_, _, e := unix.Syscall6(unix.SYS_MKNODAT, atFDCWD, uintptr(p), uintptr(mode), 0, 0, 0)
+		return errno(e)
+	})
 }

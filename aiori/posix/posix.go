@@ -263,7 +263,7 @@ func (b *Backend) Rmdir(path string) error {
 
 // Rename moves from to to with rename(2), replacing to if it exists.
 func (b *Backend) Rename(from, to string) error {
-	if err := unix.Rename(from, to); err != nil {
+	if err := b.cp.rename(from, to); err != nil {
 		return fmt.Errorf("posix: rename %s to %s: %w", from, to, err)
 	}
 	return nil
@@ -282,7 +282,7 @@ func (b *Backend) Stat(path string) (aiori.FileInfo, error) {
 // 0664), without opening it, as mdtest -k does. It fails with an error
 // matching fs.ErrExist when path exists.
 func (b *Backend) Mknod(path string) error {
-	if err := unix.Mknod(path, unix.S_IFREG|createPerm, 0); err != nil {
+	if err := b.cp.mknod(path, unix.S_IFREG|createPerm); err != nil {
 		return fmt.Errorf("posix: mknod %s: %w", path, err)
 	}
 	return nil

@@ -446,8 +446,8 @@ func TestStatfsAgreesWithStatfs(t *testing.T) {
 	}
 }
 
-// TestMetadataNoAllocs pins mdtest's hot paths: stat, mkdir, rmdir,
-// unlink of an existing or missing path allocate nothing on success.
+// TestMetadataNoAllocs pins mdtest's hot paths: stat, mkdir, rename,
+// rmdir, mknod and unlink allocate nothing on success.
 func TestMetadataNoAllocs(t *testing.T) {
 	dir := t.TempDir()
 	be, err := New(nil, aiori.Env{})
@@ -455,7 +455,7 @@ func TestMetadataNoAllocs(t *testing.T) {
 		t.Fatal(err)
 	}
 	b := be.(*Backend)
-	file, sub := dir+"/f", dir+"/d"
+	file, sub, moved := dir+"/f", dir+"/d", dir+"/d.r"
 	f, err := b.Create(file, aiori.WriteOnly)
 	if err != nil {
 		t.Fatal(err)
@@ -468,11 +468,20 @@ func TestMetadataNoAllocs(t *testing.T) {
 		if err := b.Mkdir(sub, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if err := b.Rmdir(sub); err != nil {
+		if err := b.Rename(sub, moved); err != nil {
+			t.Fatal(err)
+		}
+		if err := b.Rmdir(moved); err != nil {
+			t.Fatal(err)
+		}
+		if err := b.Mknod(sub); err != nil {
+			t.Fatal(err)
+		}
+		if err := b.Remove(sub); err != nil {
 			t.Fatal(err)
 		}
 	})
 	if allocs != 0 {
-		t.Errorf("stat+mkdir+rmdir allocate %v times; want 0", allocs)
+		t.Errorf("stat, mkdir, rename, rmdir, mknod, unlink allocate %v times; want 0", allocs)
 	}
 }
