@@ -285,34 +285,13 @@ func iorScriptRun() *Result {
 }
 
 // iorTable returns r's table named name.
-func iorTable(r *Result, name string) *Table {
-	for i := range r.Tables {
-		if r.Tables[i].Name == name {
-			return &r.Tables[i]
-		}
-	}
-	panic("no table " + name)
-}
+func iorTable(r *Result, name string) *Table { return tableNamed(r, name) }
 
 // iorGolden compares got with testdata/ior/name, or rewrites it with
 // -update; on a mismatch it writes name.got next to it.
 func iorGolden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", "ior", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatalf("updating golden file: %v", err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("reading golden file: %v", err)
-	}
-	if !bytes.Equal(got, want) {
-		_ = os.WriteFile(path+".got", got, 0o644)
-		t.Errorf("output differs from %s (got written to %s.got; rerun with -update to accept):\n%s", path, path, got)
-	}
+	goldenAt(t, filepath.Join("testdata", "ior", name), got)
 }
 
 // iorWriter is one of the four IOR writers and the suffix of its golden

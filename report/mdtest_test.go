@@ -265,34 +265,13 @@ func mdtestErrorsRun() *Result {
 }
 
 // mdtestTable returns r's table named name.
-func mdtestTable(r *Result, name string) *Table {
-	for i := range r.Tables {
-		if r.Tables[i].Name == name {
-			return &r.Tables[i]
-		}
-	}
-	panic("no table " + name)
-}
+func mdtestTable(r *Result, name string) *Table { return tableNamed(r, name) }
 
 // mdtestGolden compares got with testdata/mdtest/name, or rewrites it
 // with -update; on a mismatch it writes name.got next to it.
 func mdtestGolden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", "mdtest", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatalf("updating golden file: %v", err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("reading golden file: %v", err)
-	}
-	if !bytes.Equal(got, want) {
-		_ = os.WriteFile(path+".got", got, 0o644)
-		t.Errorf("output differs from %s (got written to %s.got; rerun with -update to accept):\n%s", path, path, got)
-	}
+	goldenAt(t, filepath.Join("testdata", "mdtest", name), got)
 }
 
 // readMdtestRef reads a real mdtest output from testdata/mdtest.

@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -93,7 +94,13 @@ func sampleResult() *Result {
 // output is written next to the golden file as .got for diffing.
 func golden(t *testing.T, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", t.Name()+".golden")
+	goldenAt(t, filepath.Join("testdata", t.Name()+".golden"), got)
+}
+
+// goldenAt compares got with the golden file at path, or rewrites it with
+// -update; on a mismatch it writes the output next to it, as PATH.got.
+func goldenAt(t *testing.T, path string, got []byte) {
+	t.Helper()
 	if *update {
 		if err := os.WriteFile(path, got, 0o644); err != nil {
 			t.Fatalf("updating golden file: %v", err)
@@ -105,10 +112,20 @@ func golden(t *testing.T, got []byte) {
 		t.Fatalf("reading golden file: %v", err)
 	}
 	if !bytes.Equal(got, want) {
-		gotPath := filepath.Join("testdata", t.Name()+".got")
+		gotPath := strings.TrimSuffix(path, ".golden") + ".got"
 		_ = os.WriteFile(gotPath, got, 0o644)
 		t.Errorf("output differs from %s (got written to %s; rerun with -update to accept):\n%s", path, gotPath, got)
 	}
+}
+
+// tableNamed returns r's table named name.
+func tableNamed(r *Result, name string) *Table {
+	for i := range r.Tables {
+		if r.Tables[i].Name == name {
+			return &r.Tables[i]
+		}
+	}
+	panic("no table " + name)
 }
 
 // errFailWriter is the error failWriter returns.

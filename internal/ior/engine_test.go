@@ -43,20 +43,6 @@ func results(t *testing.T, r *report.Result, k int) []map[string]string {
 	return out
 }
 
-func noErrors(t *testing.T, j jobRun) {
-	t.Helper()
-	failed := false
-	for r, err := range j.errs {
-		if err != nil {
-			t.Errorf("rank %d: %v", r, err)
-			failed = true
-		}
-	}
-	if failed {
-		t.FailNow()
-	}
-}
-
 // TestPOSIXEndToEndInProcess runs real I/O through the engine on several
 // ranks, shared file and file per process, and checks the figures add up
 // and nothing is left behind.

@@ -4,10 +4,10 @@ import (
 	"bytes"
 	"flag"
 	"io"
-	"os"
 	"path/filepath"
 	"testing"
 
+	"github.com/hpcbench/hpcbench/internal/testenv"
 	"github.com/hpcbench/hpcbench/report"
 )
 
@@ -44,23 +44,7 @@ func TestGolden(t *testing.T) {
 				if err := f.write(&b, j.res); err != nil {
 					t.Fatalf("%s: %v", f.ext, err)
 				}
-				path := filepath.Join("testdata", tc.name+"."+f.ext+".golden")
-				if *update {
-					if err := os.MkdirAll("testdata", 0o755); err != nil {
-						t.Fatal(err)
-					}
-					if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
-						t.Fatal(err)
-					}
-					continue
-				}
-				want, err := os.ReadFile(path)
-				if err != nil {
-					t.Fatalf("%v (run with -update to create it)", err)
-				}
-				if !bytes.Equal(b.Bytes(), want) {
-					t.Errorf("%s differs from %s:\n%s", f.ext, path, b.Bytes())
-				}
+				testenv.Golden(t, filepath.Join("testdata", tc.name+"."+f.ext+".golden"), b.Bytes(), *update)
 			}
 		})
 	}
