@@ -92,6 +92,7 @@ type job struct {
 	fail    *Failure
 
 	tornDown, killSent bool
+	extended           bool // the abort hold was extended for a dead rank's status
 	killTimer          <-chan time.Time
 	statusWait         <-chan time.Time
 }
@@ -184,6 +185,13 @@ func (j *Job) Run(ctx context.Context) error {
 			jb.serverFailed()
 		case <-jb.statusWait:
 			jb.statusWait = nil
+			if jb.fail.abort && !jb.extended && jb.anyZombie() {
+				// A rank is dead and not yet reported: its status is
+				// on its way and names the cause.
+				jb.extended = true
+				jb.statusWait = time.After(statusGrace)
+				continue
+			}
 			jb.teardown()
 		case <-timeout:
 			timeout = nil
@@ -282,6 +290,13 @@ func (jb *job) handle(ev procEvent) {
 			// (SIGPIPE is a rank writing to the PMI server after the
 			// abort closed it: a consequence, not a cause.)
 			jb.fail = &Failure{Rank: r, Code: code, Msg: fmt.Sprintf("launch: rank %d %s", r, msg)}
+		default:
+			if jb.fail.abort && jb.statusWait != nil {
+				// The abort is held back: peers that noticed the same
+				// death exit with an error of their own, which must not
+				// end the wait for the death's status.
+				return
+			}
 		}
 		jb.teardown()
 	case evSpawnerDied:

@@ -1,0 +1,49 @@
+package launch
+
+import (
+	"os"
+	"os/exec"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestAbortHold: while an abort is held back, peers exiting with an error
+// of their own (they noticed the same death) do not end the hold, and the
+// dead rank's signal, arriving last, is named as the cause.
+func TestAbortHold(t *testing.T) {
+	jb := &job{o: Options{N: 4, Grace: time.Second}, pids: make([]int, 4), exited: make([]bool, 4), pending: 4}
+	jb.fail = &Failure{Rank: 3, Code: 1, Msg: "launch: rank 3 called abort with exit code 1", abort: true}
+	jb.statusWait = time.After(time.Hour)
+	const exit1 = syscall.WaitStatus(1 << 8)
+	jb.handle(procEvent{kind: evExited, rank: 3, status: exit1})
+	jb.handle(procEvent{kind: evExited, rank: 1, status: exit1})
+	if jb.tornDown {
+		t.Fatal("an error exit during the abort hold tore the job down")
+	}
+	jb.handle(procEvent{kind: evExited, rank: 2, status: syscall.WaitStatus(syscall.SIGKILL)})
+	if jb.fail.Rank != 2 || jb.fail.Code != 137 || !jb.tornDown {
+		t.Errorf("fail = %+v tornDown %v, want rank 2 killed by signal 9 and a teardown", jb.fail, jb.tornDown)
+	}
+}
+
+func TestProcDead(t *testing.T) {
+	if procDead(os.Getpid()) {
+		t.Error("procDead(self) = true")
+	}
+	cmd := exec.Command("true")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for !procDead(cmd.Process.Pid) {
+		if time.Now().After(deadline) {
+			t.Fatal("an exited, unreaped child is not seen as dead")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	cmd.Wait()
+	if !procDead(cmd.Process.Pid) {
+		t.Error("a reaped child is not seen as dead")
+	}
+}
