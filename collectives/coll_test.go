@@ -106,14 +106,25 @@ func matrix(p int, sizes []int, reductions bool) []collCase {
 	return cases
 }
 
-// rankBufs are one rank's buffers, reused across cases.
-type rankBufs struct{ a, b []byte }
+// rankBufs are one rank's buffers, reused across cases, from its Comm's
+// allocator.
+type rankBufs struct {
+	c    *Comm
+	a, b []byte
+}
 
-func grow(b *[]byte, n int) []byte {
+func (r *rankBufs) grow(b *[]byte, n int) []byte {
 	if cap(*b) < n {
-		*b = make([]byte, n)
+		r.c.Free(*b)
+		*b = r.c.Alloc(n)
 	}
 	return (*b)[:n]
+}
+
+// free gives the buffers back.
+func (r *rankBufs) free() {
+	r.c.Free(r.a)
+	r.c.Free(r.b)
 }
 
 // poison fills a result buffer with a value no correct result keeps
@@ -145,29 +156,29 @@ func runCase(ctx context.Context, c *Comm, i int, k collCase, bufs *rankBufs) (v
 	case "barrier":
 		return nil, c.Barrier(ctx)
 	case "bcast":
-		in = grow(&bufs.a, k.n)
+		in = bufs.grow(&bufs.a, k.n)
 		out = in
 	case "scatter":
 		if r == k.root {
-			in = grow(&bufs.a, p*k.n)
+			in = bufs.grow(&bufs.a, p*k.n)
 		}
-		out = grow(&bufs.b, k.n)
+		out = bufs.grow(&bufs.b, k.n)
 	case "gather":
-		in = grow(&bufs.a, k.n)
+		in = bufs.grow(&bufs.a, k.n)
 		if r == k.root {
-			out = grow(&bufs.b, p*k.n)
+			out = bufs.grow(&bufs.b, p*k.n)
 		}
 	case "allgather":
-		in, out = grow(&bufs.a, k.n), grow(&bufs.b, p*k.n)
+		in, out = bufs.grow(&bufs.a, k.n), bufs.grow(&bufs.b, p*k.n)
 	case "alltoall":
-		in, out = grow(&bufs.a, p*k.n), grow(&bufs.b, p*k.n)
+		in, out = bufs.grow(&bufs.a, p*k.n), bufs.grow(&bufs.b, p*k.n)
 	case "reduce":
-		in = grow(&bufs.a, k.n)
+		in = bufs.grow(&bufs.a, k.n)
 		if r == k.root {
-			out = grow(&bufs.b, k.n)
+			out = bufs.grow(&bufs.b, k.n)
 		}
 	case "allreduce":
-		in, out = grow(&bufs.a, k.n), grow(&bufs.b, k.n)
+		in, out = bufs.grow(&bufs.a, k.n), bufs.grow(&bufs.b, k.n)
 	}
 	if k.inPlace && out != nil {
 		out = in
@@ -214,7 +225,8 @@ func runMatrix(t *testing.T, p int, po pipe.Options, cases []collCase) {
 // every rank's failures.
 func runMatrixOn(t *testing.T, comms []*Comm, cases []collCase) {
 	errs := runRanks(comms, 5*time.Minute, func(ctx context.Context, c *Comm) error {
-		var bufs rankBufs
+		bufs := rankBufs{c: c}
+		defer bufs.free()
 		var wrong []error
 		for i, k := range cases {
 			verr, err := runCase(ctx, c, i, k, &bufs)

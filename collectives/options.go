@@ -3,6 +3,8 @@ package collectives
 import (
 	"errors"
 	"fmt"
+
+	"github.com/hpcbench/hpcbench/fabric"
 )
 
 // Options configures a Comm. Every rank must use the same Options (and call
@@ -18,6 +20,11 @@ type Options struct {
 	// Thresholds drive the automatic choice. A zero field means that
 	// field's value in DefaultThresholds.
 	Thresholds Thresholds
+	// Allocator, if not nil, provides the buffers of Comm.Alloc and the
+	// algorithms' scratch buffers: fabric/shm's Transport, whose buffers
+	// move between processes with one copy instead of two. Only New reads
+	// it; it need not be the same on every rank.
+	Allocator fabric.Allocator
 }
 
 // Thresholds is the one table the automatic algorithm choice reads; see

@@ -37,8 +37,12 @@ func TestCollectivesOverTransports(t *testing.T) {
 					mesh = fabrictest.AllToAll(t, tr, p)
 				}
 				comms := make([]*Comm, p)
+				var o Options
+				if a, ok := tr.(fabric.Allocator); ok {
+					o.Allocator = a // the buffers and scratch from shm's arena
+				}
 				for r := range p {
-					c, err := New(r, p, mesh[r], Options{})
+					c, err := New(r, p, mesh[r], o)
 					if err != nil {
 						t.Fatal(err)
 					}

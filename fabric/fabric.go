@@ -62,6 +62,18 @@ type Transport interface {
 	Reachable(addr string) bool
 }
 
+// Allocator is implemented by transports that move messages faster from
+// and into buffers they allocate (shm: one copy between two processes
+// instead of two). Its buffers work with every transport.
+type Allocator interface {
+	// Alloc returns a zeroed buffer of n bytes: the transport's memory
+	// when it has room and the size is worth it, the heap otherwise.
+	Alloc(n int) []byte
+	// Free gives back a buffer that Alloc returned, which must not be used
+	// afterwards; a heap buffer is left to the garbage collector.
+	Free(b []byte)
+}
+
 // Errors common to every transport; test with errors.Is.
 var (
 	// ErrClosed means the connection is closed, by this side or the peer.

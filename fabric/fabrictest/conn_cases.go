@@ -43,7 +43,7 @@ func testOrdering(e *env) {
 			msgs[i] = msg{1, binary.LittleEndian.AppendUint64(nil, uint64(i))}
 		}
 		done := e.sendAsync(from, msgs...)
-		buf := make([]byte, 16)
+		buf := e.buf(16)
 		for i := range n {
 			k, err := to.c.Recv(e.ctx, 1, buf)
 			if err != nil {
@@ -112,7 +112,7 @@ func testSizes(e *env) {
 	sizes := []int{1, 7, 4096, 65537, 8 << 20}
 	for i, size := range sizes {
 		seed := byte(i + 1)
-		m := pattern(size, seed)
+		m := e.pattern(size, seed)
 		// a → b into a larger buffer; b → a into one of exactly the size.
 		for _, d := range []struct {
 			from, to *end
@@ -125,7 +125,7 @@ func testSizes(e *env) {
 	}
 	// Messages that arrive before their Recv is posted.
 	for _, size := range []int{65537, 8 << 20} {
-		done := e.sendAsync(e.a, msg{4, pattern(size, 9)}, msg{5, []byte("later tag")})
+		done := e.sendAsync(e.a, msg{4, e.pattern(size, 9)}, msg{5, []byte("later tag")})
 		e.recvString(e.b, 5, "later tag")
 		e.recvPattern(e.b, 4, size, size, 9)
 		e.wait(done)
@@ -136,7 +136,7 @@ func testSizes(e *env) {
 // checks that it is size bytes of the seed's pattern.
 func (e *env) recvPattern(to *end, tag uint32, bufLen, size int, seed byte) {
 	e.t.Helper()
-	buf := make([]byte, bufLen)
+	buf := e.buf(bufLen)
 	n, err := to.c.Recv(e.ctx, tag, buf)
 	if err != nil {
 		e.t.Fatalf("%s.Recv(tag %d) of a %d-byte message into %d bytes: %v", to.name, tag, size, bufLen, err)
@@ -154,7 +154,7 @@ func (e *env) recvPattern(to *end, tag uint32, bufLen, size int, seed byte) {
 func testTruncated(e *env) {
 	truncated := func(to *end, tag uint32, bufLen int, seed byte) {
 		e.t.Helper()
-		buf := make([]byte, bufLen)
+		buf := e.buf(bufLen)
 		n, err := to.c.Recv(e.ctx, tag, buf)
 		e.wantErr(fmt.Sprintf("%s.Recv(tag %d) into a %d-byte buffer", to.name, tag, bufLen), err, fabric.ErrTruncated)
 		if n < 0 || n > bufLen {
@@ -165,13 +165,13 @@ func testTruncated(e *env) {
 		}
 	}
 	for _, size := range []int{100, 1 << 20} {
-		done := e.sendAsync(e.a, msg{3, pattern(size, 1)}, msg{3, []byte("after")})
+		done := e.sendAsync(e.a, msg{3, e.pattern(size, 1)}, msg{3, []byte("after")})
 		truncated(e.b, 3, 10, 1)
 		e.recvString(e.b, 3, "after") // the rest of the long message was skipped exactly
 		e.wait(done)
 	}
 	// Truncation of a message taken from the unexpected-message queue.
-	done := e.sendAsync(e.a, msg{4, pattern(100, 2)}, msg{5, []byte("x")}, msg{4, []byte("y")})
+	done := e.sendAsync(e.a, msg{4, e.pattern(100, 2)}, msg{5, []byte("x")}, msg{4, []byte("y")})
 	e.recvString(e.b, 5, "x")
 	truncated(e.b, 4, 10, 2)
 	e.recvString(e.b, 4, "y")
@@ -184,7 +184,7 @@ func testTruncated(e *env) {
 func testConcurrentSendRecv(e *env) {
 	const size, rounds = 8 << 20, 3
 	send := func(from *end, seed byte) <-chan error {
-		m := pattern(size, seed)
+		m := e.pattern(size, seed)
 		ms := make([]msg, rounds)
 		for i := range ms {
 			ms[i] = msg{8, m}
@@ -193,7 +193,7 @@ func testConcurrentSendRecv(e *env) {
 	}
 	recv := func(to *end, seed byte) <-chan error {
 		return e.spawn(func() error {
-			buf := make([]byte, size)
+			buf := e.buf(size)
 			for r := range rounds {
 				n, err := to.c.Recv(e.ctx, 8, buf)
 				if err != nil {
@@ -222,7 +222,7 @@ func testConcurrentSendRecv(e *env) {
 func testRecvDeadline(e *env) {
 	const d = 100 * time.Millisecond
 	done := e.sendAsync(e.b, msg{10, []byte("other tag")})
-	buf := make([]byte, 64)
+	buf := e.buf(64)
 	for range 2 {
 		start := time.Now()
 		ctx, cancel := context.WithTimeout(e.ctx, d)
@@ -254,10 +254,10 @@ func testRecvDeadlineRetry(e *env) {
 	const size, count = 8 << 20, 4
 	msgs := make([]msg, count)
 	for i := range msgs {
-		msgs[i] = msg{uint32(1 + i%2), pattern(size, byte(i))}
+		msgs[i] = msg{uint32(1 + i%2), e.pattern(size, byte(i))}
 	}
 	done := e.sendAsync(e.a, msgs...)
-	buf := make([]byte, size)
+	buf := e.buf(size)
 	interrupted := 0
 	for _, i := range []int{1, 3, 0, 2} { // tag 2 first
 		tag := msgs[i].tag
@@ -296,7 +296,7 @@ func testRecvCancel(e *env) {
 	start := time.Now()
 	timer := time.AfterFunc(after, cancel)
 	defer timer.Stop()
-	n, err := e.a.c.Recv(ctx, 9, make([]byte, 64))
+	n, err := e.a.c.Recv(ctx, 9, e.buf(64))
 	if !errors.Is(err, context.Canceled) {
 		e.t.Fatalf("a.Recv with ctx cancelled after %v = %d, %v; want context.Canceled", after, n, err)
 	}
@@ -325,7 +325,7 @@ func testCloseUnblocksSend(e *env) {
 	const mib, limit = 1 << 20, 64
 	errNeverBlocked := errors.New("never blocked")
 	got := e.spawn(func() error {
-		m := make([]byte, mib)
+		m := e.buf(mib)
 		for range limit {
 			if err := e.a.c.Send(e.ctx, 9, m); err != nil {
 				return err
@@ -353,9 +353,9 @@ func testUseAfterClose(e *env) {
 		e.t.Errorf("a.Close: %v", err)
 	}
 	e.closedErr("a.Send after a.Close", e.a.c.Send(e.ctx, 9, []byte("late")))
-	_, err := e.a.c.Recv(e.ctx, 9, make([]byte, 64))
+	_, err := e.a.c.Recv(e.ctx, 9, e.buf(64))
 	e.closedErr("a.Recv after a.Close", err)
-	_, err = e.b.c.Recv(e.ctx, 9, make([]byte, 64))
+	_, err = e.b.c.Recv(e.ctx, 9, e.buf(64))
 	e.closedErr("b.Recv after a.Close", err)
 }
 
@@ -370,7 +370,7 @@ func testPeerCloseRecv(e *env) {
 	}
 	e.closedErr("a.Recv blocked during b.Close", <-got)
 	e.wantPrompt("a.Recv blocked during b.Close", closed)
-	_, err := e.a.c.Recv(e.ctx, 9, make([]byte, 64))
+	_, err := e.a.c.Recv(e.ctx, 9, e.buf(64))
 	e.closedErr("a.Recv after b.Close", err)
 }
 
@@ -381,7 +381,7 @@ func testPeerCloseSend(e *env) {
 	if err := e.b.c.Close(); err != nil {
 		e.t.Errorf("b.Close: %v", err)
 	}
-	m := make([]byte, 64<<10)
+	m := e.buf(64 << 10)
 	stop := time.Now().Add(5 * time.Second)
 	var err error
 	sent := 0
@@ -404,7 +404,7 @@ func testPeerCloseSend(e *env) {
 func testSendDeadline(e *env) {
 	const mib, limit = 1 << 20, 64
 	const d = 300 * time.Millisecond
-	m := pattern(mib, 7)
+	m := e.pattern(mib, 7)
 	start := time.Now()
 	ctx, cancel := context.WithTimeout(e.ctx, d)
 	defer cancel()
@@ -423,7 +423,7 @@ func testSendDeadline(e *env) {
 	}
 	e.wantPrompt("a.Send past its deadline", start.Add(d))
 
-	buf := make([]byte, mib)
+	buf := e.buf(mib)
 	for i := 0; ; i++ {
 		ctx, cancel := context.WithTimeout(e.ctx, 500*time.Millisecond)
 		n, err := e.b.c.Recv(ctx, 9, buf)

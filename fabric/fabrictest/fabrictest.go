@@ -59,6 +59,38 @@ type env struct {
 	mu      sync.Mutex
 	closers []io.Closer
 	closed  bool // closeAll has run; later closers are closed at once
+
+	alloc fabric.Allocator // message buffers come from it when not nil
+	bufs  [][]byte         // what alloc gave, freed when the case ends
+}
+
+// buf returns a zeroed n-byte buffer for a message: the transport's own
+// (see fabric.Allocator) when it has an allocator, so that the paths such
+// buffers take are the ones tested.
+func (e *env) buf(n int) []byte {
+	if e.alloc == nil {
+		return make([]byte, n)
+	}
+	b := e.alloc.Alloc(n)
+	e.mu.Lock()
+	e.bufs = append(e.bufs, b)
+	e.mu.Unlock()
+	return b
+}
+
+// pattern is the package's pattern in a buffer from e.buf.
+func (e *env) pattern(size int, seed byte) []byte {
+	b := e.buf(size)
+	copy(b, pattern(size, seed))
+	return b
+}
+
+// freeBufs gives the case's buffers back once nothing uses them.
+func (e *env) freeBufs() {
+	for _, b := range e.bufs {
+		e.alloc.Free(b)
+	}
+	e.bufs = nil
 }
 
 // track hands c to the watchdog: it is closed when the case ends or times
@@ -102,9 +134,11 @@ type end struct {
 	c    fabric.Conn
 }
 
-// run runs one case under the watchdog. a and b may be nil.
-func run(t *testing.T, a, b fabric.Conn, fn func(e *env)) {
-	e := &env{t: t}
+// run runs one case under the watchdog. a and b may be nil; alloc, if not
+// nil, provides the message buffers.
+func run(t *testing.T, a, b fabric.Conn, alloc fabric.Allocator, fn func(e *env)) {
+	e := &env{t: t, alloc: alloc}
+	defer e.freeBufs() // runs last: after the goroutines and the closers
 	if a != nil && b != nil {
 		e.a, e.b = &end{"a", a}, &end{"b", b}
 		e.track(a)
@@ -151,17 +185,23 @@ func run(t *testing.T, a, b fabric.Conn, fn func(e *env)) {
 // wrap fabric.ErrClosed); peer Close failing Recv and, eventually, Send; Send
 // and Recv after Close; and a Send deadline when the peer stops receiving.
 func TestConnPair(t *testing.T, mk func(t *testing.T) (a, b fabric.Conn)) {
+	testConnPair(t, mk, nil)
+}
+
+func testConnPair(t *testing.T, mk func(t *testing.T) (a, b fabric.Conn), alloc fabric.Allocator) {
 	for _, c := range connCases {
 		t.Run(c.name, func(t *testing.T) {
 			a, b := mk(t)
-			run(t, a, b, c.fn)
+			run(t, a, b, alloc, c.fn)
 		})
 	}
 }
 
 // TestTransport runs the Listener and Transport cases against tr, then every
 // TestConnPair case twice, once with a as the accepted Conn and once with a
-// as the dialed one (b is the other end), both made by Pair.
+// as the dialed one (b is the other end), both made by Pair. If tr is a
+// fabric.Allocator, the messages are sent from and received into its
+// buffers.
 //
 // Transport cases: Addr starts with tr.Name()+"://" and is Reachable; Accept
 // returns the dialer's rank; an Accept deadline returns
@@ -170,18 +210,19 @@ func TestConnPair(t *testing.T, mk func(t *testing.T) (a, b fabric.Conn)) {
 // closed listener fails; and four ranks connect all-to-all the way
 // internal/job does (see AllToAll) and exchange a message on every Conn.
 func TestTransport(t *testing.T, tr fabric.Transport) {
+	alloc, _ := tr.(fabric.Allocator)
 	for _, c := range transportCases {
 		t.Run(c.name, func(t *testing.T) {
-			run(t, nil, nil, func(e *env) { c.fn(e, tr) })
+			run(t, nil, nil, alloc, func(e *env) { c.fn(e, tr) })
 		})
 	}
 	t.Run("Accepted", func(t *testing.T) {
-		TestConnPair(t, func(t *testing.T) (a, b fabric.Conn) { return Pair(t, tr) })
+		testConnPair(t, func(t *testing.T) (a, b fabric.Conn) { return Pair(t, tr) }, alloc)
 	})
 	t.Run("Dialed", func(t *testing.T) {
-		TestConnPair(t, func(t *testing.T) (a, b fabric.Conn) {
+		testConnPair(t, func(t *testing.T) (a, b fabric.Conn) {
 			a, b = Pair(t, tr)
 			return b, a
-		})
+		}, alloc)
 	})
 }

@@ -46,7 +46,7 @@ func (e *env) wait(ch <-chan error) {
 // checks that it equals want.
 func (e *env) recvWant(to *end, tag uint32, bufLen int, want []byte) {
 	e.t.Helper()
-	buf := make([]byte, bufLen)
+	buf := e.buf(bufLen)
 	n, err := to.c.Recv(e.ctx, tag, buf)
 	if err != nil {
 		e.t.Fatalf("%s.Recv(tag %d, %d-byte buffer): %v", to.name, tag, bufLen, err)

@@ -19,10 +19,12 @@ import (
 // implements fabric.Conn.
 type Conn struct {
 	lay           layout
-	side          int  // sideDialer or sideListener
-	peerPid       int  // the peer's pid in this pid namespace
-	canAccess     bool // this process may process_vm_readv/writev the peer
-	peerCanAccess bool // the peer may process_vm_readv/writev this process
+	side          int        // sideDialer or sideListener
+	peerPid       int        // the peer's pid in this pid namespace
+	canAccess     bool       // this process may process_vm_readv/writev the peer
+	peerCanAccess bool       // the peer may process_vm_readv/writev this process
+	arena         *arena     // this process's arena, which the peer maps; nil without
+	peerArena     *peerArena // this process's mapping of the peer's arena; nil without
 	myBells       *[2]bell
 	peerBells     *[2]bell
 	opts          Options // this side's options
@@ -74,6 +76,8 @@ type connParams struct {
 	peerCanAccess bool
 	sock          *net.UnixConn
 	opts          Options
+	arena         *arena
+	peerArena     *peerArena
 }
 
 // newConn starts a Conn over a mapping whose header has been checked, and
@@ -89,6 +93,8 @@ func newConn(p connParams) (*Conn, error) {
 		peerPid:       p.peerPid,
 		canAccess:     p.canAccess,
 		peerCanAccess: p.peerCanAccess,
+		arena:         p.arena,
+		peerArena:     p.peerArena,
 		myBells:       &lay.hdr.bells[p.side],
 		peerBells:     &lay.hdr.bells[1-p.side],
 		opts:          p.opts,
@@ -178,6 +184,9 @@ func (c *Conn) Close() error {
 		<-c.watchDone
 		if merr := unix.Munmap(c.lay.mem); merr != nil && err == nil {
 			err = fmt.Errorf("shm: close: munmap: %w", merr)
+		}
+		if merr := c.peerArena.unmap(); merr != nil && err == nil {
+			err = fmt.Errorf("shm: close: unmapping the peer's arena: %w", merr)
 		}
 		c.rcv.q = queue{}
 		c.rcv.part = nil

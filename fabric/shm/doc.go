@@ -69,6 +69,28 @@
 //     slower than the pipelined ring at every size, also with four
 //     processes on two cores.
 //
+// # The arena: one copy from buffers the transport hands out
+//
+// A Transport also owns an arena (Options.ArenaSize, 16 GiB of address
+// space by default, of which only touched pages use memory): one memfd,
+// sealed against shrinking, whose descriptor each side passes to the other
+// at set-up, so that every peer maps every other's arena. Transport.Alloc
+// hands out page-aligned buffers from it (it implements fabric.Allocator;
+// collectives.Comm and hpcbench coll take their buffers from it), Free
+// punches their pages out of the file. A message of at least
+// Options.ArenaThreshold bytes sent from an arena buffer goes by the
+// rendezvous protocol above, but the copies are plain loads and stores:
+// the receiver copies straight from the sender's buffer through its mapping
+// of the sender's arena, and, when the destination is in the receiver's
+// arena, the sender (if it is awake) copies the other chunks into it. This
+// is the single copy of cross-memory attach at memcpy speed, without the
+// kernel pinning pages: on the 2-vCPU VM measured, a 1 MiB one-way transfer
+// between processes took 14-20 µs (both sides copying, 50-75 GB/s) against
+// 35 µs through the ring. And because the receiver alone can finish the
+// copy, a message no longer waits for a descheduled sender to copy it into
+// the ring, which on a loaded machine made 1 MiB take 460 µs instead of 35.
+// Buffers from the heap keep the ring (or cross-memory attach) path.
+//
 // # Memory model
 //
 // Control words are sync/atomic values placed in the mapping. Go's atomics

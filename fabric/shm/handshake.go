@@ -20,10 +20,12 @@ import (
 
 // Set-up, over the listener's unix socket:
 //
-//	dialer → listener: hello{rank, pid, cookie address and value} + SCM_RIGHTS(memfd)
-//	listener → dialer: hello{rank, pid, cookie, Access: listener can read dialer}
+//	dialer → listener: hello{rank, pid, cookie address and value, arena} + SCM_RIGHTS(memfd[, arena])
+//	listener → dialer: hello{rank, pid, cookie, Access: listener can read dialer, arena} + SCM_RIGHTS([arena])
 //	dialer → listener: hello{Access: dialer can read listener}
 //
+// A side with an arena (see arena.go) passes its descriptor and says where
+// the arena lies in its address space; the other side maps it.
 // Each side probes the other's cookie with process_vm_readv before it
 // answers, and keeps its own cookie alive until the peer has answered.
 
@@ -36,6 +38,8 @@ type hello struct {
 	Access     uint32 // 1: the sender of this message may access the other's memory
 	CookieAddr uint64
 	Cookie     uint64
+	ArenaBase  uint64 // the sender's address of its arena; 0 without one
+	ArenaSize  uint64 // bytes of the arena whose descriptor is attached
 }
 
 // helloSize is the encoded size of a hello.
@@ -65,6 +69,7 @@ func (t *Transport) dial(ctx context.Context, self int, addr string) (*Conn, int
 	}
 	sock := raw.(*net.UnixConn)
 	var mem []byte
+	var peerMem *peerArena
 	var release func() error
 	fail := func(err error) (*Conn, int, error) {
 		err = handshakeErr(ctx, release, err)
@@ -72,6 +77,7 @@ func (t *Transport) dial(ctx context.Context, self int, addr string) (*Conn, int
 		if mem != nil {
 			_ = unix.Munmap(mem)
 		}
+		_ = peerMem.unmap()
 		return nil, 0, fmt.Errorf("shm: dial %s: %w", addr, err)
 	}
 	release, err = bindDeadline(ctx, sock, t.opts.HandshakeTimeout)
@@ -92,18 +98,22 @@ func (t *Transport) dial(ctx context.Context, self int, addr string) (*Conn, int
 		_ = unix.Close(fd)
 		return fail(err)
 	}
-	err = writeHello(sock, hello{Rank: uint32(self), CookieAddr: addrOfCookie(cookie), Cookie: *cookie}, fd)
+	h, fds := t.withArena(hello{Rank: uint32(self), CookieAddr: addrOfCookie(cookie), Cookie: *cookie}, fd)
+	err = writeHello(sock, h, fds...)
 	_ = unix.Close(fd) // the mappings keep the memory; nothing has a name
 	if err != nil {
 		return fail(fmt.Errorf("sending hello: %w", err))
 	}
-	reply, err := readHello(sock, nil)
+	reply, got, err := readHello(sock, 1)
 	runtime.KeepAlive(cookie)
 	if err != nil {
 		return fail(fmt.Errorf("reading reply: %w", err))
 	}
+	if peerMem, err = mapArenaFrom(reply, got); err != nil {
+		return fail(err)
+	}
 	canAccess := t.probe(pid, reply.CookieAddr, reply.Cookie)
-	if err := writeHello(sock, hello{Access: boolWord(canAccess)}, -1); err != nil {
+	if err := writeHello(sock, hello{Access: boolWord(canAccess)}); err != nil {
 		return fail(fmt.Errorf("sending final: %w", err))
 	}
 	err = release()
@@ -112,7 +122,7 @@ func (t *Transport) dial(ctx context.Context, self int, addr string) (*Conn, int
 		return fail(err)
 	}
 	c, err := newConn(connParams{mem: mem, side: sideDialer, peerPid: pid, canAccess: canAccess,
-		peerCanAccess: reply.Access == 1, sock: sock, opts: t.opts})
+		peerCanAccess: reply.Access == 1, sock: sock, opts: t.opts, arena: t.arena, peerArena: peerMem})
 	if err != nil {
 		return fail(err)
 	}
@@ -122,6 +132,7 @@ func (t *Transport) dial(ctx context.Context, self int, addr string) (*Conn, int
 // accept sets up the pair on a socket a dialer has just connected.
 func (t *Transport) accept(ctx context.Context, self int, sock *net.UnixConn) (*Conn, int, error) {
 	var mem []byte
+	var peerMem *peerArena
 	var release func() error
 	fail := func(err error) (*Conn, int, error) {
 		err = handshakeErr(ctx, release, err)
@@ -129,6 +140,7 @@ func (t *Transport) accept(ctx context.Context, self int, sock *net.UnixConn) (*
 		if mem != nil {
 			_ = unix.Munmap(mem)
 		}
+		_ = peerMem.unmap()
 		return nil, 0, fmt.Errorf("shm: accept: %w", err)
 	}
 	release, err := bindDeadline(ctx, sock, t.opts.HandshakeTimeout)
@@ -139,17 +151,20 @@ func (t *Transport) accept(ctx context.Context, self int, sock *net.UnixConn) (*
 	if err != nil {
 		return fail(err)
 	}
-	fd := -1
-	in, err := readHello(sock, &fd)
+	in, fds, err := readHello(sock, 2)
 	if err != nil {
 		return fail(fmt.Errorf("reading hello: %w", err))
 	}
-	if fd < 0 {
+	if len(fds) == 0 {
 		return fail(errors.New("hello carried no shared-memory descriptor"))
 	}
-	mem, err = mapShared(fd)
-	_ = unix.Close(fd)
+	mem, err = mapShared(fds[0])
+	_ = unix.Close(fds[0])
 	if err != nil {
+		closeAll(fds[1:])
+		return fail(err)
+	}
+	if peerMem, err = mapArenaFrom(in, fds[1:]); err != nil {
 		return fail(err)
 	}
 	if _, err := newLayout(mem); err != nil {
@@ -160,11 +175,11 @@ func (t *Transport) accept(ctx context.Context, self int, sock *net.UnixConn) (*
 	if err != nil {
 		return fail(err)
 	}
-	reply := hello{Rank: uint32(self), Access: boolWord(canAccess), CookieAddr: addrOfCookie(cookie), Cookie: *cookie}
-	if err := writeHello(sock, reply, -1); err != nil {
+	reply, fds := t.withArena(hello{Rank: uint32(self), Access: boolWord(canAccess), CookieAddr: addrOfCookie(cookie), Cookie: *cookie})
+	if err := writeHello(sock, reply, fds...); err != nil {
 		return fail(fmt.Errorf("sending reply: %w", err))
 	}
-	final, err := readHello(sock, nil)
+	final, _, err := readHello(sock, 0)
 	runtime.KeepAlive(cookie)
 	if err != nil {
 		return fail(fmt.Errorf("reading final: %w", err))
@@ -175,7 +190,7 @@ func (t *Transport) accept(ctx context.Context, self int, sock *net.UnixConn) (*
 		return fail(err)
 	}
 	c, err := newConn(connParams{mem: mem, side: sideListener, peerPid: pid, canAccess: canAccess,
-		peerCanAccess: final.Access == 1, sock: sock, opts: t.opts})
+		peerCanAccess: final.Access == 1, sock: sock, opts: t.opts, arena: t.arena, peerArena: peerMem})
 	if err != nil {
 		return fail(err)
 	}
@@ -273,16 +288,16 @@ func mapShared(fd int) ([]byte, error) {
 	return mem, nil
 }
 
-// writeHello sends h, with fd attached when fd >= 0.
-func writeHello(sock *net.UnixConn, h hello, fd int) error {
+// writeHello sends h, with fds attached.
+func writeHello(sock *net.UnixConn, h hello, fds ...int) error {
 	h.Magic, h.Version, h.Pid = magic, version, uint32(os.Getpid())
 	b, err := binary.Append(nil, binary.LittleEndian, &h)
 	if err != nil {
 		return err
 	}
 	var oob []byte
-	if fd >= 0 {
-		oob = unix.UnixRights(fd)
+	if len(fds) > 0 {
+		oob = unix.UnixRights(fds...)
 	}
 	n, oobn, err := sock.WriteMsgUnix(b, oob, nil)
 	if err == nil && (n != len(b) || oobn != len(oob)) {
@@ -291,53 +306,90 @@ func writeHello(sock *net.UnixConn, h hello, fd int) error {
 	return err
 }
 
-// readHello reads one hello. A descriptor attached to it is stored in *fd
-// when fd is not nil and closed otherwise; extra ones are closed.
-func readHello(sock *net.UnixConn, fd *int) (hello, error) {
+// readHello reads one hello and returns the first want descriptors
+// attached to it, closing any others (and all of them on error).
+func readHello(sock *net.UnixConn, want int) (hello, []int, error) {
 	b := make([]byte, helloSize)
 	oob := make([]byte, unix.CmsgSpace(4*4))
 	n, oobn, _, _, err := sock.ReadMsgUnix(b, oob)
+	var fds []int
 	if oobn > 0 {
-		keepFirst(oob[:oobn], fd)
+		fds = keepFirst(oob[:oobn], want)
+	}
+	fail := func(err error) (hello, []int, error) {
+		closeAll(fds)
+		return hello{}, nil, err
 	}
 	if err != nil {
-		return hello{}, err
+		return fail(err)
 	}
 	if n < len(b) {
 		if _, err := io.ReadFull(sock, b[n:]); err != nil {
-			return hello{}, err
+			return fail(err)
 		}
 	}
 	var h hello
 	if _, err := binary.Decode(b, binary.LittleEndian, &h); err != nil {
-		return hello{}, err
+		return fail(err)
 	}
 	if h.Magic != magic || h.Version != version {
-		return hello{}, fmt.Errorf("peer speaks magic %#x version %d, want %#x version %d", h.Magic, h.Version, uint64(magic), version)
+		return fail(fmt.Errorf("peer speaks magic %#x version %d, want %#x version %d", h.Magic, h.Version, uint64(magic), version))
 	}
-	return h, nil
+	return h, fds, nil
 }
 
-// keepFirst stores the first descriptor in the control messages in *fd (if
-// fd is not nil and holds -1) and closes every other.
-func keepFirst(oob []byte, fd *int) {
+// keepFirst returns the first want descriptors in the control messages and
+// closes every other.
+func keepFirst(oob []byte, want int) []int {
 	msgs, err := unix.ParseSocketControlMessage(oob)
 	if err != nil {
-		return
+		return nil
 	}
+	var kept []int
 	for _, m := range msgs {
 		fds, err := unix.ParseUnixRights(&m)
 		if err != nil {
 			continue
 		}
 		for _, f := range fds {
-			if fd != nil && *fd < 0 {
-				*fd = f
+			if len(kept) < want {
+				kept = append(kept, f)
 				continue
 			}
 			_ = unix.Close(f)
 		}
 	}
+	return kept
+}
+
+// closeAll closes descriptors.
+func closeAll(fds []int) {
+	for _, f := range fds {
+		_ = unix.Close(f)
+	}
+}
+
+// withArena adds this transport's arena, if it has one, to h, and returns
+// the descriptors to attach: fds followed by the arena's.
+func (t *Transport) withArena(h hello, fds ...int) (hello, []int) {
+	if t.arena == nil {
+		return h, fds
+	}
+	h.ArenaBase, h.ArenaSize = t.arena.base, uint64(len(t.arena.mem))
+	return h, append(fds, t.arena.fd)
+}
+
+// mapArenaFrom maps the arena a peer announced in h, whose descriptor is
+// the first of fds (which it closes). A peer without an arena gives nil.
+func mapArenaFrom(h hello, fds []int) (*peerArena, error) {
+	defer closeAll(fds)
+	if h.ArenaSize == 0 {
+		return nil, nil
+	}
+	if len(fds) == 0 {
+		return nil, errors.New("the peer announced an arena without its descriptor")
+	}
+	return mapPeerArena(fds[0], h.ArenaSize, h.ArenaBase)
 }
 
 // newCookie returns a heap word holding a random value for the peer to

@@ -16,16 +16,19 @@ type variant struct {
 	opts Options
 }
 
-// variants are the default options, and options that send every message
-// above 16 KiB by each of the large-message paths (pipelined through the
-// ring, or cross-memory attach) with a small ring, so that messages wrap
-// and fill it.
+// variants are the default options (the conformance suite's buffers then
+// come from the arena), and options that send every message above 16 KiB by
+// each of the large-message paths (pipelined through the ring, cross-memory
+// attach, or a copy through the peer's arena) with a small ring, so that
+// messages wrap and fill it.
 func variants() []variant {
 	pipe := DefaultOptions()
-	pipe.RingSize, pipe.EagerLimit, pipe.PipeChunk = 64<<10, 16<<10, 8<<10
+	pipe.RingSize, pipe.EagerLimit, pipe.PipeChunk, pipe.ArenaSize = 64<<10, 16<<10, 8<<10, 0
 	cma := pipe
 	cma.CMAThreshold, cma.CMAChunk = 16<<10+1, 64<<10
-	return []variant{{"default", DefaultOptions()}, {"pipe", pipe}, {"cma", cma}}
+	arena := pipe
+	arena.ArenaSize, arena.ArenaThreshold, arena.CMAChunk = 1<<30, 16<<10+1, 64<<10
+	return []variant{{"default", DefaultOptions()}, {"pipe", pipe}, {"cma", cma}, {"arena", arena}}
 }
 
 func newTransport(tb testing.TB, o Options) *Transport {

@@ -31,6 +31,13 @@ const (
 	DefaultSpin = 20 * time.Microsecond
 	// DefaultYield is how long a waiter yields before it sleeps.
 	DefaultYield = 200 * time.Microsecond
+	// DefaultArenaSize is the address space reserved for the arena that
+	// Transport.Alloc hands buffers out of; the kernel only allocates the
+	// pages that are touched.
+	DefaultArenaSize = 16 << 30
+	// DefaultArenaThreshold is the smallest message sent from an arena
+	// buffer by a single copy (see Options.ArenaThreshold).
+	DefaultArenaThreshold = 64 << 10
 	// DefaultHandshakeTimeout bounds one connection's set-up.
 	DefaultHandshakeTimeout = 30 * time.Second
 )
@@ -40,6 +47,8 @@ const (
 	minRingSize = 64 << 10
 	maxRingSize = 1 << 30
 	minChunk    = 4 << 10
+
+	maxArenaSize = 1 << 46
 )
 
 // Options configures a Transport. Start from DefaultOptions. The pair's
@@ -75,6 +84,18 @@ type Options struct {
 	// Yield is how long a waiter then yields the processor before it
 	// sleeps in the kernel.
 	Yield time.Duration `json:"yieldNs"`
+	// ArenaSize is the bytes of the arena that Alloc hands buffers out of
+	// (a multiple of 4 KiB, at most 64 TiB; 0: no arena, Alloc uses the
+	// heap). Every peer maps it, so that a message sent from an arena
+	// buffer moves with one copy made by ordinary loads and stores: the
+	// receiver reads it straight from the sender's buffer and, when its own
+	// buffer is in its arena too and SenderHelps is set, the sender writes
+	// part of it. Only touched pages use memory.
+	ArenaSize int `json:"arenaBytes"`
+	// ArenaThreshold is the smallest message sent from an arena buffer by
+	// that single copy; smaller ones go through the ring. Above
+	// EagerLimit.
+	ArenaThreshold int `json:"arenaThresholdBytes"`
 	// HandshakeTimeout bounds the set-up of one connection, on top of the
 	// context passed to Dial or Accept.
 	HandshakeTimeout time.Duration `json:"handshakeTimeoutNs"`
@@ -95,6 +116,8 @@ func DefaultOptions() Options {
 		CMAChunk:         DefaultCMAChunk,
 		Spin:             DefaultSpin,
 		Yield:            DefaultYield,
+		ArenaSize:        DefaultArenaSize,
+		ArenaThreshold:   DefaultArenaThreshold,
 		HandshakeTimeout: DefaultHandshakeTimeout,
 	}
 }
@@ -114,6 +137,10 @@ func (o Options) Validate() error {
 		return fmt.Errorf("shm: options: CMA chunk %d: must be from %d to %d", o.CMAChunk, minChunk, maxRingSize)
 	case o.Spin < 0 || o.Yield < 0:
 		return fmt.Errorf("shm: options: spin %v and yield %v: must not be negative", o.Spin, o.Yield)
+	case o.ArenaSize < 0 || o.ArenaSize > maxArenaSize || o.ArenaSize%arenaAlign != 0:
+		return fmt.Errorf("shm: options: arena size %d: must be a multiple of %d from 0 to %d", o.ArenaSize, arenaAlign, maxArenaSize)
+	case o.ArenaThreshold <= o.EagerLimit:
+		return fmt.Errorf("shm: options: arena threshold %d: must be above the eager limit %d", o.ArenaThreshold, o.EagerLimit)
 	case o.HandshakeTimeout <= 0:
 		return fmt.Errorf("shm: options: handshake timeout %v: must be positive", o.HandshakeTimeout)
 	}

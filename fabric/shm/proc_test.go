@@ -107,7 +107,8 @@ func runPeer(mode string) error {
 		op, count := binary.LittleEndian.Uint32(cmd), binary.LittleEndian.Uint32(cmd[4:])
 		size := int(binary.LittleEndian.Uint64(cmd[8:]))
 		if len(buf) < size+1 {
-			buf = make([]byte, size+1)
+			tr.Free(buf)
+			buf = tr.Alloc(size + 1) // the arena's, when it has one
 		}
 		switch op {
 		case opEcho:
@@ -181,10 +182,20 @@ func drive(tr *Transport, addr, size string) error {
 	}
 }
 
-// peer is a peer process and this process's Conn to it.
+// peer is a peer process and this process's Conn to it, through tr.
 type peer struct {
 	cmd *exec.Cmd
 	c   *Conn
+	tr  *Transport
+}
+
+// arenaCopy returns b copied into a buffer from the peer's transport's
+// arena (the heap when it has none), freed when the test ends.
+func (p *peer) arenaCopy(tb testing.TB, b []byte) []byte {
+	a := p.tr.Alloc(len(b))
+	copy(a, b)
+	tb.Cleanup(func() { p.tr.Free(a) })
+	return a
 }
 
 // startPeer starts the test binary as a peer in mode with options o and
@@ -200,7 +211,8 @@ func startPeer(tb testing.TB, mode string, o Options) *peer {
 	})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	c, err := newTransport(tb, o).Dial(ctx, 0, addr)
+	p.tr = newTransport(tb, o)
+	c, err := p.tr.Dial(ctx, 0, addr)
 	if err != nil {
 		tb.Fatalf("dialing the peer process at %q: %v", addr, err)
 	}
@@ -281,6 +293,12 @@ func TestCrossProcess(t *testing.T) {
 			if want := v.opts.CMAThreshold > 0; p.c.useCMA(8<<20) != want {
 				t.Fatalf("8 MiB would use CMA: %v, want %v (canAccess %v, peerCanAccess %v)", !want, want, p.c.canAccess, p.c.peerCanAccess)
 			}
+			if want := v.opts.ArenaSize > 0; (p.c.peerArena != nil) != want {
+				t.Fatalf("the peer's arena is mapped: %v, want %v", !want, want)
+			}
+			if want := v.opts.ArenaSize > 0 || v.opts.CMAThreshold > 0; p.c.useRndv(p.arenaCopy(t, make([]byte, 8<<20))) != want {
+				t.Fatalf("8 MiB from an arena buffer would go by rendezvous: %v, want %v", !want, want)
+			}
 			if p.c.peerPid != p.cmd.Process.Pid {
 				t.Errorf("peer pid %d, want %d", p.c.peerPid, p.cmd.Process.Pid)
 			}
@@ -289,7 +307,7 @@ func TestCrossProcess(t *testing.T) {
 				if err := p.command(ctx, opVerify, seed, size); err != nil {
 					t.Fatal(err)
 				}
-				if err := p.c.Send(ctx, tagData, fill(size, uint64(seed))); err != nil {
+				if err := p.c.Send(ctx, tagData, p.arenaCopy(t, fill(size, uint64(seed)))); err != nil {
 					t.Fatal(err)
 				}
 				ack := make([]byte, 1)
@@ -299,7 +317,10 @@ func TestCrossProcess(t *testing.T) {
 				if err := p.command(ctx, opSend, seed+10, size); err != nil {
 					t.Fatal(err)
 				}
-				got := make([]byte, size)
+				got := p.arenaCopy(t, make([]byte, size))
+				if seed == 1 {
+					got = make([]byte, size) // into the heap: the sender cannot help
+				}
 				if n, err := p.c.Recv(ctx, tagData, got); err != nil || n != size || !bytes.Equal(got, fill(size, uint64(seed+10))) {
 					t.Fatalf("8 MiB from the peer: n %d, err %v, equal %v", n, err, bytes.Equal(got, fill(size, uint64(seed+10))))
 				}
@@ -308,7 +329,7 @@ func TestCrossProcess(t *testing.T) {
 				if err := p.command(ctx, opEcho, 1, size); err != nil {
 					t.Fatal(err)
 				}
-				m := fill(size, 9)
+				m := p.arenaCopy(t, fill(size, 9))
 				if err := p.c.Send(ctx, tagData, m); err != nil {
 					t.Fatal(err)
 				}
@@ -322,7 +343,8 @@ func TestCrossProcess(t *testing.T) {
 }
 
 // TestPeerDeath kills the peer process while this side is blocked in a
-// Recv and in a rendezvous Send: both must return ErrClosed at once.
+// Recv and in a rendezvous Send (from an arena buffer): both must return
+// ErrClosed at once.
 func TestPeerDeath(t *testing.T) {
 	p := startPeer(t, "hang", DefaultOptions())
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -333,7 +355,11 @@ func TestPeerDeath(t *testing.T) {
 		recvd <- err
 	}()
 	sent := make(chan error, 1)
-	go func() { sent <- p.c.Send(ctx, tagData, make([]byte, 4<<20)) }()
+	m := p.arenaCopy(t, make([]byte, 4<<20))
+	if !p.c.useRndv(m) {
+		t.Fatal("4 MiB from an arena buffer would not go by rendezvous")
+	}
+	go func() { sent <- p.c.Send(ctx, tagData, m) }()
 	time.Sleep(100 * time.Millisecond) // both asleep by now
 	killed := time.Now()
 	if err := p.cmd.Process.Signal(syscall.SIGKILL); err != nil {

@@ -19,9 +19,12 @@ import (
 //     (params) and moves state posted(seq) → claimed(seq) with a CAS. If the
 //     CAS fails the sender has cancelled (posted(seq) → cancelled(seq)),
 //     and the receiver skips the record.
-//  3. Both sides take chunk numbers from next with CAS (the receiver with
-//     process_vm_readv, the sender, when permitted and awake, with
-//     process_vm_writev) and count each finished chunk in done.
+//  3. Both sides take chunk numbers from next with CAS and count each
+//     finished chunk in done. The receiver reads: with a plain copy
+//     through its mapping of the sender's arena when the sender's buffer
+//     is in it, else with process_vm_readv. The sender, when permitted
+//     and awake, writes: through its mapping of the receiver's arena when
+//     the destination is in it, else with process_vm_writev.
 //  4. Both return when done reaches params.end; from then on nothing
 //     touches either buffer.
 //
@@ -77,8 +80,16 @@ func (c *Conn) sendRndv(ctx context.Context, tag uint32, b []byte) error {
 	}
 	size, dst := ctl.params.size.Load(), ctl.params.dst.Load()
 	base, end := ctl.params.base.Load(), ctl.params.end.Load()
-	if c.canAccess && (c.opts.SenderHelps || !c.peerCanAccess) && size <= uint64(len(b)) {
-		if err := c.copyChunks("send", ctl, seq, b[:size], dst, base, end, bell, &c.peerBells[bellRecv]); err != nil {
+	// The receiver copies when it can read b: through this side's arena,
+	// or by cross-memory attach. This side must copy when it cannot, and
+	// helps when it may.
+	recvCopies := c.arena.owns(b) || c.peerCanAccess
+	var dstMem []byte
+	if size <= uint64(len(b)) {
+		dstMem = c.peerArena.window(dst, int(size))
+	}
+	if (dstMem != nil || c.canAccess) && (c.opts.SenderHelps || !recvCopies) && size <= uint64(len(b)) {
+		if err := c.copyChunks("send", ctl, seq, b[:size], dst, dstMem, base, end, bell, &c.peerBells[bellRecv]); err != nil {
 			s.err = err
 			return err
 		}
@@ -112,8 +123,8 @@ func (c *Conn) recvRndv(r record, dst []byte) (n int, skipped bool, err error) {
 	}
 	peerBell, bell := &c.peerBells[bellSend], &c.myBells[bellRecv]
 	peerBell.notify()
-	if c.canAccess {
-		if err := c.copyChunks("recv", ctl, r.seq, dst, r.addr, base, end, bell, peerBell); err != nil {
+	if srcMem := c.peerArena.window(r.addr, n); srcMem != nil || c.canAccess {
+		if err := c.copyChunks("recv", ctl, r.seq, dst, r.addr, srcMem, base, end, bell, peerBell); err != nil {
 			return 0, false, err
 		}
 	}
@@ -124,9 +135,11 @@ func (c *Conn) recvRndv(r record, dst []byte) (n int, skipped bool, err error) {
 
 // copyChunks takes chunks of the current message until none is left and
 // copies each between local (this side's buffer) and remote (the peer's
-// address of the same byte 0): the receiver reads, the sender writes.
+// address of the same byte 0): the receiver reads, the sender writes. mem,
+// when not nil, is remote's bytes in this process's mapping of the peer's
+// arena, and the copy is a plain one; otherwise it is a cross-memory one.
 // Finishing the last chunk wakes both sides.
-func (c *Conn) copyChunks(op string, ctl *ringCtl, seq uint32, local []byte, remote uint64, base, end uint32, mine, theirs *bell) error {
+func (c *Conn) copyChunks(op string, ctl *ringCtl, seq uint32, local []byte, remote uint64, mem []byte, base, end uint32, mine, theirs *bell) error {
 	chunk := int(c.lay.hdr.cmaChunk)
 	for {
 		x := ctl.next.v.Load()
@@ -138,11 +151,18 @@ func (c *Conn) copyChunks(op string, ctl *ringCtl, seq uint32, local []byte, rem
 		}
 		off := int(x-base) * chunk
 		part := local[off:min(off+chunk, len(local))]
-		if err := cmaCopy(c.peerPid, part, remote+uint64(off), op == "send"); err != nil {
-			ctl.state.v.Store(rndvState(seq, stFailed))
-			mine.ring()
-			theirs.ring()
-			return c.cmaErr(op, err)
+		switch {
+		case mem != nil && op == "send":
+			copy(mem[off:], part)
+		case mem != nil:
+			copy(part, mem[off:])
+		default:
+			if err := cmaCopy(c.peerPid, part, remote+uint64(off), op == "send"); err != nil {
+				ctl.state.v.Store(rndvState(seq, stFailed))
+				mine.ring()
+				theirs.ring()
+				return c.cmaErr(op, err)
+			}
 		}
 		if ctl.done.v.Add(1) == end {
 			mine.notify()

@@ -11,9 +11,10 @@ import (
 
 // Send sends b as one message with tag. Messages up to EagerLimit are
 // copied into the ring at once; larger ones are pipelined through it, so
-// Send returns once the last piece is in the ring, or, from CMAThreshold on,
-// move by cross-memory attach, and Send returns once the receiver has
-// them. Either way b may be reused as soon as Send returns. b escapes to
+// Send returns once the last piece is in the ring, or, from ArenaThreshold
+// on when b is an arena buffer (see Transport.Alloc) and from CMAThreshold
+// on otherwise, move with a single copy by rendezvous, and Send returns
+// once the receiver has them. Either way b may be reused as soon as Send returns. b escapes to
 // the heap.
 func (c *Conn) Send(ctx context.Context, tag uint32, b []byte) error {
 	s := &c.snd
@@ -26,14 +27,20 @@ func (c *Conn) Send(ctx context.Context, tag uint32, b []byte) error {
 		return s.err
 	case len(b) <= c.opts.EagerLimit:
 		return c.sendEager(ctx, tag, b)
-	case c.useCMA(len(b)):
+	case c.useRndv(b):
 		return c.sendRndv(ctx, tag, b)
 	default:
 		return c.sendPipe(ctx, tag, b)
 	}
 }
 
-// useCMA reports whether a message of n bytes goes by rendezvous.
+// useRndv reports whether b goes by rendezvous: from the arena, or by
+// cross-memory attach.
+func (c *Conn) useRndv(b []byte) bool {
+	return len(b) >= c.opts.ArenaThreshold && c.arena.owns(b) || c.useCMA(len(b))
+}
+
+// useCMA reports whether a message of n bytes goes by cross-memory attach.
 func (c *Conn) useCMA(n int) bool {
 	return c.opts.CMAThreshold > 0 && n >= c.opts.CMAThreshold && (c.canAccess || c.peerCanAccess)
 }

@@ -24,6 +24,7 @@ const Name = "shm"
 type Transport struct {
 	opts   Options
 	hostID string
+	arena  *arena // nil when Options.ArenaSize is 0 or the arena failed
 
 	mu    sync.Mutex
 	noted map[string]bool // kinds of note already passed to Logf
@@ -44,7 +45,39 @@ func New(o Options) (*Transport, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Transport{opts: o, hostID: id, noted: map[string]bool{}}, nil
+	t := &Transport{opts: o, hostID: id, noted: map[string]bool{}}
+	if o.ArenaSize > 0 {
+		if t.arena, err = newArena(o.ArenaSize); err != nil {
+			t.note("arena", "%v; buffers come from the heap and large messages are pipelined through the ring (two copies)", err)
+		}
+	}
+	return t, nil
+}
+
+var _ fabric.Allocator = (*Transport)(nil)
+
+// Alloc returns a zeroed buffer of n bytes from the arena when n is at
+// least ArenaThreshold and the arena has room, from the heap otherwise.
+// Messages of ArenaThreshold bytes and more sent from an arena buffer move
+// with a single copy.
+func (t *Transport) Alloc(n int) []byte {
+	if t.arena != nil && n >= t.opts.ArenaThreshold {
+		if b := t.arena.alloc(n); b != nil {
+			return b
+		}
+	}
+	return make([]byte, n)
+}
+
+// Free returns a buffer from Alloc to the arena (releasing its memory);
+// b must not be used afterwards, nor be being sent or received into. A
+// heap buffer is left to the garbage collector.
+func (t *Transport) Free(b []byte) {
+	if t.arena.owns(b) {
+		if err := t.arena.release(b); err != nil {
+			t.note("arena-free", "%v", err)
+		}
+	}
 }
 
 // Name returns "shm".

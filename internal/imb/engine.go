@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hpcbench/hpcbench/fabric"
 	"github.com/hpcbench/hpcbench/report"
 )
 
@@ -43,6 +44,7 @@ type engine struct {
 	now    func() float64   // seconds, for timing repetitions
 	stamp  func() time.Time // wall clock for Run.Start and Run.End
 	groups map[int]Comm     // sub-communicators made by o.Group, by size
+	alloc  fabric.Allocator // the world's, when it has one (see buf)
 	bufs   [3][]byte        // send, receive and check buffers, reused
 	tables []report.Table   // rank 0: the result's tables
 	notes  []string         // rank 0: what was skipped and why
@@ -60,6 +62,8 @@ func run(ctx context.Context, world Comm, o *Options, now func() float64, stamp 
 		return nil, fmt.Errorf("imb: -root %d: must be a rank of the job, in [0, %d]", o.Root, n-1)
 	}
 	e := &engine{o: o, world: world, now: now, stamp: stamp, groups: make(map[int]Comm), failed: make(map[string]int)}
+	e.alloc, _ = world.(fabric.Allocator)
+	defer e.freeBufs()
 	for _, b := range o.selected() {
 		counts := processCounts(b.kind, n, o.NPMin)
 		if len(counts) == 0 {
@@ -274,12 +278,35 @@ func (e *engine) newSizeRun(ctx context.Context, b benchmark, g p2p, c Comm, siz
 	return x
 }
 
-// buf returns engine buffer i resized to n bytes.
+// buf returns engine buffer i resized to n bytes. The buffers come from
+// the world communicator's allocator when it has one, as an MPI program
+// may take its buffers from MPI_Alloc_mem: collectives.Comm over fabric/shm
+// hands out memory that the peers map, so messages move with one copy.
 func (e *engine) buf(i, n int) []byte {
 	if cap(e.bufs[i]) < n {
-		e.bufs[i] = make([]byte, n)
+		e.freeBuf(i)
+		if e.alloc != nil {
+			e.bufs[i] = e.alloc.Alloc(n)
+		} else {
+			e.bufs[i] = make([]byte, n)
+		}
 	}
 	return e.bufs[i][:n]
+}
+
+// freeBuf gives buffer i back to the allocator.
+func (e *engine) freeBuf(i int) {
+	if e.alloc != nil && e.bufs[i] != nil {
+		e.alloc.Free(e.bufs[i])
+	}
+	e.bufs[i] = nil
+}
+
+// freeBufs gives every buffer back when the run ends.
+func (e *engine) freeBufs() {
+	for i := range e.bufs {
+		e.freeBuf(i)
+	}
 }
 
 // maxOverGroup returns, on the group's rank 0, the largest of every rank's

@@ -283,11 +283,27 @@ func (j *Job) wire(ctx context.Context, o Options) error {
 	if err := errors.Join(errs...); err != nil {
 		return err
 	}
-	comm, err := collectives.New(rank, size, j.conns, o.Coll)
+	coll := o.Coll
+	if coll.Allocator == nil {
+		coll.Allocator = allocator(transports, j.PeerTransport)
+	}
+	comm, err := collectives.New(rank, size, j.conns, coll)
 	if err != nil {
 		return err
 	}
 	j.Comm = comm
+	return nil
+}
+
+// allocator returns the first transport in use (by some peer) that hands
+// out buffers of its own (fabric/shm), or nil.
+func allocator(ts fabric.Registry, peerTransport []string) fabric.Allocator {
+	for _, t := range ts {
+		a, ok := t.(fabric.Allocator)
+		if ok && slices.Contains(peerTransport, t.Name()) {
+			return a
+		}
+	}
 	return nil
 }
 
