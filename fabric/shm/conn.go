@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"runtime"
 	"sync"
 	"sync/atomic"
 
@@ -101,7 +102,8 @@ func newConn(p connParams) (*Conn, error) {
 		sock:          p.sock,
 		watchDone:     make(chan struct{}),
 	}
-	w := waiter{maxSpin: p.opts.Spin, yield: p.opts.Yield, mine: &lay.hdr.cpu[p.side].v, peer: &lay.hdr.cpu[1-p.side].v}
+	w := waiter{maxSpin: p.opts.Spin, yield: p.opts.Yield, mine: &lay.hdr.cpu[p.side].v, peer: &lay.hdr.cpu[1-p.side].v,
+		singleP: runtime.GOMAXPROCS(0) == 1}
 	c.snd.w, c.rcv.w = w, w
 	out, in := &lay.hdr.rings[p.side], &lay.hdr.rings[1-p.side]
 	c.snd.ctl, c.snd.p = out, newProducer(out, lay.ringData(p.side))

@@ -45,6 +45,11 @@ type waiter struct {
 	maxSpin, yield time.Duration
 	mine, peer     *atomic.Uint32
 	shared         bool // the last look found the peer on this CPU: skip the short spin
+	// singleP: GOMAXPROCS was 1 when the Conn was made (a rank bound to
+	// one CPU). A spinning goroutine then calls runtime.Gosched now and
+	// then, or a goroutine of this process that the wait depends on (a
+	// Sendrecv's send) would not run until the spin ends.
+	singleP bool
 }
 
 // getcpu returns the CPU the calling thread runs on.
@@ -83,6 +88,9 @@ func (w *waiter) await(ctx context.Context, b *bell, ready func() bool, stop fun
 			}
 			if i%checkEvery != 0 {
 				continue
+			}
+			if w.singleP {
+				runtime.Gosched()
 			}
 			if end, err := check(); end {
 				return true, err

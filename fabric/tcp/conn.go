@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"net"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -47,6 +48,10 @@ type conn struct {
 	rc     syscall.RawConn       // nc's, for nonblocking reads
 	spinFn func(fd uintptr) bool // c.spinPoll, made once
 	sp     spinState             // under rmu
+	// singleP: GOMAXPROCS was 1 when the Conn was made; the busy-poll
+	// then lets this process's other goroutines (a Sendrecv's send) run
+	// between reads.
+	singleP bool
 }
 
 // spinState is one spinning read's input and result.
@@ -75,7 +80,7 @@ var _ fabric.Conn = (*conn)(nil)
 // waits for bytes busy-polls the socket for up to spin before parking;
 // spin <= 0 turns that off.
 func newConn(nc *net.TCPConn, peer int, spin time.Duration) *conn {
-	c := &conn{nc: nc, peer: peer}
+	c := &conn{nc: nc, peer: peer, singleP: runtime.GOMAXPROCS(0) == 1}
 	c.wd.set = nc.SetWriteDeadline
 	c.rd.set = nc.SetReadDeadline
 	if spin > 0 && spinSupported {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"runtime"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -69,6 +70,9 @@ func (c *conn) spinPoll(fd uintptr) bool {
 		// our last send onto this CPU, or another rank's when ranks
 		// outnumber CPUs. With nothing else to run it returns at once.
 		_, _, _ = unix.RawSyscall(unix.SYS_SCHED_YIELD, 0, 0, 0)
+		if c.singleP {
+			runtime.Gosched()
+		}
 		if s.done != nil {
 			select {
 			case <-s.done:

@@ -142,8 +142,23 @@ func (j *Job) Run(ctx context.Context) error {
 	var readers []*os.File
 	srvFailed := srv.Failed()
 
+	var doms [][]int
+	if o.Bind != BindNone && o.Bind != "" {
+		cpus, err := allowedTopo()
+		if err == nil && len(cpus) == 0 {
+			err = errors.New("--bind-to: this process may run on no CPU")
+		}
+		if err != nil {
+			jb.fail = &Failure{Rank: -1, Code: 1, Msg: "launch: " + err.Error()}
+		}
+		doms = domains(o.Bind, cpus)
+	}
 	for r := 0; r < o.N && jb.fail == nil; r++ {
-		rOut, rErr, err := j.startRank(r, sp, srv)
+		cpus := ""
+		if len(doms) > 0 {
+			cpus = formatCPUs(doms[r%len(doms)])
+		}
+		rOut, rErr, err := j.startRank(r, cpus, sp, srv)
 		srv.CloseClientFile(r)
 		if err != nil {
 			jb.fail = &Failure{Rank: r, Code: 1, Msg: fmt.Sprintf("launch: rank %d: %v", r, err)}
@@ -363,8 +378,9 @@ func (jb *job) signalAll(sig syscall.Signal) {
 }
 
 // startRank creates rank r's output pipes and hands them, with its PMI
-// socket, to the spawner. It returns the read ends.
-func (j *Job) startRank(r int, sp *spawner, srv *pmi.Server) (*os.File, *os.File, error) {
+// socket and the CPUs to bind it to ("" for none), to the spawner. It
+// returns the read ends.
+func (j *Job) startRank(r int, cpus string, sp *spawner, srv *pmi.Server) (*os.File, *os.File, error) {
 	o := j.opts
 	rOut, wOut, err := os.Pipe()
 	if err != nil {
@@ -380,7 +396,7 @@ func (j *Job) startRank(r int, sp *spawner, srv *pmi.Server) (*os.File, *os.File
 	if f := srv.ClientFile(r); f != nil {
 		files = append(files, f) // fd 3 = PMI_FD
 	}
-	err = sp.start(r, rankVars(r, o.N, srv.Addr()), files)
+	err = sp.start(r, cpus, rankVars(r, o.N, srv.Addr()), files)
 	wOut.Close()
 	wErr.Close()
 	if err != nil {

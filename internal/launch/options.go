@@ -37,6 +37,9 @@ type Options struct {
 	Timeout   time.Duration // bound on the whole job; 0 means none
 	Grace     time.Duration // SIGTERM → SIGKILL delay; DefaultGrace when 0
 	Verbose   bool          // launcher diagnostics on stderr even on success
+	// Bind binds each rank to CPUs before it starts (see Binding); "" is
+	// BindNone, Hydra's default.
+	Bind Binding
 }
 
 // Validate reports the first invalid field, naming the flag it comes from.
@@ -49,6 +52,11 @@ func (o *Options) Validate() error {
 	}
 	if o.Timeout < 0 {
 		return fmt.Errorf("--timeout %v: must not be negative", o.Timeout)
+	}
+	if o.Bind != "" {
+		if _, err := ParseBinding(string(o.Bind)); err != nil {
+			return err
+		}
 	}
 	if o.Grace < 0 {
 		return fmt.Errorf("--grace %v: must not be negative", o.Grace)

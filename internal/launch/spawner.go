@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"runtime"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -25,8 +27,9 @@ import (
 //
 // Wire protocol over a SOCK_SEQPACKET socketpair, one message per packet:
 //
-//	launcher → spawner  "R <rank>\x00KEY=VAL\x00..." with SCM_RIGHTS
-//	                    [stdout, stderr] or [stdout, stderr, pmi]
+//	launcher → spawner  "R <rank>[ <cpu>,<cpu>...]\x00KEY=VAL\x00..." with
+//	                    SCM_RIGHTS [stdout, stderr] or [stdout, stderr, pmi];
+//	                    the CPUs, if any, are the rank's affinity
 //	spawner → launcher  "S <rank> <pid>"   started
 //	                    "E <rank> <error>" could not start
 //	                    "X <rank> <wait status>" exited and reaped
@@ -103,10 +106,14 @@ func startSpawner(self, path string, argv []string, dir string, env []string, ev
 // start asks the spawner to start rank r. files are [stdout, stderr] and
 // optionally the rank's PMI socket; the caller closes them once start
 // returns (the kernel holds them in flight).
-func (s *spawner) start(r int, extraEnv []string, files []*os.File) error {
+func (s *spawner) start(r int, cpus string, extraEnv []string, files []*os.File) error {
 	var b bytes.Buffer
 	b.WriteString("R ")
 	b.WriteString(strconv.Itoa(r))
+	if cpus != "" {
+		b.WriteByte(' ')
+		b.WriteString(cpus)
+	}
 	for _, kv := range extraEnv {
 		b.WriteByte(0)
 		b.WriteString(kv)
@@ -266,7 +273,12 @@ func ServeSpawner(path string, argv []string) error {
 		}
 		parts := bytes.Split(buf[:n], []byte{0})
 		head := string(parts[0])
-		r, err := strconv.Atoi(head[min(2, len(head)):])
+		rank, cpus, bind := strings.Cut(head[min(2, len(head)):], " ")
+		r, err := strconv.Atoi(rank)
+		var mask unix.CPUSet
+		if err == nil && bind {
+			mask, err = parseCPUs(cpus)
+		}
 		if len(head) < 3 || head[:2] != "R " || err != nil || (len(fds) != 2 && len(fds) != 3) {
 			closeAll(fds)
 			return fmt.Errorf("spawner: malformed request %q with %d files", head, len(fds))
@@ -281,14 +293,20 @@ func ServeSpawner(path string, argv []string) error {
 			files = append(files, uintptr(fds[2])) // fd 3 = PMI_FD
 		}
 		mu.Lock()
-		pid, err := syscall.ForkExec(path, argv, &syscall.ProcAttr{
+		attr := &syscall.ProcAttr{
 			Env:   env,
 			Files: files,
 			Sys: &syscall.SysProcAttr{
 				Setpgid:   true,            // its own group, so teardown reaches its children
 				Pdeathsig: syscall.SIGKILL, // and it dies with the spawner
 			},
-		})
+		}
+		var pid int
+		if bind {
+			pid, err = forkExecBound(path, argv, attr, &mask)
+		} else {
+			pid, err = syscall.ForkExec(path, argv, attr)
+		}
 		if err != nil {
 			send(ctl, "E "+strconv.Itoa(r)+" "+err.Error())
 		} else {
@@ -331,4 +349,27 @@ func closeAll(fds []int) {
 	for _, fd := range fds {
 		unix.Close(fd)
 	}
+}
+
+// forkExecBound is syscall.ForkExec with the child bound to mask: the
+// calling thread takes mask for the fork, which the child inherits (so that
+// the program sees its binding from its first instruction: the Go runtime
+// sizes GOMAXPROCS from it), and gets its own back afterwards.
+func forkExecBound(path string, argv []string, attr *syscall.ProcAttr, mask *unix.CPUSet) (int, error) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	var old unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &old); err != nil {
+		return 0, fmt.Errorf("reading the spawner's CPU affinity: %w", err)
+	}
+	if err := unix.SchedSetaffinity(0, mask); err != nil {
+		return 0, fmt.Errorf("binding to CPUs: %w", err)
+	}
+	pid, err := syscall.ForkExec(path, argv, attr)
+	if rerr := unix.SchedSetaffinity(0, &old); rerr != nil {
+		// The rank is started; only ranks started later without a
+		// binding would inherit this one.
+		fmt.Fprintf(os.Stderr, "hpcbench spawner: restoring its CPU affinity: %v\n", rerr)
+	}
+	return pid, err
 }
