@@ -3,15 +3,22 @@
 # way, and hpcbench's TCP ping-pong beside libfabric's fi_pingpong.
 #
 # Part 1, collectives. scripts/imbprobe.c is a small MPI program that times
-# PingPong, Barrier, Bcast, Allreduce (MPI_FLOAT sum), Allgather and
-# Alltoall with IMB-MPI1's method (warm-up, dynamic repetition count, each
+# PingPong, Barrier, Bcast, Allreduce (MPI_FLOAT sum), Allgather, Alltoall,
+# Sendrecv and Exchange with IMB-MPI1's method (warm-up, dynamic repetition count, each
 # collective call timed alone with MPI_Wtime and a barrier between calls,
 # mean per rank, t_avg over ranks, PingPong half a round trip). The script
 # runs, REPS times each:
 #
-#   mpiexec.mpich -n $NP imbprobe -iter $ITER -time $TIME $SIZES
-#   hpcbench launch -n $NP -- hpcbench coll -msglen FILE -iter $ITER -time $TIME \
-#       PingPong Barrier Bcast Allreduce Allgather Alltoall --format csv
+#   mpiexec.mpich -n $NP -bind-to $BIND imbprobe -iter $ITER -time $TIME $SIZES
+#   hpcbench launch -n $NP --bind-to $BIND -- hpcbench coll -msglen FILE \
+#       -iter $ITER -time $TIME PingPong Barrier Bcast Allreduce Allgather \
+#       Alltoall Sendrecv Exchange --format csv
+#
+# Both launchers bind rank r to the r-th core, as benchmark runs usually
+# do: unbound, the kernel may start two ranks on one CPU and leave them
+# there for a whole short run (the ranks' spin-then-yield waits then
+# ping-pong on one CPU: 8 B PingPong 2.3 µs instead of 0.2-0.4; MPICH's
+# pure spinning gets them moved at once). BIND=none compares unbound.
 #
 # and prints, per benchmark and size, the median over runs of each side's
 # time in microseconds (PingPong: IMB's t, the slower rank's half round
@@ -36,6 +43,7 @@
 # Environment:
 #   REPS=5                          runs per command; medians are taken over them
 #   NP=2                            ranks for part 1
+#   BIND=core                       -bind-to of both launchers in part 1 (none, hwthread, core, socket)
 #   SIZES="8 1024 65536 1048576 4194304"  message sizes, bytes
 #   ITER=1000                       -iter: most repetitions per size
 #   TIME=3                          -time: seconds a size may take
@@ -53,6 +61,7 @@ cd "$root"
 
 REPS=${REPS:-5}
 NP=${NP:-2}
+BIND=${BIND:-core}
 SIZES=${SIZES:-8 1024 65536 1048576 4194304}
 ITER=${ITER:-1000}
 TIME=${TIME:-3}
@@ -61,7 +70,7 @@ FI_ITER=${FI_ITER:-10000}
 SKIP_TCP=${SKIP_TCP:-0}
 read -ra sizes <<<"$SIZES"
 read -ra fi_sizes <<<"$FI_SIZES"
-benches=(PingPong Barrier Bcast Allreduce Allgather Alltoall)
+benches=(PingPong Barrier Bcast Allreduce Allgather Alltoall Sendrecv Exchange)
 
 hb_ensure_debs mpich libmpich-dev gcc libfabric-bin
 
@@ -171,12 +180,12 @@ printf '%s\n' "${sizes[@]}" >"$tmp/msglen"
 load_before=$(load before)
 hb_log "$load_before"
 for ((rep = 1; rep <= REPS; rep++)); do
-	hb_log "part 1, run $rep/$REPS: mpiexec -n $NP imbprobe"
-	run_or_die "$tmp/probe.out" "$mpiexec" -n "$NP" "$tmp/imbprobe" -iter "$ITER" -time "$TIME" "${sizes[@]}"
+	hb_log "part 1, run $rep/$REPS: mpiexec -n $NP -bind-to $BIND imbprobe"
+	run_or_die "$tmp/probe.out" "$mpiexec" -n "$NP" -bind-to "$BIND" "$tmp/imbprobe" -iter "$ITER" -time "$TIME" "${sizes[@]}"
 	awk -F, '$1 == "imbprobe" { printf "%s %s %s\n", $2, $3, ($2 == "PingPong") ? $6 : $7 }' \
 		"$tmp/probe.out" >>"$tmp/mpich.txt"
-	hb_log "part 1, run $rep/$REPS: hpcbench launch -n $NP -- hpcbench coll"
-	run_or_die "$tmp/coll.out" "$hpcbench" launch -n "$NP" -- "$hpcbench" coll -msglen "$tmp/msglen" \
+	hb_log "part 1, run $rep/$REPS: hpcbench launch -n $NP --bind-to $BIND -- hpcbench coll"
+	run_or_die "$tmp/coll.out" "$hpcbench" launch -n "$NP" --bind-to "$BIND" -- "$hpcbench" coll -msglen "$tmp/msglen" \
 		-iter "$ITER" -time "$TIME" "${benches[@]}" --format csv
 	hb_csv_times <"$tmp/coll.out" >>"$tmp/hpcbench.txt"
 done
@@ -185,7 +194,7 @@ hb_log "$load_after"
 [[ -s $tmp/hpcbench.txt ]] || hb_die "hpcbench coll --format csv printed no rows; its output: $(head -c 500 "$tmp/coll.out")"
 
 {
-	printf '\nPart 1: %s ranks, median of %s runs, microseconds (PingPong: t; others: t_avg)\n' "$NP" "$REPS"
+	printf '\nPart 1: %s ranks bound to %s, median of %s runs, microseconds (PingPong: t; others: t_avg)\n' "$NP" "$BIND" "$REPS"
 	printf '%s; %s\n\n' "$load_before" "$load_after"
 	printf '%-10s %9s %12s %12s %9s %9s\n' benchmark bytes MPICH hpcbench hb/MPICH pairs
 	for b in "${benches[@]}"; do

@@ -1,6 +1,7 @@
 /*
  * imbprobe: times PingPong, Barrier, Bcast, Allreduce (MPI_FLOAT sum),
- * Allgather and Alltoall over real MPI the way IMB-MPI1 does, so that
+ * Allgather, Alltoall, Sendrecv and Exchange over real MPI the way IMB-MPI1
+ * does, so that
  * scripts/bench-coll.sh can set hpcbench coll beside MPICH without building
  * the Intel MPI Benchmarks. The method (IMB 2021 src_c; internal/imb's
  * package doc says the same for hpcbench):
@@ -15,7 +16,9 @@
  *   - warm-up: max(n/10, min(10, n)) repetitions;
  *   - every kernel call starts with two MPI_Barriers; collectives time each
  *     call alone with MPI_Wtime and are followed by an MPI_Barrier outside
- *     the timing; PingPong and Barrier time the whole loop;
+ *     the timing; PingPong, Barrier, Sendrecv and Exchange time the whole
+ *     loop (Sendrecv: send right, receive from the left; Exchange: send to
+ *     both neighbours with MPI_Isend, receive from both, wait);
  *   - per rank: mean over repetitions (PingPong: half of it, a round trip
  *     is two messages); rank 0 gathers them: min, max and mean over ranks.
  *     PingPong runs on ranks 0 and 1; the others wait.
@@ -33,8 +36,8 @@
 #define N_BARR 2
 #define MSGSPERSAMPLE 1000 /* IMB's compile-time constant of the first probe */
 
-enum bench { PINGPONG, BARRIER, BCAST, ALLREDUCE, ALLGATHER, ALLTOALL, NBENCH };
-static const char *names[NBENCH] = {"PingPong", "Barrier", "Bcast", "Allreduce", "Allgather", "Alltoall"};
+enum bench { PINGPONG, BARRIER, BCAST, ALLREDUCE, ALLGATHER, ALLTOALL, SENDRECV, EXCHANGE, NBENCH };
+static const char *names[NBENCH] = {"PingPong", "Barrier", "Bcast", "Allreduce", "Allgather", "Alltoall", "Sendrecv", "Exchange"};
 
 struct run {
 	enum bench b;
@@ -80,6 +83,28 @@ static double kernel(struct run *r, int n)
 		for (int i = 0; i < n; i++)
 			MPI_Barrier(r->comm);
 		return (MPI_Wtime() - t0) / n;
+	case SENDRECV: {
+		int right = (r->rank + 1) % r->np, left = (r->rank + r->np - 1) % r->np;
+		t0 = MPI_Wtime();
+		for (int i = 0; i < n; i++)
+			MPI_Sendrecv(r->sbuf, r->size, MPI_BYTE, right, 1, r->rbuf, r->size, MPI_BYTE, left, 1,
+				     r->comm, MPI_STATUS_IGNORE);
+		return (MPI_Wtime() - t0) / n;
+	}
+	case EXCHANGE: {
+		int right = (r->rank + 1) % r->np, left = (r->rank + r->np - 1) % r->np;
+		MPI_Request req[2];
+		MPI_Status st[2];
+		t0 = MPI_Wtime();
+		for (int i = 0; i < n; i++) {
+			MPI_Isend(r->sbuf, r->size, MPI_BYTE, left, 1, r->comm, &req[0]);
+			MPI_Isend(r->sbuf + r->size, r->size, MPI_BYTE, right, 1, r->comm, &req[1]);
+			MPI_Recv(r->rbuf, r->size, MPI_BYTE, left, 1, r->comm, MPI_STATUS_IGNORE);
+			MPI_Recv(r->rbuf + r->size, r->size, MPI_BYTE, right, 1, r->comm, MPI_STATUS_IGNORE);
+			MPI_Waitall(2, req, st);
+		}
+		return (MPI_Wtime() - t0) / n;
+	}
 	default:
 		break;
 	}
@@ -166,7 +191,7 @@ int main(int argc, char **argv)
 	for (int i = 0; i < nsizes; i++)
 		if (sizes[i] > maxsize)
 			maxsize = sizes[i];
-	size_t blen = (size_t)maxsize * wsize + 8;
+	size_t blen = (size_t)maxsize * (wsize > 2 ? wsize : 2) + 8;
 	char *sbuf = malloc(blen), *rbuf = malloc(blen);
 	double *all = malloc(sizeof(double) * wsize);
 	if (!sbuf || !rbuf || !all)
