@@ -89,14 +89,18 @@ func (w *waiter) await(ctx context.Context, b *bell, ready func() bool, stop fun
 			if i%checkEvery != 0 {
 				continue
 			}
-			if w.singleP {
-				runtime.Gosched()
-			}
 			if end, err := check(); end {
 				return true, err
 			}
-			if time.Since(start) >= d {
+			elapsed := time.Since(start)
+			if elapsed >= d {
 				return false, nil
+			}
+			// Not in the first microsecond, which a small message's
+			// answer usually takes: Gosched polls the network (an
+			// epoll_wait) when goroutines wait on sockets.
+			if w.singleP && elapsed >= shortSpin {
+				runtime.Gosched()
 			}
 		}
 	}
