@@ -100,7 +100,7 @@ func runColl(ctx context.Context, stdout, stderr io.Writer, args []string) error
 		Version:   version.String(),
 		Transport: j.Transports(),
 		Hostnames: []string{host},
-		CPUs:      runtime.NumCPU(),
+		CPUs:      job.HostCPUs(),
 		HostRanks: j.HostRanks,
 		Extra:     map[string]string{"pmi": pmiMode(), "hosts": fmt.Sprint(j.Hosts)},
 	}

@@ -256,7 +256,7 @@ func createShared(size int) (mem []byte, fd int, err error) {
 		_ = unix.Close(fd)
 		return nil, -1, fmt.Errorf("sealing shared memory: %w", err)
 	}
-	mem, err = unix.Mmap(fd, 0, size, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED)
+	mem, err = unix.Mmap(fd, 0, size, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED|unix.MAP_POPULATE)
 	if err != nil {
 		_ = unix.Close(fd)
 		return nil, -1, fmt.Errorf("mapping %d bytes of shared memory: %w", size, err)
@@ -281,7 +281,7 @@ func mapShared(fd int) ([]byte, error) {
 	if seals&unix.F_SEAL_SHRINK == 0 {
 		return nil, errors.New("shared memory is not sealed against shrinking")
 	}
-	mem, err := unix.Mmap(fd, 0, int(st.Size), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED)
+	mem, err := unix.Mmap(fd, 0, int(st.Size), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED|unix.MAP_POPULATE)
 	if err != nil {
 		return nil, fmt.Errorf("mapping %d bytes of shared memory: %w", st.Size, err)
 	}

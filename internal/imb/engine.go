@@ -209,16 +209,17 @@ func (e *engine) runSize(ctx context.Context, b benchmark, g p2p, c Comm, sched 
 	runtime.GC()
 	sync := b.kind == kindSync
 	sel := sched.selected(size, sync)
-	var n int
+	var n, warm int
 	if sched.dynamic() {
 		var err error
-		if n, err = e.measureReps(x, sched, iter, sel); err != nil {
+		if n, warm, err = e.measureReps(x, sched, iter, sel); err != nil {
 			return rankFigures{}, err
 		}
 	} else {
 		n = sched.fixed(sel)
+		warm = warmupReps(n)
 	}
-	if _, _, err := b.kernel(x, warmupReps(n), false); err != nil {
+	if _, _, err := b.kernel(x, warm, false); err != nil {
 		return rankFigures{}, fmt.Errorf("warm-up: %w", err)
 	}
 	mean, defects, err := b.kernel(x, n, e.o.Check)
@@ -232,8 +233,9 @@ func (e *engine) runSize(ctx context.Context, b benchmark, g p2p, c Comm, sched 
 // take the slowest rank's time; run about a second's worth (at most sel)
 // and take the slowest rank's mean; then choose 1 + Time/mean repetitions,
 // at most sel and never more than a smaller size got. Rank 0 decides and
-// broadcasts, so every rank runs the same count.
-func (e *engine) measureReps(x *sizeRun, sched *schedule, iter, sel int) (int, error) {
+// broadcasts, so every rank runs the same count. It also returns the
+// warm-up count, settledWarmup's, which rank 0 decides too.
+func (e *engine) measureReps(x *sizeRun, sched *schedule, iter, sel int) (int, int, error) {
 	probe := func(n int) (float64, error) {
 		t, _, err := x.b.kernel(x, n, false)
 		if err != nil {
@@ -243,23 +245,27 @@ func (e *engine) measureReps(x *sizeRun, sched *schedule, iter, sel int) (int, e
 	}
 	t, err := probe(1)
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	n2, err := bcastInt(x.ctx, x.g, probeReps(sel, t))
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	if n2 > 1 {
 		if t, err = probe(n2); err != nil {
-			return 0, err
+			return 0, 0, err
 		}
 	}
 	n := sched.final(iter, x.size, sel, t, x.b.kind == kindSync)
-	if n, err = bcastInt(x.ctx, x.g, n); err != nil {
-		return 0, err
+	// One broadcast for both counts: n fits in 32 bits (it is at most
+	// -iter), the warm-up too (settledWarmup caps it).
+	both, err := bcastInt(x.ctx, x.g, n|settledWarmup(n, t)<<32)
+	if err != nil {
+		return 0, 0, err
 	}
+	n = both & (1<<32 - 1)
 	sched.record(iter, n)
-	return n, nil
+	return n, both >> 32, nil
 }
 
 // newSizeRun sets up the buffers for one size, reusing the engine's.

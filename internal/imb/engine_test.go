@@ -238,6 +238,26 @@ func TestWarmupReps(t *testing.T) {
 	}
 }
 
+// TestSettledWarmup: IMB's warm-up, lengthened to last settleTime when the
+// repetition time is known.
+func TestSettledWarmup(t *testing.T) {
+	for _, c := range []struct {
+		n    int
+		t    float64
+		want int
+	}{
+		{1000, 0, 100},          // unknown time: IMB's
+		{1000, 1e-3, 100},       // 100 ms already
+		{1000, 0.5e-6, 10001},   // 50 µs → 5 ms
+		{40, 100e-6, 51},        // 1 ms → 5 ms
+		{1000, 1e-12, 10000000}, // capped
+	} {
+		if got := settledWarmup(c.n, c.t); got != c.want {
+			t.Errorf("settledWarmup(%d, %g) = %d, want %d", c.n, c.t, got, c.want)
+		}
+	}
+}
+
 // TestCheckClean: with -check every benchmark's results verify on 1 to 5
 // ranks, at odd and even sizes, with and without sub-communicators and root
 // shifting.

@@ -96,6 +96,25 @@ func warmupReps(n int) int {
 	return max(n/10, min(10, n))
 }
 
+// settleTime is the least a warm-up lasts when the repetition time is
+// known (the dynamic policy). For about 5 ms after a Go process blocks
+// (in a long wait, or at start), the runtime's sysmon thread wakes every
+// 20 µs plus the timer slack; a rank bound to one CPU loses about 30 µs of
+// every 90 to it on a VM, a quarter of the CPU, and a 1,000-repetition
+// 8-byte PingPong took 0.3 µs a message instead of 0.2. IMB's warm-up of
+// n/10 repetitions lasts 50 µs there.
+const settleTime = 5e-3
+
+// settledWarmup is warmupReps(n), raised so that the warm-up lasts at least
+// settleTime when one repetition takes t seconds.
+func settledWarmup(n int, t float64) int {
+	w := warmupReps(n)
+	if t > 0 && float64(w)*t < settleTime {
+		w = int(min(settleTime/t+1, 1e7))
+	}
+	return w
+}
+
 // record stores the count every rank runs at iter, rank 0's choice as
 // broadcast, so that every rank's schedule agrees.
 func (s *schedule) record(iter, n int) {
