@@ -74,6 +74,18 @@ func (c *Comm) Sendrecv(ctx context.Context, dst int, sb []byte, src int, rb []b
 	return n, nil
 }
 
+// EagerLimit returns the largest message a Send to rank peer delivers
+// without waiting for peer to receive it (the connection buffers it), or
+// -1 when the connection makes no such promise or peer is out of range.
+// Two such Sends may be posted before the matching Recvs without risk of
+// deadlock, as MPI_Isend allows.
+func (c *Comm) EagerLimit(peer int) int {
+	if peer < 0 || peer >= c.size || peer == c.rank {
+		return -1
+	}
+	return c.eager[peer]
+}
+
 // checkPeer validates a point-to-point peer.
 func (c *Comm) checkPeer(what string, peer int) error {
 	if peer < 0 || peer >= c.size {

@@ -29,6 +29,16 @@ type Comm interface {
 	Allreduce(ctx context.Context, send, recv []byte, dt Datatype, op Op) error
 }
 
+// eagerLimit is c's EagerLimit(peer) when it has one (collectives.Comm
+// does): the largest message a Send delivers without waiting for the
+// receiver. -1 otherwise.
+func eagerLimit(c any, peer int) int {
+	if e, ok := c.(interface{ EagerLimit(peer int) int }); ok {
+		return e.EagerLimit(peer)
+	}
+	return -1
+}
+
 // GroupFunc makes the communicator of the first n ranks of the job, for
 // running a benchmark on fewer processes than the job has (-npmin). It is
 // collective: every rank of the job calls it with the same n, in the same

@@ -199,10 +199,26 @@ func sendrecv(x *sizeRun, n int, check bool) (float64, int, error) {
 }
 
 // exchange: every rank sends one message to each neighbour and receives one
-// from each (IMB_exchange's two Isends and two Recvs, as two sendrecvs).
+// from each. Messages the connections deliver without waiting go as
+// IMB_exchange's do: both sends, then both receives; larger ones as two
+// sendrecvs, which cannot deadlock whatever the transport.
 func exchange(x *sizeRun, n int, check bool) (float64, int, error) {
 	right, left := (x.rank+1)%x.np, (x.rank+x.np-1)%x.np
 	s := x.size
+	if s <= eagerLimit(x.g, right) && s <= eagerLimit(x.g, left) {
+		return x.pointToPoint(n, check, func() error {
+			if err := x.g.Send(x.ctx, right, x.send[:s]); err != nil {
+				return fmt.Errorf("send to rank %d: %w", right, err)
+			}
+			if err := x.g.Send(x.ctx, left, x.send[s:]); err != nil {
+				return fmt.Errorf("send to rank %d: %w", left, err)
+			}
+			if err := x.recvFull(left, x.recv[:s]); err != nil {
+				return err
+			}
+			return x.recvFull(right, x.recv[s:])
+		})
+	}
 	return x.pointToPoint(n, check, func() error {
 		if err := x.sendrecvFull(right, x.send[:s], left, x.recv[:s]); err != nil {
 			return err

@@ -31,6 +31,9 @@ func (g p2pGroup) Sendrecv(ctx context.Context, dst int, sb []byte, src int, rb 
 	return g.world.Sendrecv(ctx, dst, sb, src, rb)
 }
 
+// EagerLimit is the world's (see eagerLimit), -1 when it has none.
+func (g p2pGroup) EagerLimit(peer int) int { return eagerLimit(g.world, peer) }
+
 // Barrier is a dissemination barrier: in round k every rank signals the
 // rank 2^k to its right and waits for the one 2^k to its left.
 func (g p2pGroup) Barrier(ctx context.Context) error {
