@@ -3,7 +3,10 @@
 package shm
 
 import (
+	"fmt"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
 )
 
@@ -81,5 +84,38 @@ func TestPeerArenaWindow(t *testing.T) {
 	var none *peerArena
 	if none.window(1000, 1) != nil {
 		t.Error("window on no arena")
+	}
+}
+
+// TestArenaMapRefused: when a side cannot map its peer's arena, both sides
+// know it, messages from arena buffers go through the ring, and the
+// failure is noted once.
+func TestArenaMapRefused(t *testing.T) {
+	var mu sync.Mutex
+	var notes []string
+	o := DefaultOptions()
+	o.Logf = func(format string, args ...any) {
+		mu.Lock()
+		defer mu.Unlock()
+		notes = append(notes, fmt.Sprintf(format, args...))
+	}
+	tr := newTransport(t, o)
+	tr.mapHook = func(int, uint64, uint64) (*peerArena, error) { return nil, syscall.ENOMEM }
+	d, a := pair(t, tr)
+	if d.peerArena != nil || a.peerArena != nil || d.peerMapsArena || a.peerMapsArena {
+		t.Fatalf("arenas mapped: %v %v, peers map ours: %v %v", d.peerArena != nil, a.peerArena != nil, d.peerMapsArena, a.peerMapsArena)
+	}
+	m := tr.Alloc(1 << 20)
+	defer tr.Free(m)
+	copy(m, fill(len(m), 5))
+	if !tr.arena.owns(m) || d.useRndv(m) {
+		t.Fatalf("an arena buffer (owned: %v) would go by rendezvous to a peer that cannot map it", tr.arena.owns(m))
+	}
+	exchange(t, d, a, 1, m)
+	exchange(t, a, d, 1, m)
+	mu.Lock()
+	defer mu.Unlock()
+	if len(notes) != 1 || !strings.Contains(notes[0], "ring") {
+		t.Errorf("notes = %q, want one about the ring", notes)
 	}
 }

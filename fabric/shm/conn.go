@@ -26,6 +26,7 @@ type Conn struct {
 	peerCanAccess bool       // the peer may process_vm_readv/writev this process
 	arena         *arena     // this process's arena, which the peer maps; nil without
 	peerArena     *peerArena // this process's mapping of the peer's arena; nil without
+	peerMapsArena bool       // the peer mapped this process's arena
 	myBells       *[2]bell
 	peerBells     *[2]bell
 	opts          Options // this side's options
@@ -79,6 +80,7 @@ type connParams struct {
 	opts          Options
 	arena         *arena
 	peerArena     *peerArena
+	peerMapsArena bool
 }
 
 // newConn starts a Conn over a mapping whose header has been checked, and
@@ -96,6 +98,7 @@ func newConn(p connParams) (*Conn, error) {
 		peerCanAccess: p.peerCanAccess,
 		arena:         p.arena,
 		peerArena:     p.peerArena,
+		peerMapsArena: p.peerMapsArena,
 		myBells:       &lay.hdr.bells[p.side],
 		peerBells:     &lay.hdr.bells[1-p.side],
 		opts:          p.opts,

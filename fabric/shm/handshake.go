@@ -21,11 +21,15 @@ import (
 // Set-up, over the listener's unix socket:
 //
 //	dialer → listener: hello{rank, pid, cookie address and value, arena} + SCM_RIGHTS(memfd[, arena])
-//	listener → dialer: hello{rank, pid, cookie, Access: listener can read dialer, arena} + SCM_RIGHTS([arena])
-//	dialer → listener: hello{Access: dialer can read listener}
+//	listener → dialer: hello{rank, pid, cookie, Access: listener can read dialer, arena,
+//	                   Mapped: listener mapped the dialer's arena} + SCM_RIGHTS([arena])
+//	dialer → listener: hello{Access: dialer can read listener, Mapped: dialer mapped the listener's arena}
 //
 // A side with an arena (see arena.go) passes its descriptor and says where
-// the arena lies in its address space; the other side maps it.
+// the arena lies in its address space; the other side maps it, and says
+// whether it could: a side sends from its arena by rendezvous only to a
+// peer that maps it. A peer that cannot (an address-space limit) is noted
+// and served through the ring.
 // Each side probes the other's cookie with process_vm_readv before it
 // answers, and keeps its own cookie alive until the peer has answered.
 
@@ -36,6 +40,7 @@ type hello struct {
 	Rank       uint32
 	Pid        uint32
 	Access     uint32 // 1: the sender of this message may access the other's memory
+	Mapped     uint32 // 1: the sender of this message mapped the other's arena
 	CookieAddr uint64
 	Cookie     uint64
 	ArenaBase  uint64 // the sender's address of its arena; 0 without one
@@ -109,11 +114,9 @@ func (t *Transport) dial(ctx context.Context, self int, addr string) (*Conn, int
 	if err != nil {
 		return fail(fmt.Errorf("reading reply: %w", err))
 	}
-	if peerMem, err = mapArenaFrom(reply, got); err != nil {
-		return fail(err)
-	}
+	peerMem = t.mapArenaFrom(reply, got)
 	canAccess := t.probe(pid, reply.CookieAddr, reply.Cookie)
-	if err := writeHello(sock, hello{Access: boolWord(canAccess)}); err != nil {
+	if err := writeHello(sock, hello{Access: boolWord(canAccess), Mapped: boolWord(peerMem != nil)}); err != nil {
 		return fail(fmt.Errorf("sending final: %w", err))
 	}
 	err = release()
@@ -122,7 +125,8 @@ func (t *Transport) dial(ctx context.Context, self int, addr string) (*Conn, int
 		return fail(err)
 	}
 	c, err := newConn(connParams{mem: mem, side: sideDialer, peerPid: pid, canAccess: canAccess,
-		peerCanAccess: reply.Access == 1, sock: sock, opts: t.opts, arena: t.arena, peerArena: peerMem})
+		peerCanAccess: reply.Access == 1, sock: sock, opts: t.opts, arena: t.arena, peerArena: peerMem,
+		peerMapsArena: reply.Mapped == 1})
 	if err != nil {
 		return fail(err)
 	}
@@ -164,9 +168,7 @@ func (t *Transport) accept(ctx context.Context, self int, sock *net.UnixConn) (*
 		closeAll(fds[1:])
 		return fail(err)
 	}
-	if peerMem, err = mapArenaFrom(in, fds[1:]); err != nil {
-		return fail(err)
-	}
+	peerMem = t.mapArenaFrom(in, fds[1:])
 	if _, err := newLayout(mem); err != nil {
 		return fail(err)
 	}
@@ -175,7 +177,8 @@ func (t *Transport) accept(ctx context.Context, self int, sock *net.UnixConn) (*
 	if err != nil {
 		return fail(err)
 	}
-	reply, fds := t.withArena(hello{Rank: uint32(self), Access: boolWord(canAccess), CookieAddr: addrOfCookie(cookie), Cookie: *cookie})
+	reply, fds := t.withArena(hello{Rank: uint32(self), Access: boolWord(canAccess), Mapped: boolWord(peerMem != nil),
+		CookieAddr: addrOfCookie(cookie), Cookie: *cookie})
 	if err := writeHello(sock, reply, fds...); err != nil {
 		return fail(fmt.Errorf("sending reply: %w", err))
 	}
@@ -190,7 +193,8 @@ func (t *Transport) accept(ctx context.Context, self int, sock *net.UnixConn) (*
 		return fail(err)
 	}
 	c, err := newConn(connParams{mem: mem, side: sideListener, peerPid: pid, canAccess: canAccess,
-		peerCanAccess: final.Access == 1, sock: sock, opts: t.opts, arena: t.arena, peerArena: peerMem})
+		peerCanAccess: final.Access == 1, sock: sock, opts: t.opts, arena: t.arena, peerArena: peerMem,
+		peerMapsArena: final.Mapped == 1})
 	if err != nil {
 		return fail(err)
 	}
@@ -380,16 +384,28 @@ func (t *Transport) withArena(h hello, fds ...int) (hello, []int) {
 }
 
 // mapArenaFrom maps the arena a peer announced in h, whose descriptor is
-// the first of fds (which it closes). A peer without an arena gives nil.
-func mapArenaFrom(h hello, fds []int) (*peerArena, error) {
+// the first of fds (which it closes). A peer without an arena gives nil,
+// and so does one whose arena cannot be mapped, which is noted: the pair
+// then works without it.
+func (t *Transport) mapArenaFrom(h hello, fds []int) *peerArena {
 	defer closeAll(fds)
 	if h.ArenaSize == 0 {
-		return nil, nil
+		return nil
 	}
-	if len(fds) == 0 {
-		return nil, errors.New("the peer announced an arena without its descriptor")
+	var p *peerArena
+	err := errors.New("the peer announced an arena without its descriptor")
+	if len(fds) > 0 {
+		mapArena := mapPeerArena
+		if t.mapHook != nil {
+			mapArena = t.mapHook
+		}
+		p, err = mapArena(fds[0], h.ArenaSize, h.ArenaBase)
 	}
-	return mapPeerArena(fds[0], h.ArenaSize, h.ArenaBase)
+	if err != nil {
+		t.note("arena-map", "shm: %v; messages from that peer's arena buffers go through the ring (two copies)", err)
+		return nil
+	}
+	return p
 }
 
 // newCookie returns a heap word holding a random value for the peer to

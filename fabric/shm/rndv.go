@@ -83,7 +83,7 @@ func (c *Conn) sendRndv(ctx context.Context, tag uint32, b []byte) error {
 	// The receiver copies when it can read b: through this side's arena,
 	// or by cross-memory attach. This side must copy when it cannot, and
 	// helps when it may.
-	recvCopies := c.arena.owns(b) || c.peerCanAccess
+	recvCopies := c.peerMapsArena && c.arena.owns(b) || c.peerCanAccess
 	var dstMem []byte
 	if size <= uint64(len(b)) {
 		dstMem = c.peerArena.window(dst, int(size))

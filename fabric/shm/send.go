@@ -37,7 +37,13 @@ func (c *Conn) Send(ctx context.Context, tag uint32, b []byte) error {
 // useRndv reports whether b goes by rendezvous: from the arena, or by
 // cross-memory attach.
 func (c *Conn) useRndv(b []byte) bool {
-	return len(b) >= c.opts.ArenaThreshold && c.arena.owns(b) || c.useCMA(len(b))
+	return c.fromArena(b) || c.useCMA(len(b))
+}
+
+// fromArena reports whether b goes by rendezvous from this side's arena,
+// which the peer maps and copies from.
+func (c *Conn) fromArena(b []byte) bool {
+	return len(b) >= c.opts.ArenaThreshold && c.peerMapsArena && c.arena.owns(b)
 }
 
 // useCMA reports whether a message of n bytes goes by cross-memory attach.

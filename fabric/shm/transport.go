@@ -32,6 +32,8 @@ type Transport struct {
 	// probeHook replaces probeAccess in tests that need cross-memory
 	// attach to be refused.
 	probeHook func(pid int, addr, value uint64) (bool, error)
+	// mapHook replaces mapPeerArena in tests that need it to fail.
+	mapHook func(fd int, size, base uint64) (*peerArena, error)
 }
 
 var _ fabric.Transport = (*Transport)(nil)
