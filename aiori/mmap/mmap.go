@@ -21,7 +21,6 @@ package mmap
 
 import (
 	"fmt"
-	"sync"
 
 	"github.com/hpcbench/hpcbench/aiori"
 	"golang.org/x/sys/unix"
@@ -50,8 +49,10 @@ type Backend struct {
 	opts     Options
 	pageSize int
 
-	mu    sync.Mutex
-	hints aiori.Hints // guarded by mu; read when a file is opened
+	// SetHints records the hints read when a file is opened: Create
+	// sizes a file to ExpectedFileSize, and --mmap.madv_pattern follows
+	// RandomOffset.
+	aiori.HintStore
 }
 
 // What the backend implements.
@@ -87,21 +88,6 @@ func (b *Backend) Version() string { return "" }
 // Options returns a copy of the options the backend was made with.
 func (b *Backend) Options() Options { return b.opts }
 
-// SetHints records h for the files opened from now on: Create sizes a
-// file to h.ExpectedFileSize, and --mmap.madv_pattern follows
-// h.RandomOffset.
-func (b *Backend) SetHints(h aiori.Hints) {
-	b.mu.Lock()
-	b.hints = h
-	b.mu.Unlock()
-}
-
-func (b *Backend) currentHints() aiori.Hints {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.hints
-}
-
 // Create opens path with O_CREAT and mode 0664 (plus O_EXCL and O_TRUNC
 // as flags ask), extends it with ftruncate(2) to Hints.ExpectedFileSize
 // when that is larger than the file, and maps it. A file opened for
@@ -131,7 +117,7 @@ func (b *Backend) open(op, path string, flags aiori.OpenFlags) (*File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("mmap: %s %s: %w", op, path, err)
 	}
-	h := b.currentHints()
+	h := b.Hints()
 	f := &File{
 		fd:       fd,
 		path:     path,
@@ -164,25 +150,12 @@ func (b *Backend) open(op, path string, flags aiori.OpenFlags) (*File, error) {
 // openFlags translates flags to open(2) flags and says whether the file
 // is mapped writable.
 func openFlags(flags aiori.OpenFlags) (oflags int, writable bool, err error) {
-	switch flags & (aiori.ReadOnly | aiori.WriteOnly | aiori.ReadWrite) {
-	case aiori.ReadOnly:
-		oflags = unix.O_RDONLY
-	case aiori.WriteOnly, aiori.ReadWrite, 0:
-		oflags, writable = unix.O_RDWR, true
-	default:
-		return 0, false, fmt.Errorf("open flags %#x set more than one of ReadOnly, WriteOnly and ReadWrite", uint32(flags))
+	// A shared writable mapping needs O_RDWR, also for WriteOnly.
+	if flags&aiori.WriteOnly != 0 && flags&(aiori.ReadOnly|aiori.ReadWrite) == 0 {
+		flags = flags&^aiori.WriteOnly | aiori.ReadWrite
 	}
-	oflags |= unix.O_CLOEXEC
-	if flags&aiori.Create != 0 {
-		oflags |= unix.O_CREAT
-	}
-	if flags&aiori.Excl != 0 {
-		oflags |= unix.O_EXCL
-	}
-	if flags&aiori.Trunc != 0 {
-		oflags |= unix.O_TRUNC
-	}
-	return oflags, writable, nil
+	oflags, err = flags.UnixFlags()
+	return oflags, flags&aiori.ReadOnly == 0, err
 }
 
 // Remove unlinks path.

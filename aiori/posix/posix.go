@@ -17,7 +17,6 @@ package posix
 import (
 	"fmt"
 	"io/fs"
-	"sync"
 	"time"
 
 	"github.com/hpcbench/hpcbench/aiori"
@@ -46,8 +45,10 @@ func Entry() aiori.Entry {
 type Backend struct {
 	opts Options
 
-	mu    sync.Mutex
-	hints aiori.Hints // guarded by mu; copied into each File when opened
+	// SetHints records the hints copied into each File when opened. Only
+	// SingleXferAttempt changes what the backend does: short transfers
+	// are then reported instead of retried.
+	aiori.HintStore
 
 	cp cpath // path conversion without allocation, for the metadata calls
 }
@@ -98,21 +99,6 @@ func (b *Backend) Version() string { return "" }
 // Options returns a copy of the options the backend was made with.
 func (b *Backend) Options() Options { return b.opts }
 
-// SetHints records h for the files opened from now on. Only
-// h.SingleXferAttempt changes what the backend does: short transfers are
-// then reported instead of retried.
-func (b *Backend) SetHints(h aiori.Hints) {
-	b.mu.Lock()
-	b.hints = h
-	b.mu.Unlock()
-}
-
-func (b *Backend) currentHints() aiori.Hints {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.hints
-}
-
 // Create opens path with O_CREAT and mode 0664, plus O_EXCL, O_TRUNC and
 // O_DIRECT as flags ask (O_DIRECT also with --posix.odirect). The access
 // mode follows flags (ReadOnly, WriteOnly, ReadWrite) and is O_RDWR when
@@ -146,7 +132,7 @@ func (b *Backend) open(op, path string, flags aiori.OpenFlags) (*File, error) {
 		}
 		return nil, fmt.Errorf("posix: %s %s: %w", op, path, err)
 	}
-	h := b.currentHints()
+	h := b.Hints()
 	return &File{
 		fd:         fd,
 		path:       path,
@@ -158,31 +144,11 @@ func (b *Backend) open(op, path string, flags aiori.OpenFlags) (*File, error) {
 
 // openFlags translates flags to open(2) flags.
 func openFlags(flags aiori.OpenFlags, direct bool) (int, error) {
-	var o int
-	switch flags & (aiori.ReadOnly | aiori.WriteOnly | aiori.ReadWrite) {
-	case aiori.ReadOnly:
-		o = unix.O_RDONLY
-	case aiori.WriteOnly:
-		o = unix.O_WRONLY
-	case aiori.ReadWrite, 0:
-		o = unix.O_RDWR
-	default:
-		return 0, fmt.Errorf("open flags %#x set more than one of ReadOnly, WriteOnly and ReadWrite", uint32(flags))
-	}
-	o |= unix.O_CLOEXEC
-	if flags&aiori.Create != 0 {
-		o |= unix.O_CREAT
-	}
-	if flags&aiori.Excl != 0 {
-		o |= unix.O_EXCL
-	}
-	if flags&aiori.Trunc != 0 {
-		o |= unix.O_TRUNC
-	}
+	o, err := flags.UnixFlags()
 	if direct {
 		o |= unix.O_DIRECT
 	}
-	return o, nil
+	return o, err
 }
 
 // Remove unlinks path.
