@@ -294,16 +294,9 @@ func iorGolden(t *testing.T, name string, got []byte) {
 	goldenAt(t, filepath.Join("testdata", "ior", name), got)
 }
 
-// iorWriter is one of the four IOR writers and the suffix of its golden
-// files.
-type iorWriter struct {
-	suffix string
-	write  func(io.Writer, *Result) error
-}
-
 // iorWriters returns the four IOR writers.
-func iorWriters() []iorWriter {
-	return []iorWriter{
+func iorWriters() []formatWriter {
+	return []formatWriter{
 		{"human.golden", WriteIOR},
 		{"json.golden", WriteIORJSON},
 		{"csv.golden", WriteIORCSV},
@@ -743,12 +736,7 @@ func TestWriteIORRejects(t *testing.T) {
 		}
 	}
 	all := []string{"human", "json", "csv", "ranks"}
-	for _, c := range []struct {
-		name    string
-		mod     func(*Result)
-		writers []string // the writers that must fail
-		want    string
-	}{
+	checkBadResults(t, iorWriters(), iorScriptRun, []badResult{
 		{"invalid", func(r *Result) { r.Run.Benchmark = "" }, all, "no benchmark name"},
 		{"nil", nil, all, "invalid result: nil"},
 		{"no tables", func(r *Result) { r.Tables = nil }, all, `no table "ior test 0 `},
@@ -776,35 +764,7 @@ func TestWriteIORRejects(t *testing.T) {
 		}, []string{"human", "json"}, `no row "Path"`},
 		{"summary int", func(r *Result) { iorTable(r, IORSummaryTable).Rows[3].Labels[11] = "256m" }, []string{"human", "json"},
 			`row 3: column "blksiz": "256m" is not an integer`},
-	} {
-		for _, w := range iorWriters() {
-			name := strings.TrimSuffix(w.suffix, ".golden")
-			var r *Result
-			if c.mod != nil {
-				r = iorScriptRun()
-				c.mod(r)
-			}
-			var b bytes.Buffer
-			err := w.write(&b, r)
-			if !slices.Contains(c.writers, name) {
-				if err != nil {
-					t.Errorf("%s: %s: unexpected error %v", c.name, name, err)
-				}
-				continue
-			}
-			if err == nil || !strings.Contains(err.Error(), c.want) {
-				t.Errorf("%s: %s: error %v, want %q", c.name, name, err, c.want)
-			}
-			if b.Len() != 0 {
-				t.Errorf("%s: %s: wrote %d bytes on error", c.name, name, b.Len())
-			}
-		}
-	}
-	for _, w := range iorWriters() {
-		if err := w.write(&failWriter{n: 10}, iorScriptRun()); !errors.Is(err, errFailWriter) {
-			t.Errorf("%s: write error %v, want %v", w.suffix, err, errFailWriter)
-		}
-	}
+	})
 }
 
 // TestIORStartTime: an RFC 3339 StartTime is shown in IOR's layout, in its

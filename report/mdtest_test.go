@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
-	"errors"
 	"io"
 	"math"
 	"os"
@@ -284,15 +283,9 @@ func readMdtestRef(t *testing.T, name string) string {
 	return string(b)
 }
 
-// mdtestWriter is one of the four mdtest writers and the suffix of its
-// golden files.
-type mdtestWriter struct {
-	suffix string
-	write  func(io.Writer, *Result) error
-}
-
-func mdtestWriters() []mdtestWriter {
-	return []mdtestWriter{
+// mdtestWriters returns the four mdtest writers.
+func mdtestWriters() []formatWriter {
+	return []formatWriter{
 		{"human.golden", WriteMdtest},
 		{"json.golden", WriteMdtestJSON},
 		{"csv.golden", WriteMdtestCSV},
@@ -696,12 +689,7 @@ func TestWriteMdtestRejects(t *testing.T) {
 	all := []string{"human", "json", "csv", "ranks"}
 	withHeader := []string{"human", "json", "ranks"}
 	withSummary := []string{"human", "json", "csv"}
-	for _, c := range []struct {
-		name    string
-		mod     func(*Result)
-		writers []string // the writers that must fail
-		want    string
-	}{
+	checkBadResults(t, mdtestWriters(), mdtestErrorsRun, []badResult{
 		{"invalid", func(r *Result) { r.Run.Benchmark = "" }, all, "no benchmark name"},
 		{"nil", nil, all, "invalid result: nil"},
 		{"no header", drop(MdtestHeaderTable), withHeader, `mdtest result has no table "mdtest header"`},
@@ -750,33 +738,5 @@ func TestWriteMdtestRejects(t *testing.T) {
 			`table "mdtest errors": row 1: no phase`},
 		{"error count unit", func(r *Result) { mdtestTable(r, MdtestErrorsTable).Columns[4].Unit = "s" }, all,
 			`column "count": unit "s", want none`},
-	} {
-		for _, w := range mdtestWriters() {
-			name := strings.TrimSuffix(w.suffix, ".golden")
-			var r *Result
-			if c.mod != nil {
-				r = mdtestErrorsRun()
-				c.mod(r)
-			}
-			var b bytes.Buffer
-			err := w.write(&b, r)
-			if !slices.Contains(c.writers, name) {
-				if err != nil {
-					t.Errorf("%s: %s: unexpected error %v", c.name, name, err)
-				}
-				continue
-			}
-			if err == nil || !strings.Contains(err.Error(), c.want) {
-				t.Errorf("%s: %s: error %v, want %q", c.name, name, err, c.want)
-			}
-			if b.Len() != 0 {
-				t.Errorf("%s: %s: wrote %d bytes on error", c.name, name, b.Len())
-			}
-		}
-	}
-	for _, w := range mdtestWriters() {
-		if err := w.write(&failWriter{n: 10}, mdtestErrorsRun()); !errors.Is(err, errFailWriter) {
-			t.Errorf("%s: write error %v, want %v", w.suffix, err, errFailWriter)
-		}
-	}
+	})
 }

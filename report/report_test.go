@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"errors"
 	"flag"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -142,4 +144,58 @@ func (w *failWriter) Write(p []byte) (int, error) {
 	n := w.n
 	w.n = 0
 	return n, errFailWriter
+}
+
+// formatWriter is one of a benchmark's writers and the suffix of its golden
+// files.
+type formatWriter struct {
+	suffix string
+	write  func(io.Writer, *Result) error
+}
+
+// badResult is a result the writers must check: mod breaks a good run (nil
+// mod: a nil result); the writers named (by suffix without ".golden") must
+// fail with an error containing want and write nothing, the others must
+// succeed.
+type badResult struct {
+	name    string
+	mod     func(*Result)
+	writers []string
+	want    string
+}
+
+// checkBadResults runs every case through every writer, with good making
+// the run each case breaks, then checks that every writer returns the
+// error of an io.Writer that fails.
+func checkBadResults(t *testing.T, writers []formatWriter, good func() *Result, cases []badResult) {
+	t.Helper()
+	for _, c := range cases {
+		for _, w := range writers {
+			name := strings.TrimSuffix(w.suffix, ".golden")
+			var r *Result
+			if c.mod != nil {
+				r = good()
+				c.mod(r)
+			}
+			var b bytes.Buffer
+			err := w.write(&b, r)
+			if !slices.Contains(c.writers, name) {
+				if err != nil {
+					t.Errorf("%s: %s: unexpected error %v", c.name, name, err)
+				}
+				continue
+			}
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("%s: %s: error %v, want %q", c.name, name, err, c.want)
+			}
+			if b.Len() != 0 {
+				t.Errorf("%s: %s: wrote %d bytes on error", c.name, name, b.Len())
+			}
+		}
+	}
+	for _, w := range writers {
+		if err := w.write(&failWriter{n: 10}, good()); !errors.Is(err, errFailWriter) {
+			t.Errorf("%s: write error %v, want %v", w.suffix, err, errFailWriter)
+		}
+	}
 }
