@@ -107,7 +107,21 @@ func TestMainExit(t *testing.T) {
 		{[]string{"help", "launch"}, 0, "usage: hpcbench launch -n N", ""},
 		{[]string{"help", "frob"}, 2, "", `help: unknown command "frob"`},
 		{[]string{"version"}, 0, "hpcbench dev", ""},
+		{[]string{"--version"}, 0, "hpcbench dev", ""},
+		{[]string{"-version"}, 0, "hpcbench dev", ""},
+		{[]string{"--version", "x"}, 2, "", "takes no arguments"},
 		{[]string{"version", "x"}, 2, "", "takes no arguments"},
+		{[]string{"version", "--help"}, 0, "usage: hpcbench version\n", ""},
+		{[]string{"help", "version"}, 0, "usage: hpcbench version\n", ""},
+		{[]string{"help", "help"}, 0, "usage: hpcbench help [CMD]\n", ""},
+		{[]string{"help", "--help"}, 0, "usage: hpcbench help [CMD]\n", ""},
+		{[]string{"help", "launch", "--help"}, 0, "usage: hpcbench launch -n N", ""},
+		{[]string{"help", "launch", "-n"}, 2, "", `help: takes one command name and an optional --help, got "-n"`},
+		{[]string{"help", "__spawn"}, 2, "", `help: unknown command "__spawn"`},
+		{[]string{"-help"}, 0, "usage: hpcbench COMMAND", ""},
+		{[]string{"launch", "-hosts", "a,b", "true"}, 2, "", "launch: -hosts: every rank runs on this host"},
+		{[]string{"launch", "--genv=A", "B", "true"}, 2, "", "launch: --genv: not supported"},
+		{[]string{"wireup", "-hx"}, 2, "", `wireup: unknown option "-hx"`},
 	} {
 		var out, errb bytes.Buffer
 		code := mainExit(tc.args, &out, &errb)
@@ -136,5 +150,45 @@ func TestHydraFlags(t *testing.T) {
 	o, err := parseLaunch(strings.Fields("-n 2 -bind-to core -- true"), io.Discard)
 	if err != nil || o.Bind != launch.BindCore || o.N != 2 {
 		t.Errorf("parseLaunch: %+v %v", o, err)
+	}
+}
+
+// TestSingleDashLong: one-dash long options become two-dash ones in the
+// options only; grouped short options, values and the command's own
+// arguments stay as they are.
+func TestSingleDashLong(t *testing.T) {
+	fs := newFlagSet("t")
+	fs.IntP("np", "n", 1, "")
+	fs.BoolP("verbose", "v", false, "")
+	fs.Bool("tag-output", false, "")
+	fs.String("bind-to", "", "")
+	fs.Duration("timeout", 0, "")
+	refusedOpts := []notSupported{{[]string{"-hosts", "-f"}, "not here"}}
+	for _, tc := range []struct{ in, want, err string }{
+		{"-np 4 -bind-to core prog -np 3", "--np 4 --bind-to core prog -np 3", ""},
+		{"-np=4 -tag-output -- prog", "--np=4 --tag-output -- prog", ""},
+		{"-n 4 -vn 2 -n8 -v prog", "-n 4 -vn 2 -n8 -v prog", ""},
+		{"-timeout -1s -verbose prog", "--timeout -1s --verbose prog", ""},
+		{"--timeout -np -v", "--timeout -np -v", ""},       // -np is --timeout's value
+		{"-n -tag-output prog", "-n -tag-output prog", ""}, // and here -n's
+		{"-bind-to=core -help", "--bind-to=core --help", ""},
+		{"-h", "-h", ""},
+		{"- -np 2", "- -np 2", ""}, // "-" is an operand
+		{"-hosts a prog", "", "-hosts: not here"},
+		{"--hosts=a prog", "", "--hosts: not here"},
+		{"-f hosts prog", "", "-f: not here"},
+		{"-n 2 prog -hosts", "-n 2 prog -hosts", ""},
+		{"-genv A B prog", "", `unknown option "-genv"`},
+	} {
+		got, err := singleDashLong(fs, strings.Fields(tc.in), refusedOpts)
+		if tc.err != "" {
+			if err == nil || err.Error() != tc.err {
+				t.Errorf("singleDashLong(%q) = %q, %v; want error %q", tc.in, got, err, tc.err)
+			}
+			continue
+		}
+		if err != nil || strings.Join(got, " ") != tc.want {
+			t.Errorf("singleDashLong(%q) = %q, %v; want %q", tc.in, got, err, tc.want)
+		}
 	}
 }

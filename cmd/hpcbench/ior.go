@@ -36,7 +36,7 @@ func runIOR(ctx context.Context, stdout, stderr io.Writer, args []string) error 
 	cfg, err := config.Parse(args, reg)
 	if err != nil {
 		if errors.Is(err, config.ErrHelp) {
-			fmt.Fprint(stdout, config.Usage(reg))
+			writeHelp(stdout, "ior", "hpcbench ior [-a API] [-b SIZE] [-t SIZE] [-s N] [-F] [-w] [-r] [-W] [-R] [-o FILE] [OPTION...]", config.Usage(reg))
 			return nil
 		}
 		return usagef("ior: %v", err)

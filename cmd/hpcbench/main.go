@@ -14,7 +14,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"sort"
 	"syscall"
 
 	"github.com/hpcbench/hpcbench/internal/launch"
@@ -31,8 +30,8 @@ type command struct {
 // variable, so nothing global is mutable.
 func commands() map[string]command {
 	return map[string]command{
-		"help":    {summary: "show the subcommands, or help for one: hpcbench help CMD", run: runHelp},
-		"version": {summary: "print the version of this build", run: runVersion},
+		"help":    {summary: "show the commands, or the help of one: hpcbench help CMD", run: runHelp},
+		"version": {summary: "print the version of this build (also hpcbench --version)", run: runVersion},
 		"launch":  {summary: "start N ranks under hpcbench's own PMI-1 server (like mpiexec)", run: runLaunch},
 		"wireup":  {summary: "benchmark the PMI bootstrap itself: put, barrier, get of business cards", run: runWireup},
 		"coll":    {summary: "Intel MPI Benchmarks (IMB-MPI1) analogue: ping-pong and collectives over shm/tcp", run: runColl},
@@ -56,13 +55,16 @@ func mainExit(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	name := args[0]
+	switch {
+	case isHelp(name):
+		usage(stdout)
+		return 0
+	case isVersion(name):
+		name = "version"
+	}
 	cmd, ok := commands()[name]
 	if !ok {
-		if name == "-h" || name == "--help" {
-			usage(stdout)
-			return 0
-		}
-		fmt.Fprintf(stderr, "hpcbench: unknown command %q; run 'hpcbench help' for the list\n", name)
+		fmt.Fprintf(stderr, "hpcbench: unknown command %q; run 'hpcbench help' for the list\n", oneLine(name))
 		return 2
 	}
 	ctx := context.Background()
@@ -146,23 +148,4 @@ func (e *exitError) Error() string {
 		return e.msg
 	}
 	return fmt.Sprintf("exit status %d", e.code)
-}
-
-func usage(w io.Writer) {
-	fmt.Fprintln(w, "usage: hpcbench COMMAND [flags] [args]")
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, "commands:")
-	cmds := commands()
-	names := make([]string, 0, len(cmds))
-	for n, c := range cmds {
-		if !c.hidden {
-			names = append(names, n)
-		}
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		fmt.Fprintf(w, "  %-9s %s\n", n, cmds[n].summary)
-	}
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, "run 'hpcbench COMMAND --help' for the flags of one command")
 }

@@ -23,7 +23,7 @@ func runMdtest(ctx context.Context, stdout, stderr io.Writer, args []string) err
 	o, err := config.Parse(args, reg)
 	if err != nil {
 		if errors.Is(err, config.ErrHelp) {
-			fmt.Fprint(stdout, config.Usage(reg))
+			writeHelp(stdout, "mdtest", "hpcbench mdtest [-a API] [-n N | -I N -z DEPTH -b BRANCH] [-d DIR] [-F|-D] [-u] [-i N] [OPTION...]", config.Usage(reg))
 			return nil
 		}
 		return usagef("mdtest: %v", err)

@@ -13,7 +13,7 @@ import (
 	"github.com/hpcbench/hpcbench/report"
 )
 
-const wireupUsage = "hpcbench wireup [--card-size BYTES] [--pattern ring|all] [--json|--csv|--format F] [--output FILE]"
+const wireupUsage = "hpcbench wireup [--card-size BYTES] [--pattern all|ring] [--timeout D] [--format human|json|csv | --json | --csv] [--output FILE]"
 
 // wireupArgs is what wireup's command line asks for.
 type wireupArgs struct {

@@ -121,7 +121,8 @@ func (b *Backends) Lookup(api string) (aiori.Entry, aiori.Options, bool) {
 }
 
 // Usage returns the help text of fs: header, the command's own flags, then
-// each backend's flags under "Module NAME:".
+// each backend's flags under "Module NAME:", each section as Usages writes
+// it.
 func (b *Backends) Usage(fs *pflag.FlagSet, header string) string {
 	own := pflag.NewFlagSet(fs.Name(), pflag.ContinueOnError)
 	own.SortFlags = false
@@ -132,12 +133,12 @@ func (b *Backends) Usage(fs *pflag.FlagSet, header string) string {
 	})
 	var sb strings.Builder
 	sb.WriteString(header)
-	sb.WriteString(own.FlagUsages())
+	sb.WriteString(Usages(own))
 	for _, s := range b.sections {
 		if !s.fs.HasFlags() {
 			continue
 		}
-		fmt.Fprintf(&sb, "\nModule %s:\n%s", s.name, s.fs.FlagUsages())
+		fmt.Fprintf(&sb, "\nModule %s:\n%s", s.name, Usages(s.fs))
 	}
 	return sb.String()
 }

@@ -219,7 +219,7 @@ func TestBackendsUsage(t *testing.T) {
 	if !strings.HasPrefix(u, "Options:\n  -n, --items") || strings.Index(u, "--items") > strings.Index(u, "--verbose") {
 		t.Errorf("header or flag order wrong:\n%s", u)
 	}
-	wantModules := "POSIX:\n      --posix.odirect[=true|false]   direct I/O\n\nModule DUMMY:\n      --dummy.delay int   µs per call\n"
+	wantModules := "POSIX:\n      --posix.odirect   direct I/O\n\nModule DUMMY:\n      --dummy.delay int   µs per call\n"
 	if modules != wantModules {
 		t.Errorf("modules %q, want %q (FAKE, without options, left out)", modules, wantModules)
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -127,15 +128,12 @@ func flagArity(name string) (takesValue, known bool) {
 	return false, false
 }
 
-// unsupportedIMB reports whether name is an IMB-MPI1 option hpcbench coll
-// does not implement, so it gets a clear error instead of pflag's.
-func unsupportedIMB(name string) bool {
-	switch name {
-	case "multi", "off_cache", "map", "mem", "input", "include", "exclude", "thread_level",
-		"imb_barrier", "warm_up", "data_type", "red_data_type", "contig_type", "zero_size", "gpu_selection":
-		return true
-	}
-	return false
+// UnsupportedOptions returns the IMB-MPI1 options hpcbench coll does not
+// implement, without their dash: NormalizeArgs refuses them with an error
+// naming the option instead of pflag's "unknown flag".
+func UnsupportedOptions() []string {
+	return []string{"multi", "off_cache", "map", "mem", "input", "include", "exclude", "thread_level",
+		"imb_barrier", "warm_up", "data_type", "red_data_type", "contig_type", "zero_size", "gpu_selection"}
 }
 
 // NormalizeArgs rewrites IMB's single-dash long options into pflag's
@@ -164,7 +162,7 @@ func NormalizeArgs(args []string) ([]string, error) {
 		name, _, hasValue := strings.Cut(body, "=")
 		takes, known := flagArity(name)
 		if !known {
-			if unsupportedIMB(name) {
+			if slices.Contains(UnsupportedOptions(), name) {
 				return nil, fmt.Errorf("-%s: an IMB-MPI1 option that hpcbench coll does not support", oneLine(name))
 			}
 			out = append(out, a)

@@ -1,0 +1,117 @@
+package main
+
+import "github.com/hpcbench/hpcbench/internal/imb"
+
+// helpFor returns what the help of the command name says around its
+// options (see writeHelp). Its not-supported lists are checked against the
+// commands' behaviour by TestHelpUnsupportedRefused.
+func helpFor(name string) helpInfo {
+	ok := exitStatus{"0", "success"}
+	usage := exitStatus{"2", "invalid options: one line on stderr names the option and what it accepts; nothing is run or created"}
+	sig := exitStatus{"128+N", "stopped by signal N (SIGINT: 130, SIGTERM: 143), after cleaning up"}
+	switch name {
+	case "help":
+		return helpInfo{
+			about: "Lists the commands, or prints the help of one: hpcbench help CMD is\nhpcbench CMD --help.",
+			exits: []exitStatus{{"0", "help printed"}, {"2", "an unknown command, or more than one"}},
+		}
+	case "version":
+		return helpInfo{
+			about: "Prints the version of this build and the Go release that built it;\nhpcbench --version and hpcbench -version print the same.",
+			exits: []exitStatus{{"0", "version printed"}, {"2", "an argument was given"}},
+		}
+	case "launch":
+		return helpInfo{
+			about: `Starts N ranks of CMD on this host under hpcbench's own PMI-1 server, as
+mpiexec does: each rank gets PMI_FD (or PMI_PORT and PMI_ID), PMI_RANK and
+PMI_SIZE, so programs built with MPICH run unchanged. The ranks' output is
+forwarded; the first rank that fails stops the job.
+
+Long options take one dash or two, as Hydra's do (-np 4, -bind-to core);
+the arguments from CMD on are CMD's own.`,
+			unsupported: []notSupported{
+				{[]string{"-hosts", "-host", "-f", "-hostfile", "-machinefile", "-ppn"},
+					"every rank runs on this host; multi-host jobs are not supported yet"},
+				{[]string{"-genv", "-genvall", "-genvnone", "-genvlist", "-env", "-envall", "-envnone", "-envlist"},
+					"not supported: the ranks inherit the launcher's environment, so set variables there (env NAME=VALUE hpcbench launch ...)"},
+				{[]string{"-wdir"}, "not supported: the ranks start in the launcher's directory, so cd there first"},
+				{[]string{"-configfile"}, "not supported: one command per job"},
+			},
+			exits: []exitStatus{
+				{"0", "every rank exited 0"},
+				{"1", "the launcher failed: a rank could not be started, or the PMI server failed"},
+				usage,
+				{"124", "the job ran longer than --timeout; the ranks still running were killed"},
+				{"N", "the first failing rank's exit status (MPI_Abort(comm, 7) gives 7; a rank killed by signal S gives 128+S)"},
+			},
+		}
+	case "wireup":
+		return helpInfo{
+			about: `Benchmarks the PMI bootstrap: each rank puts a business card of --card-size
+bytes into the job's key-value store, joins a barrier and gets its peers'
+cards (--pattern all: every card; ring: its successor's); rank 0 reports the
+time of each phase. Run it under a launcher (hpcbench launch -n 4 -- hpcbench
+wireup, mpiexec, srun) or alone.
+
+Long options take one dash or two (-card-size 128, --card-size 128).`,
+			exits: []exitStatus{ok, {"1", "a PMI operation failed or outlasted --timeout"}, usage, sig},
+		}
+	case "coll":
+		names := imb.UnsupportedOptions()
+		for i, n := range names {
+			names[i] = "-" + n
+		}
+		return helpInfo{
+			about: `The Intel MPI Benchmarks' IMB-MPI1: PingPong, PingPing, Sendrecv, Exchange,
+Barrier, Bcast, Scatter, Gather, Allgather, Alltoall, Reduce and Allreduce
+(all of them by default; names in any case), with IMB's repetition schedule,
+timing and table. Ranks on one host talk over shared memory, others over
+TCP. Run it under a launcher: hpcbench launch -n 4 -- hpcbench coll.
+
+Options take one dash, as IMB's do (-msglog 0:22), or two (--msglog=0:22).`,
+			unsupported: []notSupported{{names, "IMB-MPI1 options that hpcbench coll does not support"}},
+			exits:       []exitStatus{ok, {"1", "a benchmark failed, or -check found a wrong result"}, usage, sig},
+		}
+	case "ior":
+		return helpInfo{
+			about: `IOR 4: parallel file I/O bandwidth and IOPS over POSIX, MMAP or DUMMY, with
+IOR's command line, -O directives, -f scripts, timing and report. Run it
+under a launcher (hpcbench launch -n 8 -- hpcbench ior ...) or alone.
+
+As in IOR, one dash starts short options, which group (-wr is -w -r), and
+long options take two (--posix.odirect).`,
+			unsupported: []notSupported{
+				{[]string{"-M"}, "hogging memory is not supported"},
+				{[]string{"-y"}, "dual mount points are not supported"},
+				{[]string{"--randomPrefill"}, "not supported yet"},
+				{[]string{"--savePerOpDataCSV"}, "per-operation CSV files are not supported yet (-O savePerOpDataCSV neither)"},
+				{[]string{"--summaryAlways"}, "not supported: the summary comes once, at the end"},
+				{[]string{"-B"}, "IOR's useO_DIRECT: use --posix.odirect"},
+				{[]string{"-H", "-I", "-J", "-n", "-p", "-P", "-q", "-S", "-U", "-V"},
+					"IOR's showHints, individualDataSets, setAlignment, noFill, preallocate, useSharedFilePointer, quitOnError, useStridedDatatype, hintsFileName and useFileView are not supported"},
+			},
+			exits: []exitStatus{ok, {"1", "an I/O error, or a verification failure (-W, -R)"}, usage, sig},
+		}
+	case "mdtest":
+		return helpInfo{
+			about: `mdtest 4: the rates of file and directory creates, stats, reads, renames
+and removes in a tree, over POSIX or DUMMY, with mdtest's command line,
+phases and SUMMARY tables, plus JSON and CSV. Run it under a launcher
+(hpcbench launch -n 8 -- hpcbench mdtest ...) or alone.
+
+As in mdtest, one dash starts short options, which group (-FCr is -F -C -r),
+and long options take two (--showRankStatistics).`,
+			unsupported: []notSupported{
+				{[]string{"-c"}, "collective creates are not supported yet"},
+				{[]string{"-f", "-l", "-s"}, "sweeping rank counts (-l other than the job's size) is not supported yet; run the job at each size"},
+				{[]string{"--savePerOpDataCSV"}, "per-operation CSV files are not supported yet"},
+				{[]string{"--print-all-procs"}, "not supported yet; --saveRankPerformanceDetails=FILE has every rank's figures"},
+				{[]string{"-B"}, "no barriers: not supported, phases need barriers to be timed"},
+				{[]string{"-g"}, "Lustre's global directory layout is not supported"},
+				{[]string{"--allocateBufferOnGPU", "--GPUid", "--gpuDirect"}, "GPU buffers are not supported"},
+			},
+			exits: []exitStatus{ok, {"1", "operations failed (counted per phase; the first failure is reported)"}, usage, sig},
+		}
+	}
+	return helpInfo{exits: []exitStatus{ok, usage}}
+}
