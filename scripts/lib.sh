@@ -39,9 +39,57 @@ hb_deb_installed() {
 	dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'
 }
 
+# hb_lock_holder FILE prints the pid of a process holding a lock on FILE
+# (an fcntl lock, as apt and dpkg take, or a flock), as /proc/locks lists
+# it, or nothing when FILE is not locked or cannot be checked.
+hb_lock_holder() {
+	local file=$1 major minor inode
+	[[ -e $file && -r /proc/locks ]] || return 0
+	read -r major minor inode < <(stat -Lc '%Hd %Ld %i' "$file" 2>/dev/null) || return 0
+	[[ -n $inode ]] || return 0
+	# /proc/locks: "1: POSIX  ADVISORY  WRITE PID MAJ:MIN:INODE START END",
+	# device numbers in hex; "1: -> ..." lines are waiters, not holders.
+	awk -v id="$(printf '%02x:%02x:%s' "$major" "$minor" "$inode")" \
+		'$2 != "->" { for (i = 2; i <= NF; i++) if ($i == id) { print $(i - 1); exit } }' /proc/locks
+}
+
+# hb_wait_apt_locks waits while another process holds one of the locks apt
+# and dpkg take (another apt-get, unattended-upgrades), so that installing
+# does not fail with "Could not get lock". It says once what it waits for,
+# checks every 2 s, and gives up with hb_die after HPCBENCH_APT_LOCK_WAIT
+# seconds (default 300). HB_APT_LOCKS overrides the list of lock files.
+hb_wait_apt_locks() {
+	local limit=${HPCBENCH_APT_LOCK_WAIT:-300} start=$SECONDS said=0 f pid busy
+	local locks=${HB_APT_LOCKS:-/var/lib/dpkg/lock-frontend /var/lib/dpkg/lock /var/lib/apt/lists/lock /var/cache/apt/archives/lock}
+	while :; do
+		busy=()
+		for f in $locks; do
+			pid=$(hb_lock_holder "$f")
+			if [[ -n $pid ]]; then
+				busy+=("$f (pid $pid $(cat "/proc/$pid/comm" 2>/dev/null || echo '?'))")
+			fi
+		done
+		if ((${#busy[@]} == 0)); then
+			if ((said)); then
+				hb_log "package locks free after $((SECONDS - start))s"
+			fi
+			return 0
+		fi
+		if ((SECONDS - start >= limit)); then
+			hb_die "another package manager still holds ${busy[*]} after ${limit}s; let it finish, or set HPCBENCH_APT_LOCK_WAIT (seconds)"
+		fi
+		if ((!said)); then
+			hb_log "waiting up to ${limit}s for another package manager to finish: ${busy[*]} locked"
+			said=1
+		fi
+		sleep 2
+	done
+}
+
 # hb_ensure_debs PKG... installs the Debian packages that are missing, with
-# one `apt-get update` and one `apt-get install -y`; when all are installed it
-# runs neither. It needs root (or password-less sudo) only when something is
+# one `apt-get update` and one `apt-get install -y`, each after waiting for
+# another package manager's locks (hb_wait_apt_locks); when all are
+# installed it runs neither. It needs root (or password-less sudo) only when something is
 # missing. On a system without dpkg it warns and returns: the caller's own
 # checks then report what is missing.
 hb_ensure_debs() {
@@ -66,9 +114,14 @@ hb_ensure_debs() {
 		fi
 	fi
 	hb_log "installing Debian packages: ${missing[*]}"
+	# Another apt may be running (unattended-upgrades on a fresh machine):
+	# wait for its locks rather than fail, and let apt-get itself wait for
+	# the dpkg lock too, in case another grabs it between the two steps.
+	hb_wait_apt_locks
 	"${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get -q update >&2 ||
 		hb_log "warning: apt-get update failed; trying the install with the package lists there are"
-	"${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get -q install -y "${missing[@]}" >&2 ||
+	hb_wait_apt_locks
+	"${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get -q -o DPkg::Lock::Timeout=60 install -y "${missing[@]}" >&2 ||
 		hb_die "apt-get install -y ${missing[*]} failed"
 	for pkg in "${missing[@]}"; do
 		hb_deb_installed "$pkg" || hb_die "Debian package $pkg is still not installed after apt-get install"

@@ -3,7 +3,9 @@
 # .ci/run). Works from any directory.
 #
 #   1. installs the Debian packages the tests need when they are missing
-#      (one apt-get update, one apt-get install -y; needs root then),
+#      (one apt-get update, one apt-get install -y; needs root then); when
+#      another apt or dpkg holds their locks it says so and waits, up to
+#      HPCBENCH_APT_LOCK_WAIT seconds,
 #   2. checks gofmt,
 #   3. runs go vet ./...,
 #   4. runs every fuzz target briefly: targets are discovered with
@@ -19,6 +21,8 @@
 # Environment:
 #   HPCBENCH_FUZZTIME        time per fuzz target (default 10s; 0 skips fuzzing)
 #   HPCBENCH_TEST_TIMEOUT    go test -timeout for each test binary (default 8m)
+#   HPCBENCH_APT_LOCK_WAIT   seconds to wait for another package manager's
+#                            locks before installing (default 300)
 #   HPCBENCH_REQUIRE_TOOLS   default 1: a test that needs a missing tool such as
 #                            mpicc fails instead of skipping (internal/testenv).
 #                            Set it to 0 on a machine without MPICH to skip them.
