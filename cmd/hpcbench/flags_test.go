@@ -68,6 +68,22 @@ func FuzzWireupFlags(f *testing.F) {
 	})
 }
 
+// FuzzCollFlags: the same for coll, whose IMB options pass through
+// imb.NormalizeArgs and then singleDashLong.
+func FuzzCollFlags(f *testing.F) {
+	for _, s := range []string{
+		"-msglog\x000:3\x00PingPong", "-iter\x0010,1\x00-time\x001", "-multi\x000", "-foo", "-h", "-help",
+		"--format=json\x00-csv", "-root_shift\x00on\x00-sync\x00off\x00bcast", "-npmin\x00-1", "--\x00-time",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		args := splitArgs(s)
+		_, err := parseColl(args, io.Discard)
+		checkParseError(t, args, err)
+	})
+}
+
 func TestParseLaunch(t *testing.T) {
 	o, err := parseLaunch([]string{"-n", "8", "--timeout", "90s", "--tag-output", "--", "hpcbench", "wireup", "-n", "3"}, io.Discard)
 	if err != nil {
