@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -62,7 +63,7 @@ func writeHelp(w io.Writer, name, synopsis, options string) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "usage: %s\n\n%s\n", synopsis, strings.TrimSpace(h.about))
 	if options != "" {
-		fmt.Fprintf(&b, "\n%s", options)
+		fmt.Fprintf(&b, "\n%s", markUnsupported(options, h.unsupported))
 	}
 	if len(h.unsupported) > 0 {
 		b.WriteString("\nNot supported (refused with a message, exit status 2):\n")
@@ -79,6 +80,30 @@ func writeHelp(w io.Writer, name, synopsis, options string) {
 		fmt.Fprintf(&b, "  %-*s  %s\n", width, e.code, e.meaning)
 	}
 	io.WriteString(w, b.String())
+}
+
+// optionSpelling matches an option line of pflag's layout, capturing its
+// short and long spellings: "  -y, --dualMount   ..." or "      --dryRun ...".
+var optionSpelling = regexp.MustCompile(`^  (?:(-\S), |    )(--[^\s\[]+)`)
+
+// markUnsupported appends " (not supported; see below)" to the option
+// lines of options that spell an option unsupported lists, unless they say
+// so already, so that the list of options marks them too.
+func markUnsupported(options string, unsupported []notSupported) string {
+	names := map[string]bool{}
+	for _, u := range unsupported {
+		for _, n := range u.names {
+			names[n] = true
+		}
+	}
+	lines := strings.Split(options, "\n")
+	for i, l := range lines {
+		m := optionSpelling.FindStringSubmatch(l)
+		if m != nil && (names[m[1]] || names[m[2]]) && !strings.Contains(l, "not supported") {
+			lines[i] = l + " (not supported; see below)"
+		}
+	}
+	return strings.Join(lines, "\n")
 }
 
 // isHelp reports whether arg asks for help: -h, -help or --help.

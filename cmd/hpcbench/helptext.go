@@ -103,7 +103,7 @@ As in mdtest, one dash starts short options, which group (-FCr is -F -C -r),
 and long options take two (--showRankStatistics).`,
 			unsupported: []notSupported{
 				{[]string{"-c"}, "collective creates are not supported yet"},
-				{[]string{"-f", "-l", "-s"}, "sweeping rank counts (-l other than the job's size) is not supported yet; run the job at each size"},
+				{[]string{"-l"}, "a number of ranks other than the job's (a sweep, with -f and -s) is not supported yet; run the job at each size"},
 				{[]string{"--savePerOpDataCSV"}, "per-operation CSV files are not supported yet"},
 				{[]string{"--print-all-procs"}, "not supported yet; --saveRankPerformanceDetails=FILE has every rank's figures"},
 				{[]string{"-B"}, "no barriers: not supported, phases need barriers to be timed"},

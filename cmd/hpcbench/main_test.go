@@ -67,8 +67,8 @@ func TestHelpGolden(t *testing.T) {
 // TestHelpRules checks the rules every command's help follows, whoever
 // wrote it: the same text, on stdout with exit 0, for CMD --help, CMD -h,
 // CMD -help, help CMD and help CMD --help; one usage line first, then a
-// description; switches written bare; an "Exit status:" section listing 0
-// first and 2.
+// description; switches written bare; options it does not support marked
+// where they are listed; an "Exit status:" section listing 0 first and 2.
 func TestHelpRules(t *testing.T) {
 	exitLine := regexp.MustCompile(`^  (\d+|\d+\+[A-Z]|[A-Z])  +\S`)
 	for _, name := range listed() {
@@ -92,6 +92,18 @@ func TestHelpRules(t *testing.T) {
 				}
 				if strings.Contains(l, "[=true") || strings.Contains(l, "[=false") {
 					t.Errorf("line %d writes a switch with its value: %q", i+2, l)
+				}
+			}
+			listed := map[string]bool{}
+			for _, u := range helpFor(name).unsupported {
+				for _, n := range u.names {
+					listed[n] = true
+				}
+			}
+			for _, l := range lines {
+				if m := optionSpelling.FindStringSubmatch(l); m != nil && (listed[m[1]] || listed[m[2]]) &&
+					!strings.Contains(l, "not supported") {
+					t.Errorf("option line %q does not say that it is not supported", l)
 				}
 			}
 			_, exits, ok := strings.Cut(want.stdout, "\nExit status:\n")
