@@ -4,26 +4,42 @@ import (
 	"fmt"
 	"strings"
 	"unicode"
+
+	"github.com/hpcbench/hpcbench/internal/cliflag"
 )
 
-// Directive is one key=value setting of -O or of a script line, such as
-// blockSize=4m or posix.odirect=1.
+// Directive is one setting of -O or of a script line: key=value, such as
+// blockSize=4m or posix.odirect=1, or, for a piece that starts with '-',
+// command-line options such as "-a POSIX" or "--dummy.delay-create=1000".
 type Directive struct {
 	// Key names the setting; it is matched without regard to case.
 	Key string
 	// Value is the setting's text, parsed by the option it names.
 	Value string
+	// Args are the words of a piece in command-line style, parsed as a
+	// command line is; Key and Value are then empty.
+	Args []string
 }
 
-// String returns the directive as key=value.
-func (d Directive) String() string { return d.Key + "=" + d.Value }
+// String returns the directive as key=value, or its command-line words.
+func (d Directive) String() string {
+	if d.Args != nil {
+		return strings.Join(d.Args, " ")
+	}
+	return d.Key + "=" + d.Value
+}
 
 // ParseDirectives splits the text of -O (or a script line) into
-// directives, with IOR's syntax: "#" starts a comment that runs to the
-// end; the rest is a comma-separated list of key=value pieces, each at
-// least 3 characters long; spaces around the key and value are ignored.
-// It checks the syntax only: Parse looks the keys up. The error is one
-// line quoting the bad piece.
+// directives, with IOR's syntax (parse_options.c, ParseLine and
+// DecodeDirective): "#" starts a comment that runs to the end; the rest
+// is a comma-separated list of pieces. A piece that starts with '-' (after
+// spaces) is command-line options, split at spaces: IOR hands such a
+// piece to its command-line parser ("--posix.odirect=1", "-a=POSIX"), and
+// hpcbench also takes an option and its value as two words ("-a POSIX"),
+// which IOR calls a syntax error. Any other piece is key=value, at least 3
+// characters long, spaces around the key and value ignored. It checks the
+// syntax only: Parse looks the keys up. The error is one line quoting the
+// bad piece.
 func ParseDirectives(s string) ([]Directive, error) {
 	if i := strings.IndexByte(s, '#'); i >= 0 {
 		s = s[:i]
@@ -31,6 +47,10 @@ func ParseDirectives(s string) ([]Directive, error) {
 	pieces := strings.Split(s, ",")
 	ds := make([]Directive, 0, len(pieces))
 	for _, piece := range pieces {
+		if args := strings.Fields(piece); len(args) > 0 && strings.HasPrefix(args[0], "-") {
+			ds = append(ds, Directive{Args: args})
+			continue
+		}
 		if len(piece) < 3 {
 			return nil, fmt.Errorf("directive %q: shorter than 3 characters: want key=value", piece)
 		}
@@ -89,6 +109,9 @@ var unsupportedShort = map[byte]string{
 // applyDirective sets the option d names: an IOR option by its -O key or
 // a backend option by its flag name (posix.odirect), in any case.
 func (p *parser) applyDirective(d Directive) error {
+	if d.Args != nil {
+		return p.applyArgs(d.Args)
+	}
 	k := strings.ToLower(d.Key)
 	name, ok := directiveAliases[k]
 	if !ok {
@@ -105,5 +128,33 @@ func (p *parser) applyDirective(d Directive) error {
 		return fmt.Errorf("%s: %w", d.Key, err)
 	}
 	f.Changed = true
+	return nil
+}
+
+// applyArgs parses the command-line words of a directive into p. It uses
+// a flag set of its own, bound to the same options, because -O applies
+// directives while the command line's flag set is parsing. A script or -O
+// cannot give -f or -h, nor words that are not options.
+func (p *parser) applyArgs(args []string) error {
+	fs := cliflag.NewFlagSet("ior")
+	p.fs.VisitAll(fs.AddFlag)
+	words, err := cliflag.ExpandGroups(fs, args)
+	if err != nil {
+		return err
+	}
+	script, help := p.script, p.help
+	err = fs.Parse(words)
+	switch {
+	case err != nil:
+		return p.flagError(err)
+	case p.script != script:
+		p.script = script
+		return fmt.Errorf("%q: -f cannot be given in a script or -O", strings.Join(args, " "))
+	case p.help != help:
+		p.help = help
+		return fmt.Errorf("%q: -h cannot be given in a script or -O", strings.Join(args, " "))
+	case len(fs.Args()) > 0:
+		return fmt.Errorf("unexpected word %q in %q: options start with - (such as -a POSIX)", fs.Args()[0], strings.Join(args, " "))
+	}
 	return nil
 }

@@ -286,7 +286,11 @@ func (v directiveValue) Type() string { return "directives" }
 
 // parseArgs parses the command line into p.
 func (p *parser) parseArgs(args []string) error {
-	return cliflag.ParseArgs(p.fs, args, &p.help, p.flagError,
+	words, err := cliflag.ExpandGroups(p.fs, args)
+	if err != nil {
+		return err
+	}
+	return cliflag.ParseArgs(p.fs, words, &p.help, p.flagError,
 		"IOR options start with - (such as -b 4m or -O key=value)")
 }
 

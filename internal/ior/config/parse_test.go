@@ -88,7 +88,7 @@ func TestParseFlagForms(t *testing.T) {
 		{[]string{"-F=1"}, func(o *Options) { o.FilePerProc = true }},
 		{[]string{"-F=2"}, func(o *Options) { o.FilePerProc = true }},
 		{[]string{"-O", "filePerProc=1"}, func(o *Options) { o.FilePerProc = true }},
-		{[]string{"-wF=0"}, func(o *Options) { o.ReadFile = false }},
+		{[]string{"-wF=0"}, func(o *Options) {}}, // as IOR: the value goes to -w and -F, so neither phase is asked
 		{[]string{"-C"}, func(o *Options) { o.ReorderTasks = true }},
 		{[]string{"-O", "reorderTasksConstant=1"}, func(o *Options) { o.ReorderTasks = true }},
 		{[]string{"-O", "reorderTasks=1"}, func(o *Options) { o.ReorderTasks = true }},
@@ -177,6 +177,16 @@ func TestParseFlagForms(t *testing.T) {
 		{[]string{"-a", "dummy"}, func(o *Options) { o.API = "DUMMY" }},
 		{[]string{"-a", "fake-old"}, func(o *Options) { o.API = "FAKE" }},
 		{[]string{"-O", "api=DUMMY"}, func(o *Options) { o.API = "DUMMY" }},
+		// option.c's groups (cliflag.ExpandGroups)
+		{strings.Fields("-r -z-k -e -i1"), func(o *Options) { // testing/complex-tests.sh
+			o.WriteFile, o.RandomOffset, o.KeepFile, o.Fsync = false, 1, true, true
+		}},
+		{strings.Fields("-wbk 4m"), func(o *Options) { o.ReadFile, o.BlockSize, o.KeepFile = false, 4*units.MiB, true }},
+		{strings.Fields("-X -13 -Z"), func(o *Options) { o.ReorderTasksRandomSeed, o.ReorderTasksRandom = -13, 1 }},
+		// -O pieces in command-line style, which IOR hands to its option parser
+		{strings.Fields("-O --posix.odirect=1,blockSize=2m"), func(o *Options) { o.BlockSize = 2 * units.MiB }},
+		{strings.Fields("-O -a=DUMMY"), func(o *Options) { o.API = "DUMMY" }},
+		{[]string{"-O", "-a DUMMY, -F"}, func(o *Options) { o.API, o.FilePerProc = "DUMMY", true }},
 		// a real command line (shared/reference/ior/ior-human.txt)
 		{strings.Fields("-a POSIX -b 256m -t 1m -w -r -W -R -i 3 -o ior_shared"), func(o *Options) {
 			o.BlockSize, o.TransferSize, o.Repetitions, o.TestFile = 256*units.MiB, units.MiB, 3, "ior_shared"
@@ -287,6 +297,13 @@ func TestParseErrors(t *testing.T) {
 		{[]string{"-i", "99999999999999999999"}, []string{`-i: parse integer`, "out of range"}},
 		{[]string{"-s", "1.5"}, []string{`-s: parse integer "1.5"`}},
 		{[]string{"-F=yes"}, []string{`-F: parse switch "yes"`, "want 0, 1, true or false"}},
+		// SAD PATH: groups and command-line pieces of -O
+		{[]string{"-wb"}, []string{"-b: needs a value"}},
+		{[]string{"-wbt", "4m", "1m"}, []string{`-b: parse size "t"`}},
+		{[]string{"-wq"}, []string{"-q: IOR's quitOnError is not supported"}},
+		{[]string{"-O", "-f=x.ior"}, []string{`"-f=x.ior": -f cannot be given in a script or -O`}},
+		{[]string{"-O", "-a POSIX x"}, []string{`unexpected word "x" in "-a POSIX x"`}},
+		{[]string{"-O", "--nope=1"}, []string{`unknown option "--nope"`}},
 		{[]string{"-v=-1"}, []string{`-v: count "-1"`}},
 		{[]string{"-a", "FOO"}, []string{`-a: unknown API "FOO": want one of POSIX, DUMMY, FAKE`}},
 		{[]string{"-l", "x"}, []string{`-l: unknown data packet type "x"`, "timestamp, offset, incompressible or random"}},
