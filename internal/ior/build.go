@@ -213,7 +213,7 @@ func (b *resultBuilder) parameters(o *config.Options, t *tester) []report.Row {
 		num("tasksPerNode", int64(b.tasksPerNode(t))),
 		num("repetitions", int64(o.Repetitions)),
 		num("multiFile", b2i(o.MultiFile)),
-		num("interTestDelay", int64(o.InterTestDelay)),
+		num("interTestDelay", int64(o.InterTestDelay/time.Second)), // IOR's int: whole seconds
 		num("fsync", b2i(o.Fsync)),
 		num("fsyncperwrite", b2i(o.FsyncPerWrite)),
 		num("useExistingTestFile", b2i(o.UseExistingTestFile)),

@@ -235,15 +235,15 @@ func (t *tester) repetition(ctx context.Context, rep int, res *testResult) error
 	return nil
 }
 
-// delay sleeps -d seconds before a phase.
+// delay sleeps -d (which may be a fraction of a second) before a phase.
 func (t *tester) delay(ctx context.Context) error {
 	if t.o.InterTestDelay <= 0 {
 		return nil
 	}
 	if t.rank == 0 && t.o.Verbose > 0 {
-		t.env.Warn(fmt.Sprintf("delaying %d seconds . . .", t.o.InterTestDelay))
+		t.env.Warn(fmt.Sprintf("delaying %s seconds . . .", config.FormatSeconds(t.o.InterTestDelay)))
 	}
-	return t.env.Sleep(ctx, time.Duration(t.o.InterTestDelay)*time.Second)
+	return t.env.Sleep(ctx, t.o.InterTestDelay)
 }
 
 // prepareWrite removes what a previous run left (unless -E) and sleeps -d.

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"time"
 
 	"github.com/hpcbench/hpcbench/aiori"
 	"github.com/hpcbench/hpcbench/internal/cliflag"
@@ -164,8 +165,9 @@ type Options struct {
 	// MinTimeDuration is -O minTimeDuration: repeat the access from the
 	// start of the file until this many seconds have passed.
 	MinTimeDuration int
-	// InterTestDelay is -d: seconds to sleep before each phase.
-	InterTestDelay int
+	// InterTestDelay is -d: how long to sleep before each phase. IOR
+	// takes whole seconds and reads 0.1 as 0; here a fraction is kept.
+	InterTestDelay time.Duration
 	// InterIODelay is -O interIODelay: microseconds between I/O calls.
 	InterIODelay int
 
@@ -237,7 +239,6 @@ func (o *Options) Validate() error {
 		{o.StoneWallingWearOutIterations, "-O stoneWallingWearOutIterations"},
 		{o.MaxTimeDuration, "-T"},
 		{o.MinTimeDuration, "-O minTimeDuration"},
-		{o.InterTestDelay, "-d"},
 		{o.InterIODelay, "-O interIODelay"},
 		{o.OutlierThreshold, "-j"},
 		{o.Verbose, "-v"},
@@ -254,6 +255,9 @@ func (o *Options) Validate() error {
 		if c.v < 0 {
 			return fmt.Errorf("%s must be >= 0 (got %d)", c.name, c.v)
 		}
+	}
+	if o.InterTestDelay < 0 {
+		return fmt.Errorf("-d must be >= 0 (got %s)", FormatSeconds(o.InterTestDelay))
 	}
 	if o.TaskPerNodeOffset < 1 {
 		return fmt.Errorf("-Q must be >= 1 (got %d)", o.TaskPerNodeOffset)

@@ -212,7 +212,8 @@ func (p *parser) addFlags() {
 	fs.VarP(cliflag.Size{P: &o.BlockSize}, "blockSize", "b", "contiguous bytes per task per segment")
 	sw(&o.Collective, "collective", "c", "collective I/O")
 	sw(&o.ReorderTasks, "reorderTasks", "C", "read back data written by another task (constant offset -Q)")
-	integer(&o.InterTestDelay, "interTestDelay", "d", "seconds to wait before each phase")
+	fs.VarP(secondsValue{&o.InterTestDelay}, "interTestDelay", "d",
+		"seconds to wait before each phase; a fraction (0.1) is a real delay, where IOR reads 0")
 	integer(&o.DeadlineForStonewalling, "deadlineForStonewalling", "D", "stop a phase after this many seconds (0: off)")
 	sw(&o.Fsync, "fsync", "e", "fsync at the end of the write phase")
 	sw(&o.UseExistingTestFile, "useExistingTestFile", "E", "do not remove the test file before writing")

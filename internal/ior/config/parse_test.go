@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/spf13/pflag"
 
@@ -123,7 +124,7 @@ func TestParseFlagForms(t *testing.T) {
 			o.StoneWallingStatusFile, o.StoneWallingWearOut = "sw", true
 		}},
 		{[]string{"-T", "5", "-d", "2", "-O", "minTimeDuration=3,interIODelay=10"}, func(o *Options) {
-			o.MaxTimeDuration, o.InterTestDelay, o.MinTimeDuration, o.InterIODelay = 5, 2, 3, 10
+			o.MaxTimeDuration, o.InterTestDelay, o.MinTimeDuration, o.InterIODelay = 5, 2*time.Second, 3, 10
 		}},
 		{[]string{"-N", "4", "-A", "7", "-j", "3"}, func(o *Options) { o.NumTasks, o.RefNum, o.OutlierThreshold = 4, 7, 3 }},
 		{[]string{"-O", "numTasks=4,refNum=7,outlierThreshold=3,repetitions=2"}, func(o *Options) {
@@ -168,7 +169,7 @@ func TestParseFlagForms(t *testing.T) {
 			o.FsyncPerWrite, o.Fsync, o.DualMount, o.FilePerProc = true, true, true, true
 		}},
 		{[]string{"-O", "segmentCount=2,blockSize=2m,transferSize=1m,interTestDelay=1,maxTimeDuration=1"}, func(o *Options) {
-			o.SegmentCount, o.BlockSize, o.TransferSize, o.InterTestDelay, o.MaxTimeDuration = 2, 2*units.MiB, units.MiB, 1, 1
+			o.SegmentCount, o.BlockSize, o.TransferSize, o.InterTestDelay, o.MaxTimeDuration = 2, 2*units.MiB, units.MiB, time.Second, 1
 		}},
 		{[]string{"-O", "deadlineForStonewalling=3,taskPerNodeOffset=2,reorderTasksRandom=1,reorderTasksRandomSeed=4"}, func(o *Options) {
 			o.DeadlineForStonewalling, o.TaskPerNodeOffset, o.ReorderTasksRandom, o.ReorderTasksRandomSeed = 3, 2, 1, 4
@@ -177,6 +178,9 @@ func TestParseFlagForms(t *testing.T) {
 		{[]string{"-a", "dummy"}, func(o *Options) { o.API = "DUMMY" }},
 		{[]string{"-a", "fake-old"}, func(o *Options) { o.API = "FAKE" }},
 		{[]string{"-O", "api=DUMMY"}, func(o *Options) { o.API = "DUMMY" }},
+		// -d takes a fraction as a real delay (IOR reads 0.1 as 0)
+		{strings.Fields("-w -d 0.1"), func(o *Options) { o.ReadFile, o.InterTestDelay = false, 100*time.Millisecond }},
+		{strings.Fields("-O interTestDelay=1.5"), func(o *Options) { o.InterTestDelay = 1500 * time.Millisecond }},
 		// option.c's groups (cliflag.ExpandGroups)
 		{strings.Fields("-r -z-k -e -i1"), func(o *Options) { // testing/complex-tests.sh
 			o.WriteFile, o.RandomOffset, o.KeepFile, o.Fsync = false, 1, true, true
@@ -297,6 +301,8 @@ func TestParseErrors(t *testing.T) {
 		{[]string{"-i", "99999999999999999999"}, []string{`-i: parse integer`, "out of range"}},
 		{[]string{"-s", "1.5"}, []string{`-s: parse integer "1.5"`}},
 		{[]string{"-F=yes"}, []string{`-F: parse switch "yes"`, "want 0, 1, true or false"}},
+		{[]string{"-d", "-0.5"}, []string{"-d must be >= 0 (got -0.5)"}},
+		{[]string{"-d", "1e3"}, []string{`-d: parse seconds "1e3": invalid syntax`}},
 		// SAD PATH: groups and command-line pieces of -O
 		{[]string{"-wb"}, []string{"-b: needs a value"}},
 		{[]string{"-wbt", "4m", "1m"}, []string{`-b: parse size "t"`}},
