@@ -156,6 +156,14 @@ func (b *resultBuilder) options(o *config.Options, t *tester) []report.Row {
 		num("nodes", int64(b.env.Hosts)),
 		num("tasks", int64(t.numTasks)),
 		num("clients per node", int64(b.tasksPerNode(t))),
+	)
+	if o.MemoryPerTask > 0 {
+		rows = append(rows, str("memoryPerTask", iorSize(t.hog.task)))
+	}
+	if t.hog.node > 0 {
+		rows = append(rows, str("memoryPerNode", iorSize(t.hog.node)))
+	}
+	rows = append(rows,
 		str("memoryBuffer", "CPU"),
 		str("dataAccess", "CPU"),
 		str("GPUDirect", "0"),
@@ -208,8 +216,8 @@ func (b *resultBuilder) parameters(o *config.Options, t *tester) []report.Row {
 		str("options", "(null)"),
 		num("dryRun", b2i(o.DryRun)),
 		num("nodes", int64(b.env.Hosts)),
-		num("memoryPerTask", 0),
-		num("memoryPerNode", 0),
+		num("memoryPerTask", o.MemoryPerTask),
+		num("memoryPerNode", t.hog.node),
 		num("tasksPerNode", int64(b.tasksPerNode(t))),
 		num("repetitions", int64(o.Repetitions)),
 		num("multiFile", b2i(o.MultiFile)),

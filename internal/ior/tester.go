@@ -38,6 +38,8 @@ type tester struct {
 	stoneRead int64
 	// progress, if not nil, reports the test so far (rank 0).
 	progress func(res *testResult)
+	// hog is the memory -M or -O memoryPerTask has this task hold.
+	hog memoryHog
 }
 
 // report passes the test so far to progress.
@@ -64,11 +66,17 @@ func newTester(ctx context.Context, c Comm, o *config.Options, env Env) (*tester
 	if err != nil {
 		return nil, err
 	}
-	if o.MemoryPerNode != "" {
-		return nil, fmt.Errorf("-M %s: hogging memory is not supported by hpcbench", o.MemoryPerNode)
-	}
 	t := &tester{o: o, env: env, c: c, rank: c.Rank(), numTasks: o.NumTasks, start: env.Now(), stoneRead: -1}
 	t.active = t.rank < t.numTasks
+	if o.MemoryPerTask > 0 || !o.MemoryPerNode.IsZero() {
+		physical, err := physicalMemory()
+		if err != nil {
+			return nil, fmt.Errorf("-M: %w", err)
+		}
+		if t.hog, err = resolveMemory(o, t.topology().TasksOnNode0, physical); err != nil {
+			return nil, err
+		}
+	}
 	t.ptype, err = pattern.ParseType(o.DataPacketType.String())
 	if err != nil {
 		return nil, fmt.Errorf("-l: %w", err)
@@ -118,9 +126,25 @@ func (t *tester) close() error {
 	return nil
 }
 
-// run runs the test's repetitions.
-func (t *tester) run(ctx context.Context) (*testResult, error) {
-	res := &testResult{}
+// run runs the test's repetitions, holding the memory of -M meanwhile.
+func (t *tester) run(ctx context.Context) (res *testResult, err error) {
+	if t.active && t.hog.task > 0 {
+		if t.rank == 0 && t.o.Verbose >= 3 {
+			if t.hog.node > 0 {
+				t.env.Warn(fmt.Sprintf("This node hogging %d bytes of memory", t.hog.node))
+			}
+			t.env.Warn(fmt.Sprintf("This task hogging %d bytes of memory", t.hog.task))
+		}
+		if err := t.hog.hold(); err != nil {
+			return nil, err
+		}
+		defer func() {
+			if rerr := t.hog.release(); err == nil && rerr != nil {
+				res, err = nil, rerr
+			}
+		}()
+	}
+	res = &testResult{}
 	if err := t.loadStoneCount(ctx); err != nil {
 		return nil, err
 	}

@@ -86,8 +86,8 @@ var notDirectives = map[string]bool{"help": true, "scriptFile": true, "directive
 var unsupportedIOR = map[string]string{
 	"debug": "debug", "platform": "platform", "allocatebufferongpu": "allocateBufferOnGPU",
 	"gpuid": "GPUid", "gpudirect": "GPUDirect", "numnodes": "numNodes",
-	"numtasksonnode0": "numTasksOnNode0", "memorypertask": "memoryPerTask",
-	"hintsfilename": "hintsFileName", "setalignment": "setAlignment",
+	"numtasksonnode0": "numTasksOnNode0",
+	"hintsfilename":   "hintsFileName", "setalignment": "setAlignment",
 	"individualdatasets": "individualDataSets", "nofill": "noFill", "preallocate": "preallocate",
 	"storefileoffset": "storeFileOffset", "usefileview": "useFileView",
 	"usesharedfilepointer": "useSharedFilePointer", "usestrideddatatype": "useStridedDatatype",

@@ -189,9 +189,13 @@ type Options struct {
 	// OutlierThreshold is -j: warn about tasks this many seconds from the
 	// mean; 0 is off.
 	OutlierThreshold int
-	// MemoryPerNode is -M ("2g", "75%"), kept as given: hpcbench does not
-	// hog memory and the engine rejects it.
-	MemoryPerNode string
+	// MemoryPerNode is -M ("2g", "75%"): memory the tasks of a node hold
+	// during the test, shared by the tasks on the first node, as IOR's
+	// HogMemory does.
+	MemoryPerNode NodeMemory
+	// MemoryPerTask is -O memoryPerTask: memory each task holds during
+	// the test. Setting it clears MemoryPerNode and the reverse.
+	MemoryPerTask int64
 
 	// SummaryFile is -O summaryFile: write the report there instead of
 	// stdout. IOR keeps it (and SummaryFormat) for the whole run: the

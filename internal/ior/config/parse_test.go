@@ -146,7 +146,12 @@ func TestParseFlagForms(t *testing.T) {
 		// strings
 		{[]string{"-o", "/scratch/ior.dat"}, func(o *Options) { o.TestFile = "/scratch/ior.dat" }},
 		{[]string{"-O", "testFile=a=b"}, func(o *Options) { o.TestFile = "a=b" }},
-		{[]string{"-M", "75%"}, func(o *Options) { o.MemoryPerNode = "75%" }},
+		// memory to hold: -M as a percentage or a size (IOR 4 reads 2g as 2%), -O memoryPerTask; the last wins
+		{[]string{"-M", "75%"}, func(o *Options) { o.MemoryPerNode = NodeMemory{Percent: 75} }},
+		{[]string{"-M", "2g"}, func(o *Options) { o.MemoryPerNode = NodeMemory{Bytes: 2 * units.GiB} }},
+		{[]string{"-O", "memoryPerTask=16m"}, func(o *Options) { o.MemoryPerTask = 16 * units.MiB }},
+		{[]string{"-M", "1g", "-O", "memoryPerTask=16m"}, func(o *Options) { o.MemoryPerTask = 16 * units.MiB }},
+		{[]string{"-O", "memoryPerTask=16m", "-M", "0%"}, func(o *Options) {}},
 		{[]string{"-O", "summaryFile=out.json,summaryFormat=json"}, func(o *Options) {
 			o.SummaryFile, o.SummaryFormat = "out.json", SummaryJSON
 		}},
@@ -302,6 +307,8 @@ func TestParseErrors(t *testing.T) {
 		{[]string{"-s", "1.5"}, []string{`-s: parse integer "1.5"`}},
 		{[]string{"-F=yes"}, []string{`-F: parse switch "yes"`, "want 0, 1, true or false"}},
 		{[]string{"-d", "-0.5"}, []string{"-d must be >= 0 (got -0.5)"}},
+		{[]string{"-M", "101%"}, []string{`-M: parse memory "101%"`, "from 0% to 100%"}},
+		{[]string{"-M", "lots"}, []string{`-M: parse size "lots"`, "or a percentage such as 75%"}},
 		{[]string{"-d", "1e3"}, []string{`-d: parse seconds "1e3": invalid syntax`}},
 		// SAD PATH: groups and command-line pieces of -O
 		{[]string{"-wb"}, []string{"-b: needs a value"}},
