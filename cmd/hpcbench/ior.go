@@ -118,8 +118,6 @@ func unsupported(o *config.Options) error {
 		return fmt.Errorf("--randomPrefill: not supported yet")
 	case o.SummaryAlways:
 		return fmt.Errorf("-O summaryAlways: not supported; the summary comes once, at the end (the rows print as each phase ends)")
-	case o.DualMount:
-		return fmt.Errorf("-y: dual mount points are not supported")
 	}
 	return nil
 }

@@ -19,9 +19,14 @@ type plan struct {
 // offset returns the file offset of the i-th transfer of the pass.
 func (p *plan) offset(i int64) int64 { return p.lp.At(int(i % int64(p.lp.Len()))) }
 
-// naming is the test's file naming.
+// naming is the test's file naming; under -y the name carries this
+// task's NUMA node.
 func (t *tester) naming() layout.Naming {
-	return layout.Naming{Base: t.o.TestFile, FilePerProc: t.o.FilePerProc, UniqueDir: t.o.UniqueDir, MultiFile: t.o.MultiFile}
+	base := t.o.TestFile
+	if t.o.DualMount {
+		base = dualMountBase(base, t.numaNode)
+	}
+	return layout.Naming{Base: base, FilePerProc: t.o.FilePerProc, UniqueDir: t.o.UniqueDir, MultiFile: t.o.MultiFile}
 }
 
 // fileName is the file the data of rank r lives in, in repetition rep.

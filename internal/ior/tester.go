@@ -40,6 +40,8 @@ type tester struct {
 	progress func(res *testResult)
 	// hog is the memory -M or -O memoryPerTask has this task hold.
 	hog memoryHog
+	// numaNode is the NUMA node the task ran on at the start, for -y.
+	numaNode int
 }
 
 // report passes the test so far to progress.
@@ -68,6 +70,9 @@ func newTester(ctx context.Context, c Comm, o *config.Options, env Env) (*tester
 	}
 	t := &tester{o: o, env: env, c: c, rank: c.Rank(), numTasks: o.NumTasks, start: env.Now(), stoneRead: -1}
 	t.active = t.rank < t.numTasks
+	if o.DualMount {
+		t.numaNode = numaNode()
+	}
 	if o.MemoryPerTask > 0 || !o.MemoryPerNode.IsZero() {
 		physical, err := physicalMemory()
 		if err != nil {
