@@ -114,8 +114,6 @@ func unsupported(o *config.Options) error {
 	switch {
 	case o.SavePerOpDataCSV != "":
 		return fmt.Errorf("-O savePerOpDataCSV: per-operation CSV files are not supported yet")
-	case o.RandomPrefill > 0:
-		return fmt.Errorf("--randomPrefill: not supported yet")
 	case o.SummaryAlways:
 		return fmt.Errorf("-O summaryAlways: not supported; the summary comes once, at the end (the rows print as each phase ends)")
 	}

@@ -99,6 +99,11 @@ func (t *tester) phase(ctx context.Context, acc access, rep int) (phaseFigures, 
 	if t.active {
 		t.fill(acc, pl)
 		st[xferStart] = t.env.Clock()
+	}
+	if err := t.prefill(ctx, acc, file, pl); err != nil {
+		return f, err
+	}
+	if t.active {
 		deadline := math.Inf(1)
 		if t.o.DeadlineForStonewalling > 0 {
 			deadline = st[xferStart] + float64(t.o.DeadlineForStonewalling)

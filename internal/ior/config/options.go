@@ -322,6 +322,9 @@ func (o *Options) validateSizes() error {
 		return errors.New("--randomPrefill needs -z (it prefills files for random access)")
 	case o.RandomPrefill > 0 && b%o.RandomPrefill != 0:
 		return fmt.Errorf("--randomPrefill %d must divide -b %d", o.RandomPrefill, b)
+	case o.RandomPrefill > 0 && o.DeadlineForStonewalling > 0:
+		return errors.New("--randomPrefill with -D is not supported: IOR then prefills segment by segment, " +
+			"with a barrier, inside the stonewalled loop; prefill without -D")
 	}
 	return nil
 }

@@ -307,6 +307,7 @@ func TestParseErrors(t *testing.T) {
 		{[]string{"-s", "1.5"}, []string{`-s: parse integer "1.5"`}},
 		{[]string{"-F=yes"}, []string{`-F: parse switch "yes"`, "want 0, 1, true or false"}},
 		{[]string{"-d", "-0.5"}, []string{"-d must be >= 0 (got -0.5)"}},
+		{[]string{"-z", "--randomPrefill", "4k", "-D", "1"}, []string{"--randomPrefill with -D is not supported: IOR then prefills segment by segment"}},
 		{[]string{"-M", "101%"}, []string{`-M: parse memory "101%"`, "from 0% to 100%"}},
 		{[]string{"-M", "lots"}, []string{`-M: parse size "lots"`, "or a percentage such as 75%"}},
 		{[]string{"-d", "1e3"}, []string{`-d: parse seconds "1e3": invalid syntax`}},
