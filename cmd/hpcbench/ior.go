@@ -112,8 +112,6 @@ func (s *stream) update(r *report.Result, render func(io.Writer, *report.Result)
 // does not implement, rather than ignoring them.
 func unsupported(o *config.Options) error {
 	switch {
-	case o.SavePerOpDataCSV != "":
-		return fmt.Errorf("-O savePerOpDataCSV: per-operation CSV files are not supported yet")
 	case o.SummaryAlways:
 		return fmt.Errorf("-O summaryAlways: not supported; the summary comes once, at the end (the rows print as each phase ends)")
 	}

@@ -207,13 +207,13 @@ func (t *tester) open(acc access, path string) (aiori.File, error) {
 		if err != nil {
 			return nil, fmt.Errorf("create %s: %w", path, err)
 		}
-		return f, nil
+		return t.timeOps(f)
 	}
 	f, err := t.be.Open(path, aiori.ReadOnly)
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
-	return f, nil
+	return t.timeOps(f)
 }
 
 // fill writes the whole data pattern into the transfer buffer before a

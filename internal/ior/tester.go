@@ -42,6 +42,8 @@ type tester struct {
 	hog memoryHog
 	// numaNode is the NUMA node the task ran on at the start, for -y.
 	numaNode int
+	// rep is the repetition running, for -O savePerOpDataCSV's names.
+	rep int
 }
 
 // report passes the test so far to progress.
@@ -210,7 +212,7 @@ func (t *tester) repetition(ctx context.Context, rep int, res *testResult) error
 	if err != nil {
 		return err
 	}
-	t.sig = sig
+	t.sig, t.rep = sig, rep
 	var corrupt int64
 	if t.o.WriteFile {
 		if err := t.prepareWrite(ctx, rep); err != nil {
