@@ -366,6 +366,14 @@ func TestIORFormerlyRefused(t *testing.T) {
 		}
 	}
 
+	out = iorLaunch(t, dir, "-a", "POSIX", "-b", "1m", "-t", "256k", "-o", f, "-O", "summaryFormat=JSON",
+		"-O", "numNodes=2,numTasksOnNode0=1,platform=lab(Linux),debug=checking")
+	for _, want := range []string{`"nodes": 2`, `"tasksPerNode": 1`, `"platform": "lab(Linux)"`, "*** DEBUG MODE ***\n*** checking ***"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("-O numNodes, numTasksOnNode0, platform, debug: output lacks %q:\n%s", want, out)
+		}
+	}
+
 	out = iorLaunch(t, dir, "-a", "POSIX", "-O", "summaryAlways=1", "-b", "1m", "-t", "256k", "-o", f)
 	if !strings.Contains(out, "Summary of all tests:") {
 		t.Errorf("summaryAlways: no summary:\n%s", out)

@@ -1,6 +1,7 @@
 package ior
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"path/filepath"
@@ -153,7 +154,7 @@ func (b *resultBuilder) options(o *config.Options, t *tester) []report.Row {
 		}
 	}
 	rows = append(rows,
-		num("nodes", int64(b.env.Hosts)),
+		num("nodes", int64(t.env.Hosts)),
 		num("tasks", int64(t.numTasks)),
 		num("clients per node", int64(b.tasksPerNode(t))),
 	)
@@ -187,10 +188,10 @@ func (b *resultBuilder) options(o *config.Options, t *tester) []report.Row {
 
 // tasksPerNode is IOR's tPN: tasks over nodes, at least one.
 func (b *resultBuilder) tasksPerNode(t *tester) int {
-	if b.env.HostRanks > 0 {
-		return min(b.env.HostRanks, t.numTasks)
+	if t.env.HostRanks > 0 {
+		return min(t.env.HostRanks, t.numTasks)
 	}
-	return max(1, t.numTasks/max(1, b.env.Hosts))
+	return max(1, t.numTasks/max(1, t.env.Hosts))
 }
 
 func b2i(v bool) int64 {
@@ -207,7 +208,7 @@ func (b *resultBuilder) parameters(o *config.Options, t *tester) []report.Row {
 		num("testID", int64(o.ID)),
 		num("refnum", int64(o.RefNum)),
 		str("api", o.Backend.Name),
-		str("platform", b.env.Platform),
+		str("platform", cmp.Or(o.Platform, b.env.Platform)),
 		str("testFileName", o.TestFile),
 		num("deadlineForStonewall", int64(o.DeadlineForStonewalling)),
 		num("stoneWallingWearOut", b2i(o.StoneWallingWearOut)),
@@ -215,7 +216,7 @@ func (b *resultBuilder) parameters(o *config.Options, t *tester) []report.Row {
 		num("outlierThreshold", int64(o.OutlierThreshold)),
 		str("options", "(null)"),
 		num("dryRun", b2i(o.DryRun)),
-		num("nodes", int64(b.env.Hosts)),
+		num("nodes", int64(t.env.Hosts)),
 		num("memoryPerTask", o.MemoryPerTask),
 		num("memoryPerNode", t.hog.node),
 		num("tasksPerNode", int64(b.tasksPerNode(t))),

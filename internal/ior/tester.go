@@ -72,6 +72,14 @@ func newTester(ctx context.Context, c Comm, o *config.Options, env Env) (*tester
 	}
 	t := &tester{o: o, env: env, c: c, rank: c.Rank(), numTasks: o.NumTasks, start: env.Now(), stoneRead: -1}
 	t.active = t.rank < t.numTasks
+	// -O numNodes and numTasksOnNode0 stand for what the job reports, as
+	// in IOR: for -C's shift, -Z's node offset, -M's share and the report.
+	if o.NumNodes > 0 {
+		t.env.Hosts = o.NumNodes
+	}
+	if o.NumTasksOnNode0 > 0 {
+		t.env.HostRanks = o.NumTasksOnNode0
+	}
 	if o.DualMount {
 		t.numaNode = numaNode()
 	}
@@ -150,6 +158,10 @@ func (t *tester) run(ctx context.Context) (res *testResult, err error) {
 				res, err = nil, rerr
 			}
 		}()
+	}
+	if t.rank == 0 && t.o.Debug != "" {
+		t.env.Warn("*** DEBUG MODE ***")
+		t.env.Warn("*** " + t.o.Debug + " ***")
 	}
 	res = &testResult{}
 	if err := t.loadStoneCount(ctx); err != nil {

@@ -80,30 +80,58 @@ var directiveAliases = map[string]string{
 // notDirectives are flags that -O and scripts cannot set.
 var notDirectives = map[string]bool{"help": true, "scriptFile": true, "directive": true}
 
-// unsupportedIOR names IOR directives (by -O key, lower case) that
-// hpcbench does not implement, so they get a clear error instead of
-// "unknown".
-var unsupportedIOR = map[string]string{
-	"debug": "debug", "platform": "platform", "allocatebufferongpu": "allocateBufferOnGPU",
-	"gpuid": "GPUid", "gpudirect": "GPUDirect", "numnodes": "numNodes",
-	"numtasksonnode0": "numTasksOnNode0",
-	"hintsfilename":   "hintsFileName", "setalignment": "setAlignment",
-	"individualdatasets": "individualDataSets", "nofill": "noFill", "preallocate": "preallocate",
-	"storefileoffset": "storeFileOffset", "usefileview": "useFileView",
-	"usesharedfilepointer": "useSharedFilePointer", "usestrideddatatype": "useStridedDatatype",
-	"showhints": "showHints", "quitonerror": "quitOnError", "testnum": "testNum",
-	"lustrestripecount": "lustreStripeCount", "lustrestripesize": "lustreStripeSize",
-	"lustrestartost": "lustreStartOST", "lustreignorelocks": "lustreIgnoreLocks",
-	"gpfshintaccess": "gpfsHintAccess", "gpfsreleasetoken": "gpfsReleaseToken",
-	"beegfsnumtargets": "beegfsNumTargets", "beegfschunksize": "beegfsChunkSize",
+// Reasons for the IOR options hpcbench refuses, shared by several.
+const (
+	whyMPIIO   = "IOR 4 moved it to its MPIIO backend (--mpiio.*), and hpcbench has no MPI-IO backend"
+	whyHDF5    = "it is for IOR's HDF5 backend, which hpcbench does not have"
+	whyIOR3    = "it was IOR 3's and IOR 4 refuses it too"
+	whyGPU     = "hpcbench has no GPU (CUDA) buffers; IOR needs a CUDA build for it too"
+	whyStripes = "hpcbench's POSIX backend sets no striping; set it on the directory beforehand (lfs setstripe, mmchattr, beegfs-ctl)"
+)
+
+// unsupportedIOR names the IOR directives (by -O key, lower case) that
+// hpcbench does not implement, with the reason, so that they get a clear
+// error instead of "unknown".
+var unsupportedIOR = map[string]struct{ name, why string }{
+	"allocatebufferongpu":  {"allocateBufferOnGPU", whyGPU},
+	"gpuid":                {"GPUid", whyGPU},
+	"gpudirect":            {"GPUDirect", whyGPU},
+	"hintsfilename":        {"hintsFileName", whyMPIIO},
+	"showhints":            {"showHints", whyMPIIO},
+	"preallocate":          {"preallocate", whyMPIIO},
+	"usefileview":          {"useFileView", whyMPIIO},
+	"usestrideddatatype":   {"useStridedDatatype", whyMPIIO},
+	"usesharedfilepointer": {"useSharedFilePointer", whyIOR3 + " (an MPI-IO option)"},
+	"setalignment":         {"setAlignment", whyHDF5},
+	"nofill":               {"noFill", whyHDF5},
+	"individualdatasets":   {"individualDataSets", whyIOR3 + " (an HDF5 and NCMPI option)"},
+	"storefileoffset":      {"storeFileOffset", whyIOR3 + "; -l offset stamps the offsets"},
+	"quitonerror":          {"quitOnError", whyIOR3 + "; hpcbench stops at the first I/O error"},
+	"testnum":              {"testNum", whyIOR3 + "; tests are numbered from 0 in order"},
+	"lustrestripecount":    {"lustreStripeCount", whyStripes},
+	"lustrestripesize":     {"lustreStripeSize", whyStripes},
+	"lustrestartost":       {"lustreStartOST", whyStripes},
+	"lustreignorelocks":    {"lustreIgnoreLocks", whyStripes},
+	"gpfshintaccess":       {"gpfsHintAccess", whyStripes},
+	"gpfsreleasetoken":     {"gpfsReleaseToken", whyStripes},
+	"beegfsnumtargets":     {"beegfsNumTargets", whyStripes},
+	"beegfschunksize":      {"beegfsChunkSize", whyStripes},
 }
 
-// unsupportedShort names IOR's short flags that hpcbench does not
-// implement.
-var unsupportedShort = map[byte]string{
-	'B': "useO_DIRECT (use --posix.odirect)", 'H': "showHints", 'I': "individualDataSets",
-	'J': "setAlignment", 'n': "noFill", 'p': "preallocate", 'P': "useSharedFilePointer",
-	'q': "quitOnError", 'S': "useStridedDatatype", 'U': "hintsFileName", 'V': "useFileView",
+// unsupportedShort names the short flags of IOR 3 that IOR 4 and hpcbench
+// do not have, with what to use instead.
+var unsupportedShort = map[byte]struct{ name, why string }{
+	'B': {"useO_DIRECT", "use --posix.odirect, as in IOR 4"},
+	'H': {"showHints", whyMPIIO},
+	'I': {"individualDataSets", whyIOR3},
+	'J': {"setAlignment", whyHDF5},
+	'n': {"noFill", whyHDF5},
+	'p': {"preallocate", whyMPIIO},
+	'P': {"useSharedFilePointer", whyIOR3},
+	'q': {"quitOnError", whyIOR3 + "; hpcbench stops at the first I/O error"},
+	'S': {"useStridedDatatype", whyMPIIO},
+	'U': {"hintsFileName", whyMPIIO},
+	'V': {"useFileView", whyMPIIO},
 }
 
 // applyDirective sets the option d names: an IOR option by its -O key or
@@ -119,8 +147,8 @@ func (p *parser) applyDirective(d Directive) error {
 	}
 	f := p.fs.Lookup(name)
 	if !ok || f == nil {
-		if ior, unsupported := unsupportedIOR[k]; unsupported {
-			return fmt.Errorf("directive %q: IOR's %s is not supported by hpcbench", d.Key, ior)
+		if u, unsupported := unsupportedIOR[k]; unsupported {
+			return fmt.Errorf("directive %q: IOR's %s is not supported: %s", d.Key, u.name, u.why)
 		}
 		return fmt.Errorf("unknown directive %q", d.Key)
 	}

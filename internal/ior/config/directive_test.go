@@ -67,7 +67,9 @@ func TestParseDirectives(t *testing.T) {
 func TestDirectiveKeys(t *testing.T) {
 	t.Parallel()
 	keys := map[string]string{
-		"api": "POSIX", "summaryFile": "f", "summaryFormat": "default", "saveRankPerformanceDetailsCSV": "f",
+		"numNodes": "2", "numTasksOnNode0": "1", "platform": "lab(Linux)", "debug": "note",
+		"memoryPerTask": "1m",
+		"api":           "POSIX", "summaryFile": "f", "summaryFormat": "default", "saveRankPerformanceDetailsCSV": "f",
 		"savePerOpDataCSV": "f", "refNum": "1", "testFile": "f", "deadlineForStonewalling": "1",
 		"stoneWallingWearOut": "0", "stoneWallingWearOutIterations": "1", "stoneWallingStatusFile": "f",
 		"maxTimeDuration": "1", "minTimeDuration": "1", "outlierThreshold": "1", "numTasks": "1",

@@ -184,6 +184,18 @@ type Options struct {
 	NumTasks int
 	// RefNum is -A: a user's reference number printed in the summary.
 	RefNum int
+	// NumNodes is -O numNodes: the node count to assume instead of the
+	// job's (-C's shift, -Z's node offset, the report); 0 is the job's.
+	NumNodes int
+	// NumTasksOnNode0 is -O numTasksOnNode0: the tasks on the first node
+	// to assume instead of the job's (-C, -Z, -M's share, the report); 0
+	// is the job's.
+	NumTasksOnNode0 int
+	// Platform is -O platform: the JSON "platform" in place of the host's.
+	Platform string
+	// Debug is -O debug: a note printed as IOR's "*** DEBUG MODE ***"
+	// lines (on stderr) when each test starts.
+	Debug string
 	// Verbose is -v, counted.
 	Verbose int
 	// OutlierThreshold is -j: warn about tasks this many seconds from the
@@ -245,6 +257,8 @@ func (o *Options) Validate() error {
 		{o.MinTimeDuration, "-O minTimeDuration"},
 		{o.InterIODelay, "-O interIODelay"},
 		{o.OutlierThreshold, "-j"},
+		{o.NumNodes, "-O numNodes"},
+		{o.NumTasksOnNode0, "-O numTasksOnNode0"},
 		{o.Verbose, "-v"},
 		{o.RandomOffset, "-z"},
 		{o.ReorderTasksRandom, "-Z"},

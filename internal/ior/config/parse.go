@@ -258,6 +258,10 @@ func (p *parser) addFlags() {
 	integer(&o.StoneWallingWearOutIterations, "stoneWallingWearOutIterations", "", "stop after this many transfers")
 	fs.StringVar(&o.StoneWallingStatusFile, "stoneWallingStatusFile", "", "file carrying the transfer count from write to read")
 	integer(&o.MinTimeDuration, "minTimeDuration", "", "repeat the access for at least this many seconds")
+	integer(&o.NumNodes, "numNodes", "", "assume this many nodes (0: the job's)")
+	integer(&o.NumTasksOnNode0, "numTasksOnNode0", "", "assume this many tasks on the first node (0: the job's)")
+	fs.StringVar(&o.Platform, "platform", "", "the JSON platform, in place of the host's")
+	fs.StringVar(&o.Debug, "debug", "", "print this note as IOR's DEBUG MODE lines when each test starts")
 	integer(&o.InterIODelay, "interIODelay", "", "microseconds between I/O calls")
 	fs.StringVar(&o.SummaryFile, "summaryFile", "", "write the report to this file")
 	fs.Var(summaryFormatValue{&o.SummaryFormat}, "summaryFormat", "report format: default, JSON or CSV")
@@ -317,8 +321,8 @@ func (p *parser) flagError(err error) error {
 		if !short {
 			return nil
 		}
-		if ior, ok := unsupportedShort[name[0]]; ok {
-			return fmt.Errorf("-%c: IOR's %s is not supported by hpcbench", name[0], ior)
+		if u, ok := unsupportedShort[name[0]]; ok {
+			return fmt.Errorf("-%c: IOR's %s is not supported: %s", name[0], u.name, u.why)
 		}
 		return nil
 	})
