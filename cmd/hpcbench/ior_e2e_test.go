@@ -177,7 +177,7 @@ func TestIORBadInput(t *testing.T) {
 		{[]string{"-O", "summaryAlways=1", "-v"}, "summaryAlways with -v"},
 		{[]string{"-M", "101%"}, "-M"},
 		{[]string{"-z", "--randomPrefill", "4k", "-D", "1"}, "--randomPrefill with -D"},
-		{[]string{"-a", "MPIIO"}, `unknown API "MPIIO"`},
+		{[]string{"-a", "MPIIO"}, "-a: IOR's MPIIO backend is not in hpcbench, which has POSIX, MMAP, DUMMY"},
 		{[]string{"--mpiio.showHints"}, `no backend "mpiio"`},
 		{[]string{"-wb"}, "-b: needs a value"},
 		{[]string{"-O", "-f=x.ior"}, "-f cannot be given"},

@@ -207,7 +207,7 @@ func (p *parser) addFlags() {
 	}
 	integer := func(n *int, name, short, usage string) { fs.VarP(cliflag.Int{P: n}, name, short, usage) }
 
-	fs.VarP(cliflag.API{P: &o.API, Reg: p.reg}, "api", "a", "I/O backend: "+strings.Join(p.reg.Names(), "|"))
+	fs.VarP(apiValue{cliflag.API{P: &o.API, Reg: p.reg}}, "api", "a", "I/O backend: "+strings.Join(p.reg.Names(), "|"))
 	integer(&o.RefNum, "refNum", "A", "user reference number printed in the summary")
 	fs.VarP(cliflag.Size{P: &o.BlockSize}, "blockSize", "b", "contiguous bytes per task per segment")
 	sw(&o.Collective, "collective", "c", "collective I/O")

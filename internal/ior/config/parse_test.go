@@ -335,6 +335,7 @@ func TestParseErrors(t *testing.T) {
 		{[]string{"-w", "foo"}, []string{`unexpected argument "foo"`}},
 		{[]string{"--", "-w"}, []string{`unexpected argument "-w"`}},
 		{[]string{"-"}, []string{`unexpected argument "-"`}},
+		{[]string{"-a", "hdf5"}, []string{"-a: IOR's HDF5 backend is not in hpcbench, which has POSIX, DUMMY, FAKE"}},
 		{[]string{"-q"}, []string{"-q: IOR's quitOnError is not supported: it was IOR 3's and IOR 4 refuses it too"}},
 		{[]string{"-O", "GPUid=1"}, []string{`directive "GPUid": IOR's GPUid is not supported: hpcbench has no GPU`}},
 		{[]string{"-O", "numNodes=-1"}, []string{"-O numNodes must be >= 0"}},

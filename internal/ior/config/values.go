@@ -139,3 +139,25 @@ func ParseSeconds(s string) (time.Duration, error) {
 func FormatSeconds(d time.Duration) string {
 	return strconv.FormatFloat(d.Seconds(), 'f', -1, 64)
 }
+
+// iorBackends are the backends IOR 4 can be built with (its aiori.c), so
+// that -a naming one hpcbench lacks says so.
+var iorBackends = []string{"AIO", "CEPHFS", "CHFS", "DAOS", "DFS", "DUMMY", "FINCHFS", "Gfarm", "HDF5", "HDFS", "IME",
+	"LIBNFS", "MMAP", "MPIIO", "NCMPI", "PMDK", "POSIX", "RADOS", "S3-4c", "S3-curl", "S3-libs3", "S3_EMC", "S3_plus"}
+
+// apiValue binds -a: a backend of the registry, or, for one of IOR's
+// that the build lacks, an error saying so.
+type apiValue struct{ cliflag.API }
+
+func (v apiValue) Set(s string) error {
+	err := v.API.Set(s)
+	if err == nil {
+		return nil
+	}
+	for _, b := range iorBackends {
+		if strings.EqualFold(s, b) {
+			return fmt.Errorf("IOR's %s backend is not in hpcbench, which has %s", b, strings.Join(v.Reg.Names(), ", "))
+		}
+	}
+	return err
+}
