@@ -159,11 +159,20 @@ func (p *parser) applyDirective(d Directive) error {
 	return nil
 }
 
+// maxNesting bounds -O pieces that give -O again ("-O -O=-O=..."), each
+// level of which parses with a flag set of its own.
+const maxNesting = 8
+
 // applyArgs parses the command-line words of a directive into p. It uses
 // a flag set of its own, bound to the same options, because -O applies
 // directives while the command line's flag set is parsing. A script or -O
 // cannot give -f or -h, nor words that are not options.
 func (p *parser) applyArgs(args []string) error {
+	if p.depth >= maxNesting {
+		return fmt.Errorf("%q: -O inside -O more than %d deep", strings.Join(args, " "), maxNesting)
+	}
+	p.depth++
+	defer func() { p.depth-- }()
 	fs := cliflag.NewFlagSet("ior")
 	p.fs.VisitAll(fs.AddFlag)
 	words, err := cliflag.ExpandGroups(fs, args)

@@ -166,6 +166,7 @@ type parser struct {
 	keys     map[string]string // lower-case directive key → flag name
 	help     bool
 	script   string
+	depth    int // -O command-line pieces being applied, one inside another
 }
 
 // newParser returns a parser with IOR's defaults and every backend's

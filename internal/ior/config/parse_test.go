@@ -318,6 +318,7 @@ func TestParseErrors(t *testing.T) {
 		{[]string{"-O", "-f=x.ior"}, []string{`"-f=x.ior": -f cannot be given in a script or -O`}},
 		{[]string{"-O", "-a POSIX x"}, []string{`unexpected word "x" in "-a POSIX x"`}},
 		{[]string{"-O", "--nope=1"}, []string{`unknown option "--nope"`}},
+		{[]string{"-O", strings.Repeat("-O=", 9) + "-F"}, []string{"-O inside -O more than 8 deep"}},
 		{[]string{"-v=-1"}, []string{`-v: count "-1"`}},
 		{[]string{"-a", "FOO"}, []string{`-a: unknown API "FOO": want one of POSIX, DUMMY, FAKE`}},
 		{[]string{"-l", "x"}, []string{`-l: unknown data packet type "x"`, "timestamp, offset, incompressible or random"}},
