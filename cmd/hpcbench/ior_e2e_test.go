@@ -272,8 +272,9 @@ func TestIORGroupedFlags(t *testing.T) {
 	if left := dirEntries(t, dir); len(left) != 1 || left[0] != "f.0" {
 		t.Errorf("-z-k did not give -k: left %v", left)
 	}
-	out = iorLaunch(t, dir, "-a", "POSIX", "-wbk", "400k", "-t", "100k", "-F", "-Z", "-X", "-13", "-o", f)
-	for _, want := range []string{"blocksize           : 400 KiB", "reorder random seed : -13"} {
+	out = iorLaunch(t, dir, "-a", "POSIX", "-wbk", "400k", "-t", "100k", "-F", "-Z", "-X", "-13", "-s2-z", "-o", f)
+	for _, want := range []string{"blocksize           : 400 KiB", "reorder random seed : -13", "segments            : 2",
+		"ordering in a file  : random"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}

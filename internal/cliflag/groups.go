@@ -19,7 +19,8 @@ import (
 //   - a value after '=' goes to every option of the group: "-F=0",
 //     "-b=4m", "-wr=1";
 //   - an option that takes a value, first in its group, takes the rest of
-//     the word ("-b4m", "-i1"); later in its group, followed only by
+//     the word ("-b4m", "-i1"), or of a number the digits before a '-'
+//     that switches follow ("-s10-z" is -s 10 -z); later in its group, followed only by
 //     switches, it takes the next word ("-wb 4m", "-wbk 4m"), and so does
 //     a long option without '=' ("--summaryFile x"), even a next word that
 //     starts with '-' ("-X -13").
@@ -95,20 +96,43 @@ func expandGroup(fs *pflag.FlagSet, w, next string, hasNext bool) (words []strin
 		case f.NoOptDefVal != "":
 			words = append(words, "--"+f.Name)
 		case i == 0 && len(body) > 1:
-			return append(words, "--"+f.Name+"="+body[1:]), false, nil
+			return appendValue(fs, words, f, body[1:]), false, nil
 		case !hasNext && allSwitches(fs, body[i+1:]):
 			return nil, false, fmt.Errorf("-%s: needs a value", f.Shorthand)
 		default:
 			if rest := body[i+1:]; !allSwitches(fs, rest) {
 				// option.c would take the next word and read rest's
 				// letters as switches; no such line runs under IOR.
-				return append(words, "--"+f.Name+"="+rest), false, nil
+				return appendValue(fs, words, f, rest), false, nil
 			}
 			words = append(words, "--"+f.Name+"="+next)
 			usedNext = true
 		}
 	}
 	return words, usedNext, nil
+}
+
+// appendValue appends f given the value rest, the end of a word. A
+// number followed by switches in the same word ("-s10-z", "-X-13-k") is
+// the number, then the switches, as option.c reads it (its number parser
+// stops at the '-', and the letters after it are switches); a value that
+// is not a number is all of rest (a path may hold "-k").
+func appendValue(fs *pflag.FlagSet, words []string, f *pflag.Flag, rest string) []string {
+	switch f.Value.Type() {
+	case "int", "size", "seconds":
+		for j := 1; j < len(rest); j++ {
+			if rest[j] == '-' && allSwitches(fs, rest[j:]) && strings.Trim(rest[j:], "-") != "" {
+				words = append(words, "--"+f.Name+"="+rest[:j])
+				for _, r := range rest[j:] {
+					if r != '-' {
+						words = append(words, "--"+fs.ShorthandLookup(string(r)).Name)
+					}
+				}
+				return words
+			}
+		}
+	}
+	return append(words, "--"+f.Name+"="+rest)
 }
 
 // allSwitches reports whether every letter of s (ignoring '-') is a

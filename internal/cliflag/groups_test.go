@@ -50,6 +50,12 @@ func TestExpandGroups(t *testing.T) {
 		{"-wbk 4m", []string{"--writeFile", "--blockSize=4m", "--keepFile"}, ""},
 		{"-wb4m", []string{"--writeFile", "--blockSize=4m"}, ""},
 		{"-X -13", []string{"--seed=-13"}, ""},
+		{"-X-13", []string{"--seed=-13"}, ""},
+		{"-X10-z", []string{"--seed=10", "--randomOffset"}, ""}, // testing-style -s10-z
+		{"-X-13-kw", []string{"--seed=-13", "--keepFile", "--writeFile"}, ""},
+		{"-b4m-k", []string{"--blockSize=4m", "--keepFile"}, ""}, // IOR also sets -m
+		{"-b4m-x", []string{"--blockSize=4m-x"}, ""},             // x is no switch: the value is rejected
+		{"-wb1k-r", []string{"--writeFile", "--blockSize=1k", "--readFile"}, ""},
 		{"-wr=0", []string{"--writeFile=0", "--readFile=0"}, ""}, // IOR gives the value to every letter
 		{"-z=2", []string{"--randomOffset=2"}, ""},
 		{"--summaryFile x -w", []string{"--summaryFile=x", "--writeFile"}, ""},

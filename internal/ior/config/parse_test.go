@@ -190,6 +190,9 @@ func TestParseFlagForms(t *testing.T) {
 		{strings.Fields("-r -z-k -e -i1"), func(o *Options) { // testing/complex-tests.sh
 			o.WriteFile, o.RandomOffset, o.KeepFile, o.Fsync = false, 1, true, true
 		}},
+		{strings.Fields("-w -s10-z -b 16k -t 4k"), func(o *Options) { // as IOR 4.1: -s 10 -z
+			o.ReadFile, o.SegmentCount, o.RandomOffset, o.BlockSize, o.TransferSize = false, 10, 1, 16*units.KiB, 4*units.KiB
+		}},
 		{strings.Fields("-wbk 4m"), func(o *Options) { o.ReadFile, o.BlockSize, o.KeepFile = false, 4*units.MiB, true }},
 		{strings.Fields("-X -13 -Z"), func(o *Options) { o.ReorderTasksRandomSeed, o.ReorderTasksRandom = -13, 1 }},
 		// -O pieces in command-line style, which IOR hands to its option parser
