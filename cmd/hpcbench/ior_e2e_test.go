@@ -244,7 +244,7 @@ func TestIORScriptCommandLines(t *testing.T) {
 	}
 	out := iorLaunch(t, dir, "-f", script, "-o", filepath.Join(dir, "f"))
 	for _, want := range []string{"TestID              : 0", "TestID              : 1",
-		"blocksize           : 256 KiB", "access              : file-per-process", "ordering in a file  : random"} {
+		"blocksize           : 262144 bytes", "access              : file-per-process", "ordering in a file  : random"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
@@ -273,7 +273,7 @@ func TestIORGroupedFlags(t *testing.T) {
 		t.Errorf("-z-k did not give -k: left %v", left)
 	}
 	out = iorLaunch(t, dir, "-a", "POSIX", "-wbk", "400k", "-t", "100k", "-F", "-Z", "-X", "-13", "-s2-z", "-o", f)
-	for _, want := range []string{"blocksize           : 400 KiB", "reorder random seed : -13", "segments            : 2",
+	for _, want := range []string{"blocksize           : 409600 bytes", "reorder random seed : -13", "segments            : 2",
 		"ordering in a file  : random"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)

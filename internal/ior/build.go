@@ -94,12 +94,13 @@ func (b *resultBuilder) header(o *config.Options, t *tester) []report.Row {
 }
 
 // iorSize formats a size as IOR's HumanReadable does in base two: whole
-// units without decimals ("1 MiB"), others with two.
+// units without decimals ("1 MiB"), others with two, and below a MiB in
+// bytes ("524288 bytes": IOR has no KiB).
 func iorSize(v int64) string {
 	units := []struct {
 		size int64
 		name string
-	}{{1 << 40, "TiB"}, {1 << 30, "GiB"}, {1 << 20, "MiB"}, {1 << 10, "KiB"}}
+	}{{1 << 40, "TiB"}, {1 << 30, "GiB"}, {1 << 20, "MiB"}}
 	for _, u := range units {
 		if v >= u.size {
 			if v%u.size == 0 {
