@@ -139,7 +139,7 @@ func (b *resultBuilder) options(o *config.Options, t *tester) []report.Row {
 		inFile = "random"
 	}
 	rows := []report.Row{
-		str("api", o.Backend.Name),
+		str("api", o.API),
 		str("apiVersion", t.be.Version()),
 		str("test filename", o.TestFile),
 		str("access", access),
@@ -208,7 +208,7 @@ func (b *resultBuilder) parameters(o *config.Options, t *tester) []report.Row {
 	return []report.Row{
 		num("testID", int64(o.ID)),
 		num("refnum", int64(o.RefNum)),
-		str("api", o.Backend.Name),
+		str("api", o.API),
 		str("platform", cmp.Or(o.Platform, b.env.Platform)),
 		str("testFileName", o.TestFile),
 		num("deadlineForStonewall", int64(o.DeadlineForStonewalling)),
@@ -342,7 +342,7 @@ func (b *resultBuilder) summaryRow(o *config.Options, t *tester, res *testResult
 		Reps: o.Repetitions, FilePerProc: fpp, Reorder: reord, ReorderOffset: o.TaskPerNodeOffset,
 		ReorderRandom: o.ReorderTasksRandom, Seed: o.ReorderTasksRandomSeed,
 		Segments: o.SegmentCount, BlockSize: o.BlockSize, TransferSize: o.TransferSize,
-		API: o.Backend.Name, RefNum: o.RefNum,
+		API: o.API, RefNum: o.RefNum,
 		BWMax: bmax, BWMin: bmin, BWMean: bmean, BWStdDev: bsd,
 		OPsMax: omax, OPsMin: omin, OPsMean: omean, OPsStdDev: osd,
 		MeanTime: tmean, StonewallTime: sT, StonewallBW: sBW, AggMiB: amean,

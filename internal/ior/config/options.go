@@ -66,8 +66,8 @@ type Options struct {
 	// ID numbers the tests of a script from 0 (IOR's "Test#").
 	ID int
 
-	// API is the backend's registered name (-a), matched without regard
-	// to case when parsed.
+	// API is -a as given, a backend's name or alias in any case, as IOR
+	// prints it; Backend is the backend it names.
 	API string
 	// Backend is the registry entry API selected. Not echoed to JSON: it
 	// holds constructors.

@@ -180,8 +180,8 @@ func TestParseFlagForms(t *testing.T) {
 			o.DeadlineForStonewalling, o.TaskPerNodeOffset, o.ReorderTasksRandom, o.ReorderTasksRandomSeed = 3, 2, 1, 4
 		}},
 		// backends
-		{[]string{"-a", "dummy"}, func(o *Options) { o.API = "DUMMY" }},
-		{[]string{"-a", "fake-old"}, func(o *Options) { o.API = "FAKE" }},
+		{[]string{"-a", "dummy"}, func(o *Options) { o.API = "dummy" }}, // kept as spelled, as IOR prints it
+		{[]string{"-a", "fake-old"}, func(o *Options) { o.API = "fake-old" }},
 		{[]string{"-O", "api=DUMMY"}, func(o *Options) { o.API = "DUMMY" }},
 		// -d takes a fraction as a real delay (IOR reads 0.1 as 0)
 		{strings.Fields("-w -d 0.1"), func(o *Options) { o.ReadFile, o.InterTestDelay = false, 100*time.Millisecond }},
@@ -211,7 +211,9 @@ func TestParseFlagForms(t *testing.T) {
 			got := parseOne(t, tt.args...)
 			want := baseline()
 			tt.want(&want)
-			want.Backend.Name = want.API
+			if e, ok := testRegistry(t).Lookup(want.API); ok {
+				want.Backend.Name = e.Name
+			}
 			if got.BackendOptions == nil {
 				t.Fatal("BackendOptions is nil")
 			}

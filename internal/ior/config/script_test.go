@@ -97,7 +97,7 @@ func TestScriptCommandLines(t *testing.T) {
 		t.Fatalf("%d tests, want 2", len(cfg.Tests))
 	}
 	want := baseline()
-	want.Backend.Name = "POSIX"
+	want.API, want.Backend.Name = "posix", "POSIX" // api=posix, kept as spelled
 	want.BlockSize, want.TransferSize = 4*units.MiB, units.MiB
 	want.RandomOffset, want.KeepFile, want.ReadFile = 1, true, false
 	t0, t1 := cfg.Tests[0], cfg.Tests[1]

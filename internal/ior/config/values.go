@@ -145,13 +145,15 @@ func FormatSeconds(d time.Duration) string {
 var iorBackends = []string{"AIO", "CEPHFS", "CHFS", "DAOS", "DFS", "DUMMY", "FINCHFS", "Gfarm", "HDF5", "HDFS", "IME",
 	"LIBNFS", "MMAP", "MPIIO", "NCMPI", "PMDK", "POSIX", "RADOS", "S3-4c", "S3-curl", "S3-libs3", "S3_EMC", "S3_plus"}
 
-// apiValue binds -a: a backend of the registry, or, for one of IOR's
-// that the build lacks, an error saying so.
+// apiValue binds -a: a backend of the registry, kept as spelled, since
+// IOR prints it so ("api : posix"); or, for one of IOR's backends that the
+// build lacks, an error saying so.
 type apiValue struct{ cliflag.API }
 
 func (v apiValue) Set(s string) error {
 	err := v.API.Set(s)
 	if err == nil {
+		*v.P = s
 		return nil
 	}
 	for _, b := range iorBackends {
