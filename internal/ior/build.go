@@ -187,10 +187,12 @@ func (b *resultBuilder) options(o *config.Options, t *tester) []report.Row {
 	return rows
 }
 
-// tasksPerNode is IOR's tPN: tasks over nodes, at least one.
+// tasksPerNode is IOR's tPN and "clients per node", its numTasksOnNode0:
+// the job's tasks on a node, whatever -N, as IOR prints them (or tasks
+// over nodes, at least one, when the launcher does not say).
 func (b *resultBuilder) tasksPerNode(t *tester) int {
 	if t.env.HostRanks > 0 {
-		return min(t.env.HostRanks, t.numTasks)
+		return t.env.HostRanks
 	}
 	return max(1, t.numTasks/max(1, t.env.Hosts))
 }
