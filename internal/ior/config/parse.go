@@ -246,14 +246,14 @@ func (p *parser) addFlags() {
 	sw(&o.CheckWrite, "checkWrite", "W", "read back and verify after writing")
 	sw(&o.SingleXferAttempt, "singleXferAttempt", "x", "do not retry short transfers")
 	integer(&o.ReorderTasksRandomSeed, "reorderTasksRandomSeed", "X", "seed of -Z (negative: varies per repetition)")
-	sw(&o.DualMount, "dualMount", "y", "dual mount points (with -F)")
+	sw(&o.DualMount, "dualMount", "y", "dual mount points: each task's files under -o, its NUMA node, /data (with -F)")
 	sw(&o.FsyncPerWrite, "fsyncPerWrite", "Y", "fsync after every write")
 	count(&o.RandomOffset, "randomOffset", "z", "random offsets: shuffled in a block; -z -z: anywhere")
 	count(&o.ReorderTasksRandom, "reorderTasksRandom", "Z", "read back data of a random task; -Z -Z: a permutation")
 
 	sw(&o.DryRun, "dryRun", "", "no I/O")
 	sw(&o.WarningAsErrors, "warningAsErrors", "", "fail on any warning")
-	fs.Var(cliflag.Size{P: &o.RandomPrefill}, "randomPrefill", "with -z, prefill the file in pieces of this size")
+	fs.Var(cliflag.Size{P: &o.RandomPrefill}, "randomPrefill", "with -z, fill the blocks with 0xff in pieces of this size before the writes (not with -D)")
 	fs.Var(cliflag.Int64{P: &o.RandomOffsetSeed}, "random-offset-seed", "seed of -z (-1: the time)")
 	sw(&o.StoneWallingWearOut, "stoneWallingWearOut", "", "after the -D deadline, all tasks finish the largest count")
 	integer(&o.StoneWallingWearOutIterations, "stoneWallingWearOutIterations", "", "stop after this many transfers")
@@ -267,8 +267,8 @@ func (p *parser) addFlags() {
 	fs.StringVar(&o.SummaryFile, "summaryFile", "", "write the report to this file")
 	fs.Var(summaryFormatValue{&o.SummaryFormat}, "summaryFormat", "report format: default, JSON or CSV")
 	fs.StringVar(&o.SaveRankPerformanceDetailsCSV, "saveRankPerformanceDetailsCSV", "", "CSV file of every rank's figures")
-	fs.StringVar(&o.SavePerOpDataCSV, "savePerOpDataCSV", "", "prefix of per-rank CSV files of every I/O call")
-	sw(&o.SummaryAlways, "summaryAlways", "", "print the summary after every test")
+	fs.StringVar(&o.SavePerOpDataCSV, "savePerOpDataCSV", "", "write PREFIX-REP-RANK.csv: start, duration and throughput of every transfer")
+	sw(&o.SummaryAlways, "summaryAlways", "", "IOR's summary after every test: a no-op at -v 0, as in IOR; refused with -v")
 }
 
 // directiveValue is -O: each Set applies a list of directives.
