@@ -19,11 +19,11 @@ import (
 //   - a value after '=' goes to every option of the group: "-F=0",
 //     "-b=4m", "-wr=1";
 //   - an option that takes a value, first in its group, takes the rest of
-//     the word ("-b4m", "-i1"), or of a number the digits before a '-'
-//     that switches follow ("-s10-z" is -s 10 -z); later in its group, followed only by
-//     switches, it takes the next word ("-wb 4m", "-wbk 4m"), and so does
-//     a long option without '=' ("--summaryFile x"), even a next word that
-//     starts with '-' ("-X -13").
+//     the word ("-b4m", "-i1"), and a number option the digits before a
+//     '-' that switches follow ("-s10-z" is -s 10 -z); later in its
+//     group, followed only by switches, it takes the next word ("-wb 4m",
+//     "-wbk 4m"), and so does a long option without '=' ("--summaryFile
+//     x"), even a next word that starts with '-' ("-X -13").
 //
 // Where option.c misreads, the reading here is the one a user means, or
 // an error naming the word: option.c also reads the letters of a value as
