@@ -1,6 +1,7 @@
 package ior
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"path/filepath"
@@ -93,12 +94,13 @@ func (b *resultBuilder) header(o *config.Options, t *tester) []report.Row {
 }
 
 // iorSize formats a size as IOR's HumanReadable does in base two: whole
-// units without decimals ("1 MiB"), others with two.
+// units without decimals ("1 MiB"), others with two, and below a MiB in
+// bytes ("524288 bytes": IOR has no KiB).
 func iorSize(v int64) string {
 	units := []struct {
 		size int64
 		name string
-	}{{1 << 40, "TiB"}, {1 << 30, "GiB"}, {1 << 20, "MiB"}, {1 << 10, "KiB"}}
+	}{{1 << 40, "TiB"}, {1 << 30, "GiB"}, {1 << 20, "MiB"}}
 	for _, u := range units {
 		if v >= u.size {
 			if v%u.size == 0 {
@@ -137,7 +139,7 @@ func (b *resultBuilder) options(o *config.Options, t *tester) []report.Row {
 		inFile = "random"
 	}
 	rows := []report.Row{
-		str("api", o.Backend.Name),
+		str("api", o.API),
 		str("apiVersion", t.be.Version()),
 		str("test filename", o.TestFile),
 		str("access", access),
@@ -153,9 +155,17 @@ func (b *resultBuilder) options(o *config.Options, t *tester) []report.Row {
 		}
 	}
 	rows = append(rows,
-		num("nodes", int64(b.env.Hosts)),
+		num("nodes", int64(t.env.Hosts)),
 		num("tasks", int64(t.numTasks)),
 		num("clients per node", int64(b.tasksPerNode(t))),
+	)
+	if o.MemoryPerTask > 0 {
+		rows = append(rows, str("memoryPerTask", iorSize(t.hog.task)))
+	}
+	if t.hog.node > 0 {
+		rows = append(rows, str("memoryPerNode", iorSize(t.hog.node)))
+	}
+	rows = append(rows,
 		str("memoryBuffer", "CPU"),
 		str("dataAccess", "CPU"),
 		str("GPUDirect", "0"),
@@ -177,12 +187,14 @@ func (b *resultBuilder) options(o *config.Options, t *tester) []report.Row {
 	return rows
 }
 
-// tasksPerNode is IOR's tPN: tasks over nodes, at least one.
+// tasksPerNode is IOR's tPN and "clients per node", its numTasksOnNode0:
+// the job's tasks on a node, whatever -N, as IOR prints them (or tasks
+// over nodes, at least one, when the launcher does not say).
 func (b *resultBuilder) tasksPerNode(t *tester) int {
-	if b.env.HostRanks > 0 {
-		return min(b.env.HostRanks, t.numTasks)
+	if t.env.HostRanks > 0 {
+		return t.env.HostRanks
 	}
-	return max(1, t.numTasks/max(1, b.env.Hosts))
+	return max(1, t.numTasks/max(1, t.env.Hosts))
 }
 
 func b2i(v bool) int64 {
@@ -198,8 +210,8 @@ func (b *resultBuilder) parameters(o *config.Options, t *tester) []report.Row {
 	return []report.Row{
 		num("testID", int64(o.ID)),
 		num("refnum", int64(o.RefNum)),
-		str("api", o.Backend.Name),
-		str("platform", b.env.Platform),
+		str("api", o.API),
+		str("platform", cmp.Or(o.Platform, b.env.Platform)),
 		str("testFileName", o.TestFile),
 		num("deadlineForStonewall", int64(o.DeadlineForStonewalling)),
 		num("stoneWallingWearOut", b2i(o.StoneWallingWearOut)),
@@ -207,13 +219,13 @@ func (b *resultBuilder) parameters(o *config.Options, t *tester) []report.Row {
 		num("outlierThreshold", int64(o.OutlierThreshold)),
 		str("options", "(null)"),
 		num("dryRun", b2i(o.DryRun)),
-		num("nodes", int64(b.env.Hosts)),
-		num("memoryPerTask", 0),
-		num("memoryPerNode", 0),
+		num("nodes", int64(t.env.Hosts)),
+		num("memoryPerTask", o.MemoryPerTask),
+		num("memoryPerNode", t.hog.node),
 		num("tasksPerNode", int64(b.tasksPerNode(t))),
 		num("repetitions", int64(o.Repetitions)),
 		num("multiFile", b2i(o.MultiFile)),
-		num("interTestDelay", int64(o.InterTestDelay)),
+		num("interTestDelay", int64(o.InterTestDelay/time.Second)), // IOR's int: whole seconds
 		num("fsync", b2i(o.Fsync)),
 		num("fsyncperwrite", b2i(o.FsyncPerWrite)),
 		num("useExistingTestFile", b2i(o.UseExistingTestFile)),
@@ -332,7 +344,7 @@ func (b *resultBuilder) summaryRow(o *config.Options, t *tester, res *testResult
 		Reps: o.Repetitions, FilePerProc: fpp, Reorder: reord, ReorderOffset: o.TaskPerNodeOffset,
 		ReorderRandom: o.ReorderTasksRandom, Seed: o.ReorderTasksRandomSeed,
 		Segments: o.SegmentCount, BlockSize: o.BlockSize, TransferSize: o.TransferSize,
-		API: o.Backend.Name, RefNum: o.RefNum,
+		API: o.API, RefNum: o.RefNum,
 		BWMax: bmax, BWMin: bmin, BWMean: bmean, BWStdDev: bsd,
 		OPsMax: omax, OPsMin: omin, OPsMean: omean, OPsStdDev: osd,
 		MeanTime: tmean, StonewallTime: sT, StonewallBW: sBW, AggMiB: amean,

@@ -25,6 +25,9 @@ func TestGolden(t *testing.T) {
 	}{
 		{"shared", 2, "-a DUMMY -b 256m -t 64m -w -r -i 3 -o ior_shared"},
 		{"fpp-verbose", 3, "-a DUMMY -b 4m -t 1m -s 2 -F -C -w -r -v -o ior_fpp"},
+		// options that were refused: memory held, node counts assumed,
+		// the platform given, -a as spelled, a fractional -d
+		{"memory-nodes", 2, "-a dummy -b 512k -t 256k -w -r -d 0.01 -O memoryPerTask=1m,numNodes=2,numTasksOnNode0=1,platform=lab(Linux) -o ior_mem"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			j := runJob(t, tc.ranks, tc.args, true)

@@ -99,6 +99,11 @@ func (t *tester) phase(ctx context.Context, acc access, rep int) (phaseFigures, 
 	if t.active {
 		t.fill(acc, pl)
 		st[xferStart] = t.env.Clock()
+	}
+	if err := t.prefill(ctx, acc, file, pl); err != nil {
+		return f, err
+	}
+	if t.active {
 		deadline := math.Inf(1)
 		if t.o.DeadlineForStonewalling > 0 {
 			deadline = st[xferStart] + float64(t.o.DeadlineForStonewalling)
@@ -202,13 +207,13 @@ func (t *tester) open(acc access, path string) (aiori.File, error) {
 		if err != nil {
 			return nil, fmt.Errorf("create %s: %w", path, err)
 		}
-		return f, nil
+		return t.timeOps(f)
 	}
 	f, err := t.be.Open(path, aiori.ReadOnly)
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
-	return f, nil
+	return t.timeOps(f)
 }
 
 // fill writes the whole data pattern into the transfer buffer before a

@@ -19,9 +19,14 @@ type plan struct {
 // offset returns the file offset of the i-th transfer of the pass.
 func (p *plan) offset(i int64) int64 { return p.lp.At(int(i % int64(p.lp.Len()))) }
 
-// naming is the test's file naming.
+// naming is the test's file naming; under -y the name carries this
+// task's NUMA node.
 func (t *tester) naming() layout.Naming {
-	return layout.Naming{Base: t.o.TestFile, FilePerProc: t.o.FilePerProc, UniqueDir: t.o.UniqueDir, MultiFile: t.o.MultiFile}
+	base := t.o.TestFile
+	if t.o.DualMount {
+		base = dualMountBase(base, t.numaNode)
+	}
+	return layout.Naming{Base: base, FilePerProc: t.o.FilePerProc, UniqueDir: t.o.UniqueDir, MultiFile: t.o.MultiFile}
 }
 
 // fileName is the file the data of rank r lives in, in repetition rep.
@@ -78,7 +83,14 @@ func (t *tester) plan(acc access, rep int) (*plan, error) {
 	if err != nil {
 		return nil, fmt.Errorf("task reordering: %w", err)
 	}
-	lp, err := t.geometry().Plan(pretend)
+	g := t.geometry()
+	path := t.fileName(pretend, rep)
+	if acc == accRead && g.RandomOffset >= layout.RandomBlocks && !t.o.DryRun {
+		if err := t.fitRandomRead(&g, path); err != nil {
+			return nil, err
+		}
+	}
+	lp, err := g.Plan(pretend)
 	if err != nil {
 		return nil, fmt.Errorf("offsets: %w", err)
 	}
@@ -86,7 +98,34 @@ func (t *tester) plan(acc access, rep int) (*plan, error) {
 	if limit := t.transferLimit(acc); limit >= 0 && limit < count {
 		count = limit
 	}
-	return &plan{path: t.fileName(pretend, rep), pretend: pretend, count: count, lp: lp}, nil
+	return &plan{path: path, pretend: pretend, count: count, lp: lp}, nil
+}
+
+// fitRandomRead lets a -z -z read of a file smaller than the test's (one
+// written with fewer segments, as IOR's testing/basic-tests.sh reads one)
+// draw its random blocks from the blocks the file has, as IOR does (it
+// draws from the file's size), instead of failing at the end of the file.
+// IOR's size warnings follow the phase; rank 0 says why first. A file
+// smaller than one block is an error; a missing one is left for the open
+// to report.
+func (t *tester) fitRandomRead(g *layout.Geometry, path string) error {
+	size, err := t.be.FileSize(path)
+	if err != nil {
+		return nil
+	}
+	have, want := size/g.BlockSize, g.FileSize()/g.BlockSize
+	switch {
+	case have >= want:
+		return nil
+	case have == 0:
+		return fmt.Errorf("-z -z read of %s: %d bytes, less than one block (-b %d)", path, size, g.BlockSize)
+	}
+	g.FileBlocks = have
+	if t.rank == 0 {
+		t.env.Warn(fmt.Sprintf("WARNING: -z -z read: %s holds %d blocks of -b %d, fewer than the test's %d; reading random blocks among those",
+			path, have, g.BlockSize, want))
+	}
+	return nil
 }
 
 // transferLimit is how many transfers a pass makes when stonewalling cut

@@ -131,8 +131,8 @@ func (t *tester) outliers(f *phaseFigures) {
 }
 
 // checkSize compares, on rank 0 after a phase, the bytes moved with the
-// bytes expected and, after a write, with the file size, and warns as IOR
-// does when they differ.
+// bytes expected and with the file size, and warns as IOR does when they
+// differ.
 func (t *tester) checkSize(f *phaseFigures, acc access, rep int) {
 	if t.o.DryRun || t.o.DeadlineForStonewalling > 0 || t.o.MinTimeDuration > 0 || f.access == "remove" {
 		return
@@ -142,7 +142,7 @@ func (t *tester) checkSize(f *phaseFigures, acc access, rep int) {
 		return
 	}
 	var stat int64 = -1
-	if acc == accWrite {
+	if acc == accWrite || acc == accRead {
 		if t.o.FilePerProc {
 			var sum int64
 			for r := 0; r < t.numTasks; r++ {

@@ -38,6 +38,12 @@ type tester struct {
 	stoneRead int64
 	// progress, if not nil, reports the test so far (rank 0).
 	progress func(res *testResult)
+	// hog is the memory -M or -O memoryPerTask has this task hold.
+	hog memoryHog
+	// numaNode is the NUMA node the task ran on at the start, for -y.
+	numaNode int
+	// rep is the repetition running, for -O savePerOpDataCSV's names.
+	rep int
 }
 
 // report passes the test so far to progress.
@@ -64,11 +70,28 @@ func newTester(ctx context.Context, c Comm, o *config.Options, env Env) (*tester
 	if err != nil {
 		return nil, err
 	}
-	if o.MemoryPerNode != "" {
-		return nil, fmt.Errorf("-M %s: hogging memory is not supported by hpcbench", o.MemoryPerNode)
-	}
 	t := &tester{o: o, env: env, c: c, rank: c.Rank(), numTasks: o.NumTasks, start: env.Now(), stoneRead: -1}
 	t.active = t.rank < t.numTasks
+	// -O numNodes and numTasksOnNode0 stand for what the job reports, as
+	// in IOR: for -C's shift, -Z's node offset, -M's share and the report.
+	if o.NumNodes > 0 {
+		t.env.Hosts = o.NumNodes
+	}
+	if o.NumTasksOnNode0 > 0 {
+		t.env.HostRanks = o.NumTasksOnNode0
+	}
+	if o.DualMount {
+		t.numaNode = numaNode()
+	}
+	if o.MemoryPerTask > 0 || !o.MemoryPerNode.IsZero() {
+		physical, err := physicalMemory()
+		if err != nil {
+			return nil, fmt.Errorf("-M: %w", err)
+		}
+		if t.hog, err = resolveMemory(o, t.topology().TasksOnNode0, physical); err != nil {
+			return nil, err
+		}
+	}
 	t.ptype, err = pattern.ParseType(o.DataPacketType.String())
 	if err != nil {
 		return nil, fmt.Errorf("-l: %w", err)
@@ -118,9 +141,29 @@ func (t *tester) close() error {
 	return nil
 }
 
-// run runs the test's repetitions.
-func (t *tester) run(ctx context.Context) (*testResult, error) {
-	res := &testResult{}
+// run runs the test's repetitions, holding the memory of -M meanwhile.
+func (t *tester) run(ctx context.Context) (res *testResult, err error) {
+	if t.active && t.hog.task > 0 {
+		if t.rank == 0 && t.o.Verbose >= 3 {
+			if t.hog.node > 0 {
+				t.env.Warn(fmt.Sprintf("This node hogging %d bytes of memory", t.hog.node))
+			}
+			t.env.Warn(fmt.Sprintf("This task hogging %d bytes of memory", t.hog.task))
+		}
+		if err := t.hog.hold(); err != nil {
+			return nil, err
+		}
+		defer func() {
+			if rerr := t.hog.release(); err == nil && rerr != nil {
+				res, err = nil, rerr
+			}
+		}()
+	}
+	if t.rank == 0 && t.o.Debug != "" {
+		t.env.Warn("*** DEBUG MODE ***")
+		t.env.Warn("*** " + t.o.Debug + " ***")
+	}
+	res = &testResult{}
 	if err := t.loadStoneCount(ctx); err != nil {
 		return nil, err
 	}
@@ -181,7 +224,7 @@ func (t *tester) repetition(ctx context.Context, rep int, res *testResult) error
 	if err != nil {
 		return err
 	}
-	t.sig = sig
+	t.sig, t.rep = sig, rep
 	var corrupt int64
 	if t.o.WriteFile {
 		if err := t.prepareWrite(ctx, rep); err != nil {
@@ -235,15 +278,15 @@ func (t *tester) repetition(ctx context.Context, rep int, res *testResult) error
 	return nil
 }
 
-// delay sleeps -d seconds before a phase.
+// delay sleeps -d (which may be a fraction of a second) before a phase.
 func (t *tester) delay(ctx context.Context) error {
 	if t.o.InterTestDelay <= 0 {
 		return nil
 	}
 	if t.rank == 0 && t.o.Verbose > 0 {
-		t.env.Warn(fmt.Sprintf("delaying %d seconds . . .", t.o.InterTestDelay))
+		t.env.Warn(fmt.Sprintf("delaying %s seconds . . .", config.FormatSeconds(t.o.InterTestDelay)))
 	}
-	return t.env.Sleep(ctx, time.Duration(t.o.InterTestDelay)*time.Second)
+	return t.env.Sleep(ctx, t.o.InterTestDelay)
 }
 
 // prepareWrite removes what a previous run left (unless -E) and sleeps -d.

@@ -16,13 +16,13 @@ func TestParseDirectives(t *testing.T) {
 		err  string
 	}{
 		// HAPPY PATH
-		{"a=1", []Directive{{"a", "1"}}, ""},
-		{"blockSize=4m,transferSize=1m", []Directive{{"blockSize", "4m"}, {"transferSize", "1m"}}, ""},
-		{" blockSize = 4m ", []Directive{{"blockSize", "4m"}}, ""},
-		{"testFile=a=b", []Directive{{"testFile", "a=b"}}, ""},
-		{"checkRead=1 # comment, with=commas", []Directive{{"checkRead", "1"}}, ""},
-		{"posix.odirect=1", []Directive{{"posix.odirect", "1"}}, ""},
-		{"summaryFile=/tmp/out.json", []Directive{{"summaryFile", "/tmp/out.json"}}, ""},
+		{"a=1", []Directive{{Key: "a", Value: "1"}}, ""},
+		{"blockSize=4m,transferSize=1m", []Directive{{Key: "blockSize", Value: "4m"}, {Key: "transferSize", Value: "1m"}}, ""},
+		{" blockSize = 4m ", []Directive{{Key: "blockSize", Value: "4m"}}, ""},
+		{"testFile=a=b", []Directive{{Key: "testFile", Value: "a=b"}}, ""},
+		{"checkRead=1 # comment, with=commas", []Directive{{Key: "checkRead", Value: "1"}}, ""},
+		{"posix.odirect=1", []Directive{{Key: "posix.odirect", Value: "1"}}, ""},
+		{"summaryFile=/tmp/out.json", []Directive{{Key: "summaryFile", Value: "/tmp/out.json"}}, ""},
 		// SAD PATH
 		{"", nil, `directive "": shorter than 3 characters`},
 		{"ab", nil, `directive "ab": shorter than 3`},
@@ -36,7 +36,13 @@ func TestParseDirectives(t *testing.T) {
 		{"a b=1", nil, `directive "a b=1": spaces inside`},
 		{"a=1 2", nil, `directive "a=1 2": spaces inside`},
 		{"a=1\n2", nil, `spaces inside`},
-		{"a=\n1", []Directive{{"a", "1"}}, ""}, // spaces around the value go
+		{"a=\n1", []Directive{{Key: "a", Value: "1"}}, ""}, // spaces around the value go
+		// command-line pieces, as IOR hands them to its option parser
+		{"--posix.odirect=1", []Directive{{Args: []string{"--posix.odirect=1"}}}, ""},
+		{"  -a POSIX  ", []Directive{{Args: []string{"-a", "POSIX"}}}, ""},
+		{"-a=POSIX,blockSize=4m", []Directive{{Args: []string{"-a=POSIX"}}, {Key: "blockSize", Value: "4m"}}, ""},
+		{"-F", []Directive{{Args: []string{"-F"}}}, ""}, // IOR: shorter than 3 characters
+		{"-b 4m -t 1m # both", []Directive{{Args: []string{"-b", "4m", "-t", "1m"}}}, ""},
 	}
 	for _, tt := range tests {
 		got, err := ParseDirectives(tt.in)
@@ -48,7 +54,10 @@ func TestParseDirectives(t *testing.T) {
 			t.Errorf("ParseDirectives(%q) = %v, %v; want %v", tt.in, got, err, tt.want)
 		}
 	}
-	if got := (Directive{"a", "b"}).String(); got != "a=b" {
+	if got := (Directive{Key: "a", Value: "b"}).String(); got != "a=b" {
+		t.Errorf("String() = %q", got)
+	}
+	if got := (Directive{Args: []string{"-a", "POSIX"}}).String(); got != "-a POSIX" {
 		t.Errorf("String() = %q", got)
 	}
 }
@@ -58,7 +67,9 @@ func TestParseDirectives(t *testing.T) {
 func TestDirectiveKeys(t *testing.T) {
 	t.Parallel()
 	keys := map[string]string{
-		"api": "POSIX", "summaryFile": "f", "summaryFormat": "default", "saveRankPerformanceDetailsCSV": "f",
+		"numNodes": "2", "numTasksOnNode0": "1", "platform": "lab(Linux)", "debug": "note",
+		"memoryPerTask": "1m",
+		"api":           "POSIX", "summaryFile": "f", "summaryFormat": "default", "saveRankPerformanceDetailsCSV": "f",
 		"savePerOpDataCSV": "f", "refNum": "1", "testFile": "f", "deadlineForStonewalling": "1",
 		"stoneWallingWearOut": "0", "stoneWallingWearOutIterations": "1", "stoneWallingStatusFile": "f",
 		"maxTimeDuration": "1", "minTimeDuration": "1", "outlierThreshold": "1", "numTasks": "1",
@@ -90,6 +101,7 @@ func FuzzParseDirectives(f *testing.F) {
 	for _, s := range []string{
 		"a=1", "blockSize=4m,transferSize=1m", " k = v # c", "testFile=a=b", "", "ab", "a=1,", "=x", "x=",
 		"#", "a=1#b=2", "a b=1", "k=\xff", "k=v,,", ",,,", "posix.odirect=1", "\xe2\x80=\x86",
+		"--posix.odirect=1", " -a POSIX ,b=1", "-,-", "- x", "-\u2028x",
 	} {
 		f.Add(s)
 	}
@@ -106,6 +118,18 @@ func FuzzParseDirectives(f *testing.F) {
 		}
 		parts := make([]string, len(ds))
 		for i, d := range ds {
+			if d.Args != nil {
+				if d.Key != "" || d.Value != "" || !strings.HasPrefix(d.Args[0], "-") {
+					t.Fatalf("ParseDirectives(%q): bad command-line piece %q", s, d.Args)
+				}
+				for _, a := range d.Args {
+					if a == "" || strings.ContainsAny(a, "#,") || strings.IndexFunc(a, unicode.IsSpace) >= 0 {
+						t.Fatalf("ParseDirectives(%q): bad word %q", s, a)
+					}
+				}
+				parts[i] = d.String()
+				continue
+			}
 			// Key and value are checked apart: joined, the halves of an
 			// invalid UTF-8 sequence can make a space ("\xe2\x80=\x86").
 			if d.Key == "" || d.Value == "" || strings.ContainsRune(d.Key, '=') ||
@@ -132,6 +156,8 @@ func FuzzParse(f *testing.F) {
 		{"--random-offset-seed=-1\x00--randomPrefill\x0064k\x00-z\x00--dryRun", ""},
 		{"-f\x00s.ior\x00-k", "IOR START\napi=DUMMY\nRUN\nRUN\nblockSize=2m\nIOR STOP\n"},
 		{"-f\x00s.ior", "IOR START\n-b 4m\nIOR STOP\n"},
+		{"-f\x00s.ior", "IOR START\n--dummy.delay-create=1000,-a=DUMMY\n -a POSIX -wb 4m\nRUN # c\n-O -z-k\nIOR STOP\n"},
+		{"-z-k\x00-wbk\x004m\x00-X\x00-13\x00-O\x00--posix.odirect=1\x00-d\x000.1", ""},
 		{"-f\x00s.ior", "IOR START\nuseO_DIRECT=1\nRUN\n"},
 		{"-b\x001.5m", ""},
 		{"-h", ""},

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"time"
 
 	"github.com/hpcbench/hpcbench/aiori"
 	"github.com/hpcbench/hpcbench/internal/cliflag"
@@ -65,8 +66,8 @@ type Options struct {
 	// ID numbers the tests of a script from 0 (IOR's "Test#").
 	ID int
 
-	// API is the backend's registered name (-a), matched without regard
-	// to case when parsed.
+	// API is -a as given, a backend's name or alias in any case, as IOR
+	// prints it; Backend is the backend it names.
 	API string
 	// Backend is the registry entry API selected. Not echoed to JSON: it
 	// holds constructors.
@@ -164,8 +165,9 @@ type Options struct {
 	// MinTimeDuration is -O minTimeDuration: repeat the access from the
 	// start of the file until this many seconds have passed.
 	MinTimeDuration int
-	// InterTestDelay is -d: seconds to sleep before each phase.
-	InterTestDelay int
+	// InterTestDelay is -d: how long to sleep before each phase. IOR
+	// takes whole seconds and reads 0.1 as 0; here a fraction is kept.
+	InterTestDelay time.Duration
 	// InterIODelay is -O interIODelay: microseconds between I/O calls.
 	InterIODelay int
 
@@ -182,14 +184,30 @@ type Options struct {
 	NumTasks int
 	// RefNum is -A: a user's reference number printed in the summary.
 	RefNum int
+	// NumNodes is -O numNodes: the node count to assume instead of the
+	// job's (-C's shift, -Z's node offset, the report); 0 is the job's.
+	NumNodes int
+	// NumTasksOnNode0 is -O numTasksOnNode0: the tasks on the first node
+	// to assume instead of the job's (-C, -Z, -M's share, the report); 0
+	// is the job's.
+	NumTasksOnNode0 int
+	// Platform is -O platform: the JSON "platform" in place of the host's.
+	Platform string
+	// Debug is -O debug: a note printed as IOR's "*** DEBUG MODE ***"
+	// lines (on stderr) when each test starts.
+	Debug string
 	// Verbose is -v, counted.
 	Verbose int
 	// OutlierThreshold is -j: warn about tasks this many seconds from the
 	// mean; 0 is off.
 	OutlierThreshold int
-	// MemoryPerNode is -M ("2g", "75%"), kept as given: hpcbench does not
-	// hog memory and the engine rejects it.
-	MemoryPerNode string
+	// MemoryPerNode is -M ("2g", "75%"): memory the tasks of a node hold
+	// during the test, shared by the tasks on the first node, as IOR's
+	// HogMemory does.
+	MemoryPerNode NodeMemory
+	// MemoryPerTask is -O memoryPerTask: memory each task holds during
+	// the test. Setting it clears MemoryPerNode and the reverse.
+	MemoryPerTask int64
 
 	// SummaryFile is -O summaryFile: write the report there instead of
 	// stdout. IOR keeps it (and SummaryFormat) for the whole run: the
@@ -237,9 +255,10 @@ func (o *Options) Validate() error {
 		{o.StoneWallingWearOutIterations, "-O stoneWallingWearOutIterations"},
 		{o.MaxTimeDuration, "-T"},
 		{o.MinTimeDuration, "-O minTimeDuration"},
-		{o.InterTestDelay, "-d"},
 		{o.InterIODelay, "-O interIODelay"},
 		{o.OutlierThreshold, "-j"},
+		{o.NumNodes, "-O numNodes"},
+		{o.NumTasksOnNode0, "-O numTasksOnNode0"},
 		{o.Verbose, "-v"},
 		{o.RandomOffset, "-z"},
 		{o.ReorderTasksRandom, "-Z"},
@@ -254,6 +273,9 @@ func (o *Options) Validate() error {
 		if c.v < 0 {
 			return fmt.Errorf("%s must be >= 0 (got %d)", c.name, c.v)
 		}
+	}
+	if o.InterTestDelay < 0 {
+		return fmt.Errorf("-d must be >= 0 (got %s)", FormatSeconds(o.InterTestDelay))
 	}
 	if o.TaskPerNodeOffset < 1 {
 		return fmt.Errorf("-Q must be >= 1 (got %d)", o.TaskPerNodeOffset)
@@ -314,6 +336,9 @@ func (o *Options) validateSizes() error {
 		return errors.New("--randomPrefill needs -z (it prefills files for random access)")
 	case o.RandomPrefill > 0 && b%o.RandomPrefill != 0:
 		return fmt.Errorf("--randomPrefill %d must divide -b %d", o.RandomPrefill, b)
+	case o.RandomPrefill > 0 && o.DeadlineForStonewalling > 0:
+		return errors.New("--randomPrefill with -D is not supported: IOR then prefills segment by segment, " +
+			"with a barrier, inside the stonewalled loop; prefill without -D")
 	}
 	return nil
 }

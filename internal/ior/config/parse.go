@@ -166,6 +166,7 @@ type parser struct {
 	keys     map[string]string // lower-case directive key → flag name
 	help     bool
 	script   string
+	depth    int // -O command-line pieces being applied, one inside another
 }
 
 // newParser returns a parser with IOR's defaults and every backend's
@@ -207,12 +208,13 @@ func (p *parser) addFlags() {
 	}
 	integer := func(n *int, name, short, usage string) { fs.VarP(cliflag.Int{P: n}, name, short, usage) }
 
-	fs.VarP(cliflag.API{P: &o.API, Reg: p.reg}, "api", "a", "I/O backend: "+strings.Join(p.reg.Names(), "|"))
+	fs.VarP(apiValue{cliflag.API{P: &o.API, Reg: p.reg}}, "api", "a", "I/O backend: "+strings.Join(p.reg.Names(), "|"))
 	integer(&o.RefNum, "refNum", "A", "user reference number printed in the summary")
 	fs.VarP(cliflag.Size{P: &o.BlockSize}, "blockSize", "b", "contiguous bytes per task per segment")
 	sw(&o.Collective, "collective", "c", "collective I/O")
 	sw(&o.ReorderTasks, "reorderTasks", "C", "read back data written by another task (constant offset -Q)")
-	integer(&o.InterTestDelay, "interTestDelay", "d", "seconds to wait before each phase")
+	fs.VarP(secondsValue{&o.InterTestDelay}, "interTestDelay", "d",
+		"seconds to wait before each phase; a fraction (0.1) is a real delay, where IOR reads 0")
 	integer(&o.DeadlineForStonewalling, "deadlineForStonewalling", "D", "stop a phase after this many seconds (0: off)")
 	sw(&o.Fsync, "fsync", "e", "fsync at the end of the write phase")
 	sw(&o.UseExistingTestFile, "useExistingTestFile", "E", "do not remove the test file before writing")
@@ -227,7 +229,8 @@ func (p *parser) addFlags() {
 	sw(&o.KeepFileWithError, "keepFileWithError", "K", "keep the test files when verification fails")
 	fs.VarP(cliflag.Packet{P: &o.DataPacketType}, "dataPacketType", "l", "data: timestamp, offset, incompressible or random (t, o, i, r)")
 	sw(&o.MultiFile, "multiFile", "m", "a new file for every repetition")
-	fs.StringVarP(&o.MemoryPerNode, "memoryPerNode", "M", "", "hog memory on the node (2g, 75%); not supported")
+	fs.VarP(nodeMemoryValue{o}, "memoryPerNode", "M", "hold this much memory on each node during a test (2g, or 75% of its RAM)")
+	fs.Var(taskMemoryValue{o}, "memoryPerTask", "hold this much memory in each task during a test")
 	integer(&o.NumTasks, "numTasks", "N", "tasks taking part (-1: all)")
 	fs.StringVarP(&o.TestFile, "testFile", "o", o.TestFile, "test file name")
 	fs.VarP(directiveValue{p}, "directive", "O", "set options by name: `key=value[,key=value]`, # starts a comment; repeatable")
@@ -243,25 +246,29 @@ func (p *parser) addFlags() {
 	sw(&o.CheckWrite, "checkWrite", "W", "read back and verify after writing")
 	sw(&o.SingleXferAttempt, "singleXferAttempt", "x", "do not retry short transfers")
 	integer(&o.ReorderTasksRandomSeed, "reorderTasksRandomSeed", "X", "seed of -Z (negative: varies per repetition)")
-	sw(&o.DualMount, "dualMount", "y", "dual mount points (with -F)")
+	sw(&o.DualMount, "dualMount", "y", "dual mount points: each task's files under -o, its NUMA node, /data (with -F)")
 	sw(&o.FsyncPerWrite, "fsyncPerWrite", "Y", "fsync after every write")
 	count(&o.RandomOffset, "randomOffset", "z", "random offsets: shuffled in a block; -z -z: anywhere")
 	count(&o.ReorderTasksRandom, "reorderTasksRandom", "Z", "read back data of a random task; -Z -Z: a permutation")
 
 	sw(&o.DryRun, "dryRun", "", "no I/O")
 	sw(&o.WarningAsErrors, "warningAsErrors", "", "fail on any warning")
-	fs.Var(cliflag.Size{P: &o.RandomPrefill}, "randomPrefill", "with -z, prefill the file in pieces of this size")
+	fs.Var(cliflag.Size{P: &o.RandomPrefill}, "randomPrefill", "with -z, fill the blocks with 0xff in pieces of this size before the writes (not with -D)")
 	fs.Var(cliflag.Int64{P: &o.RandomOffsetSeed}, "random-offset-seed", "seed of -z (-1: the time)")
 	sw(&o.StoneWallingWearOut, "stoneWallingWearOut", "", "after the -D deadline, all tasks finish the largest count")
 	integer(&o.StoneWallingWearOutIterations, "stoneWallingWearOutIterations", "", "stop after this many transfers")
 	fs.StringVar(&o.StoneWallingStatusFile, "stoneWallingStatusFile", "", "file carrying the transfer count from write to read")
 	integer(&o.MinTimeDuration, "minTimeDuration", "", "repeat the access for at least this many seconds")
+	integer(&o.NumNodes, "numNodes", "", "assume this many nodes (0: the job's)")
+	integer(&o.NumTasksOnNode0, "numTasksOnNode0", "", "assume this many tasks on the first node (0: the job's)")
+	fs.StringVar(&o.Platform, "platform", "", "the JSON platform, in place of the host's")
+	fs.StringVar(&o.Debug, "debug", "", "print this note as IOR's DEBUG MODE lines when each test starts")
 	integer(&o.InterIODelay, "interIODelay", "", "microseconds between I/O calls")
 	fs.StringVar(&o.SummaryFile, "summaryFile", "", "write the report to this file")
 	fs.Var(summaryFormatValue{&o.SummaryFormat}, "summaryFormat", "report format: default, JSON or CSV")
 	fs.StringVar(&o.SaveRankPerformanceDetailsCSV, "saveRankPerformanceDetailsCSV", "", "CSV file of every rank's figures")
-	fs.StringVar(&o.SavePerOpDataCSV, "savePerOpDataCSV", "", "prefix of per-rank CSV files of every I/O call")
-	sw(&o.SummaryAlways, "summaryAlways", "", "print the summary after every test")
+	fs.StringVar(&o.SavePerOpDataCSV, "savePerOpDataCSV", "", "write PREFIX-REP-RANK.csv: start, duration and throughput of every transfer")
+	sw(&o.SummaryAlways, "summaryAlways", "", "IOR's summary after every test: a no-op at -v 0, as in IOR; refused with -v")
 }
 
 // directiveValue is -O: each Set applies a list of directives.
@@ -286,7 +293,11 @@ func (v directiveValue) Type() string { return "directives" }
 
 // parseArgs parses the command line into p.
 func (p *parser) parseArgs(args []string) error {
-	return cliflag.ParseArgs(p.fs, args, &p.help, p.flagError,
+	words, err := cliflag.ExpandGroups(p.fs, args)
+	if err != nil {
+		return err
+	}
+	return cliflag.ParseArgs(p.fs, words, &p.help, p.flagError,
 		"IOR options start with - (such as -b 4m or -O key=value)")
 }
 
@@ -311,8 +322,8 @@ func (p *parser) flagError(err error) error {
 		if !short {
 			return nil
 		}
-		if ior, ok := unsupportedShort[name[0]]; ok {
-			return fmt.Errorf("-%c: IOR's %s is not supported by hpcbench", name[0], ior)
+		if u, ok := unsupportedShort[name[0]]; ok {
+			return fmt.Errorf("-%c: IOR's %s is not supported: %s", name[0], u.name, u.why)
 		}
 		return nil
 	})

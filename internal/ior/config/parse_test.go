@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/spf13/pflag"
 
@@ -88,7 +89,7 @@ func TestParseFlagForms(t *testing.T) {
 		{[]string{"-F=1"}, func(o *Options) { o.FilePerProc = true }},
 		{[]string{"-F=2"}, func(o *Options) { o.FilePerProc = true }},
 		{[]string{"-O", "filePerProc=1"}, func(o *Options) { o.FilePerProc = true }},
-		{[]string{"-wF=0"}, func(o *Options) { o.ReadFile = false }},
+		{[]string{"-wF=0"}, func(o *Options) {}}, // as IOR: the value goes to -w and -F, so neither phase is asked
 		{[]string{"-C"}, func(o *Options) { o.ReorderTasks = true }},
 		{[]string{"-O", "reorderTasksConstant=1"}, func(o *Options) { o.ReorderTasks = true }},
 		{[]string{"-O", "reorderTasks=1"}, func(o *Options) { o.ReorderTasks = true }},
@@ -123,7 +124,7 @@ func TestParseFlagForms(t *testing.T) {
 			o.StoneWallingStatusFile, o.StoneWallingWearOut = "sw", true
 		}},
 		{[]string{"-T", "5", "-d", "2", "-O", "minTimeDuration=3,interIODelay=10"}, func(o *Options) {
-			o.MaxTimeDuration, o.InterTestDelay, o.MinTimeDuration, o.InterIODelay = 5, 2, 3, 10
+			o.MaxTimeDuration, o.InterTestDelay, o.MinTimeDuration, o.InterIODelay = 5, 2*time.Second, 3, 10
 		}},
 		{[]string{"-N", "4", "-A", "7", "-j", "3"}, func(o *Options) { o.NumTasks, o.RefNum, o.OutlierThreshold = 4, 7, 3 }},
 		{[]string{"-O", "numTasks=4,refNum=7,outlierThreshold=3,repetitions=2"}, func(o *Options) {
@@ -145,7 +146,12 @@ func TestParseFlagForms(t *testing.T) {
 		// strings
 		{[]string{"-o", "/scratch/ior.dat"}, func(o *Options) { o.TestFile = "/scratch/ior.dat" }},
 		{[]string{"-O", "testFile=a=b"}, func(o *Options) { o.TestFile = "a=b" }},
-		{[]string{"-M", "75%"}, func(o *Options) { o.MemoryPerNode = "75%" }},
+		// memory to hold: -M as a percentage or a size (IOR 4 reads 2g as 2%), -O memoryPerTask; the last wins
+		{[]string{"-M", "75%"}, func(o *Options) { o.MemoryPerNode = NodeMemory{Percent: 75} }},
+		{[]string{"-M", "2g"}, func(o *Options) { o.MemoryPerNode = NodeMemory{Bytes: 2 * units.GiB} }},
+		{[]string{"-O", "memoryPerTask=16m"}, func(o *Options) { o.MemoryPerTask = 16 * units.MiB }},
+		{[]string{"-M", "1g", "-O", "memoryPerTask=16m"}, func(o *Options) { o.MemoryPerTask = 16 * units.MiB }},
+		{[]string{"-O", "memoryPerTask=16m", "-M", "0%"}, func(o *Options) {}},
 		{[]string{"-O", "summaryFile=out.json,summaryFormat=json"}, func(o *Options) {
 			o.SummaryFile, o.SummaryFormat = "out.json", SummaryJSON
 		}},
@@ -168,15 +174,31 @@ func TestParseFlagForms(t *testing.T) {
 			o.FsyncPerWrite, o.Fsync, o.DualMount, o.FilePerProc = true, true, true, true
 		}},
 		{[]string{"-O", "segmentCount=2,blockSize=2m,transferSize=1m,interTestDelay=1,maxTimeDuration=1"}, func(o *Options) {
-			o.SegmentCount, o.BlockSize, o.TransferSize, o.InterTestDelay, o.MaxTimeDuration = 2, 2*units.MiB, units.MiB, 1, 1
+			o.SegmentCount, o.BlockSize, o.TransferSize, o.InterTestDelay, o.MaxTimeDuration = 2, 2*units.MiB, units.MiB, time.Second, 1
 		}},
 		{[]string{"-O", "deadlineForStonewalling=3,taskPerNodeOffset=2,reorderTasksRandom=1,reorderTasksRandomSeed=4"}, func(o *Options) {
 			o.DeadlineForStonewalling, o.TaskPerNodeOffset, o.ReorderTasksRandom, o.ReorderTasksRandomSeed = 3, 2, 1, 4
 		}},
 		// backends
-		{[]string{"-a", "dummy"}, func(o *Options) { o.API = "DUMMY" }},
-		{[]string{"-a", "fake-old"}, func(o *Options) { o.API = "FAKE" }},
+		{[]string{"-a", "dummy"}, func(o *Options) { o.API = "dummy" }}, // kept as spelled, as IOR prints it
+		{[]string{"-a", "fake-old"}, func(o *Options) { o.API = "fake-old" }},
 		{[]string{"-O", "api=DUMMY"}, func(o *Options) { o.API = "DUMMY" }},
+		// -d takes a fraction as a real delay (IOR reads 0.1 as 0)
+		{strings.Fields("-w -d 0.1"), func(o *Options) { o.ReadFile, o.InterTestDelay = false, 100*time.Millisecond }},
+		{strings.Fields("-O interTestDelay=1.5"), func(o *Options) { o.InterTestDelay = 1500 * time.Millisecond }},
+		// option.c's groups (cliflag.ExpandGroups)
+		{strings.Fields("-r -z-k -e -i1"), func(o *Options) { // testing/complex-tests.sh
+			o.WriteFile, o.RandomOffset, o.KeepFile, o.Fsync = false, 1, true, true
+		}},
+		{strings.Fields("-w -s10-z -b 16k -t 4k"), func(o *Options) { // as IOR 4.1: -s 10 -z
+			o.ReadFile, o.SegmentCount, o.RandomOffset, o.BlockSize, o.TransferSize = false, 10, 1, 16*units.KiB, 4*units.KiB
+		}},
+		{strings.Fields("-wbk 4m"), func(o *Options) { o.ReadFile, o.BlockSize, o.KeepFile = false, 4*units.MiB, true }},
+		{strings.Fields("-X -13 -Z"), func(o *Options) { o.ReorderTasksRandomSeed, o.ReorderTasksRandom = -13, 1 }},
+		// -O pieces in command-line style, which IOR hands to its option parser
+		{strings.Fields("-O --posix.odirect=1,blockSize=2m"), func(o *Options) { o.BlockSize = 2 * units.MiB }},
+		{strings.Fields("-O -a=DUMMY"), func(o *Options) { o.API = "DUMMY" }},
+		{[]string{"-O", "-a DUMMY, -F"}, func(o *Options) { o.API, o.FilePerProc = "DUMMY", true }},
 		// a real command line (shared/reference/ior/ior-human.txt)
 		{strings.Fields("-a POSIX -b 256m -t 1m -w -r -W -R -i 3 -o ior_shared"), func(o *Options) {
 			o.BlockSize, o.TransferSize, o.Repetitions, o.TestFile = 256*units.MiB, units.MiB, 3, "ior_shared"
@@ -189,7 +211,9 @@ func TestParseFlagForms(t *testing.T) {
 			got := parseOne(t, tt.args...)
 			want := baseline()
 			tt.want(&want)
-			want.Backend.Name = want.API
+			if e, ok := testRegistry(t).Lookup(want.API); ok {
+				want.Backend.Name = e.Name
+			}
 			if got.BackendOptions == nil {
 				t.Fatal("BackendOptions is nil")
 			}
@@ -287,6 +311,19 @@ func TestParseErrors(t *testing.T) {
 		{[]string{"-i", "99999999999999999999"}, []string{`-i: parse integer`, "out of range"}},
 		{[]string{"-s", "1.5"}, []string{`-s: parse integer "1.5"`}},
 		{[]string{"-F=yes"}, []string{`-F: parse switch "yes"`, "want 0, 1, true or false"}},
+		{[]string{"-d", "-0.5"}, []string{"-d must be >= 0 (got -0.5)"}},
+		{[]string{"-z", "--randomPrefill", "4k", "-D", "1"}, []string{"--randomPrefill with -D is not supported: IOR then prefills segment by segment"}},
+		{[]string{"-M", "101%"}, []string{`-M: parse memory "101%"`, "from 0% to 100%"}},
+		{[]string{"-M", "lots"}, []string{`-M: parse size "lots"`, "or a percentage such as 75%"}},
+		{[]string{"-d", "1e3"}, []string{`-d: parse seconds "1e3": invalid syntax`}},
+		// SAD PATH: groups and command-line pieces of -O
+		{[]string{"-wb"}, []string{"-b: needs a value"}},
+		{[]string{"-wbt", "4m", "1m"}, []string{`-b: parse size "t"`}},
+		{[]string{"-wq"}, []string{"-q: IOR's quitOnError is not supported"}},
+		{[]string{"-O", "-f=x.ior"}, []string{`"-f=x.ior": -f cannot be given in a script or -O`}},
+		{[]string{"-O", "-a POSIX x"}, []string{`unexpected word "x" in "-a POSIX x"`}},
+		{[]string{"-O", "--nope=1"}, []string{`unknown option "--nope"`}},
+		{[]string{"-O", strings.Repeat("-O=", 9) + "-F"}, []string{"-O inside -O more than 8 deep"}},
 		{[]string{"-v=-1"}, []string{`-v: count "-1"`}},
 		{[]string{"-a", "FOO"}, []string{`-a: unknown API "FOO": want one of POSIX, DUMMY, FAKE`}},
 		{[]string{"-l", "x"}, []string{`-l: unknown data packet type "x"`, "timestamp, offset, incompressible or random"}},
@@ -304,7 +341,10 @@ func TestParseErrors(t *testing.T) {
 		{[]string{"-w", "foo"}, []string{`unexpected argument "foo"`}},
 		{[]string{"--", "-w"}, []string{`unexpected argument "-w"`}},
 		{[]string{"-"}, []string{`unexpected argument "-"`}},
-		{[]string{"-q"}, []string{"-q: IOR's quitOnError is not supported by hpcbench"}},
+		{[]string{"-a", "hdf5"}, []string{"-a: IOR's HDF5 backend is not in hpcbench, which has POSIX, DUMMY, FAKE"}},
+		{[]string{"-q"}, []string{"-q: IOR's quitOnError is not supported: it was IOR 3's and IOR 4 refuses it too"}},
+		{[]string{"-O", "GPUid=1"}, []string{`directive "GPUid": IOR's GPUid is not supported: hpcbench has no GPU`}},
+		{[]string{"-O", "numNodes=-1"}, []string{"-O numNodes must be >= 0"}},
 		{[]string{"-wH"}, []string{"-H: IOR's showHints is not supported"}},
 		{[]string{"-%"}, []string{`unknown option "-%"`}},
 		{[]string{"-\n"}, []string{`unknown option "-\n"`}},

@@ -33,13 +33,14 @@ func loadScript(open func(string) (io.ReadCloser, error), name string) (*script,
 }
 
 // readScript reads IOR's script format: lines before "IOR START" are
-// ignored; then every line up to "IOR STOP" is a comment (# first), blank,
-// "RUN", or key=value[,key=value] directives as -O takes them. RUN ends a
-// test and the next directive starts another that inherits its settings;
-// RUN twice in a row repeats the test; a RUN at the end adds nothing.
-// Markers match without regard to case or spacing. Unlike IOR, a missing
-// IOR START or IOR STOP is an error, as is a line in command-line style
-// (-b 4m).
+// ignored; then every line up to "IOR STOP" is blank, a comment (# to the
+// end of the line), "RUN", or directives as -O takes them: key=value
+// pieces and command-line options, separated by commas (blockSize=4m,
+// --posix.odirect=1, -a POSIX). RUN ends a test and the next directive
+// starts another that inherits its settings; RUN twice in a row repeats
+// the test; a RUN at the end adds nothing. Markers match without regard
+// to case or spacing, and may carry a comment. Unlike IOR, a missing IOR
+// START or IOR STOP is an error.
 func readScript(r io.Reader) (*script, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 4096), maxScriptLine)
@@ -49,11 +50,12 @@ func readScript(r io.Reader) (*script, error) {
 	for !stopped && sc.Scan() {
 		n++
 		text := sc.Text()
-		words := strings.Fields(text)
+		uncommented, _, _ := strings.Cut(text, "#")
+		words := strings.Fields(uncommented)
 		switch {
 		case !started:
 			started = isMarker(words, "IOR", "START")
-		case len(words) == 0 || strings.HasPrefix(words[0], "#"):
+		case len(words) == 0:
 		case isMarker(words, "IOR", "STOP"):
 			stopped = true
 		case isMarker(words, "RUN"):
@@ -63,9 +65,6 @@ func readScript(r io.Reader) (*script, error) {
 				}
 			}
 			run = true
-		case strings.HasPrefix(words[0], "-"):
-			return nil, fmt.Errorf("line %d: %q: script lines are key=value (blockSize=4m), not command-line options",
-				n, strings.TrimSpace(text))
 		default:
 			ds, err := ParseDirectives(text)
 			if err != nil {

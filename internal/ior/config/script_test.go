@@ -84,6 +84,35 @@ func TestScriptBackendOptionsPerTest(t *testing.T) {
 	}
 }
 
+// TestScriptCommandLines: script lines in command-line style set the
+// options as on the command line, alone, grouped, mixed with directives,
+// and with -O.
+func TestScriptCommandLines(t *testing.T) {
+	t.Parallel()
+	cfg, err := parseScript(t, "-f", "command-lines.ior")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cfg.Tests) != 2 {
+		t.Fatalf("%d tests, want 2", len(cfg.Tests))
+	}
+	want := baseline()
+	want.API, want.Backend.Name = "posix", "POSIX" // api=posix, kept as spelled
+	want.BlockSize, want.TransferSize = 4*units.MiB, units.MiB
+	want.RandomOffset, want.KeepFile, want.ReadFile = 1, true, false
+	t0, t1 := cfg.Tests[0], cfg.Tests[1]
+	if got := comparable(t0); !reflect.DeepEqual(got, comparable(want)) {
+		t.Errorf("test 0:\n got %+v\nwant %+v", got, comparable(want))
+	}
+	want.ID, want.API, want.Backend.Name, want.SegmentCount = 1, "DUMMY", "DUMMY", 3
+	if got := comparable(t1); !reflect.DeepEqual(got, comparable(want)) {
+		t.Errorf("test 1:\n got %+v\nwant %+v", got, comparable(want))
+	}
+	if d := t1.BackendOptions.(*dummyOptions).DelayXfer; d != 7 {
+		t.Errorf("test 1: --dummy.delay-xfer %d, want 7", d)
+	}
+}
+
 func TestScriptCommandLineDefaults(t *testing.T) {
 	t.Parallel()
 	cfg, err := parseScript(t, "-F", "-w", "-f", "empty.ior")
@@ -103,7 +132,10 @@ func TestScriptErrors(t *testing.T) {
 	}{
 		{[]string{"-f", "no-start.ior"}, []string{`-f no-start.ior: no "IOR START" line`}},
 		{[]string{"-f", "no-stop.ior"}, []string{`-f no-stop.ior: no "IOR STOP" line after "IOR START"`}},
-		{[]string{"-f", "flag-style.ior"}, []string{`-f flag-style.ior: line 3: "-t 4k": script lines are key=value`}},
+		{[]string{"-f", "nested-f.ior"}, []string{`-f nested-f.ior: line 2: "-f other.ior": -f cannot be given in a script or -O`}},
+		{[]string{"-f", "nested-h.ior"}, []string{`-f nested-h.ior: line 2: "-w -h": -h cannot be given in a script or -O`}},
+		{[]string{"-f", "stray-word.ior"}, []string{`-f stray-word.ior: line 2: unexpected word "extra" in "-a POSIX extra"`}},
+		{[]string{"-f", "bad-letter.ior"}, []string{`-f bad-letter.ior: line 3: -q: IOR's quitOnError is not supported`}},
 		{[]string{"-f", "unknown.ior"}, []string{`-f unknown.ior: line 5: unknown directive "frobnicate"`}},
 		{[]string{"-f", "invalid-test.ior"}, []string{"-f invalid-test.ior: test 1: -b 3145728 is not a multiple of -t 2097152"}},
 		{[]string{"-f", "missing.ior"}, []string{"-f missing.ior: open script:"}},

@@ -78,7 +78,10 @@
 //     (Segments with -F, Segments*N shared); IOR's main loop forgets to
 //     divide the read size by N for -F (the division is commented out)
 //     while its stonewall wear-out loop divides. The transfers inside the
-//     block are sequential, as in IOR.
+//     block are sequential, as in IOR. A read of a file that holds fewer
+//     blocks than that (written with fewer segments) draws from the
+//     blocks the file has (Geometry.FileBlocks), as IOR draws from the
+//     file's size; a larger file is read as if it were the test's.
 //
 // # Task reordering (Reorder, Topology)
 //

@@ -35,6 +35,10 @@ type Geometry struct {
 	// Seed is the effective --random-offset-seed (see OffsetSeed); it is
 	// used only when RandomOffset > 0.
 	Seed uint64
+	// FileBlocks, if between 1 and FileSize()/BlockSize, is the number of
+	// blocks -z -z draws from instead: those of a smaller file being
+	// read (one written with fewer segments). 0 means all of FileSize().
+	FileBlocks int64
 }
 
 // OffsetSeed returns the seed for Geometry.Seed from the value of
@@ -64,6 +68,8 @@ func (g Geometry) Validate() error {
 		return fmt.Errorf("%w: %d tasks: need at least one", ErrInvalid, g.NumTasks)
 	case g.RandomOffset < 0:
 		return fmt.Errorf("%w: random offset level %d is negative", ErrInvalid, g.RandomOffset)
+	case g.FileBlocks < 0:
+		return fmt.Errorf("%w: %d file blocks is negative", ErrInvalid, g.FileBlocks)
 	}
 	perSeg := g.BlockSize
 	if !g.FilePerProc {
@@ -143,6 +149,9 @@ func (g Geometry) Plan(pretendRank int) (Plan, error) {
 		}
 	default: // RandomBlocks
 		blocks := uint64(g.FileSize() / b)
+		if g.FileBlocks > 0 && uint64(g.FileBlocks) < blocks {
+			blocks = uint64(g.FileBlocks)
+		}
 		st := newStream(g.Seed, DomainRandom, uint64(pretendRank))
 		p.bases = make([]int64, g.Segments)
 		for s := range p.bases {

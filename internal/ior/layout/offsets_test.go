@@ -179,6 +179,42 @@ func TestPlanNoAllocs(t *testing.T) {
 	}
 }
 
+// TestRandomBlocksSmallerFile: with FileBlocks, -z -z draws only among the
+// blocks a smaller file has (the read of a file written with fewer
+// segments), starting at its last block; FileBlocks of 0 or beyond the
+// test's file changes nothing.
+func TestRandomBlocksSmallerFile(t *testing.T) {
+	t.Parallel()
+	for _, fpp := range []bool{false, true} {
+		g := layout.Geometry{BlockSize: 4 << 10, TransferSize: 1 << 10, Segments: 10, NumTasks: 2, FilePerProc: fpp, RandomOffset: 2, Seed: 7}
+		full := plan(t, g, 0)
+		for _, blocks := range []int64{0, g.FileSize() / g.BlockSize, 1 << 40} {
+			h := g
+			h.FileBlocks = blocks
+			if got := plan(t, h, 0); !slices.Equal(got, full) {
+				t.Errorf("fpp=%v FileBlocks %d changed the plan", fpp, blocks)
+			}
+		}
+		g.FileBlocks = 2
+		seen := map[int64]bool{}
+		for r := range 2 {
+			offs := plan(t, g, r)
+			for _, off := range offs {
+				if off < 0 || off+g.TransferSize > 2*g.BlockSize {
+					t.Fatalf("fpp=%v rank %d: offset %d beyond the file's 2 blocks", fpp, r, off)
+				}
+				seen[off/g.BlockSize] = true
+			}
+			if (fpp || r == 0) && offs[0] != g.BlockSize {
+				t.Errorf("fpp=%v rank %d starts at %d, want the file's last block %d", fpp, r, offs[0], g.BlockSize)
+			}
+		}
+		if !seen[0] || !seen[1] {
+			t.Errorf("fpp=%v: blocks read %v, want both", fpp, seen)
+		}
+	}
+}
+
 func TestGeometryValidate(t *testing.T) {
 	t.Parallel()
 	ok := layout.Geometry{BlockSize: 1 << 20, TransferSize: 1 << 18, Segments: 1, NumTasks: 2}
@@ -196,6 +232,7 @@ func TestGeometryValidate(t *testing.T) {
 		{"negative segments", func(g *layout.Geometry) { g.Segments = -1 }, "-s -1"},
 		{"no tasks", func(g *layout.Geometry) { g.NumTasks = 0 }, "0 tasks"},
 		{"negative -z", func(g *layout.Geometry) { g.RandomOffset = -1 }, "random offset"},
+		{"negative file blocks", func(g *layout.Geometry) { g.FileBlocks = -1 }, "file blocks"},
 		{"file too big", func(g *layout.Geometry) { g.Segments = 1 << 62 }, "overflow"},
 		{"tasks × block too big", func(g *layout.Geometry) { g.NumTasks = 1 << 62 }, "overflow"},
 	} {
