@@ -1,6 +1,9 @@
 package main
 
-import "github.com/hpcbench/hpcbench/internal/imb"
+import (
+	"github.com/hpcbench/hpcbench/internal/imb"
+	iorconfig "github.com/hpcbench/hpcbench/internal/ior/config"
+)
 
 // helpFor returns what the help of the command name says around its
 // options (see writeHelp). Its not-supported lists are checked against the
@@ -80,17 +83,8 @@ under a launcher (hpcbench launch -n 8 -- hpcbench ior ...) or alone.
 
 As in IOR, one dash starts short options, which group (-wr is -w -r), and
 long options take two (--posix.odirect).`,
-			unsupported: []notSupported{
-				{[]string{"-M"}, "hogging memory is not supported"},
-				{[]string{"-y"}, "dual mount points are not supported"},
-				{[]string{"--randomPrefill"}, "not supported yet"},
-				{[]string{"--savePerOpDataCSV"}, "per-operation CSV files are not supported yet (-O savePerOpDataCSV neither)"},
-				{[]string{"--summaryAlways"}, "not supported: the summary comes once, at the end"},
-				{[]string{"-B"}, "IOR's useO_DIRECT: use --posix.odirect"},
-				{[]string{"-H", "-I", "-J", "-n", "-p", "-P", "-q", "-S", "-U", "-V"},
-					"IOR's showHints, individualDataSets, setAlignment, noFill, preallocate, useSharedFilePointer, quitOnError, useStridedDatatype, hintsFileName and useFileView are not supported"},
-			},
-			exits: []exitStatus{ok, {"1", "an I/O error, or a verification failure (-W, -R)"}, usage, sig},
+			unsupported: iorUnsupported(),
+			exits:       []exitStatus{ok, {"1", "an I/O error, or a verification failure (-W, -R)"}, usage, sig},
 		}
 	case "mdtest":
 		return helpInfo{
@@ -114,4 +108,14 @@ and long options take two (--showRankStatistics).`,
 		}
 	}
 	return helpInfo{exits: []exitStatus{ok, usage}}
+}
+
+// iorUnsupported is the IOR options list of ior's help, from the table
+// the IOR parser refuses them from.
+func iorUnsupported() []notSupported {
+	var out []notSupported
+	for _, r := range iorconfig.Unsupported() {
+		out = append(out, notSupported{r.Names, r.Why})
+	}
+	return out
 }

@@ -1,0 +1,42 @@
+package config
+
+import (
+	"sort"
+	"strings"
+)
+
+// Refusal is a group of IOR options that hpcbench refuses, with a message
+// and exit status 2, for one reason.
+type Refusal struct {
+	Names []string // as a user types them: "-B", "-H"
+	Why   string
+}
+
+// Unsupported returns IOR's short options that hpcbench refuses, grouped
+// by reason and ordered by their first letter, for the help. It reads the
+// same table the parser refuses them from.
+func Unsupported() []Refusal {
+	letters := make([]byte, 0, len(unsupportedShort))
+	for c := range unsupportedShort {
+		letters = append(letters, c)
+	}
+	sort.Slice(letters, func(i, j int) bool { return letters[i] < letters[j] })
+	var out []Refusal
+	group := map[string]int{} // why -> index in out
+	var names = map[string][]string{}
+	for _, c := range letters {
+		u := unsupportedShort[c]
+		i, ok := group[u.why]
+		if !ok {
+			i = len(out)
+			group[u.why] = i
+			out = append(out, Refusal{Why: u.why})
+		}
+		out[i].Names = append(out[i].Names, "-"+string(c))
+		names[u.why] = append(names[u.why], u.name)
+	}
+	for i := range out {
+		out[i].Why = "IOR's " + strings.Join(names[out[i].Why], ", ") + ": " + out[i].Why
+	}
+	return out
+}
