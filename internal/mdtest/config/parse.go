@@ -184,9 +184,14 @@ func (p *parser) addFlags() {
 	sw(&p.help, "help", "h", "print this help")
 }
 
-// parseArgs parses the command line into p.
+// parseArgs parses the command line into p, its short-option groups split
+// as mdtest's option parser (IOR's src/option.c) reads them.
 func (p *parser) parseArgs(args []string) error {
-	return cliflag.ParseArgs(p.fs, args, &p.help, p.flagError,
+	split, err := cliflag.SplitGroups(p.fs, args)
+	if err != nil {
+		return err
+	}
+	return cliflag.ParseArgs(p.fs, split, &p.help, p.flagError,
 		"mdtest options start with - (such as -n 100 or -d dir)")
 }
 
