@@ -440,18 +440,25 @@ func (o *Options) Warnings() []string {
 	return w
 }
 
+// unusedDirs names the -d directories no rank works in: "b", or "b and
+// 2 more".
+func unusedDirs(d []string) string {
+	if len(d) == 1 {
+		return d[0] + " is"
+	}
+	return fmt.Sprintf("%s and %d more are", d[0], len(d)-1)
+}
+
 // Resolve completes the options for a job of jobSize ranks and checks what
-// depends on it: no more -d directories than ranks, -l within the job
+// depends on it: -l within the job
 // (-l 0 becomes the job size, and -f with it, as in mdtest), and the total
 // item count. It returns Warnings plus a warning when -N is not smaller
-// than the job (the stride wraps around), as text without the "WARNING: "
-// prefix. Under --warningAsErrors a warning is an error.
+// than the job (the stride wraps around) and one when -d names more
+// directories than there are ranks (rank r works in the (r mod n)-th, so
+// the last ones are not used), as text without the "WARNING: " prefix. Under --warningAsErrors a warning is an error.
 func (o *Options) Resolve(jobSize int) (warnings []string, err error) {
 	if jobSize < 1 {
 		return nil, fmt.Errorf("job size %d: want at least 1 rank", jobSize)
-	}
-	if len(o.Dirs) > jobSize {
-		return nil, fmt.Errorf("-d has %d directories but the job has %d ranks: each directory needs a rank", len(o.Dirs), jobSize)
 	}
 	if o.LastTasks > jobSize {
 		return nil, fmt.Errorf("-l %d is more than the job's %d ranks", o.LastTasks, jobSize)
@@ -460,6 +467,10 @@ func (o *Options) Resolve(jobSize int) (warnings []string, err error) {
 		return nil, fmt.Errorf("%s over %d ranks: more than %d items", o.itemFlags(), jobSize, int64(math.MaxInt64))
 	}
 	warnings = o.Warnings()
+	if len(o.Dirs) > jobSize {
+		warnings = append(warnings, fmt.Sprintf("-d has %d directories but the test has %d ranks: %s not used, as in mdtest",
+			len(o.Dirs), jobSize, unusedDirs(o.Dirs[jobSize:])))
+	}
 	if o.Stride > 0 && o.Stride >= jobSize {
 		w := fmt.Sprintf("-N %d is not smaller than the job's %d ranks: ranks work on the items of rank (rank+%d) mod %d",
 			o.Stride, jobSize, o.Stride, jobSize)
@@ -491,4 +502,14 @@ func (o *Options) TaskCounts() []int {
 		}
 	}
 	return counts
+}
+
+// ForTasks returns a copy of o that runs with n ranks only: the options of
+// one step of a -f/-l/-s sweep, for the communicator of the job's first n
+// ranks.
+func (o *Options) ForTasks(n int) *Options {
+	c := *o
+	c.Dirs = append([]string(nil), o.Dirs...)
+	c.FirstTasks, c.LastTasks, c.TasksStride = n, n, 1
+	return &c
 }
