@@ -61,8 +61,6 @@ func runMdtest(ctx context.Context, stdout, stderr io.Writer, args []string) err
 // options hpcbench parses but does not implement.
 func mdtestUnsupported(o *config.Options) error {
 	switch {
-	case o.Collective:
-		return fmt.Errorf("-c: collective creates are not supported yet")
 	case o.SavePerOpDataCSV != "":
 		return fmt.Errorf("--savePerOpDataCSV: per-operation CSV files are not supported yet")
 	}

@@ -448,6 +448,15 @@ func (r *runner) pathsOf(name string, owner int, n int64) []string {
 // operations, clock, optional sync, barrier, clock.
 func (r *runner) itemPhase(ctx context.Context, name string, op opFunc, owner int) (phaseResult, error) {
 	ps := r.paths(name, owner)
+	var all []string // -c: every rank's items, which rank 0 creates or removes
+	if r.collective(name) {
+		if r.rank == 0 {
+			all = r.everyRanksPaths(name)
+		}
+		if name != phFileCreate || r.o.Mknod {
+			ps = nil // with -k there is nothing to write
+		}
+	}
 	// Collect now what formatting the paths left, so that no collection
 	// runs during the timed loop (which allocates nothing) and takes a CPU
 	// from another rank.
@@ -467,6 +476,11 @@ func (r *runner) itemPhase(ctx context.Context, name string, op opFunc, owner in
 	}
 	var failed int64
 	var first string
+	if r.collective(name) {
+		if err := r.collectivePhase(ctx, name, op, all, &failed, &first); err != nil {
+			return phaseResult{}, err
+		}
+	}
 	done := 0
 	stone := !math.IsInf(deadline, 1)
 	for _, p := range ps {
@@ -488,6 +502,9 @@ func (r *runner) itemPhase(ctx context.Context, name string, op opFunc, owner in
 		}
 		done = n
 	}
+	if r.collective(name) {
+		done = int(r.items) // mdtest counts every rank's items as its own
+	}
 	tBefore := r.env.Clock()
 	if r.o.SyncPhases {
 		if s, ok := r.be.(aiori.Syncer); ok {
@@ -504,6 +521,49 @@ func (r *runner) itemPhase(ctx context.Context, name string, op opFunc, owner in
 	}
 	t1 := r.env.Clock()
 	return r.collect(ctx, name, phaseRank{items: float64(done), before: tBefore - t0, after: t1 - t0}, failed, first)
+}
+
+// collective reports whether rank 0 does phase name's operations for
+// every rank (-c): the create and remove phases of directories and files.
+// A file create phase then also has every rank open and write its own
+// files after rank 0 created them, as mdtest's does.
+func (r *runner) collective(name string) bool {
+	if !r.o.Collective {
+		return false
+	}
+	switch name {
+	case phDirCreate, phDirRemove, phFileCreate, phFileRemove:
+		return true
+	}
+	return false
+}
+
+// everyRanksPaths returns the items of phase name of every rank, rank by
+// rank, for -c.
+func (r *runner) everyRanksPaths(name string) []string {
+	var all []string
+	for k := range r.size {
+		all = append(all, r.pathsOf(name, k, r.items)...)
+	}
+	return all
+}
+
+// collectivePhase does on rank 0 the operations of a -c phase for every
+// rank (paths), counting failures as the phase does; for file creation,
+// every rank then waits for it before opening its own files.
+func (r *runner) collectivePhase(ctx context.Context, name string, op opFunc, paths []string, failed *int64, first *string) error {
+	for _, p := range paths {
+		if err := op(p); err != nil {
+			if *failed == 0 {
+				*first = describe(verb(name), p, err).encode()
+			}
+			*failed++
+		}
+	}
+	if name == phFileCreate {
+		return r.barrier(ctx)
+	}
+	return nil
 }
 
 // stonewall agrees, after a create phase cut short by -W, on the most
@@ -552,6 +612,15 @@ func (r *runner) treePhase(ctx context.Context, name string, ts []*tree, create 
 	var failed int64
 	var first string
 	done := 0
+	if r.o.Collective && r.o.UniqueDir {
+		// -c -u: rank 0 makes and removes every rank's tree.
+		ts = nil
+		if r.rank == 0 {
+			for k := range r.size {
+				ts = append(ts, r.trees(k)...)
+			}
+		}
+	}
 	if r.owns() {
 		note := func(p string, err error) {
 			if err != nil {

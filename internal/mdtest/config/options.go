@@ -392,6 +392,8 @@ func (o *Options) validateCombinations() error {
 			o.StonewallSeconds, o.Branch)
 	case o.Collective && o.SharedFile:
 		return errors.New("-c cannot be combined with -S")
+	case o.Collective && o.StonewallSeconds > 0:
+		return fmt.Errorf("-c cannot be combined with -W %d: rank 0 creates every rank's items, so a stonewall cannot stop each rank's share where it stands", o.StonewallSeconds)
 	case o.Collective && several:
 		return fmt.Errorf("-c cannot be combined with several -d directories (got %d)", len(o.Dirs))
 	case o.UniqueDir && o.SharedFile:

@@ -398,6 +398,7 @@ func TestParseValidationErrors(t *testing.T) {
 		// md_validate_tests' combinations
 		{"-n 10 -W 5 -z 1 -b 2", []string{"-W 5 needs -b <= 1 (got -b 2): the stonewall timer works only with a branch factor of 1"}},
 		{"-n 10 -c -S", []string{"-c cannot be combined with -S"}},
+		{"-n 10 -c -W 5", []string{"-c cannot be combined with -W 5: rank 0 creates every rank's items"}},
 		{"-n 10 -c -u -d a@b", []string{"-c cannot be combined with several -d directories (got 2)"}},
 		{"-n 10 -u -S", []string{"-u cannot be combined with -S"}},
 		{"-n 10 -u -N 1 -d a@b", []string{"-N 1 cannot be combined with several -d directories (got 2)"}},
