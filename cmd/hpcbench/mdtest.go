@@ -28,9 +28,6 @@ func runMdtest(ctx context.Context, stdout, stderr io.Writer, args []string) err
 		}
 		return usagef("mdtest: %v", err)
 	}
-	if err := mdtestUnsupported(o); err != nil {
-		return usagef("mdtest: %v", err)
-	}
 	// Rank 0's Results, one per number of tasks of a -f/-l/-s sweep; the
 	// first goes through benchJob, which needs one to write.
 	var results []*report.Result
@@ -55,16 +52,6 @@ func runMdtest(ctx context.Context, stdout, stderr io.Writer, args []string) err
 		}
 		return rs[0], err
 	}, func(*report.Result) error { return writeMdtestReports(stdout, results, o) })
-}
-
-// mdtestUnsupported refuses, before any file is created, the mdtest
-// options hpcbench parses but does not implement.
-func mdtestUnsupported(o *config.Options) error {
-	switch {
-	case o.SavePerOpDataCSV != "":
-		return fmt.Errorf("--savePerOpDataCSV: per-operation CSV files are not supported yet")
-	}
-	return nil
 }
 
 // writeMdtestReports renders rs, one Result per number of tasks: the

@@ -3,8 +3,11 @@ package mdtest
 import (
 	"bytes"
 	"flag"
+	"fmt"
 	"io"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/hpcbench/hpcbench/internal/testenv"
@@ -51,5 +54,27 @@ func TestGolden(t *testing.T) {
 				testenv.Golden(t, filepath.Join("testdata", tc.name+"."+f.ext+".golden"), b.Bytes(), *update)
 			}
 		})
+	}
+}
+
+// TestGoldenPerOpCSV runs a file test with --savePerOpDataCSV on the fake
+// clock and compares rank 1's four files with testdata/perop-*.golden:
+// mdtest's name (PREFIX-PHASE-RANK.csv), header and C number formats,
+// with tp as -w (create, remove), -e (read) or 1 (stat) over the runtime.
+func TestGoldenPerOpCSV(t *testing.T) {
+	prefix := filepath.Join(t.TempDir(), "op")
+	j := runJob(t, 2, "-a DUMMY -n 3 -F -w 100 -e 50 --savePerOpDataCSV="+prefix+" -d md", true, nil)
+	noErrors(t, j)
+	for _, phase := range []string{report.MdtestFileCreate, report.MdtestFileStat, report.MdtestFileRead, report.MdtestFileRemove} {
+		for rank := range 2 {
+			got, err := os.ReadFile(fmt.Sprintf("%s-%s-%05d.csv", prefix, phase, rank))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rank == 1 {
+				name := "perop-" + strings.ReplaceAll(strings.ToLower(phase), " ", "-") + ".golden"
+				testenv.Golden(t, filepath.Join("testdata", name), got, *update)
+			}
+		}
 	}
 }

@@ -457,6 +457,11 @@ func (r *runner) itemPhase(ctx context.Context, name string, op opFunc, owner in
 			ps = nil // with -k there is nothing to write
 		}
 	}
+	var times *opTimes // --savePerOpDataCSV's
+	if r.o.SavePerOpDataCSV != "" && perOpPhase(name) {
+		times = &opTimes{clock: r.env.Clock}
+		op = times.timeOps(op, len(ps)+len(all))
+	}
 	// Collect now what formatting the paths left, so that no collection
 	// runs during the timed loop (which allocates nothing) and takes a CPU
 	// from another rank.
@@ -520,6 +525,11 @@ func (r *runner) itemPhase(ctx context.Context, name string, op opFunc, owner in
 		return phaseResult{}, err
 	}
 	t1 := r.env.Clock()
+	if times != nil {
+		if err := r.savePerOp(name, times, t0); err != nil {
+			return phaseResult{}, err
+		}
+	}
 	return r.collect(ctx, name, phaseRank{items: float64(done), before: tBefore - t0, after: t1 - t0}, failed, first)
 }
 
