@@ -121,6 +121,18 @@ func (r *runner) run(ctx context.Context) (*runResult, error) {
 	r.buf = aiori.AlignedBuffer(int(r.o.WriteBytes))
 	pattern.Fill(r.buf, r.ptype, r.rank, r.dataSeed, 0)
 	r.rbuf = aiori.AlignedBuffer(int(max(r.o.WriteBytes, r.o.ReadBytes)))
+	// As mdtest, the first ranks make their -d directory if it is missing
+	// (so that rank 0's statfs sees the file system it will test), and
+	// remove it at the end if they made it and the run removes.
+	created := false
+	if r.rank < len(r.o.Dirs) {
+		if _, err := r.md.Stat(base); errors.Is(err, fs.ErrNotExist) {
+			if err := r.mkdirAll(base); err != nil {
+				return nil, err
+			}
+			created = true
+		}
+	}
 	if r.rank == 0 {
 		if s, ok := r.be.(aiori.Statfser); ok {
 			if fi, err := s.Statfs(base); err == nil {
@@ -136,6 +148,16 @@ func (r *runner) run(ctx context.Context) (*runResult, error) {
 		}
 		if err := r.iteration(ctx, iter, base, res); err != nil {
 			return nil, err
+		}
+	}
+	if r.o.Remove {
+		// Last, after every rank is done with it; what another process
+		// put there keeps it.
+		if err := r.barrier(ctx); err != nil {
+			return nil, err
+		}
+		if created {
+			_ = r.md.Rmdir(base)
 		}
 	}
 	return res, nil
