@@ -124,7 +124,7 @@ func TestMdtestBadInput(t *testing.T) {
 		{[]string{"-n", "10", "-w", "1.5k"}, "-w"},
 		{[]string{"-n", "10", "-a", "MMAP"}, "MMAP"},
 		{[]string{"-n", "10", "-i", "0"}, "-i"},
-		{[]string{"-n", "10", "-B"}, "-B"},
+		{[]string{"-n", "10", "-B", "1"}, "-B 1 (no barriers) is not supported"},
 		{[]string{"stray"}, "stray"},
 	} {
 		dir := t.TempDir()

@@ -52,6 +52,7 @@ func TestPOSIXPhases(t *testing.T) {
 		{"shared-file", "-n 20 -S -F -w 100 -e 100", 3, []string{"File creation", "File stat", "File read", "File removal"}},
 		{"collective", "-n 10 -c -w 64 -e 64 -X", 3, []string{"Directory creation", "Directory removal", "File creation", "File read", "File removal"}},
 		{"collective-unique-tree", "-n 12 -c -u -z 1 -b 2 -F", 2, []string{"File creation", "File removal", "Tree creation", "Tree removal"}},
+		{"verify-write", "-n 10 -F -w 100 -e 100 -X --verify-write", 2, []string{"File creation", "File read"}},
 		{"sweep", "-n 10 -F -u -f 1 -l 3", 3, []string{"File creation", "File stat", "File removal"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

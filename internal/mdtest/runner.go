@@ -361,7 +361,11 @@ func (r *runner) fileCreate(p string) error {
 	if r.o.Mknod {
 		return r.md.Mknod(p)
 	}
-	f, err := r.be.Create(p, aiori.WriteOnly|aiori.Create)
+	flags := aiori.WriteOnly | aiori.Create
+	if r.o.VerifyWrite {
+		flags = aiori.ReadWrite | aiori.Create // to read it back
+	}
+	f, err := r.be.Create(p, flags)
 	if err != nil {
 		return err
 	}

@@ -152,6 +152,11 @@ type Options struct {
 	// inside the timing (the backend must implement aiori's sync).
 	SyncPhases bool
 
+	// NoBarriers is -B, which in mdtest 4 takes a value: 0 keeps the
+	// barriers between phases (and is all hpcbench accepts); any other
+	// value makes mdtest 4 abort with its stone wall error, and phases
+	// need barriers to be timed.
+	NoBarriers int
 	// StonewallSeconds is -W: stop the file create phase after this many
 	// seconds, then let every rank catch up to the largest count any rank
 	// reached; 0 is off.
@@ -387,6 +392,8 @@ func (o *Options) validateCombinations() error {
 	switch {
 	case !o.Create && !o.Stat && !o.Read && !o.Remove && !o.Rename:
 		return errors.New("-C, -T, -E, -r, -U: no phase to run")
+	case o.NoBarriers != 0:
+		return fmt.Errorf("-B %d (no barriers) is not supported: mdtest 4 then always aborts with its stone wall error, and phases need barriers to be timed; -B 0 keeps them", o.NoBarriers)
 	case o.StonewallSeconds > 0 && o.Branch > 1:
 		return fmt.Errorf("-W %d needs -b <= 1 (got -b %d): the stonewall timer works only with a branch factor of 1",
 			o.StonewallSeconds, o.Branch)

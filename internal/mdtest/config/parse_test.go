@@ -90,6 +90,7 @@ func TestParseFlagForms(t *testing.T) {
 		{"-z=3", false, func(o *Options) { o.Depth = 3 }},
 		// directories
 		{"-d /scratch/md", false, func(o *Options) { o.Dirs = []string{"/scratch/md"} }},
+		{"-B 0", false, func(o *Options) {}}, // mdtest 4's -B takes a value; 0 keeps the barriers
 		{"-d=/scratch/md", false, func(o *Options) { o.Dirs = []string{"/scratch/md"} }},
 		{"-d/q/0", false, func(o *Options) { o.Dirs = []string{"/q/0"} }}, // no option letters in the value
 		{"-d -F", false, func(o *Options) { o.Dirs = []string{"-F"} }},    // the next argument, whatever it is
@@ -338,8 +339,9 @@ func TestParseErrors(t *testing.T) {
 		{[]string{"-n", "10", "-n="}, []string{`"-n=": -n needs a value after =`}},
 		{[]string{"-n", "10", "-Fi"}, []string{"-i: needs a value"}},
 		// refused mdtest options
-		{[]string{"-n", "10", "-B"}, []string{"-B (no barriers) is not supported", "always aborts"}},
-		{[]string{"-n", "10", "-FB"}, []string{"-B (no barriers) is not supported"}},
+		{[]string{"-n", "10", "-B", "1"}, []string{"-B 1 (no barriers) is not supported", "always aborts"}},
+		{[]string{"-n", "10", "-B"}, []string{"-B: needs a value"}}, // mdtest 4's -B takes one
+		{[]string{"-n", "10", "-FB=2"}, []string{"-B 2 (no barriers) is not supported"}},
 		{[]string{"-n", "10", "-g"}, []string{"-g (Lustre global directory layout) is not supported"}},
 		{[]string{"-n", "10", "--GPUid=1"}, []string{"--GPUid: mdtest's GPU selection option is not supported"}},
 		{[]string{"-n", "10", "--allocateBufferOnGPU"}, []string{"--allocateBufferOnGPU: mdtest's GPU buffers option"}},
