@@ -24,14 +24,17 @@ import (
 //
 // Where option.c would misread what a user surely meant, SplitGroups
 // returns an error naming the argument and the unambiguous spelling:
-// option.c goes on reading the letters of an attached value as options
-// ("-n1k" would also turn on -k, "-aPOSIX" -P, -S and -I), and a value
-// letter after the first takes the next argument even when the group
-// continues with digits ("-Fn100" gives -n the next argument, not 100).
+// option.c goes on reading the letters of an attached value as options,
+// giving each the value ("-n1k" would also turn on -k, "-aPOSIX" would
+// set -I to "POSIX"; see misreadLetters for those that change nothing, as
+// in "-aDUMMY"), and a value letter after the first takes the next
+// argument even when the group continues with digits ("-Fn100" gives -n
+// the next argument, not 100).
 // Letters fs does not know are passed on, one per argument, so that pflag
 // reports the first of them.
 func SplitGroups(fs *pflag.FlagSet, args []string) ([]string, error) {
 	out := make([]string, 0, len(args))
+	seen := map[string]bool{} // the flags set so far, by name
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		switch {
@@ -40,6 +43,9 @@ func SplitGroups(fs *pflag.FlagSet, args []string) ([]string, error) {
 		case strings.HasPrefix(a, "--"):
 			out = append(out, a)
 			name, _, hasEq := strings.Cut(a[2:], "=")
+			if f := fs.Lookup(name); f != nil {
+				seen[f.Name] = true
+			}
 			if f := fs.Lookup(name); f != nil && !hasEq && f.NoOptDefVal == "" && i+1 < len(args) {
 				i++
 				out = append(out, args[i])
@@ -49,7 +55,7 @@ func SplitGroups(fs *pflag.FlagSet, args []string) ([]string, error) {
 			out = append(out, a)
 			continue
 		}
-		split, next, err := splitGroup(fs, a, i+1 < len(args))
+		split, next, err := splitGroup(fs, a, i+1 < len(args), seen)
 		if err != nil {
 			return nil, err
 		}
@@ -59,6 +65,8 @@ func SplitGroups(fs *pflag.FlagSet, args []string) ([]string, error) {
 		for _, s := range split {
 			if s == nextArg {
 				s = args[i]
+			} else if f := shortFlag(fs, s); f != nil {
+				seen[f.Name] = true
 			}
 			out = append(out, s)
 		}
@@ -90,7 +98,7 @@ func letterKind(fs *pflag.FlagSet, c byte) (known, switchLike bool) {
 // "-uF=1") into one option per letter. A letter that takes the next
 // argument is followed by nextArg, and next reports that the group takes
 // it; other values are attached with =.
-func splitGroup(fs *pflag.FlagSet, a string, haveNext bool) (split []string, next bool, err error) {
+func splitGroup(fs *pflag.FlagSet, a string, haveNext bool, seen map[string]bool) (split []string, next bool, err error) {
 	body, val, hasEq := strings.Cut(a[1:], "=")
 	if body == "" {
 		return []string{a}, false, nil // "-=x": pflag's syntax error
@@ -117,7 +125,7 @@ func splitGroup(fs *pflag.FlagSet, a string, haveNext bool) (split []string, nex
 			split = append(split, opt)
 		case k == 0 && len(body) > 1:
 			rest := body[1:]
-			if letters := optionLetters(fs, rest); letters != "" {
+			if letters := misreadLetters(fs, rest, seen); letters != "" {
 				return nil, false, fmt.Errorf("%q: mdtest and IOR read the letters of a value written against its option as options too (here %s): write %s %s or %s=%s",
 					a, letters, opt, rest, opt, rest)
 			}
@@ -147,15 +155,57 @@ func allOptions(fs *pflag.FlagSet, s string) bool {
 	return true
 }
 
-// optionLetters returns the letters of s that fs knows as short options,
-// each as -x, joined by ", "; "" when there are none. A byte that fs does
-// not know counts as none.
-func optionLetters(fs *pflag.FlagSet, s string) string {
+// misreadLetters returns the letters of s, the value written against an
+// option, that option.c would read as options with an effect, each as -x,
+// joined by ", "; "" when there are none. option.c gives each letter of s
+// that it knows s itself: a letter that takes a value would get s, and a
+// switch would be set to C's atoi(s) (at least 0), which changes it when
+// that is not 0 or when the command line set it before. A switch set to
+// 0 that nothing set ("-aDUMMY": -D, -U, -Y) and unknown letters change
+// nothing, as in option.c.
+func misreadLetters(fs *pflag.FlagSet, s string, seen map[string]bool) string {
 	var letters []string
+	set := cAtoi(s) > 0
 	for k := 0; k < len(s); k++ {
-		if known, _ := letterKind(fs, s[k]); known && !strings.Contains(s[:k], s[k:k+1]) {
+		known, sw := letterKind(fs, s[k])
+		if !known || strings.Contains(s[:k], s[k:k+1]) {
+			continue
+		}
+		if !sw || set || seen[fs.ShorthandLookup(s[k:k+1]).Name] {
 			letters = append(letters, "-"+s[k:k+1])
 		}
 	}
 	return strings.Join(letters, ", ")
+}
+
+// shortFlag returns the flag of a split short option, "-x" or "-x=v", or
+// nil.
+func shortFlag(fs *pflag.FlagSet, s string) *pflag.Flag {
+	if len(s) < 2 || s[0] != '-' || s[1] == '-' || s[1] >= 0x80 || (len(s) > 2 && s[2] != '=') {
+		return nil
+	}
+	return fs.ShorthandLookup(s[1:2])
+}
+
+// cAtoi returns what C's atoi returns for s: optional leading white
+// space, an optional sign, then the longest run of digits; 0 without
+// digits. It saturates instead of overflowing.
+func cAtoi(s string) int64 {
+	s = strings.TrimLeft(s, " \t\n\v\f\r")
+	neg := false
+	if s != "" && (s[0] == '-' || s[0] == '+') {
+		neg = s[0] == '-'
+		s = s[1:]
+	}
+	var n int64
+	for k := 0; k < len(s) && s[k] >= '0' && s[k] <= '9'; k++ {
+		if n > (1<<62)/10 {
+			break
+		}
+		n = n*10 + int64(s[k]-'0')
+	}
+	if neg {
+		return -n
+	}
+	return n
 }

@@ -72,7 +72,11 @@ func TestSplitGroups(t *testing.T) {
 		{"-=x", "-=x", ""},
 		// misread by option.c
 		{"-n1k", "", `"-n1k": mdtest and IOR read the letters of a value written against its option as options too (here -k): write -n 1k or -n=1k`},
-		{"-dFuF", "", `(here -F, -u): write -d FuF or -d=FuF`},
+		{"-dFuF", "-d=FuF", ""},                                  // option.c sets -F and -u to atoi("FuF"), 0: no change
+		{"-F -dFuF", "", `"-dFuF"`},                              // but -F was on
+		{"--swF -dFuF", "", `(here -F): write -d FuF or -d=FuF`}, // set by its long name
+		{"-d5u", "", `(here -u)`},                                // atoi("5u") is 5: -u on
+		{"-dxz", "", `(here -z)`},                                // -z would get "xz"
 		{"-Fn100", "", `"-Fn100": mdtest and IOR give -n the next argument, not "100", when it is not the first letter of a group: write -F -n100`},
 		{"-FCn1 x", "", `write -FC -n1`},
 		{"-n=", "", `"-n=": -n needs a value after =`},

@@ -13,7 +13,7 @@
 // is -F -n 100); "-n=100" and "-uF=1" give the value after = to every
 // letter of the group; switches take "=0" to turn off. Where option.c would
 // misread a group, Parse refuses it and names the spelling to use: "-n1k"
-// (option.c also turns on -k), "-aPOSIX" (-P, -S, -I, -X), "-Fn100" (-n
+// (option.c also turns on -k), "-aPOSIX" (-I gets "POSIX"), "-Fn100" (-n
 // gets the next argument, not 100). mdtest's short-only options
 // also get long names after its mdtest_options_t fields (--items,
 // --items-per-dir, --depth, …); its own long options keep their spelling

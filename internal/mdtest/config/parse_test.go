@@ -91,6 +91,7 @@ func TestParseFlagForms(t *testing.T) {
 		// directories
 		{"-d /scratch/md", false, func(o *Options) { o.Dirs = []string{"/scratch/md"} }},
 		{"-B 0", false, func(o *Options) {}}, // mdtest 4's -B takes a value; 0 keeps the barriers
+		{"-aDUMMY", false, func(o *Options) { o.API = "DUMMY" }}, // option.c sets -D, -U, -Y to 0, as they were
 		{"-d=/scratch/md", false, func(o *Options) { o.Dirs = []string{"/scratch/md"} }},
 		{"-d/q/0", false, func(o *Options) { o.Dirs = []string{"/q/0"} }}, // no option letters in the value
 		{"-d -F", false, func(o *Options) { o.Dirs = []string{"-F"} }},    // the next argument, whatever it is
@@ -333,8 +334,9 @@ func TestParseErrors(t *testing.T) {
 		// what option.c misreads
 		{[]string{"-n1k"}, []string{`"-n1k": mdtest and IOR read the letters of a value written against its option as options too (here -k): write -n 1k or -n=1k`}},
 		{[]string{"-n", "10", "-w4k"}, []string{`"-w4k"`, "(here -k)", "-w 4k or -w=4k"}},
-		{[]string{"-n", "10", "-d/scratch/md"}, []string{`"-d/scratch/md"`, "(here -s, -c, -r, -a, -t, -d)"}},
-		{[]string{"-n", "10", "-aPOSIX"}, []string{`"-aPOSIX"`, "(here -P, -S, -I, -X)", "-a POSIX or -a=POSIX"}},
+		{[]string{"-n", "10", "-d/scratch/md"}, []string{`"-d/scratch/md"`, "(here -s, -a, -d)"}},
+		{[]string{"-n", "10", "-D", "-aDUMMY"}, []string{`"-aDUMMY"`, "(here -D)"}}, // option.c would turn -D off
+		{[]string{"-n", "10", "-aPOSIX"}, []string{`"-aPOSIX"`, "(here -I)", "-a POSIX or -a=POSIX"}},
 		{[]string{"-FCn100"}, []string{`"-FCn100": mdtest and IOR give -n the next argument, not "100", when it is not the first letter of a group: write -FC -n100`}},
 		{[]string{"-n", "10", "-n="}, []string{`"-n=": -n needs a value after =`}},
 		{[]string{"-n", "10", "-Fi"}, []string{"-i: needs a value"}},
