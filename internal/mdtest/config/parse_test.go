@@ -90,7 +90,7 @@ func TestParseFlagForms(t *testing.T) {
 		{"-z=3", false, func(o *Options) { o.Depth = 3 }},
 		// directories
 		{"-d /scratch/md", false, func(o *Options) { o.Dirs = []string{"/scratch/md"} }},
-		{"-B 0", false, func(o *Options) {}}, // mdtest 4's -B takes a value; 0 keeps the barriers
+		{"-B 0", false, func(o *Options) {}},                     // mdtest 4's -B takes a value; 0 keeps the barriers
 		{"-aDUMMY", false, func(o *Options) { o.API = "DUMMY" }}, // option.c sets -D, -U, -Y to 0, as they were
 		{"-d=/scratch/md", false, func(o *Options) { o.Dirs = []string{"/scratch/md"} }},
 		{"-d/q/0", false, func(o *Options) { o.Dirs = []string{"/q/0"} }}, // no option letters in the value
