@@ -114,6 +114,9 @@ func WriteMdtestRankCSV(w io.Writer, r *Result) error {
 // appends them to the file after each number of tasks). Anything a Result
 // lacks is an error, and nothing is written.
 func WriteMdtestSweepRankCSV(w io.Writer, rs []*Result) error {
+	if len(rs) == 0 {
+		return fmt.Errorf("report: mdtest sweep: no results")
+	}
 	ops := MdtestOperations()
 	header := []string{"rank", "items"}
 	for _, op := range ops {
