@@ -32,8 +32,11 @@ func runMdtest(ctx context.Context, stdout, stderr io.Writer, args []string) err
 	// first goes through benchJob, which needs one to write.
 	var results []*report.Result
 	return benchJob(ctx, "mdtest", mdtest.ErrOps, func(j *job.Job, host string) (*report.Result, error) {
-		if o.LastTasks > j.Comm.Size() {
-			return nil, usagef("mdtest: -l %d is more than the job's %d ranks", o.LastTasks, j.Comm.Size())
+		// What depends on the job size (-l, --warningAsErrors) is bad
+		// input too: exit 2 before anything is created.
+		plan := *o
+		if _, err := plan.Resolve(j.Comm.Size()); err != nil {
+			return nil, usagef("mdtest: %v", err)
 		}
 		env := mdtest.Env{
 			Command:   append([]string{"hpcbench", "mdtest"}, args...),

@@ -106,6 +106,28 @@ func TestMdtestVanishingFile(t *testing.T) {
 	}
 }
 
+// TestMdtestBadInputJob: what depends on the job size is bad input too:
+// exit 2 with one line, nothing created.
+func TestMdtestBadInputJob(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-n", "10", "-f", "1", "-l", "3"}, "-l 3 is more than the job's 2 ranks"},
+		{[]string{"-n", "10", "--warningAsErrors"}, "--warningAsErrors: Read bytes is 0"},
+	} {
+		dir := t.TempDir()
+		args := append([]string{"launch", "-n", "2", "--", "hpcbench", "mdtest", "-d", filepath.Join(dir, "md")}, tc.args...)
+		r := run(t, time.Minute, args...)
+		if r.Code != 2 || !strings.Contains(r.Stderr, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2 naming %s", tc.args, r.Code, r.Stderr, tc.want)
+		}
+		if left := dirEntries(t, dir); len(left) != 0 {
+			t.Errorf("%v: created %v", tc.args, left)
+		}
+	}
+}
+
 // TestMdtestBadInput: invalid combinations exit 2 with one line naming the
 // flags, before any file is created.
 func TestMdtestBadInput(t *testing.T) {
