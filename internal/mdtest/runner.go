@@ -638,6 +638,16 @@ func (r *runner) stonewall(ctx context.Context, name string, done int, ps []stri
 // treePhase creates or removes this rank's tree (rank 0's shared tree
 // without -u) and times it.
 func (r *runner) treePhase(ctx context.Context, name string, ts []*tree, create bool) (phaseResult, error) {
+	if r.o.Collective && r.o.UniqueDir {
+		// -c -u: rank 0 makes and removes every rank's tree (their
+		// paths formatted before the clock starts).
+		ts = nil
+		if r.rank == 0 {
+			for k := range r.size {
+				ts = append(ts, r.trees(k)...)
+			}
+		}
+	}
 	if err := r.hook(ctx, r.o.RunCmdBeforePhase, name); err != nil {
 		return phaseResult{}, err
 	}
@@ -648,15 +658,6 @@ func (r *runner) treePhase(ctx context.Context, name string, ts []*tree, create 
 	var failed int64
 	var first string
 	done := 0
-	if r.o.Collective && r.o.UniqueDir {
-		// -c -u: rank 0 makes and removes every rank's tree.
-		ts = nil
-		if r.rank == 0 {
-			for k := range r.size {
-				ts = append(ts, r.trees(k)...)
-			}
-		}
-	}
 	if r.owns() {
 		note := func(p string, err error) {
 			if err != nil {
@@ -677,6 +678,9 @@ func (r *runner) treePhase(ctx context.Context, name string, ts []*tree, create 
 				}
 			}
 			done += len(t.paths)
+		}
+		if r.o.Collective && r.o.UniqueDir && r.rank == 0 {
+			done /= r.size // mdtest's tree rate counts one tree, whoever makes them all
 		}
 	}
 	tBefore := r.env.Clock()
