@@ -106,8 +106,9 @@ func TestMdtestVanishingFile(t *testing.T) {
 	}
 }
 
-// TestMdtestBadInputJob: what depends on the job size is bad input too:
-// exit 2 with one line, nothing created.
+// TestMdtestBadInputJob: under the launcher, what depends on the job size
+// is bad input too, as are the spellings mdtest's parser misreads: exit 2
+// naming the argument, nothing created.
 func TestMdtestBadInputJob(t *testing.T) {
 	for _, tc := range []struct {
 		args []string
@@ -115,6 +116,10 @@ func TestMdtestBadInputJob(t *testing.T) {
 	}{
 		{[]string{"-n", "10", "-f", "1", "-l", "3"}, "-l 3 is more than the job's 2 ranks"},
 		{[]string{"-n", "10", "--warningAsErrors"}, "--warningAsErrors: Read bytes is 0"},
+		{[]string{"-n1k", "-F"}, `"-n1k": mdtest and IOR read the letters of a value written against its option as options too (here -k): write -n 1k or -n=1k`},
+		{[]string{"-Fn100"}, `"-Fn100": mdtest and IOR give -n the next argument, not "100", when it is not the first letter of a group: write -F -n100`},
+		{[]string{"-n", "10", "-D", "-aDUMMY"}, `"-aDUMMY": mdtest and IOR read the letters of a value written against its option as options too (here -D)`},
+		{[]string{"-n", "10", "-B", "1"}, "-B 1 (no barriers) is not supported"},
 	} {
 		dir := t.TempDir()
 		args := append([]string{"launch", "-n", "2", "--", "hpcbench", "mdtest", "-d", filepath.Join(dir, "md")}, tc.args...)
