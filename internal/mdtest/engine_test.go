@@ -197,3 +197,38 @@ func TestStonewallStatusFile(t *testing.T) {
 		t.Errorf("left behind: %v", left)
 	}
 }
+
+// TestSweepFailedCount: in a sweep, operations that fail at one task count
+// are reported in that count's Result, the other counts still run, and
+// every rank, those left out of the count included, ends with ErrOps.
+func TestSweepFailedCount(t *testing.T) {
+	dir := t.TempDir()
+	victim := filepath.Join(dir, "test-dir.0-0", "mdtest_tree.1.0", "file.mdtest.1.3")
+	runCmd := func(_ context.Context, cmd, phase string) error {
+		if phase != report.MdtestFileStat {
+			return nil
+		}
+		if err := os.Remove(victim); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+		return nil // with fewer than 2 tasks there is no rank 1 file
+	}
+	j := runJob(t, 3, fmt.Sprintf("-a POSIX -n 10 -F -u -f 1 -l 3 -d %s --run-cmd-before-phase=x", dir), false, runCmd)
+	for r, err := range j.errs {
+		if !errors.Is(err, ErrOps) {
+			t.Errorf("rank %d: %v, want ErrOps", r, err)
+		}
+	}
+	if len(j.all) != 3 {
+		t.Fatalf("%d results, want one per task count", len(j.all))
+	}
+	for i, r := range j.all {
+		failed := slices.ContainsFunc(r.Tables, func(tb report.Table) bool { return tb.Name == report.MdtestErrorsTable })
+		if want := i > 0; failed != want {
+			t.Errorf("%d tasks: errors table %v, want %v", i+1, failed, want)
+		}
+	}
+	if left, _ := os.ReadDir(dir); len(left) != 0 {
+		t.Errorf("left behind: %v", left)
+	}
+}
