@@ -35,6 +35,9 @@ func TestWarnings(t *testing.T) {
 		{"-n 10 -C --verify-write", []string{"--verify-write has no effect without -w: there is no data to verify"}},
 		{"-n 10 -C -f 2", []string{"-f 2 has no effect without -l: only the full job size runs"}},
 		{"-n 10 -C -f 2 -l 4", nil},
+		{"-n 10 -F -w 8 -e 8 -E -X", []string{"-X without -C or -G: the data's seed is this run's start time, so files an earlier run wrote will not verify; give both runs the same -G"}},
+		{"-n 10 -F -w 8 -e 8 -E -X -G 7", nil},
+		{"-n 10 -F -w 8 -e 8 -X", nil}, // the same run writes them
 	}
 	for _, tt := range tests {
 		t.Run(tt.args, func(t *testing.T) {
