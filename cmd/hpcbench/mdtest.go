@@ -13,8 +13,9 @@ import (
 	"github.com/hpcbench/hpcbench/report"
 )
 
-// runMdtest is `hpcbench mdtest`: mdtest's command line, phases and
-// SUMMARY tables, plus JSON and CSV summaries.
+// runMdtest is `hpcbench mdtest`: mdtest's command line, phases (for each
+// task count of a -f/-l/-s sweep) and SUMMARY tables, plus JSON and CSV
+// summaries.
 func runMdtest(ctx context.Context, stdout, stderr io.Writer, args []string) error {
 	reg, err := backends()
 	if err != nil {
