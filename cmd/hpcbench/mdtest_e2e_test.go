@@ -116,9 +116,9 @@ func TestMdtestBadInputJob(t *testing.T) {
 	}{
 		{[]string{"-n", "10", "-f", "1", "-l", "3"}, "-l 3 is more than the job's 2 ranks"},
 		{[]string{"-n", "10", "--warningAsErrors"}, "--warningAsErrors: Read bytes is 0"},
-		{[]string{"-n1k", "-F"}, `"-n1k": mdtest and IOR read the letters of a value written against its option as options too (here -k): write -n 1k or -n=1k`},
-		{[]string{"-Fn100"}, `"-Fn100": mdtest and IOR give -n the next argument, not "100", when it is not the first letter of a group: write -F -n100`},
-		{[]string{"-n", "10", "-D", "-aDUMMY"}, `"-aDUMMY": mdtest and IOR read the letters of a value written against its option as options too (here -D)`},
+		{[]string{"-n1k", "-F"}, `"-n1k": mdtest reads the letters of a value written against its option as options too, giving them the value (here -k): write -n 1k or -n=1k`},
+		{[]string{"-Fn100"}, `"-Fn100": mdtest gives -n the next word, not "100", when it is not the first letter of a group: write -F -n100`},
+		{[]string{"-n", "10", "-D", "-aDUMMY"}, `"-aDUMMY": mdtest reads the letters of a value written against its option as options too, giving them the value (here -D)`},
 		{[]string{"-n", "10", "-B", "1"}, "-B 1 (no barriers) is not supported"},
 	} {
 		dir := t.TempDir()
@@ -144,8 +144,8 @@ func TestMdtestBadInput(t *testing.T) {
 		{[]string{"-n", "10", "-u", "-S"}, "-S"},
 		{[]string{"-n", "10", "-c", "-W", "5"}, "-c cannot be combined with -W 5"},
 		// what mdtest's option parser misreads
-		{[]string{"-n1k"}, `"-n1k": mdtest and IOR read the letters of a value written against its option as options too (here -k)`},
-		{[]string{"-Fn100"}, `"-Fn100": mdtest and IOR give -n the next argument`},
+		{[]string{"-n1k"}, `"-n1k": mdtest reads the letters of a value written against its option as options too, giving them the value (here -k)`},
+		{[]string{"-Fn100"}, `"-Fn100": mdtest gives -n the next word`},
 		{[]string{"-n", "10", "-aPOSIX"}, "write -a POSIX or -a=POSIX"},
 		{[]string{"-n", "10", "-k", "-w", "10"}, "-k"},
 		{[]string{"-n", "10", "-w", "1.5k"}, "-w"},

@@ -3,209 +3,152 @@ package cliflag
 import (
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/spf13/pflag"
 )
 
-// SplitGroups rewrites args, a command line for fs, into one option per
-// argument the way IOR's src/option.c (the parser IOR and mdtest share)
-// reads short options, so that pflag then sees what the C tools see:
+// ExpandGroups rewrites a command line the way IOR 4's option parser
+// (src/option.c, option_parse_token) reads it into words pflag reads the
+// same way: every option of fs comes out as --name or --name=value. It
+// exists because pflag and option.c differ on single-dash words:
 //
-//   - a group of switches, "-FCr", is each of them; "-uF=1" gives the
-//     value after = to every letter of the group, as option.c does;
-//   - a letter that takes a value takes the rest of the group when it is
-//     the group's first letter ("-n100"), and otherwise the next argument
-//     ("-Fn 100" is -F -n 100); when several do, option.c gives each the
-//     same next argument, and so does SplitGroups;
-//   - "-n=100" and "--name=value" take the value after =, and "--name
-//     value" the next argument (which is then copied as it is);
-//   - "--" ends the options: it and what follows are copied as they are,
-//     as is anything else that is not an option, for pflag to judge.
+//   - a word is a group of short options: "-wrk", "-vvv";
+//   - a '-' inside a group is skipped, so "-z-k" is -z -k (IOR's
+//     testing/complex-tests.sh has it);
+//   - a value after '=' goes to every option of the group: "-F=0",
+//     "-b=4m", "-wr=1";
+//   - an option that takes a value, first in its group, takes the rest of
+//     the word ("-b4m", "-i1"), and a number option the digits before a
+//     '-' that switches follow ("-s10-z" is -s 10 -z); later in its
+//     group, followed only by switches, it takes the next word ("-wb 4m",
+//     "-wbk 4m"), and so does a long option without '=' ("--summaryFile
+//     x"), even a next word that starts with '-' ("-X -13").
 //
-// Where option.c would misread what a user surely meant, SplitGroups
-// returns an error naming the argument and the unambiguous spelling:
-// option.c goes on reading the letters of an attached value as options,
-// giving each the value ("-n1k" would also turn on -k, "-aPOSIX" would
-// set -I to "POSIX"; see misreadLetters for those that change nothing, as
-// in "-aDUMMY"), and a value letter after the first takes the next
-// argument even when the group continues with digits ("-Fn100" gives -n
-// the next argument, not 100).
-// Letters fs does not know are passed on, one per argument, so that pflag
-// reports the first of them.
-func SplitGroups(fs *pflag.FlagSet, args []string) ([]string, error) {
+// Where option.c misreads, the reading here is the one a user means, or
+// an error naming the word: option.c also reads the letters of a value as
+// switches ("-t100k" sets -k, "-b4m" sets -m), which is not done; for a
+// value option later in its group followed by more than switches
+// ("-wb4m") it takes the next word, where here the rest is the value; it
+// ignores letters that name no option when another letter of the group
+// does ("-wq"), which pflag reports; it gives one value to two value
+// options of a group ("-wbt 4m"), where here -b gets "t" and rejects it.
+//
+// Words that are not options are passed through for pflag, and so is
+// everything from "--" on.
+func ExpandGroups(fs *pflag.FlagSet, args []string) ([]string, error) {
 	out := make([]string, 0, len(args))
-	seen := map[string]bool{} // the flags set so far, by name
 	for i := 0; i < len(args); i++ {
-		a := args[i]
+		w := args[i]
 		switch {
-		case a == "--":
+		case w == "--":
 			return append(out, args[i:]...), nil
-		case strings.HasPrefix(a, "--"):
-			out = append(out, a)
-			name, _, hasEq := strings.Cut(a[2:], "=")
-			if f := fs.Lookup(name); f != nil {
-				seen[f.Name] = true
-			}
-			if f := fs.Lookup(name); f != nil && !hasEq && f.NoOptDefVal == "" && i+1 < len(args) {
+		case !strings.HasPrefix(w, "-") || w == "-":
+			out = append(out, w)
+		case strings.HasPrefix(w, "--"):
+			name, _, eq := strings.Cut(w[2:], "=")
+			if f := fs.Lookup(name); f != nil && !eq && f.NoOptDefVal == "" && i+1 < len(args) {
 				i++
-				out = append(out, args[i])
+				w = "--" + name + "=" + args[i]
 			}
-			continue
-		case len(a) < 2 || a[0] != '-':
-			out = append(out, a)
-			continue
-		}
-		split, next, err := splitGroup(fs, a, i+1 < len(args), seen)
-		if err != nil {
-			return nil, err
-		}
-		if next {
-			i++ // every value letter of the group takes the next argument
-		}
-		for _, s := range split {
-			if s == nextArg {
-				s = args[i]
-			} else if f := shortFlag(fs, s); f != nil {
-				seen[f.Name] = true
+			out = append(out, w)
+		default:
+			next := ""
+			if i+1 < len(args) {
+				next = args[i+1]
 			}
-			out = append(out, s)
+			words, usedNext, err := expandGroup(fs, w, next, i+1 < len(args))
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, words...)
+			if usedNext {
+				i++
+			}
 		}
 	}
 	return out, nil
 }
 
-// nextArg marks, in splitGroup's result, where the next argument goes (as
-// an argument of its own: pflag gives a short option the next argument
-// whatever it holds, "", "-1" or "-F", as option.c does).
-const nextArg = "\x00next"
-
-// letterKind says how fs takes the short option c: unknown, a switch
-// (a NoOptDefVal), or a value.
-// -h counts as unknown but alone: option.c knows it only as the whole
-// argument "-h".
-func letterKind(fs *pflag.FlagSet, c byte) (known, switchLike bool) {
-	if c >= 0x80 {
-		return false, false // pflag's shorthands are ASCII
+// expandGroup rewrites one single-dash word; next is the word after it
+// (hasNext false at the end of the line). It reports whether next was
+// taken as a value.
+func expandGroup(fs *pflag.FlagSet, w, next string, hasNext bool) (words []string, usedNext bool, err error) {
+	body, value, eq := strings.Cut(w[1:], "=")
+	if body == "" {
+		return nil, false, fmt.Errorf("bad option syntax %q", w)
 	}
-	f := fs.ShorthandLookup(string(c))
-	if f == nil || f.Name == "help" {
-		return false, false
+	for i, r := range body {
+		if r == '-' {
+			continue
+		}
+		if r >= utf8.RuneSelf {
+			return nil, false, fmt.Errorf("unknown option %q in %q", "-"+string(r), w)
+		}
+		f := fs.ShorthandLookup(string(r))
+		switch {
+		case f == nil:
+			// pflag names the unknown letter (and the caller's hook
+			// may explain it).
+			words = append(words, "-"+string(r))
+		case eq:
+			words = append(words, "--"+f.Name+"="+value)
+		case f.NoOptDefVal != "":
+			words = append(words, "--"+f.Name)
+		case i == 0 && len(body) > 1:
+			return appendValue(fs, words, f, body[1:]), false, nil
+		case !hasNext && allSwitches(fs, body[i+1:]):
+			return nil, false, fmt.Errorf("-%s: needs a value", f.Shorthand)
+		default:
+			if rest := body[i+1:]; !allSwitches(fs, rest) {
+				// option.c would take the next word and read rest's
+				// letters as switches; no such line runs under IOR.
+				return appendValue(fs, words, f, rest), false, nil
+			}
+			words = append(words, "--"+f.Name+"="+next)
+			usedNext = true
+		}
 	}
-	return true, f.NoOptDefVal != ""
+	return words, usedNext, nil
 }
 
-// splitGroup splits one short-option argument a ("-FCn", "-n100",
-// "-uF=1") into one option per letter. A letter that takes the next
-// argument is followed by nextArg, and next reports that the group takes
-// it; other values are attached with =.
-func splitGroup(fs *pflag.FlagSet, a string, haveNext bool, seen map[string]bool) (split []string, next bool, err error) {
-	body, val, hasEq := strings.Cut(a[1:], "=")
-	if body == "" {
-		return []string{a}, false, nil // "-=x": pflag's syntax error
-	}
-	for k := 0; k < len(body); k++ {
-		c := body[k]
-		known, sw := letterKind(fs, c)
-		opt := "-" + string(c)
-		switch {
-		case !known:
-			if c >= 0x80 {
-				// Not a letter option.c could know; let pflag name the
-				// whole rune.
-				return append(split, "-"+body[k:]), false, nil
-			}
-			split = append(split, opt)
-		case hasEq && val == "" && !sw:
-			return nil, false, fmt.Errorf("%q: %s needs a value after =", a, opt)
-		case hasEq && val == "":
-			split = append(split, opt) // option.c counts a switch up
-		case hasEq:
-			split = append(split, opt+"="+val)
-		case sw:
-			split = append(split, opt)
-		case k == 0 && len(body) > 1:
-			rest := body[1:]
-			if letters := misreadLetters(fs, rest, seen); letters != "" {
-				return nil, false, fmt.Errorf("%q: mdtest and IOR read the letters of a value written against its option as options too (here %s): write %s %s or %s=%s",
-					a, letters, opt, rest, opt, rest)
-			}
-			return append(split, opt+"="+rest), false, nil
-		default:
-			if rest := body[k+1:]; !allOptions(fs, rest) {
-				return nil, false, fmt.Errorf("%q: mdtest and IOR give %s the next argument, not %q, when it is not the first letter of a group: write %s %s%s",
-					a, opt, rest, a[:k+1], opt, rest)
-			}
-			split = append(split, opt)
-			if haveNext {
-				split = append(split, nextArg)
-				next = true
+// appendValue appends f given the value rest, the end of a word. A
+// number followed by switches in the same word ("-s10-z", "-X-13-k") is
+// the number, then the switches, as option.c reads it (its number parser
+// stops at the '-', and the letters after it are switches); a value that
+// is not a number is all of rest (a path may hold "-k").
+func appendValue(fs *pflag.FlagSet, words []string, f *pflag.Flag, rest string) []string {
+	switch f.Value.Type() {
+	case "int", "size", "seconds":
+		for j := 1; j < len(rest); j++ {
+			if rest[j] == '-' && allSwitches(fs, rest[j:]) && strings.Trim(rest[j:], "-") != "" {
+				words = append(words, "--"+f.Name+"="+rest[:j])
+				for _, r := range rest[j:] {
+					if r != '-' {
+						words = append(words, "--"+fs.ShorthandLookup(string(r)).Name)
+					}
+				}
+				return words
 			}
 		}
 	}
-	return split, next, nil
+	return append(words, "--"+f.Name+"="+rest)
 }
 
-// allOptions reports whether every byte of s is a short option of fs.
-func allOptions(fs *pflag.FlagSet, s string) bool {
-	for k := 0; k < len(s); k++ {
-		if known, _ := letterKind(fs, s[k]); !known {
+// allSwitches reports whether every letter of s (ignoring '-') is a
+// switch of fs, an option that takes no value.
+func allSwitches(fs *pflag.FlagSet, s string) bool {
+	for _, r := range s {
+		if r == '-' {
+			continue
+		}
+		if r >= utf8.RuneSelf {
+			return false
+		}
+		f := fs.ShorthandLookup(string(r))
+		if f == nil || f.NoOptDefVal == "" {
 			return false
 		}
 	}
 	return true
-}
-
-// misreadLetters returns the letters of s, the value written against an
-// option, that option.c would read as options with an effect, each as -x,
-// joined by ", "; "" when there are none. option.c gives each letter of s
-// that it knows s itself: a letter that takes a value would get s, and a
-// switch would be set to C's atoi(s) (at least 0), which changes it when
-// that is not 0 or when the command line set it before. A switch set to
-// 0 that nothing set ("-aDUMMY": -D, -U, -Y) and unknown letters change
-// nothing, as in option.c.
-func misreadLetters(fs *pflag.FlagSet, s string, seen map[string]bool) string {
-	var letters []string
-	set := cAtoi(s) > 0
-	for k := 0; k < len(s); k++ {
-		known, sw := letterKind(fs, s[k])
-		if !known || strings.Contains(s[:k], s[k:k+1]) {
-			continue
-		}
-		if !sw || set || seen[fs.ShorthandLookup(s[k:k+1]).Name] {
-			letters = append(letters, "-"+s[k:k+1])
-		}
-	}
-	return strings.Join(letters, ", ")
-}
-
-// shortFlag returns the flag of a split short option, "-x" or "-x=v", or
-// nil.
-func shortFlag(fs *pflag.FlagSet, s string) *pflag.Flag {
-	if len(s) < 2 || s[0] != '-' || s[1] == '-' || s[1] >= 0x80 || (len(s) > 2 && s[2] != '=') {
-		return nil
-	}
-	return fs.ShorthandLookup(s[1:2])
-}
-
-// cAtoi returns what C's atoi returns for s: optional leading white
-// space, an optional sign, then the longest run of digits; 0 without
-// digits. It saturates instead of overflowing.
-func cAtoi(s string) int64 {
-	s = strings.TrimLeft(s, " \t\n\v\f\r")
-	neg := false
-	if s != "" && (s[0] == '-' || s[0] == '+') {
-		neg = s[0] == '-'
-		s = s[1:]
-	}
-	var n int64
-	for k := 0; k < len(s) && s[k] >= '0' && s[k] <= '9'; k++ {
-		if n > (1<<62)/10 {
-			break
-		}
-		n = n*10 + int64(s[k]-'0')
-	}
-	if neg {
-		return -n
-	}
-	return n
 }

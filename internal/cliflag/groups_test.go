@@ -1,139 +1,126 @@
 package cliflag
 
 import (
-	"slices"
+	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/spf13/pflag"
 )
 
-// groupFlags returns a flag set shaped like mdtest's: switches F, C, u, k,
-// v (counted); values n, d, z; a long switch and a long value; -h.
+// groupFlags is a flag set like IOR's: switches w, r, k, z (counted) and
+// value options b, t, X, and a long-only value option.
 func groupFlags() *pflag.FlagSet {
-	fs := pflag.NewFlagSet("t", pflag.ContinueOnError)
-	var b bool
-	var n int
-	var s string
-	for _, c := range []string{"F", "C", "u", "k"} {
-		fs.BoolP("sw"+c, c, false, "")
-	}
-	fs.VarPF(Count{P: &n}, "verbose", "v", "").NoOptDefVal = CountUp
-	fs.IntP("items", "n", 0, "")
-	fs.StringP("dir", "d", "", "")
-	fs.IntP("depth", "z", 0, "")
-	fs.BoolVar(&b, "long-switch", false, "")
-	fs.StringVar(&s, "long-value", "", "")
-	fs.BoolP("help", "h", false, "")
+	fs := NewFlagSet("test")
+	var b, k, w, r bool
+	var z int
+	var size, xfer int64
+	var x int
+	var file string
+	fs.VarPF(Bool{P: &w}, "writeFile", "w", "").NoOptDefVal = "true"
+	fs.VarPF(Bool{P: &r}, "readFile", "r", "").NoOptDefVal = "true"
+	fs.VarPF(Bool{P: &k}, "keepFile", "k", "").NoOptDefVal = "true"
+	fs.VarPF(Count{P: &z}, "randomOffset", "z", "").NoOptDefVal = CountUp
+	fs.VarPF(Bool{P: &b}, "dryRun", "", "").NoOptDefVal = "true"
+	fs.VarP(Size{P: &size}, "blockSize", "b", "")
+	fs.VarP(Size{P: &xfer}, "transferSize", "t", "")
+	fs.VarP(Int{P: &x}, "seed", "X", "")
+	fs.StringVar(&file, "summaryFile", "", "")
 	return fs
 }
 
-// TestSplitGroups checks that short-option groups are split as IOR's
-// option.c reads them, and that what it misreads is refused.
-func TestSplitGroups(t *testing.T) {
+func TestExpandGroups(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
-		args string
-		want string // split, space-separated; "" with err
+		in   string // words separated by spaces
+		want []string
 		err  string
 	}{
-		{"-F -C", "-F -C", ""},
-		{"-FC", "-F -C", ""},
-		{"-vvv", "-v -v -v", ""},
-		{"-n100", "-n=100", ""},
-		{"-n=100", "-n=100", ""},
-		{"-n 100", "-n 100", ""},
-		{"-Fn 100", "-F -n 100", ""},
-		{"-FnC 100", "-F -n 100 -C", ""},
-		{"-Fnz 3", "-F -n 3 -z 3", ""}, // both take the next argument
-		{"-uF=1", "-u=1 -F=1", ""},
-		{"-uF=0", "-u=0 -F=0", ""},
-		{"-nz=2", "-n=2 -z=2", ""},
-		{"-F=", "-F", ""}, // a switch with an empty value counts up, as option.c's
-		{"-n -5", "-n -5", ""},
-		{"-d -F", "-d -F", ""},
-		{"-d /q/0", "-d /q/0", ""},
-		{"-d/q/0", "-d=/q/0", ""},
-		{"-Fn", "-F -n", ""}, // pflag reports the missing value
-		{"-q", "-q", ""},     // unknown: pflag reports it
-		{"-Fq", "-F -q", ""},
-		{"-F5", "-F -5", ""},
-		{"-h", "-h", ""},
-		{"-Fh", "-F -h", ""},
-		{"-Fé", "-F -é", ""},
-		{"--long-value x -F", "--long-value x -F", ""},
-		{"--long-value -F", "--long-value -F", ""}, // the next argument is the value
-		{"--long-value=-F", "--long-value=-F", ""},
-		{"--long-switch -F", "--long-switch -F", ""},
-		{"--unknown -FC", "--unknown -F -C", ""},
-		{"-F -- -FC", "-F -- -FC", ""},
-		{"word -FC", "word -F -C", ""},
-		{"- -F", "- -F", ""},
-		{"-=x", "-=x", ""},
-		// misread by option.c
-		{"-n1k", "", `"-n1k": mdtest and IOR read the letters of a value written against its option as options too (here -k): write -n 1k or -n=1k`},
-		{"-dFuF", "-d=FuF", ""},                                  // option.c sets -F and -u to atoi("FuF"), 0: no change
-		{"-F -dFuF", "", `"-dFuF"`},                              // but -F was on
-		{"--swF -dFuF", "", `(here -F): write -d FuF or -d=FuF`}, // set by its long name
-		{"-d5u", "", `(here -u)`},                                // atoi("5u") is 5: -u on
-		{"-dxz", "", `(here -z)`},                                // -z would get "xz"
-		{"-Fn100", "", `"-Fn100": mdtest and IOR give -n the next argument, not "100", when it is not the first letter of a group: write -F -n100`},
-		{"-FCn1 x", "", `write -FC -n1`},
-		{"-n=", "", `"-n=": -n needs a value after =`},
+		// HAPPY PATH: IOR's forms
+		{"-w", []string{"--writeFile"}, ""},
+		{"-wrk", []string{"--writeFile", "--readFile", "--keepFile"}, ""},
+		{"-z -z", []string{"--randomOffset", "--randomOffset"}, ""},
+		{"-z-k", []string{"--randomOffset", "--keepFile"}, ""}, // testing/complex-tests.sh
+		{"-w--r", []string{"--writeFile", "--readFile"}, ""},
+		{"-b4m", []string{"--blockSize=4m"}, ""},
+		{"-b 4m", []string{"--blockSize=4m"}, ""},
+		{"-b=4m", []string{"--blockSize=4m"}, ""},
+		{"-t100k", []string{"--transferSize=100k"}, ""}, // IOR would also set -k
+		{"-wb 4m", []string{"--writeFile", "--blockSize=4m"}, ""},
+		{"-wbk 4m", []string{"--writeFile", "--blockSize=4m", "--keepFile"}, ""},
+		{"-wb4m", []string{"--writeFile", "--blockSize=4m"}, ""},
+		{"-X -13", []string{"--seed=-13"}, ""},
+		{"-X-13", []string{"--seed=-13"}, ""},
+		{"-X10-z", []string{"--seed=10", "--randomOffset"}, ""}, // testing-style -s10-z
+		{"-X-13-kw", []string{"--seed=-13", "--keepFile", "--writeFile"}, ""},
+		{"-b4m-k", []string{"--blockSize=4m", "--keepFile"}, ""}, // IOR also sets -m
+		{"-b4m-x", []string{"--blockSize=4m-x"}, ""},             // x is no switch: the value is rejected
+		{"-wb1k-r", []string{"--writeFile", "--blockSize=1k", "--readFile"}, ""},
+		{"-wr=0", []string{"--writeFile=0", "--readFile=0"}, ""}, // IOR gives the value to every letter
+		{"-z=2", []string{"--randomOffset=2"}, ""},
+		{"--summaryFile x -w", []string{"--summaryFile=x", "--writeFile"}, ""},
+		{"--summaryFile=x", []string{"--summaryFile=x"}, ""},
+		{"--dryRun -w", []string{"--dryRun", "--writeFile"}, ""},
+		{"--unknown -w", []string{"--unknown", "--writeFile"}, ""}, // left for pflag
+		{"-wq", []string{"--writeFile", "-q"}, ""},                 // pflag names -q
+		{"stray -w", []string{"stray", "--writeFile"}, ""},
+		{"- -w", []string{"-", "--writeFile"}, ""},
+		{"-w -- -r x", []string{"--writeFile", "--", "-r", "x"}, ""},
+		// SAD PATH
+		{"-wb", nil, "-b: needs a value"},
+		{"-b", nil, "-b: needs a value"},
+		{"-wbt 4m 1m", []string{"--writeFile", "--blockSize=t", "4m", "1m"}, ""}, // -b rejects "t"
+		{"-=x", nil, `bad option syntax "-=x"`},
+		{"-wé", nil, `unknown option "-é" in "-wé"`},
 	}
 	for _, tt := range tests {
-		t.Run(tt.args, func(t *testing.T) {
-			t.Parallel()
-			got, err := SplitGroups(groupFlags(), strings.Fields(tt.args))
-			if tt.err != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.err) {
-					t.Fatalf("SplitGroups(%s) = %q, %v; want error containing %q", tt.args, got, err, tt.err)
-				}
-				return
+		got, err := ExpandGroups(groupFlags(), strings.Fields(tt.in))
+		if tt.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.err) {
+				t.Errorf("ExpandGroups(%q) = %q, %v; want error %q", tt.in, got, err, tt.err)
 			}
-			if err != nil {
-				t.Fatalf("SplitGroups(%s): %v", tt.args, err)
-			}
-			if want := strings.Fields(tt.want); !slices.Equal(got, want) {
-				t.Errorf("SplitGroups(%s) = %q, want %q", tt.args, got, want)
-			}
-		})
+			continue
+		}
+		if err != nil || !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("ExpandGroups(%q) = %q, %v; want %q", tt.in, got, err, tt.want)
+		}
 	}
 }
 
-// TestSplitGroupsEmptyValue checks that an empty next argument stays an
-// argument of its own, so that pflag gives it to the option.
-func TestSplitGroupsEmptyValue(t *testing.T) {
-	t.Parallel()
-	got, err := SplitGroups(groupFlags(), []string{"-Fd", ""})
-	if err != nil || !slices.Equal(got, []string{"-F", "-d", ""}) {
-		t.Fatalf(`SplitGroups(-Fd "") = %q, %v; want ["-F" "-d" ""]`, got, err)
-	}
-}
-
-// FuzzSplitGroups checks that SplitGroups never panics, that its errors
-// are one line naming the argument, and that what it returns parses the
-// same way twice: splitting a split command line changes nothing.
-func FuzzSplitGroups(f *testing.F) {
-	for _, s := range []string{"-FC", "-n100", "-Fn 100", "-uF=1", "-n1k", "-Fn100", "-d -F", "--long-value -F", "-- -FC", "-=", "-n="} {
+// FuzzExpandGroups checks that the rewriting never panics, that errors
+// are one line, and that every option it emits is a long option of the
+// flag set, an unknown single letter for pflag to name, or a word it was
+// given.
+func FuzzExpandGroups(f *testing.F) {
+	for _, s := range []string{
+		"-wrk", "-z-k", "-b4m -t 1m", "-wbk 4m", "-X -13", "-wr=0", "--summaryFile x", "-wbt 4m 1m",
+		"-=x", "-wé", "-\xff", "--", "-", "-b", "-wb", "--=", "---", "-w=", "-b=",
+	} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, line string) {
 		args := strings.Split(line, " ")
-		got, err := SplitGroups(groupFlags(), args)
+		fs := groupFlags()
+		out, err := ExpandGroups(fs, args)
 		if err != nil {
-			msg := err.Error()
-			if !strings.HasPrefix(msg, `"-`) {
-				t.Fatalf("SplitGroups(%q): error %q does not start with the argument", args, msg)
+			if strings.ContainsAny(err.Error(), "\n\r") {
+				t.Fatalf("error is not one line: %q", err)
 			}
 			return
 		}
-		again, err := SplitGroups(groupFlags(), got)
-		if err != nil {
-			t.Fatalf("SplitGroups(%q) = %q, which it then refuses: %v", args, got, err)
+		given := make(map[string]bool, len(args))
+		for _, a := range args {
+			given[a] = true
 		}
-		if !slices.Equal(again, got) {
-			t.Fatalf("SplitGroups(%q) = %q, but SplitGroups of that = %q", args, got, again)
+		for _, w := range out {
+			name, _, _ := strings.Cut(strings.TrimPrefix(w, "--"), "=")
+			switch {
+			case given[w]:
+			case strings.HasPrefix(w, "--") && fs.Lookup(name) != nil:
+			case len(w) == 2 && w[0] == '-':
+			default:
+				t.Fatalf("ExpandGroups(%q) emitted %q", args, w)
+			}
 		}
 	})
 }

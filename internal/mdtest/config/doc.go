@@ -7,15 +7,17 @@
 //
 //	-a POSIX -n 1000 -F -u -w 3901 -e 3901 -i 3 -d /scratch/a@/scratch/b -vv --posix.odirect
 //
-// Short options are split as option.c splits them (cliflag.SplitGroups):
-// switches group (-FCr, -vv); a value letter takes the rest of its group
-// when it comes first ("-n100") and otherwise the next argument ("-Fn 100"
-// is -F -n 100); "-n=100" and "-uF=1" give the value after = to every
-// letter of the group; switches take "=0" to turn off. Where option.c would
-// misread a group, Parse refuses it and names the spelling to use: "-n1k"
+// Single-dash words are split as option.c splits them
+// (cliflag.ExpandGroups, which IOR's command line uses too): switches
+// group (-FCr, -vv); a value letter takes the rest of its group when it
+// comes first ("-n100", and "-n10-F" is -n 10 -F) and otherwise the next
+// word ("-Fn 100" is -F -n 100); "-n=100" and "-uF=1" give the value after
+// = to every letter of the group; a '-' inside a group is skipped;
+// switches take "=0" to turn off. Where option.c would misread a word,
+// Parse refuses it and names the spelling to use (checkMisreads): "-n1k"
 // (option.c also turns on -k), "-aPOSIX" (-I gets "POSIX"), "-Fn100" (-n
-// gets the next argument, not 100). mdtest's short-only options
-// also get long names after its mdtest_options_t fields (--items,
+// gets the next word, not 100), "-Fzb 2" (both get 2). mdtest's short-only
+// options also get long names after its mdtest_options_t fields (--items,
 // --items-per-dir, --depth, …); its own long options keep their spelling
 // (--random-seed, --verify-write, --saveRankPerformanceDetails). Backend
 // options are registered by every backend of the aiori.Registry

@@ -185,10 +185,15 @@ func (p *parser) addFlags() {
 	sw(&p.help, "help", "h", "print this help")
 }
 
-// parseArgs parses the command line into p, its short-option groups split
-// as mdtest's option parser (IOR's src/option.c) reads them.
+// parseArgs parses the command line into p, its single-dash words split as
+// mdtest's option parser (IOR's src/option.c) reads them
+// (cliflag.ExpandGroups), after refusing those it misreads
+// (checkMisreads).
 func (p *parser) parseArgs(args []string) error {
-	split, err := cliflag.SplitGroups(p.fs, args)
+	if err := checkMisreads(p.fs, args); err != nil {
+		return err
+	}
+	split, err := cliflag.ExpandGroups(p.fs, args)
 	if err != nil {
 		return err
 	}

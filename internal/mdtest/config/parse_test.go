@@ -79,7 +79,6 @@ func TestParseFlagForms(t *testing.T) {
 			o.UniqueDir, o.FilesOnly, o.Items = true, true, 100
 			onlyPhases(o, true, false, false, false, false)
 		}},
-		{"-n 8 -Fzb 2", true, func(o *Options) { o.Items, o.FilesOnly, o.Depth, o.Branch = 8, true, 2, 2 }},
 		{"-n 8 -uF=1", true, func(o *Options) { o.Items, o.UniqueDir, o.FilesOnly = 8, true, true }},
 		{"-n 8 -uF=1 -uF=0", true, func(o *Options) { o.Items = 8 }},
 		{"-n 8 -vV=3", true, func(o *Options) { o.Items, o.Verbose = 8, 3 }},
@@ -90,8 +89,10 @@ func TestParseFlagForms(t *testing.T) {
 		{"-z=3", false, func(o *Options) { o.Depth = 3 }},
 		// directories
 		{"-d /scratch/md", false, func(o *Options) { o.Dirs = []string{"/scratch/md"} }},
-		{"-B 0", false, func(o *Options) {}},                     // mdtest 4's -B takes a value; 0 keeps the barriers
-		{"-aDUMMY", false, func(o *Options) { o.API = "DUMMY" }}, // option.c sets -D, -U, -Y to 0, as they were
+		{"-B 0", false, func(o *Options) {}}, // mdtest 4's -B takes a value; 0 keeps the barriers
+		{"-aDUMMY", false, func(o *Options) { o.API = "DUMMY" }},
+		{"-n10-F", true, func(o *Options) { o.Items, o.FilesOnly = 10, true }},                                                      // option.c's -s10-z form
+		{"-n 10 -F-C", true, func(o *Options) { o.Items, o.FilesOnly = 10, true; onlyPhases(o, true, false, false, false, false) }}, // option.c sets -D, -U, -Y to 0, as they were
 		{"-d=/scratch/md", false, func(o *Options) { o.Dirs = []string{"/scratch/md"} }},
 		{"-d/q/0", false, func(o *Options) { o.Dirs = []string{"/q/0"} }}, // no option letters in the value
 		{"-d -F", false, func(o *Options) { o.Dirs = []string{"-F"} }},    // the next argument, whatever it is
@@ -332,14 +333,16 @@ func TestParseErrors(t *testing.T) {
 		{[]string{"-n", "10", "--dfs.pool=p"}, []string{`unknown option "--dfs.pool": no backend "dfs" in this build (have POSIX, MMAP, DUMMY, FAKE)`}},
 		{[]string{"-n", "10", "---x"}, []string{`bad option syntax "---x"`}},
 		// what option.c misreads
-		{[]string{"-n1k"}, []string{`"-n1k": mdtest and IOR read the letters of a value written against its option as options too (here -k): write -n 1k or -n=1k`}},
+		{[]string{"-n1k"}, []string{`"-n1k": mdtest reads the letters of a value written against its option as options too, giving them the value (here -k): write -n 1k or -n=1k`}},
 		{[]string{"-n", "10", "-w4k"}, []string{`"-w4k"`, "(here -k)", "-w 4k or -w=4k"}},
 		{[]string{"-n", "10", "-d/scratch/md"}, []string{`"-d/scratch/md"`, "(here -s, -a, -d)"}},
 		{[]string{"-n", "10", "-D", "-aDUMMY"}, []string{`"-aDUMMY"`, "(here -D)"}}, // option.c would turn -D off
 		{[]string{"-n", "10", "-aPOSIX"}, []string{`"-aPOSIX"`, "(here -I)", "-a POSIX or -a=POSIX"}},
-		{[]string{"-FCn100"}, []string{`"-FCn100": mdtest and IOR give -n the next argument, not "100", when it is not the first letter of a group: write -FC -n100`}},
-		{[]string{"-n", "10", "-n="}, []string{`"-n=": -n needs a value after =`}},
+		{[]string{"-FCn100"}, []string{`"-FCn100": mdtest gives -n the next word, not "100", when it is not the first letter of a group: write -FC -n100`}},
+		{[]string{"-n", "10", "-n="}, []string{`-n: parse integer ""`}},
 		{[]string{"-n", "10", "-Fi"}, []string{"-i: needs a value"}},
+		{[]string{"-n", "8", "-Fzb", "2"}, []string{`"-Fzb": mdtest gives the next word to every value option of a group (here -z, -b)`}},
+		{[]string{"-n0-F"}, []string{`"-n0-F"`, "(here -F)"}}, // option.c sets -F to atoi("0-F"), 0
 		// refused mdtest options
 		{[]string{"-n", "10", "-B", "1"}, []string{"-B 1 (no barriers) is not supported", "always aborts"}},
 		{[]string{"-n", "10", "-B"}, []string{"-B: needs a value"}}, // mdtest 4's -B takes one
