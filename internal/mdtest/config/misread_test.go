@@ -53,3 +53,24 @@ func TestCheckMisreads(t *testing.T) {
 		}
 	}
 }
+
+// FuzzCheckMisreads checks that checkMisreads never panics and that its
+// errors start with the word they refuse (Parse makes them one line).
+func FuzzCheckMisreads(f *testing.F) {
+	for _, s := range []string{"-n1k", "-Fn100", "-aDUMMY", "-D\x00-aDUMMY", "-n10-F", "-Fzb\x002", "-d\x00-n1k", "--dir\x00-n1k", "-uF=1", "-\x00--\x00-=", "-é"} {
+		f.Add(s)
+	}
+	p, err := newParser(testRegistry(f))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, line string) {
+		err := checkMisreads(p.fs, strings.Split(line, "\x00"))
+		if err == nil {
+			return
+		}
+		if msg := err.Error(); !strings.HasPrefix(msg, `"-`) {
+			t.Fatalf("checkMisreads(%q): %q", line, msg)
+		}
+	})
+}
