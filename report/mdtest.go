@@ -27,9 +27,10 @@ import (
 //     Optional: MdtestNodemap ("11"), the FS rows MdtestCapacity,
 //     MdtestUsedCapacity, MdtestInodes and MdtestUsedInodes (all four or
 //     none, as IOR's header), the layout flags MdtestPrintRateAndTime
-//     (-P), MdtestPrintTime (-Z) and MdtestShowRankStatistics
-//     (--showRankStatistics), "1" or "0" (absent means 0), and any number
-//     of MdtestWarning rows, printed in order.
+//     (-P), MdtestPrintTime (-Z), MdtestShowRankStatistics
+//     (--showRankStatistics) and MdtestPrintAllProcs (--print-all-procs,
+//     which makes WriteMdtest need the ranks table), "1" or "0" (absent
+//     means 0), and any number of MdtestWarning rows, printed in order.
 //   - MdtestRateTable: MdtestRateColumns; one row per operation relevant
 //     to the run, in mdtest's order (MdtestOperations), built by
 //     MdtestSummary.RateRow: max, min, mean and sample stddev over the
@@ -89,6 +90,7 @@ const (
 	MdtestPrintRateAndTime   = "print rate and time"  // -P: rate and time tables
 	MdtestPrintTime          = "print time"           // -Z: the time table only
 	MdtestShowRankStatistics = "show rank statistics" // --showRankStatistics: per-rank columns
+	MdtestPrintAllProcs      = "print all procs"      // --print-all-procs: every rank's figures before each SUMMARY
 
 	// MdtestWarning rows hold the text of mdtest's "WARNING: ..." lines.
 	MdtestWarning = "WARNING"
@@ -168,6 +170,7 @@ type MdtestHeader struct {
 	PrintRateAndTime   bool // -P
 	PrintTime          bool // -Z
 	ShowRankStatistics bool // --showRankStatistics
+	PrintAllProcs      bool // --print-all-procs
 
 	Warnings []string // the text of each "WARNING: " line, in order
 }
@@ -201,6 +204,9 @@ func (h MdtestHeader) Rows() []Row {
 		MdtestHeaderRow(MdtestPrintRateAndTime, flag(h.PrintRateAndTime)),
 		MdtestHeaderRow(MdtestPrintTime, flag(h.PrintTime)),
 		MdtestHeaderRow(MdtestShowRankStatistics, flag(h.ShowRankStatistics)))
+	if h.PrintAllProcs {
+		rows = append(rows, MdtestHeaderRow(MdtestPrintAllProcs, "1"))
+	}
 	for _, w := range h.Warnings {
 		rows = append(rows, MdtestHeaderRow(MdtestWarning, w))
 	}

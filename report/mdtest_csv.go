@@ -23,24 +23,50 @@ import (
 // "SUMMARY time" tables, times in seconds as their unit says, figures in
 // shortest round-trip form, an empty cell for a figure not measured.
 func WriteMdtestCSV(w io.Writer, r *Result) error {
-	run, err := decodeMdtest(r, mdtestNeeds{summary: true})
-	if err != nil {
-		return err
+	return WriteMdtestSweepCSV(w, []*Result{r})
+}
+
+// WriteMdtestSweepCSV writes the Results of an mdtest -f/-l/-s sweep, one
+// per number of tasks in order: one Result as WriteMdtestCSV does,
+// several with a first column "tasks" (the number of tasks of the row's
+// run) before WriteMdtestCSV's, under one header line. Anything a Result
+// lacks is an error, and nothing is written.
+func WriteMdtestSweepCSV(w io.Writer, rs []*Result) error {
+	if len(rs) == 0 {
+		return fmt.Errorf("report: mdtest sweep: no results")
 	}
+	sweep := len(rs) > 1
 	var b bytes.Buffer
 	cw := csv.NewWriter(&b)
-	_ = cw.Write([]string{"operation",
+	header := []string{"operation",
 		"max(ops/s)", "min(ops/s)", "mean(ops/s)", "stddev(ops/s)", "rankMax(ops/s)", "rankMin(ops/s)", "rankMean(ops/s)",
-		"timeMax(s)", "timeMin(s)", "timeMean(s)", "timeStddev(s)", "timeRankMax(s)", "timeRankMin(s)", "timeRankMean(s)"})
-	for i, s := range run.rate {
-		rec := []string{s.op}
-		for _, v := range s.m {
-			rec = append(rec, mdtestCSVFloat(v))
+		"timeMax(s)", "timeMin(s)", "timeMean(s)", "timeStddev(s)", "timeRankMax(s)", "timeRankMin(s)", "timeRankMean(s)"}
+	if sweep {
+		header = append([]string{"tasks"}, header...)
+	}
+	_ = cw.Write(header)
+	for k, r := range rs {
+		run, err := decodeMdtest(r, mdtestNeeds{header: sweep, summary: true})
+		if err != nil {
+			if sweep {
+				return fmt.Errorf("report: mdtest sweep, run %d of %d: %w", k+1, len(rs), err)
+			}
+			return err
 		}
-		for _, v := range run.time[i].m {
-			rec = append(rec, mdtestCSVFloat(v))
+		for i, s := range run.rate {
+			var rec []string
+			if sweep {
+				rec = append(rec, strconv.FormatInt(run.header.tasks, 10))
+			}
+			rec = append(rec, s.op)
+			for _, v := range s.m {
+				rec = append(rec, mdtestCSVFloat(v))
+			}
+			for _, v := range run.time[i].m {
+				rec = append(rec, mdtestCSVFloat(v))
+			}
+			_ = cw.Write(rec)
 		}
-		_ = cw.Write(rec)
 	}
 	return flushMdtestCSV(w, cw, &b)
 }
@@ -78,15 +104,44 @@ const mdtestRankCSVPhases = 9
 // that want rectangular records must allow short ones (Go's
 // csv.Reader.FieldsPerRecord = -1), as for mdtest's own file.
 func WriteMdtestRankCSV(w io.Writer, r *Result) error {
-	run, err := decodeMdtest(r, mdtestNeeds{header: true, ranks: true})
-	if err != nil {
-		return err
+	return WriteMdtestSweepRankCSV(w, []*Result{r})
+}
+
+// WriteMdtestSweepRankCSV writes the Results of an mdtest -f/-l/-s sweep,
+// one per number of tasks in order, as mdtest's
+// --saveRankPerformanceDetails file of a sweep: WriteMdtestRankCSV's
+// header once, then each run's "all" row and per-rank rows (mdtest
+// appends them to the file after each number of tasks). Anything a Result
+// lacks is an error, and nothing is written.
+func WriteMdtestSweepRankCSV(w io.Writer, rs []*Result) error {
+	if len(rs) == 0 {
+		return fmt.Errorf("report: mdtest sweep: no results")
 	}
 	ops := MdtestOperations()
 	header := []string{"rank", "items"}
 	for _, op := range ops {
 		header = append(header, "rate-"+op, "time-"+op)
 	}
+	var b bytes.Buffer
+	cw := csv.NewWriter(&b)
+	_ = cw.Write(header)
+	for k, r := range rs {
+		run, err := decodeMdtest(r, mdtestNeeds{header: true, ranks: true})
+		if err != nil {
+			if len(rs) > 1 {
+				return fmt.Errorf("report: mdtest sweep, run %d of %d: %w", k+1, len(rs), err)
+			}
+			return err
+		}
+		writeMdtestRankRecords(cw, run)
+	}
+	return flushMdtestCSV(w, cw, &b)
+}
+
+// writeMdtestRankRecords writes one run's records of WriteMdtestRankCSV:
+// the "all" row, then one per rank per iteration.
+func writeMdtestRankRecords(cw *csv.Writer, run *mdtestRun) {
+	ops := MdtestOperations()
 	e10 := func(v float64) string {
 		if math.IsNaN(v) {
 			return ""
@@ -114,10 +169,6 @@ func WriteMdtestRankCSV(w io.Writer, r *Result) error {
 		}
 		return cmp.Compare(a.rank, b.rank)
 	})
-
-	var b bytes.Buffer
-	cw := csv.NewWriter(&b)
-	_ = cw.Write(header)
 	all := figures[key{0, -1}]
 	if all == nil {
 		all = make([]string, 2*len(ops))
@@ -130,7 +181,6 @@ func WriteMdtestRankCSV(w io.Writer, r *Result) error {
 		rec := append([]string{strconv.FormatInt(k.rank, 10), ""}, figures[k][:2*mdtestRankCSVPhases]...)
 		_ = cw.Write(rec)
 	}
-	return flushMdtestCSV(w, cw, &b)
 }
 
 // flushMdtestCSV finishes cw, which writes to b, and copies b to w.

@@ -49,9 +49,48 @@ import (
 // never 0. The iteration count is "iterations", so the per-iteration
 // figures are "results", as IOR's JSON names its per-iteration rows.
 func WriteMdtestJSON(w io.Writer, r *Result) error {
+	return WriteMdtestSweepJSON(w, []*Result{r})
+}
+
+// WriteMdtestSweepJSON writes the Results of an mdtest -f/-l/-s sweep, one
+// per number of tasks in order: one Result as WriteMdtestJSON's document,
+// several as a JSON array of such documents (each with its own "tasks").
+// Anything a Result lacks is an error, and nothing is written.
+func WriteMdtestSweepJSON(w io.Writer, rs []*Result) error {
+	if len(rs) == 0 {
+		return fmt.Errorf("report: mdtest sweep: no results")
+	}
+	docs := jsonArray{}
+	for i, r := range rs {
+		doc, err := mdtestJSONDoc(r)
+		if err != nil {
+			if len(rs) > 1 {
+				return fmt.Errorf("report: mdtest sweep, run %d of %d: %w", i+1, len(rs), err)
+			}
+			return err
+		}
+		docs = append(docs, doc)
+	}
+	var v any = docs
+	if len(docs) == 1 {
+		v = docs[0]
+	}
+	var b bytes.Buffer
+	if err := writeJSONValue(&b, v, 0); err != nil {
+		return fmt.Errorf("report: encoding mdtest JSON: %w", err)
+	}
+	b.WriteByte('\n')
+	if _, err := b.WriteTo(w); err != nil {
+		return fmt.Errorf("report: writing mdtest JSON: %w", err)
+	}
+	return nil
+}
+
+// mdtestJSONDoc returns WriteMdtestJSON's document of r.
+func mdtestJSONDoc(r *Result) (*jsonObject, error) {
 	run, err := decodeMdtest(r, mdtestNeeds{header: true, summary: true, ranks: true})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	h := &run.header
 	doc := &jsonObject{}
@@ -132,16 +171,7 @@ func WriteMdtestJSON(w io.Writer, r *Result) error {
 		errs = append(errs, o)
 	}
 	doc.add("errors", errs)
-
-	var b bytes.Buffer
-	if err := writeJSONValue(&b, doc, 0); err != nil {
-		return fmt.Errorf("report: encoding mdtest JSON: %w", err)
-	}
-	b.WriteByte('\n')
-	if _, err := b.WriteTo(w); err != nil {
-		return fmt.Errorf("report: writing mdtest JSON: %w", err)
-	}
-	return nil
+	return doc, nil
 }
 
 // jsonFloat returns v in the shortest form that reads back as v, without

@@ -25,7 +25,7 @@ type mdtestHeader struct {
 	capacity, usedCapacity, inodes, usedInodes string
 	tasks, items, itemsPerRank, iterations     int64
 	itemKind                                   string
-	rateAndTime, timeOnly, rankStats           bool
+	rateAndTime, timeOnly, rankStats, allProcs bool
 	warnings                                   []string
 }
 
@@ -177,7 +177,8 @@ func (h *mdtestHeader) decode(t *Table) error {
 	for _, f := range []struct {
 		name string
 		dst  *bool
-	}{{MdtestPrintRateAndTime, &h.rateAndTime}, {MdtestPrintTime, &h.timeOnly}, {MdtestShowRankStatistics, &h.rankStats}} {
+	}{{MdtestPrintRateAndTime, &h.rateAndTime}, {MdtestPrintTime, &h.timeOnly}, {MdtestShowRankStatistics, &h.rankStats},
+		{MdtestPrintAllProcs, &h.allProcs}} {
 		v, ok := vals[f.name]
 		if !ok {
 			continue

@@ -55,18 +55,44 @@ const (
 // correctly. Anything the layout needs that r lacks is an error naming the
 // table, row or column, and nothing is written.
 func WriteMdtest(w io.Writer, r *Result) error {
-	run, err := decodeMdtest(r, mdtestNeeds{header: true, summary: true})
-	if err != nil {
-		return err
+	return WriteMdtestSweep(w, []*Result{r})
+}
+
+// WriteMdtestSweep writes the Results of an mdtest -f/-l/-s sweep, one per
+// number of tasks in order, as mdtest prints a sweep: the lines above "N
+// tasks, M files" of the first (the start date, the banner, the command
+// line, the warnings, Nodemap, Path and FS), then for each Result its "N
+// tasks, M files" line, errors and SUMMARY tables, then the finish date of
+// the last. One Result is WriteMdtest's layout. Anything the layout needs
+// that a Result lacks is an error naming the table, row or column, and
+// nothing is written.
+func WriteMdtestSweep(w io.Writer, rs []*Result) error {
+	if len(rs) == 0 {
+		return fmt.Errorf("report: mdtest sweep: no results")
 	}
-	h := &run.header
+	runs := make([]*mdtestRun, len(rs))
+	for i, r := range rs {
+		run, err := decodeMdtest(r, mdtestNeeds{header: true, summary: true})
+		if err == nil && run.header.allProcs {
+			run, err = decodeMdtest(r, mdtestNeeds{header: true, summary: true, ranks: true})
+		}
+		if err != nil {
+			if len(rs) > 1 {
+				return fmt.Errorf("report: mdtest sweep, run %d of %d: %w", i+1, len(rs), err)
+			}
+			return err
+		}
+		runs[i] = run
+	}
 	var b bytes.Buffer
-	if !run.run.Start.IsZero() {
-		fmt.Fprintf(&b, "-- started at %s --\n\n", MdtestTime(run.run.Start))
+	first := runs[0]
+	h := &first.header
+	if !first.run.Start.IsZero() {
+		fmt.Fprintf(&b, "-- started at %s --\n\n", MdtestTime(first.run.Start))
 	}
 	fmt.Fprintf(&b, "%s was launched with %d total task(s) on %d node(s)\n",
-		mdtestBannerPrefix+iorBanner(run.run.Version), run.run.Ranks, run.run.Hosts)
-	fmt.Fprintf(&b, "Command line used: %s\n", mdtestCommandLine(run.run.Command))
+		mdtestBannerPrefix+iorBanner(first.run.Version), first.run.Ranks, first.run.Hosts)
+	fmt.Fprintf(&b, "Command line used: %s\n", mdtestCommandLine(first.run.Command))
 	for _, warning := range h.warnings {
 		fmt.Fprintf(&b, "WARNING: %s\n", printable(warning))
 	}
@@ -78,27 +104,45 @@ func WriteMdtest(w io.Writer, r *Result) error {
 		writeKeyValue(&b, "FS", fmt.Sprintf("%s   Used FS: %s   Inodes: %s   Used Inodes: %s",
 			h.capacity, h.usedCapacity, h.inodes, h.usedInodes))
 	}
-	fmt.Fprintf(&b, "%d tasks, %d %s\n", h.tasks, h.items, h.itemKind)
-	for _, e := range run.errors {
-		b.WriteString(mdtestErrorLine(e) + "\n")
+	for _, run := range runs {
+		writeMdtestTasks(&b, run)
 	}
-	switch {
-	case h.rateAndTime:
-		writeMdtestSummary(&b, mdtestRateTitle, h, run.rate)
-		writeMdtestSummary(&b, mdtestTimeTitle, h, run.time)
-	case h.timeOnly:
-		writeMdtestSummary(&b, mdtestTimeTitle, h, run.time)
-	default:
-		writeMdtestSummary(&b, mdtestRateTitle, h, run.rate)
-	}
-	if !run.run.End.IsZero() {
-		fmt.Fprintf(&b, "-- finished at %s --\n", MdtestTime(run.run.End))
+	if last := runs[len(runs)-1]; !last.run.End.IsZero() {
+		fmt.Fprintf(&b, "-- finished at %s --\n", MdtestTime(last.run.End))
 	}
 	b.WriteByte('\n')
 	if _, err := b.WriteTo(w); err != nil {
 		return fmt.Errorf("report: writing mdtest output: %w", err)
 	}
 	return nil
+}
+
+// writeMdtestTasks writes what mdtest prints for one number of tasks: "N
+// tasks, M files", the errors, the SUMMARY tables (each after the
+// per-process figures with --print-all-procs).
+func writeMdtestTasks(b *bytes.Buffer, run *mdtestRun) {
+	h := &run.header
+	fmt.Fprintf(b, "%d tasks, %d %s\n", h.tasks, h.items, h.itemKind)
+	for _, e := range run.errors {
+		b.WriteString(mdtestErrorLine(e) + "\n")
+	}
+	rate := func() {
+		writeMdtestAllProcs(b, run, false)
+		writeMdtestSummary(b, mdtestRateTitle, h, run.rate)
+	}
+	tm := func() {
+		writeMdtestAllProcs(b, run, true)
+		writeMdtestSummary(b, mdtestTimeTitle, h, run.time)
+	}
+	switch {
+	case h.rateAndTime:
+		rate()
+		tm()
+	case h.timeOnly:
+		tm()
+	default:
+		rate()
+	}
 }
 
 // mdtestCommandLine returns argv as mdtest's "Command line used:" prints
@@ -150,6 +194,59 @@ func mdtestErrorLine(e mdtestErrorRow) string {
 		line += "; first: " + printable(first)
 	}
 	return line
+}
+
+// writeMdtestAllProcs writes, with --print-all-procs, what mdtest's
+// summarize_results prints above a SUMMARY table: "Per process result
+// (rate):" (or time), then for each iteration "iteration: I" and a line
+// "Test OP r0,r1,..." per phase with each rank's figure before the
+// barrier in C's %e, 0 where there is none. The phases are all of
+// MdtestOperations, from File creation with -F alone, as mdtest's loop
+// runs; the tree rows hold rank 0's figures, where mdtest, which keeps
+// none per rank for the tree, prints 0.
+func writeMdtestAllProcs(b *bytes.Buffer, run *mdtestRun, time bool) {
+	h := &run.header
+	if !h.allProcs {
+		return
+	}
+	ops := MdtestOperations()
+	if h.itemKind == MdtestFiles {
+		ops = ops[mdtestOpIndex(MdtestFileCreate):]
+	}
+	type key struct {
+		iter, rank int64
+		op         string
+	}
+	figure := map[key]float64{}
+	for _, k := range run.ranks {
+		v := k.rate
+		if time {
+			v = k.time
+		}
+		if k.rank >= 0 && !math.IsNaN(v) {
+			figure[key{k.iter, k.rank, k.op}] = v
+		}
+	}
+	what := "rate"
+	if time {
+		what = "time"
+	}
+	fmt.Fprintf(b, "\nPer process result (%s):\n", what)
+	for it := range h.iterations {
+		fmt.Fprintf(b, "iteration: %d\n", it)
+		for _, op := range ops {
+			b.WriteString("Test " + op)
+			for k := range h.tasks {
+				sep := byte(',')
+				if k == 0 {
+					sep = ' '
+				}
+				b.WriteByte(sep)
+				fmt.Fprintf(b, "%e", figure[key{it, k, op}])
+			}
+			b.WriteByte('\n')
+		}
+	}
 }
 
 // writeMdtestSummary writes one "SUMMARY" block as mdtest's

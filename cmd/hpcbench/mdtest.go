@@ -13,8 +13,9 @@ import (
 	"github.com/hpcbench/hpcbench/report"
 )
 
-// runMdtest is `hpcbench mdtest`: mdtest's command line, phases and
-// SUMMARY tables, plus JSON and CSV summaries.
+// runMdtest is `hpcbench mdtest`: mdtest's command line, phases (for each
+// task count of a -f/-l/-s sweep) and SUMMARY tables, plus JSON and CSV
+// summaries.
 func runMdtest(ctx context.Context, stdout, stderr io.Writer, args []string) error {
 	reg, err := backends()
 	if err != nil {
@@ -28,12 +29,15 @@ func runMdtest(ctx context.Context, stdout, stderr io.Writer, args []string) err
 		}
 		return usagef("mdtest: %v", err)
 	}
-	if err := mdtestUnsupported(o); err != nil {
-		return usagef("mdtest: %v", err)
-	}
+	// Rank 0's Results, one per number of tasks of a -f/-l/-s sweep; the
+	// first goes through benchJob, which needs one to write.
+	var results []*report.Result
 	return benchJob(ctx, "mdtest", mdtest.ErrOps, func(j *job.Job, host string) (*report.Result, error) {
-		if len(o.TaskCounts()) > 1 || (o.LastTasks != 0 && o.LastTasks != j.Comm.Size()) {
-			return nil, usagef("mdtest: -f, -l, -s: sweeping rank counts is not supported yet; run the job at each size instead")
+		// What depends on the job size (-l, --warningAsErrors) is bad
+		// input too: exit 2 before anything is created.
+		plan := *o
+		if _, err := plan.Resolve(j.Comm.Size()); err != nil {
+			return nil, usagef("mdtest: %v", err)
 		}
 		env := mdtest.Env{
 			Command:   append([]string{"hpcbench", "mdtest"}, args...),
@@ -45,36 +49,28 @@ func runMdtest(ctx context.Context, stdout, stderr io.Writer, args []string) err
 		if j.PMI.Rank() == 0 {
 			env.Warn = func(line string) { fmt.Fprintln(stderr, line) }
 		}
-		return mdtest.Run(ctx, j.Comm, o, env)
-	}, func(res *report.Result) error { return writeMdtestReports(stdout, res, o) })
+		rs, err := mdtest.Sweep(ctx, j.Comm, o, env)
+		results = rs
+		if len(rs) == 0 {
+			return nil, err
+		}
+		return rs[0], err
+	}, func(*report.Result) error { return writeMdtestReports(stdout, results, o) })
 }
 
-// mdtestUnsupported refuses, before any file is created, the mdtest
-// options hpcbench parses but does not implement.
-func mdtestUnsupported(o *config.Options) error {
-	switch {
-	case o.Collective:
-		return fmt.Errorf("-c: collective creates are not supported yet")
-	case o.SavePerOpDataCSV != "":
-		return fmt.Errorf("--savePerOpDataCSV: per-operation CSV files are not supported yet")
-	case o.PrintAllProcs:
-		return fmt.Errorf("--print-all-procs: not supported yet; --saveRankPerformanceDetails=FILE has every rank's figures")
-	}
-	return nil
-}
-
-// writeMdtestReports renders res: the stdout format, the --output file,
-// the per-rank CSV. Files are written whole or not at all.
-func writeMdtestReports(stdout io.Writer, res *report.Result, o *config.Options) error {
+// writeMdtestReports renders rs, one Result per number of tasks: the
+// stdout format, the --output file, the per-rank CSV. Files are written
+// whole or not at all.
+func writeMdtestReports(stdout io.Writer, rs []*report.Result, o *config.Options) error {
 	render := func(format string) func(io.Writer) error {
 		return func(w io.Writer) error {
 			switch format {
 			case config.FormatJSON:
-				return report.WriteMdtestJSON(w, res)
+				return report.WriteMdtestSweepJSON(w, rs)
 			case config.FormatCSV:
-				return report.WriteMdtestCSV(w, res)
+				return report.WriteMdtestSweepCSV(w, rs)
 			}
-			return report.WriteMdtest(w, res)
+			return report.WriteMdtestSweep(w, rs)
 		}
 	}
 	if o.Output != "" {
@@ -86,7 +82,7 @@ func writeMdtestReports(stdout io.Writer, res *report.Result, o *config.Options)
 		return err
 	}
 	if path := o.SaveRankPerformanceDetails; path != "" {
-		if err := writeFileAtomic(path, func(w io.Writer) error { return report.WriteMdtestRankCSV(w, res) }); err != nil {
+		if err := writeFileAtomic(path, func(w io.Writer) error { return report.WriteMdtestSweepRankCSV(w, rs) }); err != nil {
 			return fmt.Errorf("mdtest: --saveRankPerformanceDetails: %w", err)
 		}
 	}

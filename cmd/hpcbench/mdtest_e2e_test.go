@@ -2,11 +2,15 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hpcbench/hpcbench/internal/testenv"
 )
 
 // TestMdtestLaunch runs the issue's two command lines under the launcher
@@ -102,6 +106,33 @@ func TestMdtestVanishingFile(t *testing.T) {
 	}
 }
 
+// TestMdtestBadInputJob: under the launcher, what depends on the job size
+// is bad input too, as are the spellings mdtest's parser misreads: exit 2
+// naming the argument, nothing created.
+func TestMdtestBadInputJob(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-n", "10", "-f", "1", "-l", "3"}, "-l 3 is more than the job's 2 ranks"},
+		{[]string{"-n", "10", "--warningAsErrors"}, "--warningAsErrors: Read bytes is 0"},
+		{[]string{"-n1k", "-F"}, `"-n1k": mdtest reads the letters of a value written against its option as options too, giving them the value (here -k): write -n 1k or -n=1k`},
+		{[]string{"-Fn100"}, `"-Fn100": mdtest gives -n the next word, not "100", when it is not the first letter of a group: write -F -n100`},
+		{[]string{"-n", "10", "-D", "-aDUMMY"}, `"-aDUMMY": mdtest reads the letters of a value written against its option as options too, giving them the value (here -D)`},
+		{[]string{"-n", "10", "-B", "1"}, "-B 1 (no barriers) is not supported"},
+	} {
+		dir := t.TempDir()
+		args := append([]string{"launch", "-n", "2", "--", "hpcbench", "mdtest", "-d", filepath.Join(dir, "md")}, tc.args...)
+		r := run(t, time.Minute, args...)
+		if r.Code != 2 || !strings.Contains(r.Stderr, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2 naming %s", tc.args, r.Code, r.Stderr, tc.want)
+		}
+		if left := dirEntries(t, dir); len(left) != 0 {
+			t.Errorf("%v: created %v", tc.args, left)
+		}
+	}
+}
+
 // TestMdtestBadInput: invalid combinations exit 2 with one line naming the
 // flags, before any file is created.
 func TestMdtestBadInput(t *testing.T) {
@@ -111,14 +142,17 @@ func TestMdtestBadInput(t *testing.T) {
 	}{
 		{[]string{"-n", "10", "-I", "3"}, "-I"},
 		{[]string{"-n", "10", "-u", "-S"}, "-S"},
-		{[]string{"-n", "10", "-c"}, "-c"},
+		{[]string{"-n", "10", "-c", "-W", "5"}, "-c cannot be combined with -W 5"},
+		// what mdtest's option parser misreads
+		{[]string{"-n1k"}, `"-n1k": mdtest reads the letters of a value written against its option as options too, giving them the value (here -k)`},
+		{[]string{"-Fn100"}, `"-Fn100": mdtest gives -n the next word`},
+		{[]string{"-n", "10", "-aPOSIX"}, "write -a POSIX or -a=POSIX"},
 		{[]string{"-n", "10", "-k", "-w", "10"}, "-k"},
 		{[]string{"-n", "10", "-w", "1.5k"}, "-w"},
 		{[]string{"-n", "10", "-a", "MMAP"}, "MMAP"},
 		{[]string{"-n", "10", "-i", "0"}, "-i"},
-		{[]string{"-n", "10", "-B"}, "-B"},
+		{[]string{"-n", "10", "-B", "1"}, "-B 1 (no barriers) is not supported"},
 		{[]string{"stray"}, "stray"},
-		{[]string{}, "-n"},
 	} {
 		dir := t.TempDir()
 		args := append([]string{"mdtest", "-d", filepath.Join(dir, "md")}, tc.args...)
@@ -131,4 +165,117 @@ func TestMdtestBadInput(t *testing.T) {
 			t.Errorf("%v: created %v", tc.args, left)
 		}
 	}
+}
+
+// mdtestLine is one mdtest command line of TestMdtestCommandLines, run as
+// "hpcbench launch -n ranks -- hpcbench mdtest ARGS -d DIR", with what its
+// stdout must hold and what it must not.
+type mdtestLine struct {
+	ranks      int
+	args, want []string
+	not        []string
+}
+
+// TestMdtestCommandLines runs, under the launcher, a real command line of
+// each class that mdtest runs and hpcbench once refused: mdtest's own
+// testing/basic-tests.sh and complex-tests.sh lines (which test-lib.sh
+// runs with "-d DIR -V=4" appended), grouped short options and -X=value
+// spellings as option.c reads them, -f/-l/-s sweeps, -c,
+// --print-all-procs and --savePerOpDataCSV. Each exits 0 and leaves the
+// directory empty.
+func TestMdtestCommandLines(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		mdtestLine
+	}{
+		// no -n nor -I: mdtest's defaults, no items (basic-tests.sh)
+		{"defaults", mdtestLine{1, []string{"-a", "POSIX", "-V=4"},
+			[]string{"1 tasks, 0 files/directories", "   File creation                   0.000", "Tree creation"}, nil}},
+		{"defaults-stonewall", mdtestLine{2, []string{"-a", "POSIX", "-W", "2", "-V=4"},
+			[]string{"2 tasks, 0 files/directories", "Tree removal"}, nil}},
+		// basic-tests.sh's -I lines and complex-tests.sh's DUMMY line
+		{"basic-leaf", mdtestLine{1, []string{"-C", "-T", "-r", "-F", "-I", "1", "-z", "1", "-b", "1", "-L", "-u", "-V=4"},
+			[]string{"1 tasks, 1 files", "File creation", "File stat", "File removal"}, []string{"Directory creation"}}},
+		{"complex-dummy", mdtestLine{2, []string{"-I", "20", "-a", "DUMMY", "-W", "1", "-x", "stonewall-md.log", "-C", "-V=4"},
+			[]string{"2 tasks, 40 files/directories", "File creation"}, nil}},
+		// grouped short options and -X=value, as option.c reads them
+		{"groups", mdtestLine{2, []string{"-FCTrn", "30", "-z=1", "-b=2", "-vv", "-i=2"},
+			[]string{"2 tasks, 60 files", "SUMMARY rate (in ops/sec): (of 2 iterations)", "File stat"}, []string{"Directory creation"}}},
+		{"groups-equals", mdtestLine{2, []string{"-uF=1", "-n=30", "-w=4k", "-e=4k", "-X", "-P", "-R=7"},
+			[]string{"2 tasks, 60 files", "SUMMARY time (in ms/op)", "File read"}, []string{"Directory creation"}}},
+		// rank sweeps: basic-tests.sh's, and one with a stride
+		{"sweep", mdtestLine{2, []string{"-n", "1", "-f", "1", "-l", "2", "-V=4"},
+			[]string{"launched with 2 total task(s)", "1 tasks, 1 files/directories", "2 tasks, 2 files/directories"}, nil}},
+		{"sweep-stride", mdtestLine{3, []string{"-n", "10", "-F", "-u", "-f", "1", "-l", "3", "-s", "2"},
+			[]string{"1 tasks, 10 files", "3 tasks, 30 files"}, []string{"2 tasks"}}},
+		// the options once refused
+		{"collective", mdtestLine{2, []string{"-n", "20", "-c", "-F", "-w", "64", "-e", "64", "-X"},
+			[]string{"2 tasks, 40 files", "File read"}, nil}},
+		{"print-all-procs", mdtestLine{2, []string{"-n", "10", "-F", "-P", "--print-all-procs"},
+			[]string{"Per process result (rate):\niteration: 0\nTest File creation ", "Per process result (time):"}, nil}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			r := runMdtestLine(t, dir, tc.mdtestLine)
+			for _, w := range tc.want {
+				if !strings.Contains(r.Stdout, w) {
+					t.Errorf("stdout lacks %q", w)
+				}
+			}
+			for _, w := range tc.not {
+				if strings.Contains(r.Stdout, w) {
+					t.Errorf("stdout has %q", w)
+				}
+			}
+			if left := dirEntries(t, dir); len(left) != 0 {
+				t.Errorf("left behind: %v", left)
+			}
+			if t.Failed() {
+				t.Logf("stdout:\n%s\nstderr:\n%s", r.Stdout, r.Stderr)
+			}
+		})
+	}
+}
+
+// runMdtestLine runs l under the launcher with -d dir/md, in dir (so that
+// relative files such as -x's land there), and fails unless it exits 0.
+func runMdtestLine(t *testing.T, dir string, l mdtestLine) testenv.Result {
+	t.Helper()
+	args := append([]string{"launch", "-n", strconv.Itoa(l.ranks), "--", "hpcbench", "mdtest"}, l.args...)
+	args = append(args, "-d", filepath.Join(dir, "md"))
+	r := runIn(t, dir, 3*time.Minute, args...)
+	if r.Code != 0 {
+		t.Fatalf("%v: exit %d\nstdout:\n%s\nstderr:\n%s", l.args, r.Code, r.Stdout, r.Stderr)
+	}
+	return r
+}
+
+// TestMdtestPerOpCSV: --savePerOpDataCSV=PREFIX leaves, for each rank and
+// file phase, PREFIX-PHASE-RANK.csv with mdtest's header and one line per
+// operation.
+func TestMdtestPerOpCSV(t *testing.T) {
+	dir, out := t.TempDir(), t.TempDir()
+	prefix := filepath.Join(out, "op")
+	runMdtestLine(t, dir, mdtestLine{ranks: 2, args: []string{"-n", "7", "-F", "-w", "100", "-e", "100", "--savePerOpDataCSV=" + prefix}})
+	for _, phase := range []string{"File creation", "File stat", "File read", "File removal"} {
+		for rank := range 2 {
+			data, err := os.ReadFile(fmt.Sprintf("%s-%s-%05d.csv", prefix, phase, rank))
+			if err != nil {
+				t.Fatal(err)
+			}
+			lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+			if lines[0] != "time,runtime,tp" || len(lines) != 1+7 {
+				t.Errorf("%s, rank %d:\n%s", phase, rank, data)
+			}
+		}
+	}
+	if left := dirEntries(t, dir); len(left) != 0 {
+		t.Errorf("left behind: %v", left)
+	}
+}
+
+// runIn runs hpcbench with args in dir.
+func runIn(t *testing.T, dir string, timeout time.Duration, args ...string) testenv.Result {
+	t.Helper()
+	return testenv.Run(t, testenv.Context(t, timeout), dir, noPMIEnv, hpcbench, args...)
 }

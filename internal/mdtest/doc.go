@@ -24,6 +24,16 @@
 // work on the items of rank+N. Paths are formatted before a phase starts,
 // so the timed loop does nothing but the operations.
 //
+// # Task counts, -c, per-operation files
+//
+// Sweep runs the whole test once per task count of -f/-l/-s on the
+// communicator of the job's first n ranks (collectives.Comm.Sub), the
+// others waiting, and returns one Result per count. With -c rank 0 does
+// every rank's creates and removes (for files, every rank then opens and
+// writes its own), each rank counting its own items as mdtest's does.
+// --savePerOpDataCSV wraps a file phase's operation with two clock
+// readings and writes each rank's PREFIX-PHASE-RANK.csv after the phase.
+//
 // # Failures
 //
 // A failed operation does not stop the phase: failures are counted per

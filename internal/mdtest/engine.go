@@ -35,11 +35,18 @@ type Env struct {
 	Version string
 	// Machine is uname's sysname and nodename ("Linux vm").
 	Machine string
+	// JobRanks is the number of ranks of the whole job, when the Comm
+	// holds only the first of them (a step of Sweep): mdtest's "launched
+	// with N total task(s)" and Nodemap are the job's. 0 means the Comm's
+	// size.
+	JobRanks int
 	// Hostnames lists the job's hosts; Hosts counts them.
 	Hostnames []string
 	Hosts     int
 	// Clock returns seconds; readings must be comparable between the
-	// ranks of a host. Nil means wall-clock time.
+	// ranks of a host. Nil means wall-clock time since clockEpoch, which
+	// a float64 holds to a few tens of nanoseconds (seconds since 1970
+	// only to half a microsecond, so that a fast phase could last 0 s).
 	Clock func() float64
 	// Now returns the dates of the header. Nil means time.Now.
 	Now func() time.Time
@@ -54,10 +61,15 @@ type Env struct {
 	Warn func(line string)
 }
 
+// clockEpoch is where the default Clock counts from: the same on every
+// rank of a host, and recent, so that a float64 of seconds keeps its
+// precision.
+var clockEpoch = time.Date(2025, time.January, 1, 0, 0, 0, 0, time.UTC)
+
 // withDefaults fills the nil fields of e.
 func (e Env) withDefaults() Env {
 	if e.Clock == nil {
-		e.Clock = func() float64 { return float64(time.Now().UnixNano()) / 1e9 }
+		e.Clock = func() float64 { return time.Since(clockEpoch).Seconds() }
 	}
 	if e.Now == nil {
 		e.Now = time.Now

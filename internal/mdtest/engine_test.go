@@ -50,6 +50,10 @@ func TestPOSIXPhases(t *testing.T) {
 		{"stride-random", "-n 30 -F -N 1 -R -u", 3, []string{"File stat"}},
 		{"dirs-n-and-I", "-n 20 -I 5 -D", 2, []string{"Directory creation", "Directory removal"}},
 		{"shared-file", "-n 20 -S -F -w 100 -e 100", 3, []string{"File creation", "File stat", "File read", "File removal"}},
+		{"collective", "-n 10 -c -w 64 -e 64 -X", 3, []string{"Directory creation", "Directory removal", "File creation", "File read", "File removal"}},
+		{"collective-unique-tree", "-n 12 -c -u -z 1 -b 2 -F", 2, []string{"File creation", "File removal", "Tree creation", "Tree removal"}},
+		{"verify-write", "-n 10 -F -w 100 -e 100 -X --verify-write", 2, []string{"File creation", "File read"}},
+		{"sweep", "-n 10 -F -u -f 1 -l 3", 3, []string{"File creation", "File stat", "File removal"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -69,6 +73,57 @@ func TestPOSIXPhases(t *testing.T) {
 				t.Errorf("left behind: %v", names)
 			}
 		})
+	}
+}
+
+// TestCollectiveCreates checks that with -c rank 0 does every rank's
+// creates: each DUMMY mknod (-k) sleeps 10 ms, so rank 0, which makes
+// both ranks' 5 files, takes at least 100 ms, where its own 5 would take
+// 50. Both ranks count their 5 items, as mdtest's do (rank 1 waits for
+// rank 0 inside the phase, as mdtest's barrier makes it).
+func TestCollectiveCreates(t *testing.T) {
+	j := runJob(t, 2, "-a DUMMY --dummy.delay-create=10000 -n 5 -F -k -C -c -d md", false, nil)
+	noErrors(t, j)
+	seen := 0
+	for _, row := range table(t, j.res, report.MdtestRanksTable).Rows {
+		if row.Labels[2] != report.MdtestFileCreate || row.Labels[1] == report.MdtestAllRanks {
+			continue
+		}
+		seen++
+		secs, items := row.Metrics[1], row.Metrics[2]
+		switch rank := row.Labels[1]; {
+		case items != 5:
+			t.Errorf("rank %s: %v items, want 5", rank, items)
+		case rank == "0" && secs < 0.1:
+			t.Errorf("rank 0 created in %.3f s, want >= 0.1 s for both ranks' 10 files", secs)
+		}
+	}
+	if seen != 2 {
+		t.Errorf("%d per-rank File creation rows, want 2", seen)
+	}
+}
+
+// TestSweepResults checks a -f/-l/-s sweep's Results: one per number of
+// tasks, each counting its own tasks and items, all naming the job's
+// ranks in the banner.
+func TestSweepResults(t *testing.T) {
+	j := runJob(t, 3, "-a DUMMY -n 4 -F -f 1 -l 3 -s 2 -d md", true, nil)
+	noErrors(t, j)
+	if len(j.all) != 2 {
+		t.Fatalf("%d results, want 2 (1 and 3 tasks)", len(j.all))
+	}
+	for i, want := range []struct{ tasks, items string }{{"1", "4"}, {"3", "12"}} {
+		r := j.all[i]
+		if r.Run.Ranks != 3 {
+			t.Errorf("result %d: Run.Ranks %d, want the job's 3", i, r.Run.Ranks)
+		}
+		got := map[string]string{}
+		for _, row := range table(t, r, report.MdtestHeaderTable).Rows {
+			got[row.Labels[0]] = row.Labels[1]
+		}
+		if got[report.MdtestTasks] != want.tasks || got[report.MdtestItems] != want.items {
+			t.Errorf("result %d: %s tasks, %s items; want %s, %s", i, got[report.MdtestTasks], got[report.MdtestItems], want.tasks, want.items)
+		}
 	}
 }
 
@@ -137,6 +192,41 @@ func TestStonewallStatusFile(t *testing.T) {
 	noErrors(t, j)
 	if !slices.ContainsFunc(j.warn, func(s string) bool { return strings.HasPrefix(s, "V-1: File stat: ") }) {
 		t.Errorf("no -v note: %q", j.warn)
+	}
+	if left, _ := os.ReadDir(dir); len(left) != 0 {
+		t.Errorf("left behind: %v", left)
+	}
+}
+
+// TestSweepFailedCount: in a sweep, operations that fail at one task count
+// are reported in that count's Result, the other counts still run, and
+// every rank, those left out of the count included, ends with ErrOps.
+func TestSweepFailedCount(t *testing.T) {
+	dir := t.TempDir()
+	victim := filepath.Join(dir, "test-dir.0-0", "mdtest_tree.1.0", "file.mdtest.1.3")
+	runCmd := func(_ context.Context, cmd, phase string) error {
+		if phase != report.MdtestFileStat {
+			return nil
+		}
+		if err := os.Remove(victim); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+		return nil // with fewer than 2 tasks there is no rank 1 file
+	}
+	j := runJob(t, 3, fmt.Sprintf("-a POSIX -n 10 -F -u -f 1 -l 3 -d %s --run-cmd-before-phase=x", dir), false, runCmd)
+	for r, err := range j.errs {
+		if !errors.Is(err, ErrOps) {
+			t.Errorf("rank %d: %v, want ErrOps", r, err)
+		}
+	}
+	if len(j.all) != 3 {
+		t.Fatalf("%d results, want one per task count", len(j.all))
+	}
+	for i, r := range j.all {
+		failed := slices.ContainsFunc(r.Tables, func(tb report.Table) bool { return tb.Name == report.MdtestErrorsTable })
+		if want := i > 0; failed != want {
+			t.Errorf("%d tasks: errors table %v, want %v", i+1, failed, want)
+		}
 	}
 	if left, _ := os.ReadDir(dir); len(left) != 0 {
 		t.Errorf("left behind: %v", left)

@@ -30,12 +30,13 @@ var fixedNow = time.Date(2026, 11, 29, 18, 5, 1, 0, time.UTC)
 
 // jobRun is the outcome of one in-process job.
 type jobRun struct {
-	res  *report.Result // rank 0's
-	errs []error        // per rank
-	warn []string       // rank 0's warnings
+	res  *report.Result   // rank 0's (the first of a sweep)
+	all  []*report.Result // rank 0's, one per number of tasks
+	errs []error          // per rank
+	warn []string         // rank 0's warnings
 }
 
-// runJob runs args on n in-process ranks; fake selects the fake clock and
+// runJob runs args on n in-process ranks, through Sweep; fake selects the fake clock and
 // fixed dates; runCmd replaces the phase-command runner.
 func runJob(t *testing.T, n int, args string, fake bool, runCmd func(ctx context.Context, cmd, phase string) error) jobRun {
 	t.Helper()
@@ -61,9 +62,9 @@ func runJob(t *testing.T, n int, args string, fake bool, runCmd func(ctx context
 		if c.Rank() == 0 {
 			env.Warn = func(line string) { mu.Lock(); out.warn = append(out.warn, line); mu.Unlock() }
 		}
-		res, err := Run(ctx, c, opts[c.Rank()], env)
-		if c.Rank() == 0 {
-			out.res = res
+		rs, err := Sweep(ctx, c, opts[c.Rank()], env)
+		if c.Rank() == 0 && len(rs) > 0 {
+			out.res, out.all = rs[0], rs
 		}
 		return err
 	})

@@ -66,6 +66,16 @@ func stats(v []float64) (mx, mn, mean, sd float64) {
 	return mx, mn, mean, sd
 }
 
+// perSecond returns items/secs, or NaN (not measured) when the phase was
+// too short for the clock to see: a rate can be neither infinite nor
+// guessed.
+func perSecond(items, secs float64) float64 {
+	if secs <= 0 {
+		return math.NaN()
+	}
+	return items / secs
+}
+
 // isTree reports whether a phase is one of the tree phases, whose rate is
 // rank 0's own.
 func isTree(name string) bool {
@@ -78,7 +88,7 @@ func isTree(name string) bool {
 func aggregate(p *phaseResult) (rate, secs float64, items int64) {
 	if isTree(p.name) {
 		r0 := p.ranks[0]
-		return r0.items / r0.after, r0.after, int64(r0.items)
+		return perSecond(r0.items, r0.after), r0.after, int64(r0.items)
 	}
 	slowest := math.Inf(1)
 	n := 0
@@ -89,7 +99,7 @@ func aggregate(p *phaseResult) (rate, secs float64, items int64) {
 		}
 		items += int64(k.items)
 		n++
-		slowest = math.Min(slowest, k.items/k.after)
+		slowest = math.Min(slowest, perSecond(k.items, k.after))
 	}
 	if n == 0 {
 		return 0, secs, 0
@@ -105,6 +115,9 @@ func (r *runner) result(res *runResult, finished time.Time) *report.Result {
 	out.Run.Version = r.env.Version
 	out.Run.Hostnames = r.env.Hostnames
 	out.Run.Ranks = r.size
+	if r.env.JobRanks > 0 {
+		out.Run.Ranks = r.env.JobRanks
+	}
 	out.Run.Hosts = r.env.Hosts
 	out.Run.Start, out.Run.End = r.began, finished
 	out.Run.Env = map[string]string{report.EnvMachine: r.env.Machine}
@@ -120,10 +133,11 @@ func (r *runner) result(res *runResult, finished time.Time) *report.Result {
 		Path: strings.Join(o.Dirs, "@"), Tasks: r.size, Items: r.totalItems(), ItemsPerRank: r.layout.ItemsPerRank,
 		ItemKind: kind, Iterations: o.Iterations,
 		PrintRateAndTime: o.PrintTime, PrintTime: o.TimeOnly, ShowRankStatistics: o.ShowRankStatistics,
-		Warnings: r.warnings,
+		PrintAllProcs: o.PrintAllProcs,
+		Warnings:      r.warnings,
 	}
 	if r.env.Hosts <= 1 {
-		h.Nodemap = strings.Repeat("1", r.size)
+		h.Nodemap = strings.Repeat("1", out.Run.Ranks)
 	}
 	if fi := r.fsInfo; fi != nil && fi.TotalBytes > 0 {
 		h.Capacity = fmt.Sprintf("%.1f GiB", float64(fi.TotalBytes)/(1<<30))
@@ -159,7 +173,7 @@ func (r *runner) result(res *runResult, finished time.Time) *report.Result {
 				if rk.items <= 0 {
 					continue
 				}
-				rr := rk.items / rk.before
+				rr := perSecond(rk.items, rk.before)
 				rankRates = append(rankRates, rr)
 				rankTimes = append(rankTimes, rk.before)
 				ranks.Rows = append(ranks.Rows, report.MdtestRank{Iteration: p.iter, Rank: k, Operation: op,

@@ -121,6 +121,18 @@ func (r *runner) run(ctx context.Context) (*runResult, error) {
 	r.buf = aiori.AlignedBuffer(int(r.o.WriteBytes))
 	pattern.Fill(r.buf, r.ptype, r.rank, r.dataSeed, 0)
 	r.rbuf = aiori.AlignedBuffer(int(max(r.o.WriteBytes, r.o.ReadBytes)))
+	// As mdtest, the first ranks make their -d directory if it is missing
+	// (so that rank 0's statfs sees the file system it will test), and
+	// remove it at the end if they made it and the run removes.
+	created := false
+	if r.rank < len(r.o.Dirs) {
+		if _, err := r.md.Stat(base); errors.Is(err, fs.ErrNotExist) {
+			if err := r.mkdirAll(base); err != nil {
+				return nil, err
+			}
+			created = true
+		}
+	}
 	if r.rank == 0 {
 		if s, ok := r.be.(aiori.Statfser); ok {
 			if fi, err := s.Statfs(base); err == nil {
@@ -136,6 +148,16 @@ func (r *runner) run(ctx context.Context) (*runResult, error) {
 		}
 		if err := r.iteration(ctx, iter, base, res); err != nil {
 			return nil, err
+		}
+	}
+	if r.o.Remove {
+		// Last, after every rank is done with it; what another process
+		// put there keeps it.
+		if err := r.barrier(ctx); err != nil {
+			return nil, err
+		}
+		if created {
+			_ = r.md.Rmdir(base)
 		}
 	}
 	return res, nil
@@ -339,7 +361,11 @@ func (r *runner) fileCreate(p string) error {
 	if r.o.Mknod {
 		return r.md.Mknod(p)
 	}
-	f, err := r.be.Create(p, aiori.WriteOnly|aiori.Create)
+	flags := aiori.WriteOnly | aiori.Create
+	if r.o.VerifyWrite {
+		flags = aiori.ReadWrite | aiori.Create // to read it back
+	}
+	f, err := r.be.Create(p, flags)
 	if err != nil {
 		return err
 	}
@@ -448,6 +474,20 @@ func (r *runner) pathsOf(name string, owner int, n int64) []string {
 // operations, clock, optional sync, barrier, clock.
 func (r *runner) itemPhase(ctx context.Context, name string, op opFunc, owner int) (phaseResult, error) {
 	ps := r.paths(name, owner)
+	var all []string // -c: every rank's items, which rank 0 creates or removes
+	if r.collective(name) {
+		if r.rank == 0 {
+			all = r.everyRanksPaths(name)
+		}
+		if name != phFileCreate || r.o.Mknod {
+			ps = nil // with -k there is nothing to write
+		}
+	}
+	var times *opTimes // --savePerOpDataCSV's
+	if r.o.SavePerOpDataCSV != "" && perOpPhase(name) {
+		times = &opTimes{clock: r.env.Clock}
+		op = times.timeOps(op, len(ps)+len(all))
+	}
 	// Collect now what formatting the paths left, so that no collection
 	// runs during the timed loop (which allocates nothing) and takes a CPU
 	// from another rank.
@@ -467,6 +507,11 @@ func (r *runner) itemPhase(ctx context.Context, name string, op opFunc, owner in
 	}
 	var failed int64
 	var first string
+	if r.collective(name) {
+		if err := r.collectivePhase(ctx, name, op, all, &failed, &first); err != nil {
+			return phaseResult{}, err
+		}
+	}
 	done := 0
 	stone := !math.IsInf(deadline, 1)
 	for _, p := range ps {
@@ -488,6 +533,9 @@ func (r *runner) itemPhase(ctx context.Context, name string, op opFunc, owner in
 		}
 		done = n
 	}
+	if r.collective(name) {
+		done = int(r.items) // mdtest counts every rank's items as its own
+	}
 	tBefore := r.env.Clock()
 	if r.o.SyncPhases {
 		if s, ok := r.be.(aiori.Syncer); ok {
@@ -503,7 +551,55 @@ func (r *runner) itemPhase(ctx context.Context, name string, op opFunc, owner in
 		return phaseResult{}, err
 	}
 	t1 := r.env.Clock()
+	if times != nil {
+		if err := r.savePerOp(name, times, t0); err != nil {
+			return phaseResult{}, err
+		}
+	}
 	return r.collect(ctx, name, phaseRank{items: float64(done), before: tBefore - t0, after: t1 - t0}, failed, first)
+}
+
+// collective reports whether rank 0 does phase name's operations for
+// every rank (-c): the create and remove phases of directories and files.
+// A file create phase then also has every rank open and write its own
+// files after rank 0 created them, as mdtest's does.
+func (r *runner) collective(name string) bool {
+	if !r.o.Collective {
+		return false
+	}
+	switch name {
+	case phDirCreate, phDirRemove, phFileCreate, phFileRemove:
+		return true
+	}
+	return false
+}
+
+// everyRanksPaths returns the items of phase name of every rank, rank by
+// rank, for -c.
+func (r *runner) everyRanksPaths(name string) []string {
+	var all []string
+	for k := range r.size {
+		all = append(all, r.pathsOf(name, k, r.items)...)
+	}
+	return all
+}
+
+// collectivePhase does on rank 0 the operations of a -c phase for every
+// rank (paths), counting failures as the phase does; for file creation,
+// every rank then waits for it before opening its own files.
+func (r *runner) collectivePhase(ctx context.Context, name string, op opFunc, paths []string, failed *int64, first *string) error {
+	for _, p := range paths {
+		if err := op(p); err != nil {
+			if *failed == 0 {
+				*first = describe(verb(name), p, err).encode()
+			}
+			*failed++
+		}
+	}
+	if name == phFileCreate {
+		return r.barrier(ctx)
+	}
+	return nil
 }
 
 // stonewall agrees, after a create phase cut short by -W, on the most
@@ -542,6 +638,16 @@ func (r *runner) stonewall(ctx context.Context, name string, done int, ps []stri
 // treePhase creates or removes this rank's tree (rank 0's shared tree
 // without -u) and times it.
 func (r *runner) treePhase(ctx context.Context, name string, ts []*tree, create bool) (phaseResult, error) {
+	if r.o.Collective && r.o.UniqueDir {
+		// -c -u: rank 0 makes and removes every rank's tree (their
+		// paths formatted before the clock starts).
+		ts = nil
+		if r.rank == 0 {
+			for k := range r.size {
+				ts = append(ts, r.trees(k)...)
+			}
+		}
+	}
 	if err := r.hook(ctx, r.o.RunCmdBeforePhase, name); err != nil {
 		return phaseResult{}, err
 	}
@@ -572,6 +678,9 @@ func (r *runner) treePhase(ctx context.Context, name string, ts []*tree, create 
 				}
 			}
 			done += len(t.paths)
+		}
+		if r.o.Collective && r.o.UniqueDir && r.rank == 0 {
+			done /= r.size // mdtest's tree rate counts one tree, whoever makes them all
 		}
 	}
 	tBefore := r.env.Clock()

@@ -7,9 +7,17 @@
 //
 //	-a POSIX -n 1000 -F -u -w 3901 -e 3901 -i 3 -d /scratch/a@/scratch/b -vv --posix.odirect
 //
-// Short options group (-FCr, -vv), take values as "-n 100", "-n100" or
-// "-n=100", and switches take "=0" to turn off. mdtest's short-only options
-// also get long names after its mdtest_options_t fields (--items,
+// Single-dash words are split as option.c splits them
+// (cliflag.ExpandGroups, which IOR's command line uses too): switches
+// group (-FCr, -vv); a value letter takes the rest of its group when it
+// comes first ("-n100", and "-n10-F" is -n 10 -F) and otherwise the next
+// word ("-Fn 100" is -F -n 100); "-n=100" and "-uF=1" give the value after
+// = to every letter of the group; a '-' inside a group is skipped;
+// switches take "=0" to turn off. Where option.c would misread a word,
+// Parse refuses it and names the spelling to use (checkMisreads): "-n1k"
+// (option.c also turns on -k), "-aPOSIX" (-I gets "POSIX"), "-Fn100" (-n
+// gets the next word, not 100), "-Fzb 2" (both get 2). mdtest's short-only
+// options also get long names after its mdtest_options_t fields (--items,
 // --items-per-dir, --depth, …); its own long options keep their spelling
 // (--random-seed, --verify-write, --saveRankPerformanceDetails). Backend
 // options are registered by every backend of the aiori.Registry
@@ -48,17 +56,19 @@
 //
 // All stricter, each an error naming the flag: sizes and integers with a
 // fraction or an unknown suffix (mdtest reads "1.5k" as 1); a bare word;
-// -B, which mdtest 4 accepts and then always aborts on; -g and the GPU
-// options; an empty -d or an empty directory between @; neither -n nor -I;
-// -n smaller than the directories that hold items (mdtest runs with zero
-// items); -i 0, negative counts, -b 0, -s 0, a negative --random-seed; -S
-// with -D (nothing would run). -F with -D means both kinds, as in mdtest.
+// the short-option groups option.c misreads (above); -B with a value other
+// than 0, on which mdtest 4 always aborts; -g and the GPU options; an
+// empty -d or an empty directory between @; -n smaller than the
+// directories that hold items (mdtest runs with zero items); -i 0,
+// negative counts, -b 0, -s 0, a negative --random-seed; -S with -D
+// (nothing would run); -c with -W. Neither -n nor -I runs with no items,
+// as mdtest does. -F with -D means both kinds, as in mdtest.
 // -R=N sets the seed as mdtest 1.x's -R<seed> did (mdtest 4 only turns -R
 // on). Where mdtest silently drops items (-n not a multiple of the item
 // directories) or ignores an option (-f without -l, --verify-write without
 // -w), Warnings says so.
 //
 // Options.Validate checks what does not depend on the job size;
-// Options.Resolve checks the rest for a job (directories per rank, -l, -N)
+// Options.Resolve checks the rest for a job (-l, -N, directories per rank)
 // and returns mdtest's warnings.
 package config

@@ -30,6 +30,12 @@ func FuzzParse(f *testing.F) {
 		"-n\x0010\x00-U\x00-F",
 		"-n\x0010\x00-z\x0070\x00-b\x002",
 		"-I\x008p\x00-z\x0010\x00-b\x0010",
+		"-a\x00POSIX\x00-W\x002\x00-V=4",
+		"-FCTrn\x0030\x00-z=1\x00-b=2",
+		"-uF=1\x00-n=30\x00-aDUMMY\x00-D\x00-aDUMMY",
+		"-n1k\x00-Fn100\x00-d/scratch/md",
+		"-n\x001\x00-f\x001\x00-l\x002\x00-s\x001\x00-c\x00--print-all-procs\x00--savePerOpDataCSV=p",
+		"-n\x0010\x00-B\x000",
 	} {
 		f.Add(s)
 	}
@@ -53,7 +59,8 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("accepted options do not validate: %v", err)
 		}
 		l := o.Layout()
-		if l.TreeDirs < 1 || l.Leaves < 1 || l.ItemDirs < 1 || l.ItemsPerDir < 1 || l.DirLoops < 1 ||
+		noItems := o.Items == 0 && o.ItemsPerDir == 0 // mdtest's default: no items
+		if l.TreeDirs < 1 || l.Leaves < 1 || l.ItemDirs < 1 || l.ItemsPerDir < 1 && !noItems || l.DirLoops < 1 ||
 			l.ItemsPerRank != l.DirLoops*l.ItemDirs*l.ItemsPerDir || o.ItemsPerDir == 0 && l.ItemsPerRank > o.Items {
 			t.Fatalf("inconsistent layout %+v for %q", l, argv)
 		}

@@ -152,6 +152,11 @@ type Options struct {
 	// inside the timing (the backend must implement aiori's sync).
 	SyncPhases bool
 
+	// NoBarriers is -B, which in mdtest 4 takes a value: 0 keeps the
+	// barriers between phases (and is all hpcbench accepts); any other
+	// value makes mdtest 4 abort with its stone wall error, and phases
+	// need barriers to be timed.
+	NoBarriers int
 	// StonewallSeconds is -W: stop the file create phase after this many
 	// seconds, then let every rank catch up to the largest count any rank
 	// reached; 0 is off.
@@ -333,12 +338,12 @@ func (o *Options) validateRanges() error {
 	return nil
 }
 
-// validateItems checks -n and -I against each other and the tree.
+// validateItems checks -n and -I against each other and the tree. Neither
+// is allowed: mdtest then runs with no items, timing only the tree phases
+// (testing/basic-tests.sh runs "mdtest -a POSIX" so).
 func (o *Options) validateItems() error {
 	n, per := o.Items, o.ItemsPerDir
 	switch {
-	case n == 0 && per == 0:
-		return errors.New("-n or -I is required: give the items per rank (-n) or per directory (-I)")
 	case n > 0 && per > 0 && o.UniqueDir:
 		return fmt.Errorf("-n %d and -I %d cannot both be given with -u: give the number of items (-n) or the items per directory (-I)", n, per)
 	case n > 0 && per > 0 && n%per != 0:
@@ -387,11 +392,15 @@ func (o *Options) validateCombinations() error {
 	switch {
 	case !o.Create && !o.Stat && !o.Read && !o.Remove && !o.Rename:
 		return errors.New("-C, -T, -E, -r, -U: no phase to run")
+	case o.NoBarriers != 0:
+		return fmt.Errorf("-B %d (no barriers) is not supported: mdtest 4 then always aborts with its stone wall error, and phases need barriers to be timed; -B 0 keeps them", o.NoBarriers)
 	case o.StonewallSeconds > 0 && o.Branch > 1:
 		return fmt.Errorf("-W %d needs -b <= 1 (got -b %d): the stonewall timer works only with a branch factor of 1",
 			o.StonewallSeconds, o.Branch)
 	case o.Collective && o.SharedFile:
 		return errors.New("-c cannot be combined with -S")
+	case o.Collective && o.StonewallSeconds > 0:
+		return fmt.Errorf("-c cannot be combined with -W %d: rank 0 creates every rank's items, so a stonewall cannot stop each rank's share where it stands", o.StonewallSeconds)
 	case o.Collective && several:
 		return fmt.Errorf("-c cannot be combined with several -d directories (got %d)", len(o.Dirs))
 	case o.UniqueDir && o.SharedFile:
@@ -431,6 +440,9 @@ func (o *Options) Warnings() []string {
 		w = append(w, fmt.Sprintf("-n %d is not a multiple of the %d directories that hold items (%s): each rank uses %d items, %d per directory",
 			o.Items, l.ItemDirs, o.treeFlags(), l.ItemsPerRank, l.ItemsPerDir))
 	}
+	if o.VerifyRead && !o.Create && o.DataSeed < 0 {
+		w = append(w, "-X without -C or -G: the data's seed is this run's start time, so files an earlier run wrote will not verify; give both runs the same -G")
+	}
 	if o.VerifyWrite && o.WriteBytes == 0 {
 		w = append(w, "--verify-write has no effect without -w: there is no data to verify")
 	}
@@ -440,18 +452,25 @@ func (o *Options) Warnings() []string {
 	return w
 }
 
+// unusedDirs names the -d directories no rank works in: "b", or "b and
+// 2 more".
+func unusedDirs(d []string) string {
+	if len(d) == 1 {
+		return d[0] + " is"
+	}
+	return fmt.Sprintf("%s and %d more are", d[0], len(d)-1)
+}
+
 // Resolve completes the options for a job of jobSize ranks and checks what
-// depends on it: no more -d directories than ranks, -l within the job
+// depends on it: -l within the job
 // (-l 0 becomes the job size, and -f with it, as in mdtest), and the total
 // item count. It returns Warnings plus a warning when -N is not smaller
-// than the job (the stride wraps around), as text without the "WARNING: "
-// prefix. Under --warningAsErrors a warning is an error.
+// than the job (the stride wraps around) and one when -d names more
+// directories than there are ranks (rank r works in the (r mod n)-th, so
+// the last ones are not used), as text without the "WARNING: " prefix. Under --warningAsErrors a warning is an error.
 func (o *Options) Resolve(jobSize int) (warnings []string, err error) {
 	if jobSize < 1 {
 		return nil, fmt.Errorf("job size %d: want at least 1 rank", jobSize)
-	}
-	if len(o.Dirs) > jobSize {
-		return nil, fmt.Errorf("-d has %d directories but the job has %d ranks: each directory needs a rank", len(o.Dirs), jobSize)
 	}
 	if o.LastTasks > jobSize {
 		return nil, fmt.Errorf("-l %d is more than the job's %d ranks", o.LastTasks, jobSize)
@@ -460,6 +479,10 @@ func (o *Options) Resolve(jobSize int) (warnings []string, err error) {
 		return nil, fmt.Errorf("%s over %d ranks: more than %d items", o.itemFlags(), jobSize, int64(math.MaxInt64))
 	}
 	warnings = o.Warnings()
+	if len(o.Dirs) > jobSize {
+		warnings = append(warnings, fmt.Sprintf("-d has %d directories but the test has %d ranks: %s not used, as in mdtest",
+			len(o.Dirs), jobSize, unusedDirs(o.Dirs[jobSize:])))
+	}
 	if o.Stride > 0 && o.Stride >= jobSize {
 		w := fmt.Sprintf("-N %d is not smaller than the job's %d ranks: ranks work on the items of rank (rank+%d) mod %d",
 			o.Stride, jobSize, o.Stride, jobSize)
@@ -491,4 +514,14 @@ func (o *Options) TaskCounts() []int {
 		}
 	}
 	return counts
+}
+
+// ForTasks returns a copy of o that runs with n ranks only: the options of
+// one step of a -f/-l/-s sweep, for the communicator of the job's first n
+// ranks.
+func (o *Options) ForTasks(n int) *Options {
+	c := *o
+	c.Dirs = append([]string(nil), o.Dirs...)
+	c.FirstTasks, c.LastTasks, c.TasksStride = n, n, 1
+	return &c
 }

@@ -35,6 +35,9 @@ func TestWarnings(t *testing.T) {
 		{"-n 10 -C --verify-write", []string{"--verify-write has no effect without -w: there is no data to verify"}},
 		{"-n 10 -C -f 2", []string{"-f 2 has no effect without -l: only the full job size runs"}},
 		{"-n 10 -C -f 2 -l 4", nil},
+		{"-n 10 -F -w 8 -e 8 -E -X", []string{"-X without -C or -G: the data's seed is this run's start time, so files an earlier run wrote will not verify; give both runs the same -G"}},
+		{"-n 10 -F -w 8 -e 8 -E -X -G 7", nil},
+		{"-n 10 -F -w 8 -e 8 -X", nil}, // the same run writes them
 	}
 	for _, tt := range tests {
 		t.Run(tt.args, func(t *testing.T) {
@@ -61,7 +64,8 @@ func TestResolve(t *testing.T) {
 		{"-n 10 -C -f 2 -l 8 -s 3", 8, nil, "", []int{2, 5, 8}},
 		{"-n 10 -C -f 1 -l 4 -s 2", 4, nil, "", []int{1, 3}},
 		{"-n 10 -C -l 3", 2, nil, "-l 3 is more than the job's 2 ranks", nil},
-		{"-n 10 -C -d a@b@c -u", 2, nil, "-d has 3 directories but the job has 2 ranks: each directory needs a rank", nil},
+		{"-n 10 -C -d a@b@c -u", 2, []string{"-d has 3 directories but the test has 2 ranks: c is not used, as in mdtest"}, "", []int{2}},
+		{"-n 10 -C -d a@b@c -u", 1, []string{"-d has 3 directories but the test has 1 ranks: b and 1 more are not used, as in mdtest"}, "", []int{1}},
 		{"-n 10 -C -d a@b@c -u", 3, nil, "", []int{3}},
 		{"-n 10 -C -N 1", 4, nil, "", []int{4}},
 		{"-n 10 -C -N 1", 1, []string{"-N 1 is not smaller than the job's 1 ranks: ranks work on the items of rank (rank+1) mod 1, their own"}, "", []int{1}},

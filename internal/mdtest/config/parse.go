@@ -158,6 +158,7 @@ func (p *parser) addFlags() {
 	sw(&o.Mknod, "make-node", "k", "create files with mknod")
 	sw(&o.Fsync, "sync-file", "y", "fsync each file after writing it")
 	sw(&o.SyncPhases, "call-sync", "Y", "sync the file system after each phase (timed)")
+	integer(&o.NoBarriers, "no-barriers", "B", "no barriers between phases: mdtest 4 takes a value here; only 0 (barriers on) is accepted")
 	integer(&o.StonewallSeconds, "stonewall-timer", "W", "stop the file create phase after this many `seconds` (0: off)")
 	text(&o.StonewallStatusFile, "stonewall-status-file", "x", "file carrying the stonewalled item count to later runs")
 	sw(&o.VerifyRead, "verify-read", "X", "verify the data read")
@@ -184,9 +185,19 @@ func (p *parser) addFlags() {
 	sw(&p.help, "help", "h", "print this help")
 }
 
-// parseArgs parses the command line into p.
+// parseArgs parses the command line into p, its single-dash words split as
+// mdtest's option parser (IOR's src/option.c) reads them
+// (cliflag.ExpandGroups), after refusing those it misreads
+// (checkMisreads).
 func (p *parser) parseArgs(args []string) error {
-	return cliflag.ParseArgs(p.fs, args, &p.help, p.flagError,
+	if err := checkMisreads(p.fs, args); err != nil {
+		return err
+	}
+	split, err := cliflag.ExpandGroups(p.fs, args)
+	if err != nil {
+		return err
+	}
+	return cliflag.ParseArgs(p.fs, split, &p.help, p.flagError,
 		"mdtest options start with - (such as -n 100 or -d dir)")
 }
 
@@ -213,7 +224,6 @@ func (p *parser) finish() Options {
 
 // unsupportedShort names mdtest's short options that hpcbench refuses.
 var unsupportedShort = map[byte]string{
-	'B': "-B (no barriers) is not supported: mdtest 4's -B always aborts with the stone wall error, and phases need barriers to be timed",
 	'g': "-g (Lustre global directory layout) is not supported by hpcbench",
 }
 

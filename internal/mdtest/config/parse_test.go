@@ -70,13 +70,32 @@ func TestParseFlagForms(t *testing.T) {
 		{"--items-per-dir=4 --depth=1 --branch-factor=2", true, func(o *Options) {
 			o.Items, o.ItemsPerDir, o.Depth, o.Branch = 0, 4, 1, 2
 		}},
-		{"-FCn100", true, func(o *Options) { o.FilesOnly, o.Items = true, 100; onlyPhases(o, true, false, false, false, false) }},
+		{"-FCn 100", true, func(o *Options) { o.FilesOnly, o.Items = true, 100; onlyPhases(o, true, false, false, false, false) }},
+		// option.c's groups: a value letter after the first takes the next
+		// argument, the letters after it go on as options, and several
+		// value letters take the same one; "=V" goes to every letter
+		{"-Fn 100 -C", true, func(o *Options) { o.FilesOnly, o.Items = true, 100; onlyPhases(o, true, false, false, false, false) }},
+		{"-uFnC 100", true, func(o *Options) {
+			o.UniqueDir, o.FilesOnly, o.Items = true, true, 100
+			onlyPhases(o, true, false, false, false, false)
+		}},
+		{"-n 8 -uF=1", true, func(o *Options) { o.Items, o.UniqueDir, o.FilesOnly = 8, true, true }},
+		{"-n 8 -uF=1 -uF=0", true, func(o *Options) { o.Items = 8 }},
+		{"-n 8 -vV=3", true, func(o *Options) { o.Items, o.Verbose = 8, 3 }},
+		{"-V=4 -W 2", true, func(o *Options) { o.Items, o.Verbose, o.StonewallSeconds = 0, 4, 2 }},
+		{"-a POSIX", true, func(o *Options) { o.Items = 0 }},
 		// tree
 		{"-z 2 -b 2 -L", false, func(o *Options) { o.Depth, o.Branch, o.LeafOnly = 2, 2, true }},
 		{"-z=3", false, func(o *Options) { o.Depth = 3 }},
 		// directories
 		{"-d /scratch/md", false, func(o *Options) { o.Dirs = []string{"/scratch/md"} }},
-		{"-d/scratch/md", false, func(o *Options) { o.Dirs = []string{"/scratch/md"} }},
+		{"-B 0", false, func(o *Options) {}}, // mdtest 4's -B takes a value; 0 keeps the barriers
+		{"-aDUMMY", false, func(o *Options) { o.API = "DUMMY" }},
+		{"-n10-F", true, func(o *Options) { o.Items, o.FilesOnly = 10, true }},                                                      // option.c's -s10-z form
+		{"-n 10 -F-C", true, func(o *Options) { o.Items, o.FilesOnly = 10, true; onlyPhases(o, true, false, false, false, false) }}, // option.c sets -D, -U, -Y to 0, as they were
+		{"-d=/scratch/md", false, func(o *Options) { o.Dirs = []string{"/scratch/md"} }},
+		{"-d/q/0", false, func(o *Options) { o.Dirs = []string{"/q/0"} }}, // no option letters in the value
+		{"-d -F", false, func(o *Options) { o.Dirs = []string{"-F"} }},    // the next argument, whatever it is
 		{"-d a@b@c -u", false, func(o *Options) { o.Dirs, o.UniqueDir = []string{"a", "b", "c"}, true }},
 		{"--dir=a@b --unique-dir-per-task", false, func(o *Options) { o.Dirs, o.UniqueDir = []string{"a", "b"}, true }},
 		{"-u -t", false, func(o *Options) { o.UniqueDir, o.TimeUniqueDir = true, true }},
@@ -89,7 +108,7 @@ func TestParseFlagForms(t *testing.T) {
 		{"-S", false, func(o *Options) { o.SharedFile = true }},
 		// sizes
 		{"-w 4096 -e 4096", false, func(o *Options) { o.WriteBytes, o.ReadBytes = 4096, 4096 }},
-		{"-w4k -e=2k", false, func(o *Options) { o.WriteBytes, o.ReadBytes = 4096, 2048 }},
+		{"-w 4k -e=2k", false, func(o *Options) { o.WriteBytes, o.ReadBytes = 4096, 2048 }},
 		{"-w 1m", false, func(o *Options) { o.WriteBytes = units.MiB }},
 		{"-w 1MiB", false, func(o *Options) { o.WriteBytes = units.MiB }},
 		{"--write-bytes=3901 --read-bytes 3901", false, func(o *Options) { o.WriteBytes, o.ReadBytes = 3901, 3901 }},
@@ -313,9 +332,21 @@ func TestParseErrors(t *testing.T) {
 		{[]string{"-n", "10", "--posix.nope"}, []string{`unknown option "--posix.nope"`}},
 		{[]string{"-n", "10", "--dfs.pool=p"}, []string{`unknown option "--dfs.pool": no backend "dfs" in this build (have POSIX, MMAP, DUMMY, FAKE)`}},
 		{[]string{"-n", "10", "---x"}, []string{`bad option syntax "---x"`}},
+		// what option.c misreads
+		{[]string{"-n1k"}, []string{`"-n1k": mdtest reads the letters of a value written against its option as options too, giving them the value (here -k): write -n 1k or -n=1k`}},
+		{[]string{"-n", "10", "-w4k"}, []string{`"-w4k"`, "(here -k)", "-w 4k or -w=4k"}},
+		{[]string{"-n", "10", "-d/scratch/md"}, []string{`"-d/scratch/md"`, "(here -s, -a, -d)"}},
+		{[]string{"-n", "10", "-D", "-aDUMMY"}, []string{`"-aDUMMY"`, "(here -D)"}}, // option.c would turn -D off
+		{[]string{"-n", "10", "-aPOSIX"}, []string{`"-aPOSIX"`, "(here -I)", "-a POSIX or -a=POSIX"}},
+		{[]string{"-FCn100"}, []string{`"-FCn100": mdtest gives -n the next word, not "100", when it is not the first letter of a group: write -FC -n100`}},
+		{[]string{"-n", "10", "-n="}, []string{`-n: parse integer ""`}},
+		{[]string{"-n", "10", "-Fi"}, []string{"-i: needs a value"}},
+		{[]string{"-n", "8", "-Fzb", "2"}, []string{`"-Fzb": mdtest gives the next word to every value option of a group (here -z, -b)`}},
+		{[]string{"-n0-F"}, []string{`"-n0-F"`, "(here -F)"}}, // option.c sets -F to atoi("0-F"), 0
 		// refused mdtest options
-		{[]string{"-n", "10", "-B"}, []string{"-B (no barriers) is not supported", "always aborts"}},
-		{[]string{"-n", "10", "-FB"}, []string{"-B (no barriers) is not supported"}},
+		{[]string{"-n", "10", "-B", "1"}, []string{"-B 1 (no barriers) is not supported", "always aborts"}},
+		{[]string{"-n", "10", "-B"}, []string{"-B: needs a value"}}, // mdtest 4's -B takes one
+		{[]string{"-n", "10", "-FB=2"}, []string{"-B 2 (no barriers) is not supported"}},
 		{[]string{"-n", "10", "-g"}, []string{"-g (Lustre global directory layout) is not supported"}},
 		{[]string{"-n", "10", "--GPUid=1"}, []string{"--GPUid: mdtest's GPU selection option is not supported"}},
 		{[]string{"-n", "10", "--allocateBufferOnGPU"}, []string{"--allocateBufferOnGPU: mdtest's GPU buffers option"}},
@@ -347,8 +378,6 @@ func TestParseValidationErrors(t *testing.T) {
 		want []string
 	}{
 		// counts
-		{"", []string{"-n or -I is required"}},
-		{"-n 0 -I 0", []string{"-n or -I is required"}},
 		{"-n -5", []string{"-n must be >= 0 (got -5)"}},
 		{"-I -1", []string{"-I must be >= 0 (got -1)"}},
 		{"-n 10 -z -1", []string{"-z must be >= 0 (got -1)"}},
@@ -376,6 +405,7 @@ func TestParseValidationErrors(t *testing.T) {
 		// md_validate_tests' combinations
 		{"-n 10 -W 5 -z 1 -b 2", []string{"-W 5 needs -b <= 1 (got -b 2): the stonewall timer works only with a branch factor of 1"}},
 		{"-n 10 -c -S", []string{"-c cannot be combined with -S"}},
+		{"-n 10 -c -W 5", []string{"-c cannot be combined with -W 5: rank 0 creates every rank's items"}},
 		{"-n 10 -c -u -d a@b", []string{"-c cannot be combined with several -d directories (got 2)"}},
 		{"-n 10 -u -S", []string{"-u cannot be combined with -S"}},
 		{"-n 10 -u -N 1 -d a@b", []string{"-N 1 cannot be combined with several -d directories (got 2)"}},
