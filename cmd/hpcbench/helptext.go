@@ -1,8 +1,10 @@
 package main
 
 import (
+	"github.com/hpcbench/hpcbench/internal/cliflag"
 	"github.com/hpcbench/hpcbench/internal/imb"
 	iorconfig "github.com/hpcbench/hpcbench/internal/ior/config"
+	mdconfig "github.com/hpcbench/hpcbench/internal/mdtest/config"
 )
 
 // helpFor returns what the help of the command name says around its
@@ -83,7 +85,7 @@ under a launcher (hpcbench launch -n 8 -- hpcbench ior ...) or alone.
 
 As in IOR, one dash starts short options, which group (-wr is -w -r), and
 long options take two (--posix.odirect).`,
-			unsupported: iorUnsupported(),
+			unsupported: refusals(iorconfig.Unsupported()),
 			exits:       []exitStatus{ok, {"1", "an I/O error, or a verification failure (-W, -R)"}, usage, sig},
 		}
 	case "mdtest":
@@ -95,26 +97,18 @@ phases and SUMMARY tables, plus JSON and CSV. Run it under a launcher
 
 As in mdtest, one dash starts short options, which group (-FCr is -F -C -r),
 and long options take two (--showRankStatistics).`,
-			unsupported: []notSupported{
-				{[]string{"-c"}, "collective creates are not supported yet"},
-				{[]string{"-l"}, "a number of ranks other than the job's (a sweep, with -f and -s) is not supported yet; run the job at each size"},
-				{[]string{"--savePerOpDataCSV"}, "per-operation CSV files are not supported yet"},
-				{[]string{"--print-all-procs"}, "not supported yet; --saveRankPerformanceDetails=FILE has every rank's figures"},
-				{[]string{"-B"}, "no barriers: not supported, phases need barriers to be timed"},
-				{[]string{"-g"}, "Lustre's global directory layout is not supported"},
-				{[]string{"--allocateBufferOnGPU", "--GPUid", "--gpuDirect"}, "GPU buffers are not supported"},
-			},
-			exits: []exitStatus{ok, {"1", "operations failed (counted per phase; the first failure is reported)"}, usage, sig},
+			unsupported: refusals(mdconfig.Unsupported()),
+			exits:       []exitStatus{ok, {"1", "operations failed (counted per phase; the first failure is reported)"}, usage, sig},
 		}
 	}
 	return helpInfo{exits: []exitStatus{ok, usage}}
 }
 
-// iorUnsupported is the IOR options list of ior's help, from the table
-// the IOR parser refuses them from.
-func iorUnsupported() []notSupported {
-	var out []notSupported
-	for _, r := range iorconfig.Unsupported() {
+// refusals turns a parser's table of refused options into the help's
+// not-supported list.
+func refusals(rs []cliflag.Refusal) []notSupported {
+	out := make([]notSupported, 0, len(rs))
+	for _, r := range rs {
 		out = append(out, notSupported{r.Names, r.Why})
 	}
 	return out

@@ -43,6 +43,10 @@ func ExpandGroups(fs *pflag.FlagSet, args []string) ([]string, error) {
 		switch {
 		case w == "--":
 			return append(out, args[i:]...), nil
+		case w == "-help" && fs.Lookup("help") != nil:
+			// option.c reads it as the group -h -e -l -p; every hpcbench
+			// command takes it as a request for help, as Hydra does.
+			out = append(out, "--help")
 		case !strings.HasPrefix(w, "-") || w == "-":
 			out = append(out, w)
 		case strings.HasPrefix(w, "--"):

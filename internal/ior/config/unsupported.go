@@ -3,25 +3,20 @@ package config
 import (
 	"sort"
 	"strings"
-)
 
-// Refusal is a group of IOR options that hpcbench refuses, with a message
-// and exit status 2, for one reason.
-type Refusal struct {
-	Names []string // as a user types them: "-B", "-H"
-	Why   string
-}
+	"github.com/hpcbench/hpcbench/internal/cliflag"
+)
 
 // Unsupported returns IOR's short options that hpcbench refuses, grouped
 // by reason and ordered by their first letter, for the help. It reads the
 // same table the parser refuses them from.
-func Unsupported() []Refusal {
+func Unsupported() []cliflag.Refusal {
 	letters := make([]byte, 0, len(unsupportedShort))
 	for c := range unsupportedShort {
 		letters = append(letters, c)
 	}
 	sort.Slice(letters, func(i, j int) bool { return letters[i] < letters[j] })
-	var out []Refusal
+	var out []cliflag.Refusal
 	group := map[string]int{} // why -> index in out
 	var names = map[string][]string{}
 	for _, c := range letters {
@@ -30,7 +25,7 @@ func Unsupported() []Refusal {
 		if !ok {
 			i = len(out)
 			group[u.why] = i
-			out = append(out, Refusal{Why: u.why})
+			out = append(out, cliflag.Refusal{Why: u.why})
 		}
 		out[i].Names = append(out[i].Names, "-"+string(c))
 		names[u.why] = append(names[u.why], u.name)

@@ -45,8 +45,8 @@ func checkMisreads(fs *pflag.FlagSet, args []string) error {
 				i++ // the next word is its value
 			}
 			continue
-		case len(w) < 2 || w[0] != '-':
-			continue
+		case len(w) < 2 || w[0] != '-', w == "-help":
+			continue // -help asks for help (cliflag.ExpandGroups)
 		}
 		next, err := checkGroup(fs, w, seen)
 		if err != nil {
