@@ -47,6 +47,7 @@ type Comm struct {
 	conns      []fabric.Conn
 	family     []fabric.Conn // every connection, closed when any communicator on them fails
 	eager      []int         // per peer: largest Send that never waits for the peer, or -1
+	shared     []bool        // per peer: the connection is through shared memory (sharedMemoryConn)
 	opts       Options
 	th         Thresholds // opts.Thresholds with defaults filled in
 	forced     [numColls]alg
@@ -87,6 +88,14 @@ type eagerConn interface {
 	EagerLimit() int
 }
 
+// sharedMemoryConn is implemented by connections through memory both
+// processes map (fabric/shm), where a message costs a cache-line transfer
+// rather than a trip through a network stack. A Comm uses it to choose the
+// two-rank barrier (see Comm.Barrier).
+type sharedMemoryConn interface {
+	SharedMemory() bool
+}
+
 // New returns rank's Comm in a group of size ranks. conns[i] is the
 // connection to rank i; conns[rank] must be nil and every other entry
 // non-nil. The Comm owns the connections from then on: Close, or a failed
@@ -109,11 +118,15 @@ func New(rank, size int, conns []fabric.Conn, o Options) (*Comm, error) {
 			return nil, fmt.Errorf("collectives: new communicator: conns[%d] is nil; rank %d needs a connection to every peer", i, rank)
 		}
 	}
-	c := &Comm{rank: rank, size: size, conns: conns, family: conns, eager: make([]int, size), ids: newIDSet(), alloc: o.Allocator}
+	c := &Comm{rank: rank, size: size, conns: conns, family: conns, eager: make([]int, size), shared: make([]bool, size),
+		ids: newIDSet(), alloc: o.Allocator}
 	for i, cn := range conns {
 		c.eager[i] = -1
 		if e, ok := cn.(eagerConn); ok {
 			c.eager[i] = e.EagerLimit()
+		}
+		if s, ok := cn.(sharedMemoryConn); ok {
+			c.shared[i] = s.SharedMemory()
 		}
 	}
 	if err := c.SetOptions(o); err != nil {

@@ -207,3 +207,8 @@ func (c *Conn) Close() error {
 // costs a thread wake-up, about 35 µs on a 2-CPU VM, because the first one
 // keeps its CPU busy spinning on the receive.
 func (c *Conn) EagerLimit() int { return c.opts.EagerLimit }
+
+// SharedMemory reports that messages move through memory both processes
+// map: a small one costs a few cache-line transfers, not a trip through a
+// network stack. collectives.Comm picks its two-rank barrier by it.
+func (c *Conn) SharedMemory() bool { return true }
