@@ -6,6 +6,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/hpcbench/hpcbench/fabric"
 	"github.com/hpcbench/hpcbench/fabric/pipe"
 )
 
@@ -101,6 +102,25 @@ func benchCollective(b *testing.B, coll, alg string, p, n int) {
 	for r, err := range errs {
 		if err != nil {
 			b.Fatalf("rank %d: %v", r, err)
+		}
+	}
+}
+
+// BenchmarkCallOverhead times an 8-byte Bcast on a one-rank Comm, which
+// moves nothing: what every collective call costs in checking the Comm,
+// choosing the algorithm and finishing, on top of its messages.
+func BenchmarkCallOverhead(b *testing.B) {
+	c, err := New(0, 1, []fabric.Conn{nil}, Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	buf := make([]byte, 8)
+	for b.Loop() {
+		if err := c.Bcast(ctx, buf, 0); err != nil {
+			b.Fatal(err)
 		}
 	}
 }

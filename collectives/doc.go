@@ -48,7 +48,7 @@
 // defaults (DefaultThresholds) follow the intra-node choices of MPICH 4.0.2:
 //
 //	collective  algorithms                                default choice
-//	barrier     dissemination                             dissemination
+//	barrier     dissemination, gather-release             gather-release if p = 2 on shared memory, else dissemination
 //	bcast       binomial, scatter-ring (van de Geijn)     binomial if p < 8 or n <= 12288, else scatter-ring
 //	scatter     binomial, linear                          binomial
 //	gather      binomial, linear                          binomial
@@ -68,8 +68,13 @@
 // as in MPICH, though Thresholds.AllreduceLongMsg can enable it for p not a
 // power of two: measured in process on two CPUs it was no faster than
 // Rabenseifner (within 10% either way for p = 3, 5 and 6 at 256 KiB to
-// 4 MiB). All thresholds should be revisited with measurements on real
-// fabrics.
+// 4 MiB). MPICH's shared-memory layer uses its release/gather barrier for
+// any p on one node, dissemination otherwise; here gather-release is the
+// default only for p = 2 over shared memory, where it costs one message
+// latency more than dissemination but makes rank 0 leave first (see
+// Comm.Barrier), and dissemination, with half the steps, for every larger
+// p and over TCP. All thresholds
+// should be revisited with measurements on real fabrics.
 //
 // # Reductions
 //

@@ -14,7 +14,8 @@ import (
 
 // call runs one call of the named collective with n-byte blocks on c. The
 // roots are chosen so that at p = 5 every algorithm uses the link between
-// ranks 1 and 2.
+// ranks 1 and 2, except the gather-release barrier, whose tree is rooted
+// at rank 0 and has no such edge (see brokenLink).
 func call(ctx context.Context, c *Comm, coll string, n int) error {
 	p := c.Size()
 	switch coll {
@@ -39,8 +40,8 @@ func call(ctx context.Context, c *Comm, coll string, n int) error {
 }
 
 // TestCloseMidCollective breaks the job while five ranks run a collective
-// in a loop, in two ways: the link between ranks 1 and 2 closes (every
-// algorithm uses it at p = 5), or rank 3 dies (all its connections close).
+// in a loop, in two ways: a link the algorithm uses at p = 5 closes (see
+// brokenLink), or rank 3 dies (all its connections close).
 // Every rank's call must fail, promptly, with an error that says a
 // connection closed: the ranks that see the failure abort their Comms,
 // which closes their connections, so no rank waits for its deadline.
@@ -73,7 +74,8 @@ func testCloseMidCollective(t *testing.T, p int, deadline time.Duration, coll, a
 		time.Sleep(20 * time.Millisecond)
 		closed <- time.Now()
 		if failure == "link" {
-			mesh[1][2].Close()
+			a, b := brokenLink(coll, alg)
+			mesh[a][b].Close()
 			return
 		}
 		for _, c := range mesh[3] {
@@ -112,6 +114,17 @@ func testCloseMidCollective(t *testing.T, p int, deadline time.Duration, coll, a
 			t.Errorf("rank %d: call after failure: %v; want ErrAborted", c.Rank(), err)
 		}
 	}
+}
+
+// brokenLink returns the ranks whose link TestCloseMidCollective closes:
+// 1 and 2, which call's roots make every algorithm use at p = 5, but 2 and
+// 3 for the gather-release barrier, whose tree (edges 0–1, 0–2, 2–3, 0–4)
+// does not join 1 and 2.
+func brokenLink(coll, alg string) (int, int) {
+	if coll == "barrier" && alg == "gather-release" {
+		return 2, 3
+	}
+	return 1, 2
 }
 
 // TestOneRankCancelled cancels one rank's context: that rank fails with

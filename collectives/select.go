@@ -37,6 +37,7 @@ const (
 	algScattered
 	algPairwise
 	algRabenseifner
+	algGatherRelease
 	numAlgs
 )
 
@@ -51,9 +52,10 @@ var (
 		algAuto: "auto", algDissemination: "dissemination", algBinomial: "binomial", algLinear: "linear",
 		algScatterRing: "scatter-ring", algRecursiveDoubling: "recursive-doubling", algBruck: "bruck",
 		algRing: "ring", algScattered: "scattered", algPairwise: "pairwise", algRabenseifner: "rabenseifner",
+		algGatherRelease: "gather-release",
 	}
 	collAlgs = [numColls][]alg{
-		collBarrier:   {algDissemination},
+		collBarrier:   {algDissemination, algGatherRelease},
 		collBcast:     {algBinomial, algScatterRing},
 		collScatter:   {algBinomial, algLinear},
 		collGather:    {algBinomial, algLinear},
@@ -154,7 +156,7 @@ func ParseAlgorithms(spec string) (map[string]string, error) {
 // alltoall (len(send)/size); barrier ignores it. With p ranks and the
 // Thresholds t, the automatic choice is:
 //
-//	barrier    dissemination
+//	barrier    gather-release if p == 2 and the connection is shared memory, else dissemination
 //	bcast      binomial if p < t.BcastMinProcs or bytes <= t.BcastShortMsg, else scatter-ring
 //	scatter    binomial
 //	gather     binomial
@@ -193,6 +195,9 @@ func (c *Comm) choose(id coll, bytes int) alg {
 	}
 	switch id {
 	case collBarrier:
+		if p == 2 && c.shared[1-c.rank] {
+			return algGatherRelease
+		}
 		return algDissemination
 	case collBcast:
 		if p < t.BcastMinProcs || bytes <= t.BcastShortMsg {

@@ -73,6 +73,12 @@ func commOfSize(t *testing.T, p int, o Options) *Comm {
 	return c
 }
 
+// sharedConn is a connection that says it is through shared memory, as
+// fabric/shm's are.
+type sharedConn struct{ fabric.Conn }
+
+func (sharedConn) SharedMemory() bool { return true }
+
 // TestAlgorithmSelection checks the default table at its edges.
 func TestAlgorithmSelection(t *testing.T) {
 	for _, tc := range []struct {
@@ -82,6 +88,9 @@ func TestAlgorithmSelection(t *testing.T) {
 		force string
 	}{
 		{"barrier", 5, 0, "dissemination", ""},
+		{"barrier", 3, 0, "dissemination", ""},
+		{"barrier", 2, 0, "dissemination", ""}, // pipes are not shared memory
+		{"barrier", 2, 0, "gather-release", "gather-release"},
 		{"bcast", 4, 1 << 20, "binomial", ""},
 		{"bcast", 8, 12288, "binomial", ""},
 		{"bcast", 8, 12289, "scatter-ring", ""},
@@ -114,6 +123,32 @@ func TestAlgorithmSelection(t *testing.T) {
 		if got := commOfSize(t, tc.p, o).Algorithm(tc.coll, tc.n); got != tc.want {
 			t.Errorf("p=%d forced %q: Algorithm(%q, %d) = %q; want %q", tc.p, tc.force, tc.coll, tc.n, got, tc.want)
 		}
+	}
+	// Two ranks joined by shared memory default to gather-release; three
+	// do not, nor two with the algorithm forced.
+	for _, tc := range []struct {
+		p     int
+		force string
+		want  string
+	}{{2, "", "gather-release"}, {3, "", "dissemination"}, {2, "dissemination", "dissemination"}} {
+		o := Options{}
+		if tc.force != "" {
+			o.Algorithms = map[string]string{"barrier": tc.force}
+		}
+		conns := pipe.Mesh(tc.p)[0]
+		for i, cn := range conns {
+			if cn != nil {
+				conns[i] = sharedConn{cn}
+			}
+		}
+		c, err := New(0, tc.p, conns, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := c.Algorithm("barrier", 0); got != tc.want {
+			t.Errorf("p=%d over shared memory, forced %q: Algorithm(barrier) = %q; want %q", tc.p, tc.force, got, tc.want)
+		}
+		c.Close()
 	}
 	// Thresholds change the choice; zero fields keep their defaults.
 	c := commOfSize(t, 4, Options{Thresholds: Thresholds{AllreduceShortMsg: 1 << 30}})

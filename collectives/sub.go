@@ -44,7 +44,7 @@ func (c *Comm) Sub(ctx context.Context, n int) (*Comm, error) {
 	}
 	c.ids.claim(uint32(id))
 	s := &Comm{
-		rank: c.rank, size: n, conns: c.conns[:n], family: c.family, eager: c.eager[:n],
+		rank: c.rank, size: n, conns: c.conns[:n], family: c.family, eager: c.eager[:n], shared: c.shared[:n],
 		id: uint32(id), ids: c.ids, sub: true, alloc: c.alloc,
 	}
 	if err := s.SetOptions(c.Options()); err != nil {

@@ -53,6 +53,15 @@ func TestCollectivesOverTransports(t *testing.T) {
 						c.Close()
 					}
 				})
+				// The default barrier: gather-release only for two ranks
+				// over shared memory (see Comm.Barrier).
+				want := "dissemination"
+				if p == 2 && tr.Name() == "shm" {
+					want = "gather-release"
+				}
+				if got := comms[0].Algorithm("barrier", 0); got != want {
+					t.Errorf("default barrier: %q; want %q", got, want)
+				}
 				runMatrixOn(t, comms, matrix(p, nil, true))
 			})
 		}

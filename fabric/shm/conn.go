@@ -46,13 +46,15 @@ type Conn struct {
 
 // sendState belongs to the goroutine in Send (under mu).
 type sendState struct {
-	mu  sync.Mutex
-	w   waiter
-	p   producer
-	ctl *ringCtl
-	seq uint32 // last rendezvous sequence number used
-	err error  // sticky: this direction is broken
-	pin []byte // the rendezvous buffer, which must escape to the heap
+	mu   sync.Mutex
+	w    waiter
+	p    producer
+	ctl  *ringCtl
+	seq  uint32        // last rendezvous sequence number used
+	err  error         // sticky: this direction is broken
+	pin  []byte        // the rendezvous buffer, which must escape to the heap
+	last atomic.Uint32 // ring bytes of the last eager record (see warmSend)
+	warm bool          // the CPU can prefetch for writing (see warmSend)
 }
 
 // recvState belongs to the goroutine in Recv (under mu).
@@ -108,6 +110,7 @@ func newConn(p connParams) (*Conn, error) {
 	w := waiter{maxSpin: p.opts.Spin, yield: p.opts.Yield, mine: &lay.hdr.cpu[p.side].v, peer: &lay.hdr.cpu[1-p.side].v,
 		singleP: runtime.GOMAXPROCS(0) == 1}
 	c.snd.w, c.rcv.w = w, w
+	c.snd.warm = prefetchWSupported()
 	out, in := &lay.hdr.rings[p.side], &lay.hdr.rings[1-p.side]
 	c.snd.ctl, c.snd.p = out, newProducer(out, lay.ringData(p.side))
 	c.rcv.ctl, c.rcv.c = in, newConsumer(in, lay.ringData(1-p.side))
@@ -207,3 +210,8 @@ func (c *Conn) Close() error {
 // costs a thread wake-up, about 35 µs on a 2-CPU VM, because the first one
 // keeps its CPU busy spinning on the receive.
 func (c *Conn) EagerLimit() int { return c.opts.EagerLimit }
+
+// SharedMemory reports that messages move through memory both processes
+// map: a small one costs a few cache-line transfers, not a trip through a
+// network stack. collectives.Comm picks its two-rank barrier by it.
+func (c *Conn) SharedMemory() bool { return true }

@@ -48,7 +48,10 @@
 //
 //   - eager: the header and the whole payload, published with one store of
 //     head once the producer has copied it all in. Messages up to
-//     Options.EagerLimit go this way.
+//     Options.EagerLimit go this way. A Recv that has to wait first asks the CPU
+//     (PREFETCHW, on amd64) for the ring lines its own side's next eager
+//     record will take if it is as long as the last, so that the reply's
+//     copy does not wait for them to leave the peer's core.
 //   - pipe: the header and the payload, published Options.PipeChunk bytes at
 //     a time, so that the receiver copies out while the sender copies in.
 //     Larger messages go this way by default: with the ring resident in the

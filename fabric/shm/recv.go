@@ -101,6 +101,7 @@ func (c *Conn) waitData(ctx context.Context, n uint32) error {
 	if q.has(n) {
 		return nil
 	}
+	c.warmSend()
 	return c.rcv.w.await(ctx, &c.myBells[bellRecv], func() bool { return q.has(n) }, c.recvStop(ctx))
 }
 
