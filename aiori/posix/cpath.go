@@ -74,12 +74,18 @@ func errno(e unix.Errno) error {
 // atFDCWD is AT_FDCWD as a system call argument.
 var atFDCWD = func() uintptr { fd := unix.AT_FDCWD; return uintptr(fd) }()
 
-// stat is stat(2) into st. It is a raw system call: the runtime is not
-// told the thread may block, which saves its bookkeeping, about 3% of a
-// cached stat (mdtest's stat phase, measured with scripts/mdloop.c side by
-// side). A stat that does block (a hung NFS server) then holds this
-// thread's P, and a garbage collection waits for it; in a benchmark rank,
-// whose one goroutine is waiting for that stat anyway, that costs nothing.
+// The calls below are raw system calls: the runtime is not told the
+// thread may block. That saves its bookkeeping (entersyscall and
+// exitsyscall, 3% of a cached stat, more of an open, write and close),
+// and, more, it keeps the runtime's sysmon thread quiet: it wakes every
+// 20 µs while it finds calls it can take a P from, which one slow call in
+// a few thousand (the thread descheduled in the kernel) is enough for, and
+// each of its wake-ups takes a CPU from a rank on a loaded host. A call
+// that does block (a hung NFS server) then holds this thread's P, and a
+// garbage collection waits for it; in a benchmark rank, whose one
+// goroutine is waiting for that call anyway, that costs nothing.
+
+// stat is stat(2) into st.
 func (c *cpath) stat(path string, st *unix.Stat_t) error {
 	return c.call(path, func(p unsafe.Pointer) error {
 		_, _, e := unix.RawSyscall6(unix.SYS_NEWFSTATAT, atFDCWD, uintptr(p), uintptr(unsafe.Pointer(st)), 0, 0, 0)
@@ -90,7 +96,7 @@ func (c *cpath) stat(path string, st *unix.Stat_t) error {
 // unlinkat is unlink(2), or rmdir(2) with flags AT_REMOVEDIR.
 func (c *cpath) unlinkat(path string, flags int) error {
 	return c.call(path, func(p unsafe.Pointer) error {
-		_, _, e := unix.Syscall(unix.SYS_UNLINKAT, atFDCWD, uintptr(p), uintptr(flags))
+		_, _, e := unix.RawSyscall(unix.SYS_UNLINKAT, atFDCWD, uintptr(p), uintptr(flags))
 		return errno(e)
 	})
 }
@@ -98,16 +104,16 @@ func (c *cpath) unlinkat(path string, flags int) error {
 // mkdir is mkdir(2).
 func (c *cpath) mkdir(path string, mode uint32) error {
 	return c.call(path, func(p unsafe.Pointer) error {
-		_, _, e := unix.Syscall(unix.SYS_MKDIRAT, atFDCWD, uintptr(p), uintptr(mode))
+		_, _, e := unix.RawSyscall(unix.SYS_MKDIRAT, atFDCWD, uintptr(p), uintptr(mode))
 		return errno(e)
 	})
 }
 
-// open is open(2), retried on EINTR.
+// open is open(2) with O_CLOEXEC, retried on EINTR.
 func (c *cpath) open(path string, flags int, mode uint32) (fd int, err error) {
 	err = c.call(path, func(p unsafe.Pointer) error {
 		for {
-			r, _, e := unix.Syscall6(unix.SYS_OPENAT, atFDCWD, uintptr(p), uintptr(flags|unix.O_CLOEXEC), uintptr(mode), 0, 0)
+			r, _, e := unix.RawSyscall6(unix.SYS_OPENAT, atFDCWD, uintptr(p), uintptr(flags|unix.O_CLOEXEC), uintptr(mode), 0, 0)
 			if e == unix.EINTR {
 				continue
 			}
@@ -121,7 +127,7 @@ func (c *cpath) open(path string, flags int, mode uint32) (fd int, err error) {
 // rename is rename(2).
 func (c *cpath) rename(from, to string) error {
 	return c.call2(from, to, func(pf, pt unsafe.Pointer) error {
-		_, _, e := unix.Syscall6(unix.SYS_RENAMEAT, atFDCWD, uintptr(pf), atFDCWD, uintptr(pt), 0, 0)
+		_, _, e := unix.RawSyscall6(unix.SYS_RENAMEAT, atFDCWD, uintptr(pf), atFDCWD, uintptr(pt), 0, 0)
 		return errno(e)
 	})
 }
@@ -129,7 +135,7 @@ func (c *cpath) rename(from, to string) error {
 // mknod is mknod(2) of a regular file.
 func (c *cpath) mknod(path string, mode uint32) error {
 	return c.call(path, func(p unsafe.Pointer) error {
-		_, _, e := unix.Syscall6(unix.SYS_MKNODAT, atFDCWD, uintptr(p), uintptr(mode), 0, 0, 0)
+		_, _, e := unix.RawSyscall6(unix.SYS_MKNODAT, atFDCWD, uintptr(p), uintptr(mode), 0, 0, 0)
 		return errno(e)
 	})
 }

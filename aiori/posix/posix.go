@@ -119,18 +119,9 @@ func (b *Backend) open(op, path string, flags aiori.OpenFlags) (*File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("posix: %s %s: %w", op, path, err)
 	}
-	var fd int
-	for {
-		fd, err = b.cp.open(path, oflags, createPerm)
-		if err != unix.EINTR {
-			break
-		}
-	}
+	fd, err := b.cp.open(path, oflags, createPerm)
 	if err != nil {
-		if direct && err == unix.EINVAL {
-			return nil, fmt.Errorf("posix: %s %s with O_DIRECT: %w (the file system may not support direct I/O)", op, path, err)
-		}
-		return nil, fmt.Errorf("posix: %s %s: %w", op, path, err)
+		return nil, openError(op, path, direct, err)
 	}
 	h := b.Hints()
 	return &File{
@@ -140,6 +131,14 @@ func (b *Backend) open(op, path string, flags aiori.OpenFlags) (*File, error) {
 		rangeLocks: b.opts.RangeLocks,
 		single:     h.SingleXferAttempt,
 	}, nil
+}
+
+// openError words a failed open(2) of path; op is "create" or "open".
+func openError(op, path string, direct bool, err error) error {
+	if direct && err == unix.EINVAL {
+		return fmt.Errorf("posix: %s %s with O_DIRECT: %w (the file system may not support direct I/O)", op, path, err)
+	}
+	return fmt.Errorf("posix: %s %s: %w", op, path, err)
 }
 
 // openFlags translates flags to open(2) flags.

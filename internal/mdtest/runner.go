@@ -82,6 +82,7 @@ type runner struct {
 	dataSeed   uint64 // -G's signature, the same on every rank
 	rbuf       []byte // the read phase's buffer
 	ptype      pattern.Type
+	iio        itemIO // the backend's one-call create and read, or nil
 }
 
 // phaseRank is one rank's figures for one phase of one iteration.
@@ -121,6 +122,7 @@ func (r *runner) run(ctx context.Context) (*runResult, error) {
 	r.buf = aiori.AlignedBuffer(int(r.o.WriteBytes))
 	pattern.Fill(r.buf, r.ptype, r.rank, r.dataSeed, 0)
 	r.rbuf = aiori.AlignedBuffer(int(max(r.o.WriteBytes, r.o.ReadBytes)))
+	r.iio, _ = r.be.(itemIO)
 	if r.rank == 0 {
 		if s, ok := r.be.(aiori.Statfser); ok {
 			if fi, err := s.Statfs(base); err == nil {
@@ -339,6 +341,9 @@ func (r *runner) fileCreate(p string) error {
 	if r.o.Mknod {
 		return r.md.Mknod(p)
 	}
+	if r.iio != nil && !r.o.VerifyWrite && !r.o.Fsync {
+		return r.iio.CreateItem(p, r.buf[:r.o.WriteBytes])
+	}
 	f, err := r.be.Create(p, aiori.WriteOnly|aiori.Create)
 	if err != nil {
 		return err
@@ -370,6 +375,12 @@ func (r *runner) fileStat(p string) error {
 }
 
 func (r *runner) fileRead(p string) error {
+	if r.iio != nil && !r.o.VerifyRead {
+		if _, err := r.iio.ReadItem(p, r.rbuf[:r.o.ReadBytes]); err != nil && !errors.Is(err, io.EOF) {
+			return err
+		}
+		return nil
+	}
 	f, err := r.be.Open(p, aiori.ReadOnly)
 	if err != nil {
 		return err

@@ -1,0 +1,16 @@
+package mdtest
+
+// itemIO is what a backend offers for mdtest's file create and read in
+// one call each, without the aiori.File that Create and Open return (an
+// allocation per item, and garbage collections in the timed loop):
+// aiori/posix's Backend implements it. The runner uses it when the item
+// needs nothing but open, write or read, close: not with -X,
+// --verify-write, -y or -k.
+type itemIO interface {
+	// CreateItem creates path write-only, writes data at offset 0 and
+	// closes it.
+	CreateItem(path string, data []byte) error
+	// ReadItem opens path read-only, reads len(buf) bytes at offset 0
+	// (io.EOF when the file is shorter) and closes it.
+	ReadItem(path string, buf []byte) (int, error)
+}
