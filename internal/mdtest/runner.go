@@ -218,7 +218,7 @@ func (r *runner) iteration(ctx context.Context, iter int, base string, res *runR
 		case config.DirRead:
 			p, err = r.itemPhase(ctx, report.MdtestDirRead, func(string) error { return nil }, r.target())
 		case config.DirRename:
-			p, err = r.itemPhase(ctx, phDirRename, r.dirRename, r.target())
+			p, err = r.itemPhase(ctx, phDirRename, r.dirRenamer(r.target()), r.target())
 			r.renamed = true
 		case config.DirRemove:
 			p, err = r.itemPhase(ctx, phDirRemove, r.dirRemove, r.target())
@@ -333,7 +333,24 @@ func (r *runner) dirStat(p string) error {
 	return err
 }
 
-func (r *runner) dirRename(p string) error { return r.md.Rename(p, p+renameSuffix) }
+// dirRenamer returns the rename phase's operation for the items of rank
+// owner: it renames each to its name with renameSuffix, formatted here,
+// before the timed loop, which takes the items in this order (-R shuffles
+// only the stat and read phases).
+func (r *runner) dirRenamer(owner int) opFunc {
+	to := r.pathsOf(phDirRename, owner, r.items)
+	for i := range to {
+		to[i] += renameSuffix
+	}
+	k := 0
+	return func(p string) error {
+		if k < len(to) && len(to[k]) == len(p)+len(renameSuffix) && to[k][:len(p)] == p {
+			k++
+			return r.md.Rename(p, to[k-1])
+		}
+		return r.md.Rename(p, p+renameSuffix) // not in the order expected
+	}
+}
 
 func (r *runner) dirRemove(p string) error { return r.md.Rmdir(p) }
 
