@@ -3,10 +3,12 @@ package posix
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/hpcbench/hpcbench/aiori"
@@ -72,6 +74,10 @@ func TestItemErrors(t *testing.T) {
 	if want := "posix: create " + missing + ": no such file or directory"; err == nil || err.Error() != want || !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("CreateItem(missing dir) = %v; want %q wrapping fs.ErrNotExist", err, want)
 	}
+	err = b.StatItem(missing)
+	if want := "posix: stat " + missing + ": no such file or directory"; err == nil || err.Error() != want || !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("StatItem(missing) = %v; want %q wrapping fs.ErrNotExist", err, want)
+	}
 	_, err = b.ReadItem(missing, make([]byte, 1))
 	if want := "posix: open " + missing + ": no such file or directory"; err == nil || err.Error() != want {
 		t.Errorf("ReadItem(missing) = %v; want %q", err, want)
@@ -118,8 +124,110 @@ func TestItemNoAllocs(t *testing.T) {
 		if _, err := b.ReadItem(path, data); err != nil {
 			t.Fatal(err)
 		}
+		if err := b.StatItem(path); err != nil {
+			t.Fatal(err)
+		}
 	})
 	if allocs != 0 {
-		t.Errorf("CreateItem and ReadItem allocate %v times; want 0", allocs)
+		t.Errorf("CreateItem, ReadItem and StatItem allocate %v times; want 0", allocs)
+	}
+}
+
+// TestItemHints checks that the items' copy of SingleXferAttempt follows
+// SetHints, as the Files' does.
+func TestItemHints(t *testing.T) {
+	b := newTestBackend(t, Options{})
+	for _, single := range []bool{true, false, true} {
+		b.SetHints(aiori.Hints{SingleXferAttempt: single, Rank: 2})
+		f, err := b.openItem("create", filepath.Join(t.TempDir(), "f"), aiori.WriteOnly|aiori.Create)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := f.closeItem(); err != nil {
+			t.Fatal(err)
+		}
+		if f.single != single || b.Hints().Rank != 2 || b.Hints().SingleXferAttempt != single {
+			t.Errorf("after SetHints(SingleXferAttempt %v): item single %v, Hints %+v", single, f.single, b.Hints())
+		}
+	}
+}
+
+// TestPathLengths runs the metadata calls on paths on either side of the
+// lengths where cpath changes buffers (its stack array, its locked
+// buffers), in every combination for rename, and checks that nothing is
+// allocated; a path of maxPath bytes or more goes through x/sys/unix, and
+// the kernel refuses it.
+func TestPathLengths(t *testing.T) {
+	b := newTestBackend(t, Options{})
+	root := t.TempDir()
+	// pathOf returns a path of exactly n bytes under root, making its
+	// parent directories.
+	pathOf := func(t *testing.T, n int, tag string) string {
+		t.Helper()
+		dir := root
+		for len(dir)+1+200 < n-len(tag)-1 {
+			dir += "/" + strings.Repeat("d", 200)
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+		name := tag + strings.Repeat("f", n-len(dir)-1-len(tag))
+		return dir + "/" + name
+	}
+	lengths := []int{shortPath - 2, shortPath - 1, shortPath, 300, maxPath - 1}
+	for _, n := range lengths {
+		for _, m := range lengths {
+			t.Run(fmt.Sprintf("%d-to-%d", n, m), func(t *testing.T) {
+				from, to := pathOf(t, n, "a"), pathOf(t, m, "b")
+				if len(from) != n || len(to) != m {
+					t.Fatalf("made paths of %d and %d bytes; want %d and %d", len(from), len(to), n, m)
+				}
+				if err := b.CreateItem(from, []byte("x")); err != nil {
+					t.Fatal(err)
+				}
+				if _, err := b.Stat(from); err != nil {
+					t.Fatal(err)
+				}
+				if err := b.Rename(from, to); err != nil {
+					t.Fatal(err)
+				}
+				if _, err := os.Stat(to); err != nil {
+					t.Fatalf("after Rename: %v", err)
+				}
+				if err := b.Remove(to); err != nil {
+					t.Fatal(err)
+				}
+				if err := b.Mkdir(from, 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := b.Rmdir(from); err != nil {
+					t.Fatal(err)
+				}
+				allocs := testing.AllocsPerRun(20, func() {
+					if err := b.Mknod(from); err != nil {
+						t.Fatal(err)
+					}
+					if _, err := b.Stat(from); err != nil {
+						t.Fatal(err)
+					}
+					if err := b.Rename(from, to); err != nil {
+						t.Fatal(err)
+					}
+					if err := b.Remove(to); err != nil {
+						t.Fatal(err)
+					}
+				})
+				if allocs != 0 {
+					t.Errorf("mknod, stat, rename, unlink allocate %v times; want 0", allocs)
+				}
+			})
+		}
+	}
+	long := root + "/" + strings.Repeat("d/", maxPath/2)
+	if err := b.Mkdir(long, 0o755); !errors.Is(err, unix.ENAMETOOLONG) {
+		t.Errorf("Mkdir(%d-byte path) = %v; want ENAMETOOLONG", len(long), err)
+	}
+	if err := b.Rename(root+"/x", long); !errors.Is(err, unix.ENAMETOOLONG) {
+		t.Errorf("Rename(short, %d-byte path) = %v; want ENAMETOOLONG", len(long), err)
 	}
 }

@@ -2,8 +2,9 @@ package mdtest
 
 // itemIO is what a backend offers for mdtest's file create and read in
 // one call each, without the aiori.File that Create and Open return (an
-// allocation per item, and garbage collections in the timed loop):
-// aiori/posix's Backend implements it. The runner uses it when the item
+// allocation per item, and garbage collections in the timed loop), and
+// for its stats without the aiori.FileInfo: aiori/posix's Backend
+// implements it. The runner creates and reads through it when the item
 // needs nothing but open, write or read, close: not with -X,
 // --verify-write, -y or -k.
 type itemIO interface {
@@ -13,4 +14,6 @@ type itemIO interface {
 	// ReadItem opens path read-only, reads len(buf) bytes at offset 0
 	// (io.EOF when the file is shorter) and closes it.
 	ReadItem(path string, buf []byte) (int, error)
+	// StatItem stats path and reports only whether that failed.
+	StatItem(path string) error
 }

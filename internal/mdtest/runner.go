@@ -329,6 +329,9 @@ func (r *runner) dirCreate(p string) error { return r.md.Mkdir(p, 0o755) }
 // dirStat stats a directory item; as mdtest, it checks only that stat
 // succeeds (the DUMMY backend keeps no directories).
 func (r *runner) dirStat(p string) error {
+	if r.iio != nil {
+		return r.iio.StatItem(p)
+	}
 	_, err := r.md.Stat(p)
 	return err
 }
@@ -387,6 +390,9 @@ func (r *runner) fileCreate(p string) error {
 }
 
 func (r *runner) fileStat(p string) error {
+	if r.iio != nil {
+		return r.iio.StatItem(p)
+	}
 	_, err := r.md.Stat(p)
 	return err
 }
