@@ -16,7 +16,8 @@
 # and prints, per phase and P, the median rate of each side, the ratio of
 # the medians hpcbench/syscalls and the median of the pairs' own ratios,
 # the figure the target applies to: >= 0.95 for every phase (hpcbench's
-# engine adds nothing measurable per item). A row whose command failed in
+# engine adds nothing measurable per item), and the ratio of the best rates
+# (the runs least disturbed by other load). A row whose command failed in
 # any run says FAILED and makes the script exit 1; with STRICT=1, a pairs
 # ratio under 0.95 does too. ("Directory read", which does nothing, and the
 # tree phases have no counterpart in mdloop and no row.)
@@ -34,6 +35,9 @@
 #   UNIQUE=       1: a tree per rank (mdtest -u) instead of the shared one
 #   DIR=/var/tmp  where the files go
 #   STRICT=       1: exit 1 when a pairs ratio is below 0.95
+#   CPU=          1: also measure the CPU time per item of each side (user +
+#                 system, runs of N and 10*N items, the difference over 9*N),
+#                 which a loaded host's scheduling leaves alone, unlike rates
 #   HPCBENCH=PATH benchmark this binary instead of building ./cmd/hpcbench
 set -euo pipefail
 export LC_ALL=C
@@ -50,6 +54,7 @@ read -r -a procs <<<"${PROCS:-1 2}"
 DIR=${DIR:-/var/tmp}
 UNIQUE=${UNIQUE:-}
 STRICT=${STRICT:-}
+CPU=${CPU:-}
 target=0.95
 
 command -v gcc >/dev/null 2>&1 || hb_ensure_debs gcc
@@ -83,20 +88,20 @@ median() {
 	sort -g | awk '{ v[n++] = $1 } END { if (n == 0) { print "-"; exit } print (n % 2) ? v[int(n / 2)] : (v[n / 2 - 1] + v[n / 2]) / 2 }'
 }
 
-# runloop P KIND OUT and runhb P KIND OUT run one side once; they fail when
-# the command fails or its output lacks a phase.
+# runloop P KIND OUT [ITEMS] and runhb P KIND OUT [ITEMS] run one side once
+# (ITEMS per rank, default N); they fail when the command fails.
 runloop() {
-	local p=$1 kind=$2 out=$3
+	local p=$1 kind=$2 out=$3 n=${4:-$N}
 	# shellcheck disable=SC2086 # loopargs holds flags, split on purpose
-	"$tmp/mdloop" -n "$N" -p "$p" -d "$work" ${loopargs[$kind]} "${uflag[@]}" >"$out" 2>"$tmp/err" || {
+	"$tmp/mdloop" -n "$n" -p "$p" -d "$work" ${loopargs[$kind]} "${uflag[@]}" >"$out" 2>"$tmp/err" || {
 		hb_log "mdloop -p $p ${loopargs[$kind]} failed: $(tail -n 3 "$tmp/err" | tr '\n' ' ')"
 		return 1
 	}
 }
 runhb() {
-	local p=$1 kind=$2 out=$3
+	local p=$1 kind=$2 out=$3 n=${4:-$N}
 	# shellcheck disable=SC2086 # hbargs holds flags, split on purpose
-	"$hpcbench" launch -n "$p" -- "$hpcbench" mdtest -n "$N" ${hbargs[$kind]} "${uflag[@]}" -d "$work" \
+	"$hpcbench" launch -n "$p" -- "$hpcbench" mdtest -n "$n" ${hbargs[$kind]} "${uflag[@]}" -d "$work" \
 		--format csv >"$tmp/hb.csv" 2>"$tmp/err" || {
 		hb_log "hpcbench mdtest -n $p ${hbargs[$kind]} failed: $(tail -n 3 "$tmp/err" | tr '\n' ' ')"
 		return 1
@@ -142,7 +147,7 @@ for p in "${procs[@]}"; do
 		done
 		for ph in "${phs[@]}"; do
 			if ((failed)); then
-				rows+=("$(printf "%-5s %-19s %14s %14s %9s %9s" "$p" "$ph" FAILED FAILED - -)")
+				rows+=("$(printf "%-5s %-19s %14s %14s %9s %9s %9s" "$p" "$ph" FAILED FAILED - - -)")
 				bad=1
 				continue
 			fi
@@ -154,17 +159,62 @@ for p in "${procs[@]}"; do
 				mark=" <"
 				[[ $STRICT == 1 ]] && bad=1
 			fi
-			rows+=("$(printf "%-5s %-19s %14.3f %14.3f %9.3f %9.3f%s" "$p" "$ph" "$l" "$h" \
-				"$(awk -v h="$h" -v l="$l" 'BEGIN { print h / l }')" "$pr" "$mark")")
+			best=$(awk -F'|' -v ph="$ph" '$1 == ph { if ($2 > l) l = $2; if ($3 > h) h = $3 } END { print h / l }' "$tmp/pairs")
+			rows+=("$(printf "%-5s %-19s %14.3f %14.3f %9.3f %9.3f %9.3f%s" "$p" "$ph" "$l" "$h" \
+				"$(awk -v h="$h" -v l="$l" 'BEGIN { print h / l }')" "$best" "$pr" "$mark")")
 		done
 	done
 done
+
+# cputime SIDE P KIND N: the CPU seconds (user + system, of the command and
+# every process it waited for) of one run of side SIDE (runloop or runhb).
+cputime() {
+	local TIMEFORMAT='%3U %3S'
+	{ time "$1" "$2" "$3" "$tmp/cpu.out" "$4"; } 2>"$tmp/time" || return 1
+	awk '{ print $1 + $2 }' "$tmp/time"
+}
+
+cpurows=()
+if [[ $CPU == 1 ]]; then
+	big=$((10 * N))
+	for p in "${procs[@]}"; do
+		for kind in "${kinds[@]}"; do
+			: >"$tmp/cpu"
+			failed=0
+			for ((rep = 1; rep <= REPS; rep++)); do
+				hb_log "P=$p $kind CPU pair $rep/$REPS"
+				l1=$(cputime runloop "$p" "$kind" "$N") && l2=$(cputime runloop "$p" "$kind" "$big") &&
+					h1=$(cputime runhb "$p" "$kind" "$N") && h2=$(cputime runhb "$p" "$kind" "$big") || failed=1
+				find "$work" -mindepth 1 -delete
+				((failed)) && break
+				# CPU per item, in µs: the difference between the two sizes
+				# leaves out start-up (the Go runtime's, the launcher's).
+				awk -v a="$l1" -v b="$l2" -v c="$h1" -v d="$h2" -v n=$((9 * N * p)) \
+					'BEGIN { printf "%.4f %.4f\n", (b - a) * 1e6 / n, (d - c) * 1e6 / n }' >>"$tmp/cpu"
+			done
+			if ((failed)); then
+				cpurows+=("$(printf "%-5s %-6s %14s %14s %9s" "$p" "$kind" FAILED FAILED -)")
+				bad=1
+				continue
+			fi
+			l=$(awk '{ print $1 }' "$tmp/cpu" | median)
+			h=$(awk '{ print $2 }' "$tmp/cpu" | median)
+			pr=$(awk '$2 > 0 { print $1 / $2 }' "$tmp/cpu" | median)
+			cpurows+=("$(printf "%-5s %-6s %14.3f %14.3f %9.3f" "$p" "$kind" "$l" "$h" "$pr")")
+		done
+	done
+fi
 printf '%s\n' "load after: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 
 u=""
 [[ $UNIQUE == 1 ]] && u=" -u"
 printf '\nsyscall loop vs hpcbench mdtest%s, %s items per rank, -w/-e %s, %s pairs, ops/s (< : pairs ratio under %s)\n' \
 	"$u" "$N" "$W" "$REPS" "$target"
-printf '%-5s %-19s %14s %14s %9s %9s\n' ranks phase syscalls hpcbench hb/loop pairs
+printf '%-5s %-19s %14s %14s %9s %9s %9s\n' ranks phase syscalls hpcbench hb/loop best pairs
 printf '%s\n' "${rows[@]}"
+if ((${#cpurows[@]})); then
+	printf '\nCPU time per item, all phases, from runs of %s and %s items per rank, median of %s pairs, µs\n' "$N" "$((10 * N))" "$REPS"
+	printf '%-5s %-6s %14s %14s %9s\n' ranks kind syscalls hpcbench loop/hb
+	printf '%s\n' "${cpurows[@]}"
+fi
 exit "$bad"

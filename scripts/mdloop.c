@@ -181,9 +181,9 @@ static void run(struct shared *sh, int rank, const struct config *c)
 		if (mkdir(base, 0755) != 0)
 			die("mkdir", base);
 	}
-	char **dirs = paths(base, "dir", rank, c->n, "");
-	char **renamed = paths(base, "dir", rank, c->n, ".renamed");
-	char **files = paths(base, "file", rank, c->n, "");
+	char **dirs = c->dirs ? paths(base, "dir", rank, c->n, "") : NULL;
+	char **renamed = c->dirs ? paths(base, "dir", rank, c->n, ".renamed") : NULL;
+	char **files = c->files ? paths(base, "file", rank, c->n, "") : NULL;
 	size_t len = c->wbytes > c->rbytes ? c->wbytes : c->rbytes;
 	char *buf = NULL;
 	if (posix_memalign((void **)&buf, 4096, len > 0 ? len : 1) != 0)
@@ -197,7 +197,7 @@ static void run(struct shared *sh, int rank, const struct config *c)
 		pthread_barrier_wait(&sh->bar);
 		double t0 = now();
 		for (long i = 0; i < c->n; i++)
-			op(ph, ps[i], renamed[i], buf, c);
+			op(ph, ps[i], isdir ? renamed[i] : NULL, buf, c);
 		pthread_barrier_wait(&sh->bar);
 		sh->secs[rank][ph] = now() - t0;
 	}
