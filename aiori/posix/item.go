@@ -11,8 +11,8 @@ import (
 // CreateItem creates path as Create(path, WriteOnly|Create) does, writes
 // data at offset 0 as WriteAt does, and closes the file: mdtest's file
 // create (open, write, close) in one call. Unlike Create it makes no File,
-// so it allocates nothing, and its system calls are raw ones (see
-// cpath.stat for what that saves and what it risks). With
+// so it allocates nothing, and its system calls are raw ones (cpath.go
+// says what that saves and what it risks). With
 // --posix.rangelocks the write is locked as WriteAt's is; errors are those
 // Create, WriteAt and Close return.
 func (b *Backend) CreateItem(path string, data []byte) error {

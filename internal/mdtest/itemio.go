@@ -6,7 +6,9 @@ package mdtest
 // for its stats without the aiori.FileInfo: aiori/posix's Backend
 // implements it. The runner creates and reads through it when the item
 // needs nothing but open, write or read, close: not with -X,
-// --verify-write, -y or -k.
+// --verify-write, -y or -k. A backend implementing it promises that its
+// item calls and its aiori.Metadata calls allocate nothing when they
+// succeed, so that the timed loops cannot start a garbage collection.
 type itemIO interface {
 	// CreateItem creates path write-only, writes data at offset 0 and
 	// closes it.
