@@ -37,7 +37,8 @@
 #   STRICT=       1: exit 1 when a pairs ratio is below 0.95
 #   CPU=          1: also measure the CPU time per item of each side (user +
 #                 system, runs of N and 10*N items, the difference over 9*N),
-#                 which a loaded host's scheduling leaves alone, unlike rates
+#                 which a loaded host's scheduling leaves alone, unlike rates;
+#                 it counts the work outside the timed loops too
 #   HPCBENCH=PATH benchmark this binary instead of building ./cmd/hpcbench
 set -euo pipefail
 export LC_ALL=C
@@ -213,7 +214,8 @@ printf '\nsyscall loop vs hpcbench mdtest%s, %s items per rank, -w/-e %s, %s pai
 printf '%-5s %-19s %14s %14s %9s %9s %9s\n' ranks phase syscalls hpcbench hb/loop best pairs
 printf '%s\n' "${rows[@]}"
 if ((${#cpurows[@]})); then
-	printf '\nCPU time per item, all phases, from runs of %s and %s items per rank, median of %s pairs, µs\n' "$N" "$((10 * N))" "$REPS"
+	printf '\nCPU time per item of the whole run (all phases, and what each side does outside its timed loops:\n'
+	printf 'formatting paths, collecting garbage), runs of %s and %s items per rank, median of %s pairs, µs\n' "$N" "$((10 * N))" "$REPS"
 	printf '%-5s %-6s %14s %14s %9s\n' ranks kind syscalls hpcbench loop/hb
 	printf '%s\n' "${cpurows[@]}"
 fi
