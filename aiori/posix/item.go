@@ -2,7 +2,6 @@ package posix
 
 import (
 	"fmt"
-	"unsafe"
 
 	"github.com/hpcbench/hpcbench/aiori"
 	"golang.org/x/sys/unix"
@@ -21,7 +20,7 @@ func (b *Backend) CreateItem(path string, data []byte) error {
 		return err
 	}
 	if len(data) > 0 {
-		if _, err := f.xfer(opWrite, unix.F_WRLCK, rawPwrite, data, 0); err != nil {
+		if _, err := f.xfer(opWrite, unix.F_WRLCK, pwrite, data, 0); err != nil {
 			_ = rawClose(f.fd)
 			return err
 		}
@@ -40,7 +39,7 @@ func (b *Backend) ReadItem(path string, buf []byte) (int, error) {
 	}
 	var n int
 	if len(buf) > 0 {
-		n, err = f.xfer(opRead, unix.F_RDLCK, rawPread, buf, 0)
+		n, err = f.xfer(opRead, unix.F_RDLCK, pread, buf, 0)
 	}
 	// A failed read's error says more than a failed close's.
 	if cerr := f.closeItem(); err == nil {
@@ -83,18 +82,6 @@ func (f *File) closeItem() error {
 		return fmt.Errorf("posix: close %s: %w", f.path, err)
 	}
 	return nil
-}
-
-// rawPwrite is pwrite(2) as a raw system call.
-func rawPwrite(fd int, p []byte, off int64) (int, error) {
-	r, _, e := unix.RawSyscall6(unix.SYS_PWRITE64, uintptr(fd), uintptr(unsafe.Pointer(unsafe.SliceData(p))), uintptr(len(p)), uintptr(off), 0, 0)
-	return int(r), errno(e)
-}
-
-// rawPread is pread(2) as a raw system call.
-func rawPread(fd int, p []byte, off int64) (int, error) {
-	r, _, e := unix.RawSyscall6(unix.SYS_PREAD64, uintptr(fd), uintptr(unsafe.Pointer(unsafe.SliceData(p))), uintptr(len(p)), uintptr(off), 0, 0)
-	return int(r), errno(e)
 }
 
 // rawClose is close(2) as a raw system call, not retried on EINTR (see
