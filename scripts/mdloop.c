@@ -1,26 +1,43 @@
 /*
- * mdloop.c: the floor for hpcbench mdtest -F: plain syscalls, nothing else.
+ * mdloop.c: the floor for hpcbench mdtest: plain syscalls, nothing else.
  *
- *   mdloop -n ITEMS -p PROCS -d DIR
+ *   mdloop -n ITEMS -p PROCS -d DIR [-F | -D] [-u] [-w BYTES] [-e BYTES]
  *
- * Forks PROCS processes. Each creates DIR/test-dir.0-0/mdtest_tree.<r>.0/
- * (mdtest -u's tree for rank r, so paths have as many components as
- * hpcbench mdtest's and their lookups cost the same) and, phase by phase
- * between process-shared barriers, creates ITEMS empty files
- * (open O_CREAT|O_WRONLY, close), stats them, and unlinks them, with the
- * same names mdtest uses (file.mdtest.<rank>.<i>), formatted before the
- * timed loop. Per phase it prints the aggregate rate as mdtest computes it:
- * PROCS * ITEMS over the slowest process's time (first barrier to second),
- * one line per phase:
+ * Forks PROCS processes that run mdtest's phases on mdtest's layout, with
+ * mdtest's names, between process-shared barriers:
+ *
+ *   DIR/test-dir.0-0/mdtest_tree.0/      the tree all ranks share, made by
+ *                                        rank 0 (mdtest without -u), or
+ *   DIR/test-dir.0-0/mdtest_tree.R.0/    rank R's own tree (-u)
+ *
+ * holding rank R's items dir.mdtest.R.I and file.mdtest.R.I, I = 0..ITEMS-1.
+ * Every path is formatted before the phases, so the timed loops are the
+ * system calls alone:
+ *
+ *   Directory creation   mkdir(dir, 0755)
+ *   Directory stat       stat(dir)
+ *   Directory rename     rename(dir, dir.renamed)
+ *   Directory removal    rmdir(dir.renamed)
+ *   File creation        open(file, O_CREAT|O_WRONLY, 0664), write BYTES (-w), close
+ *   File stat            stat(file)
+ *   File read            open(file, O_RDONLY), read BYTES (-e), close
+ *   File removal         unlink(file)
+ *
+ * As mdtest, the default runs the directory phases then the file phases;
+ * -F runs only the file phases and -D only the directory ones. (mdtest's
+ * "Directory read" does nothing and has no line here.) Per phase it prints
+ * the aggregate rate as mdtest computes it, PROCS * ITEMS over the slowest
+ * process's time from the barrier before the loop to the one after it:
  *
  *   File creation 12345.678
- *   File stat 123456.789
- *   File removal 45678.901
+ *
+ * Any failed call ends the run with a message naming it and exit status 1.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,13 +47,34 @@
 #include <time.h>
 #include <unistd.h>
 
-enum { PHASES = 3, MAXPROCS = 256 };
-static const char *names[PHASES] = {"File creation", "File stat", "File removal"};
+enum {
+	DIR_CREATE,
+	DIR_STAT,
+	DIR_RENAME,
+	DIR_REMOVE,
+	FILE_CREATE,
+	FILE_STAT,
+	FILE_READ,
+	FILE_REMOVE,
+	PHASES,
+	MAXPROCS = 256,
+	MAXBYTES = 64 << 20,
+};
+static const char *names[PHASES] = {
+	"Directory creation", "Directory stat", "Directory rename", "Directory removal",
+	"File creation", "File stat", "File read", "File removal",
+};
 
 struct shared {
 	pthread_barrier_t bar;
 	double secs[MAXPROCS][PHASES];
-	int failed;
+};
+
+struct config {
+	long n;
+	int procs, unique, dirs, files;
+	size_t wbytes, rbytes;
+	const char *dir;
 };
 
 static double now(void)
@@ -52,67 +90,156 @@ static void die(const char *what, const char *path)
 	exit(1);
 }
 
-static void run(struct shared *sh, int rank, long n, const char *dir)
+/* paths formats the paths of n items of kind ("dir" or "file") in base. */
+static char **paths(const char *base, const char *kind, int rank, long n, const char *suffix)
 {
-	char top[4096], base[4096];
-	snprintf(top, sizeof top, "%s/test-dir.0-0", dir);
-	if (mkdir(top, 0755) != 0 && errno != EEXIST)
-		die("mkdir", top);
-	snprintf(base, sizeof base, "%s/mdtest_tree.%d.0", top, rank);
-	if (mkdir(base, 0755) != 0 && errno != EEXIST)
-		die("mkdir", base);
-	char **paths = malloc(n * sizeof *paths);
-	for (long i = 0; i < n; i++) {
-		if (asprintf(&paths[i], "%s/file.mdtest.%d.%ld", base, rank, i) < 0)
+	char **ps = malloc(n * sizeof *ps);
+	if (ps == NULL)
+		die("malloc", base);
+	for (long i = 0; i < n; i++)
+		if (asprintf(&ps[i], "%s/%s.mdtest.%d.%ld%s", base, kind, rank, i, suffix) < 0)
 			die("asprintf", base);
+	return ps;
+}
+
+/* xfer writes or reads all of len bytes at offset 0 of fd. */
+static void xfer(int fd, char *buf, size_t len, int wr, const char *path)
+{
+	size_t done = 0;
+	while (done < len) {
+		ssize_t k = wr ? pwrite(fd, buf + done, len - done, done) : pread(fd, buf + done, len - done, done);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0)
+			die(wr ? "write" : "read", path);
+		if (k == 0) {
+			if (!wr)
+				return; /* end of file: mdtest reads what there is */
+			errno = EIO;
+			die("write", path);
+		}
+		done += k;
 	}
+}
+
+static void op(int ph, const char *p, const char *renamed, char *buf, const struct config *c)
+{
 	struct stat st;
+	int fd;
+	switch (ph) {
+	case DIR_CREATE:
+		if (mkdir(p, 0755) != 0)
+			die("mkdir", p);
+		break;
+	case DIR_STAT:
+	case FILE_STAT:
+		if (stat(p, &st) != 0)
+			die("stat", p);
+		break;
+	case DIR_RENAME:
+		if (rename(p, renamed) != 0)
+			die("rename", p);
+		break;
+	case DIR_REMOVE:
+		if (rmdir(renamed) != 0)
+			die("rmdir", renamed);
+		break;
+	case FILE_CREATE:
+		if ((fd = open(p, O_CREAT | O_WRONLY, 0664)) < 0)
+			die("open", p);
+		if (c->wbytes > 0)
+			xfer(fd, buf, c->wbytes, 1, p);
+		if (close(fd) != 0)
+			die("close", p);
+		break;
+	case FILE_READ:
+		if ((fd = open(p, O_RDONLY)) < 0)
+			die("open", p);
+		if (c->rbytes > 0)
+			xfer(fd, buf, c->rbytes, 0, p);
+		if (close(fd) != 0)
+			die("close", p);
+		break;
+	case FILE_REMOVE:
+		if (unlink(p) != 0)
+			die("unlink", p);
+		break;
+	}
+}
+
+static void run(struct shared *sh, int rank, const struct config *c)
+{
+	char top[4096], base[8192];
+	snprintf(top, sizeof top, "%s/test-dir.0-0", c->dir);
+	if (c->unique)
+		snprintf(base, sizeof base, "%s/mdtest_tree.%d.0", top, rank);
+	else
+		snprintf(base, sizeof base, "%s/mdtest_tree.0", top);
+	if (c->unique || rank == 0) {
+		if (mkdir(top, 0755) != 0 && errno != EEXIST)
+			die("mkdir", top);
+		if (mkdir(base, 0755) != 0)
+			die("mkdir", base);
+	}
+	char **dirs = c->dirs ? paths(base, "dir", rank, c->n, "") : NULL;
+	char **renamed = c->dirs ? paths(base, "dir", rank, c->n, ".renamed") : NULL;
+	char **files = c->files ? paths(base, "file", rank, c->n, "") : NULL;
+	size_t len = c->wbytes > c->rbytes ? c->wbytes : c->rbytes;
+	char *buf = NULL;
+	if (posix_memalign((void **)&buf, 4096, len > 0 ? len : 1) != 0)
+		die("posix_memalign", "");
+	memset(buf, 'a' + rank % 26, len);
 	for (int ph = 0; ph < PHASES; ph++) {
+		int isdir = ph < FILE_CREATE;
+		if ((isdir && !c->dirs) || (!isdir && !c->files))
+			continue;
+		char **ps = isdir ? dirs : files;
 		pthread_barrier_wait(&sh->bar);
 		double t0 = now();
-		for (long i = 0; i < n; i++) {
-			switch (ph) {
-			case 0: {
-				int fd = open(paths[i], O_CREAT | O_WRONLY, 0644);
-				if (fd < 0)
-					die("open", paths[i]);
-				close(fd);
-				break;
-			}
-			case 1:
-				if (stat(paths[i], &st) != 0)
-					die("stat", paths[i]);
-				break;
-			case 2:
-				if (unlink(paths[i]) != 0)
-					die("unlink", paths[i]);
-				break;
-			}
-		}
+		for (long i = 0; i < c->n; i++)
+			op(ph, ps[i], isdir ? renamed[i] : NULL, buf, c);
 		pthread_barrier_wait(&sh->bar);
 		sh->secs[rank][ph] = now() - t0;
 	}
-	rmdir(base);
-	rmdir(top); /* the last process out removes it */
+	pthread_barrier_wait(&sh->bar);
+	if (c->unique || rank == 0) {
+		if (rmdir(base) != 0)
+			die("rmdir", base);
+		rmdir(top); /* with -u the last process out removes it */
+	}
+}
+
+static size_t bytes(const char *s, char flag)
+{
+	char *end;
+	long long v = strtoll(s, &end, 10);
+	if (*s == '\0' || *end != '\0' || v < 0 || v > MAXBYTES) {
+		fprintf(stderr, "mdloop: -%c %s: want a byte count 0..%d\n", flag, s, MAXBYTES);
+		exit(2);
+	}
+	return v;
 }
 
 int main(int argc, char **argv)
 {
-	long n = 1000;
-	int procs = 1;
-	const char *dir = ".";
-	int c;
-	while ((c = getopt(argc, argv, "n:p:d:")) != -1) {
-		switch (c) {
-		case 'n': n = atol(optarg); break;
-		case 'p': procs = atoi(optarg); break;
-		case 'd': dir = optarg; break;
+	struct config c = {.n = 1000, .procs = 1, .dirs = 1, .files = 1, .dir = "."};
+	int ch;
+	while ((ch = getopt(argc, argv, "n:p:d:FDuw:e:")) != -1) {
+		switch (ch) {
+		case 'n': c.n = atol(optarg); break;
+		case 'p': c.procs = atoi(optarg); break;
+		case 'd': c.dir = optarg; break;
+		case 'F': c.dirs = 0; c.files = 1; break;
+		case 'D': c.files = 0; c.dirs = 1; break;
+		case 'u': c.unique = 1; break;
+		case 'w': c.wbytes = bytes(optarg, 'w'); break;
+		case 'e': c.rbytes = bytes(optarg, 'e'); break;
 		default:
-			fprintf(stderr, "usage: mdloop -n ITEMS -p PROCS -d DIR\n");
+			fprintf(stderr, "usage: mdloop -n ITEMS -p PROCS -d DIR [-F | -D] [-u] [-w BYTES] [-e BYTES]\n");
 			return 2;
 		}
 	}
-	if (n < 1 || procs < 1 || procs > MAXPROCS) {
+	if (c.n < 1 || c.procs < 1 || c.procs > MAXPROCS) {
 		fprintf(stderr, "mdloop: -n must be >= 1 and -p 1..%d\n", MAXPROCS);
 		return 2;
 	}
@@ -122,28 +249,44 @@ int main(int argc, char **argv)
 	pthread_barrierattr_t a;
 	pthread_barrierattr_init(&a);
 	pthread_barrierattr_setpshared(&a, PTHREAD_PROCESS_SHARED);
-	pthread_barrier_init(&sh->bar, &a, procs);
-	for (int r = 0; r < procs; r++) {
+	pthread_barrier_init(&sh->bar, &a, c.procs);
+	/* Rank 0 makes the shared tree; the first phase's barrier orders its
+	 * mkdir before the other ranks' calls in it. */
+	pid_t pids[MAXPROCS];
+	for (int r = 0; r < c.procs; r++) {
 		pid_t pid = fork();
 		if (pid < 0)
 			die("fork", "");
 		if (pid == 0) {
-			run(sh, r, n, dir);
+			run(sh, r, &c);
 			_exit(0);
 		}
+		pids[r] = pid;
 	}
+	/* A process that fails leaves the others waiting at a barrier: end
+	 * them. */
 	int bad = 0, status;
-	while (wait(&status) > 0)
-		if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-			bad = 1;
+	pid_t pid;
+	while ((pid = wait(&status)) > 0) {
+		if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+			continue;
+		if (!bad)
+			for (int r = 0; r < c.procs; r++)
+				if (pids[r] != pid)
+					kill(pids[r], SIGKILL);
+		bad = 1;
+	}
 	if (bad)
 		return 1;
 	for (int ph = 0; ph < PHASES; ph++) {
+		int isdir = ph < FILE_CREATE;
+		if ((isdir && !c.dirs) || (!isdir && !c.files))
+			continue;
 		double worst = 0;
-		for (int r = 0; r < procs; r++)
+		for (int r = 0; r < c.procs; r++)
 			if (sh->secs[r][ph] > worst)
 				worst = sh->secs[r][ph];
-		printf("%s %.3f\n", names[ph], (double)procs * n / worst);
+		printf("%s %.3f\n", names[ph], (double)c.procs * c.n / worst);
 	}
 	return 0;
 }

@@ -1,6 +1,7 @@
 package posix
 
 import (
+	"golang.org/x/sys/unix"
 	"path/filepath"
 	"testing"
 
@@ -80,4 +81,77 @@ func benchFile(b *testing.B, size int) aiori.File {
 		}
 	}
 	return f
+}
+
+// BenchmarkItem measures mdtest's per-item calls on a file of the
+// temporary directory (tmpfs or a disk: the kernel's cost is the floor),
+// each next to the bare system calls it makes, so the difference is the
+// backend's own cost per item.
+func BenchmarkItem(b *testing.B) {
+	be, err := New(DefaultOptions(), aiori.Env{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	pb := be.(*Backend)
+	path := filepath.Join(b.TempDir(), "file.mdtest.0.0")
+	data := aiori.AlignedBuffer(4096)
+	if err := pb.CreateItem(path, data); err != nil {
+		b.Fatal(err)
+	}
+	var st unix.Stat_t
+	b.Run("Stat", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := pb.Stat(path); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("StatSyscall", func(b *testing.B) {
+		for b.Loop() {
+			if err := unix.Stat(path, &st); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("ReadItem", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := pb.ReadItem(path, data); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("ReadSyscalls", func(b *testing.B) {
+		for b.Loop() {
+			fd, err := unix.Open(path, unix.O_RDONLY|unix.O_CLOEXEC, 0)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := unix.Pread(fd, data, 0); err != nil {
+				b.Fatal(err)
+			}
+			unix.Close(fd)
+		}
+	})
+	b.Run("CreateItem", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if err := pb.CreateItem(path, data); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("CreateSyscalls", func(b *testing.B) {
+		for b.Loop() {
+			fd, err := unix.Open(path, unix.O_WRONLY|unix.O_CREAT|unix.O_CLOEXEC, 0o664)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := unix.Pwrite(fd, data, 0); err != nil {
+				b.Fatal(err)
+			}
+			unix.Close(fd)
+		}
+	})
 }

@@ -3,6 +3,7 @@ package posix
 import (
 	"strings"
 	"sync"
+	"syscall"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -13,54 +14,52 @@ import (
 // mdtest's timed loops (a stat is about 1.5 µs) that copy and the garbage
 // collection it brings on cost a tenth of the rate, more with two ranks on
 // two CPUs, where the collector's worker takes the other rank's CPU.
+//
+// A path shorter than shortPath is copied into an array on the caller's
+// stack; a longer one into one of two buffers under a lock (the lock's two
+// atomic operations were 3% of a cached stat).
 type cpath struct {
 	mu   sync.Mutex
 	bufs [2][]byte // two paths at most per call (rename)
 }
 
-// maxPath is the longest path cpath converts itself; longer ones (and
-// paths holding a NUL) go through x/sys/unix, which reports them.
+// shortPath is the size of the stack array short paths are copied into,
+// their NUL included: mdtest's paths, but those of deep trees, fit.
+const shortPath = 256
+
+// maxPath is the longest path cpath converts itself; longer ones go
+// through x/sys/unix, which reports them.
 const maxPath = 4096
 
-// put returns path as a C string in bufs[i]; c.mu is held.
-func (c *cpath) put(i int, path string) (unsafe.Pointer, error) {
-	if len(path) >= maxPath {
-		p, err := unix.BytePtrFromString(path)
-		return unsafe.Pointer(p), err
-	}
+// cstr returns path as a C string: in *stack when it fits, else in
+// c.bufs[i], taking c.mu first unless *locked says it is held (the caller
+// then calls c.release(*locked) once the system call is done). A path
+// holding a NUL is EINVAL, as x/sys/unix makes it.
+func (c *cpath) cstr(stack *[shortPath]byte, i int, path string, locked *bool) (*byte, error) {
 	if strings.IndexByte(path, 0) >= 0 {
 		return nil, unix.EINVAL
 	}
+	if len(path) < shortPath {
+		copy(stack[:], path)
+		stack[len(path)] = 0
+		return &stack[0], nil
+	}
+	if len(path) >= maxPath {
+		return unix.BytePtrFromString(path)
+	}
+	if !*locked {
+		c.mu.Lock()
+		*locked = true
+	}
 	c.bufs[i] = append(append(c.bufs[i][:0], path...), 0)
-	return unsafe.Pointer(&c.bufs[i][0]), nil
+	return &c.bufs[i][0], nil
 }
 
-// call runs fn with path as a C string and returns its result. fn must not
-// keep the pointer. Calls are serialised; a backend's callers are one
-// rank's benchmark loop.
-func (c *cpath) call(path string, fn func(p unsafe.Pointer) error) error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	p, err := c.put(0, path)
-	if err != nil {
-		return err
+// release drops c.mu if cstr took it.
+func (c *cpath) release(locked bool) {
+	if locked {
+		c.mu.Unlock()
 	}
-	return fn(p)
-}
-
-// call2 is call for two paths.
-func (c *cpath) call2(a, b string, fn func(pa, pb unsafe.Pointer) error) error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	pa, err := c.put(0, a)
-	if err != nil {
-		return err
-	}
-	pb, err := c.put(1, b)
-	if err != nil {
-		return err
-	}
-	return fn(pa, pb)
 }
 
 // errno returns e as an error, nil for 0, without allocating.
@@ -74,62 +73,105 @@ func errno(e unix.Errno) error {
 // atFDCWD is AT_FDCWD as a system call argument.
 var atFDCWD = func() uintptr { fd := unix.AT_FDCWD; return uintptr(fd) }()
 
-// stat is stat(2) into st. It is a raw system call: the runtime is not
-// told the thread may block, which saves its bookkeeping, about 3% of a
-// cached stat (mdtest's stat phase, measured with scripts/mdloop.c side by
-// side). A stat that does block (a hung NFS server) then holds this
-// thread's P, and a garbage collection waits for it; in a benchmark rank,
-// whose one goroutine is waiting for that stat anyway, that costs nothing.
+// The calls below are raw system calls: the runtime is not told the
+// thread may block. That saves its bookkeeping (entersyscall and
+// exitsyscall, 3% of a cached stat, more of an open, write and close),
+// and, more, it keeps the runtime's sysmon thread quiet: it wakes every
+// 20 µs while it finds calls it can take a P from, which one slow call in
+// a few thousand (the thread descheduled in the kernel) is enough for, and
+// each of its wake-ups takes a CPU from a rank on a loaded host. A call
+// that does block (a hung NFS server) then holds this thread's P, and a
+// garbage collection waits for it; in a benchmark rank, whose one
+// goroutine is waiting for that call anyway, that costs nothing.
+//
+// They call syscall.RawSyscall6 directly, with the path's address
+// converted in the call itself: the function is nosplit and keeps its
+// uintptr arguments alive, so the stack array the path may be in neither
+// moves nor escapes to the heap.
+
+// stat is stat(2) into st.
 func (c *cpath) stat(path string, st *unix.Stat_t) error {
-	return c.call(path, func(p unsafe.Pointer) error {
-		_, _, e := unix.RawSyscall6(unix.SYS_NEWFSTATAT, atFDCWD, uintptr(p), uintptr(unsafe.Pointer(st)), 0, 0, 0)
-		return errno(e)
-	})
+	var stack [shortPath]byte
+	var locked bool
+	p, err := c.cstr(&stack, 0, path, &locked)
+	if err != nil {
+		return err
+	}
+	_, _, e := syscall.RawSyscall6(unix.SYS_NEWFSTATAT, atFDCWD, uintptr(unsafe.Pointer(p)), uintptr(unsafe.Pointer(st)), 0, 0, 0)
+	c.release(locked)
+	return errno(e)
 }
 
 // unlinkat is unlink(2), or rmdir(2) with flags AT_REMOVEDIR.
 func (c *cpath) unlinkat(path string, flags int) error {
-	return c.call(path, func(p unsafe.Pointer) error {
-		_, _, e := unix.Syscall(unix.SYS_UNLINKAT, atFDCWD, uintptr(p), uintptr(flags))
-		return errno(e)
-	})
+	var stack [shortPath]byte
+	var locked bool
+	p, err := c.cstr(&stack, 0, path, &locked)
+	if err != nil {
+		return err
+	}
+	_, _, e := syscall.RawSyscall6(unix.SYS_UNLINKAT, atFDCWD, uintptr(unsafe.Pointer(p)), uintptr(flags), 0, 0, 0)
+	c.release(locked)
+	return errno(e)
 }
 
 // mkdir is mkdir(2).
 func (c *cpath) mkdir(path string, mode uint32) error {
-	return c.call(path, func(p unsafe.Pointer) error {
-		_, _, e := unix.Syscall(unix.SYS_MKDIRAT, atFDCWD, uintptr(p), uintptr(mode))
-		return errno(e)
-	})
+	var stack [shortPath]byte
+	var locked bool
+	p, err := c.cstr(&stack, 0, path, &locked)
+	if err != nil {
+		return err
+	}
+	_, _, e := syscall.RawSyscall6(unix.SYS_MKDIRAT, atFDCWD, uintptr(unsafe.Pointer(p)), uintptr(mode), 0, 0, 0)
+	c.release(locked)
+	return errno(e)
 }
 
-// open is open(2), retried on EINTR.
-func (c *cpath) open(path string, flags int, mode uint32) (fd int, err error) {
-	err = c.call(path, func(p unsafe.Pointer) error {
-		for {
-			r, _, e := unix.Syscall6(unix.SYS_OPENAT, atFDCWD, uintptr(p), uintptr(flags|unix.O_CLOEXEC), uintptr(mode), 0, 0)
-			if e == unix.EINTR {
-				continue
-			}
-			fd = int(r)
-			return errno(e)
+// open is open(2) with O_CLOEXEC, retried on EINTR.
+func (c *cpath) open(path string, flags int, mode uint32) (int, error) {
+	var stack [shortPath]byte
+	var locked bool
+	p, err := c.cstr(&stack, 0, path, &locked)
+	if err != nil {
+		return -1, err
+	}
+	for {
+		r, _, e := syscall.RawSyscall6(unix.SYS_OPENAT, atFDCWD, uintptr(unsafe.Pointer(p)), uintptr(flags|unix.O_CLOEXEC), uintptr(mode), 0, 0)
+		if e != unix.EINTR {
+			c.release(locked)
+			return int(r), errno(e)
 		}
-	})
-	return fd, err
+	}
 }
 
 // rename is rename(2).
 func (c *cpath) rename(from, to string) error {
-	return c.call2(from, to, func(pf, pt unsafe.Pointer) error {
-		_, _, e := unix.Syscall6(unix.SYS_RENAMEAT, atFDCWD, uintptr(pf), atFDCWD, uintptr(pt), 0, 0)
-		return errno(e)
-	})
+	var sf, st [shortPath]byte
+	var locked bool
+	pf, err := c.cstr(&sf, 0, from, &locked)
+	var pt *byte
+	if err == nil {
+		pt, err = c.cstr(&st, 1, to, &locked)
+	}
+	if err != nil {
+		c.release(locked)
+		return err
+	}
+	_, _, e := syscall.RawSyscall6(unix.SYS_RENAMEAT, atFDCWD, uintptr(unsafe.Pointer(pf)), atFDCWD, uintptr(unsafe.Pointer(pt)), 0, 0)
+	c.release(locked)
+	return errno(e)
 }
 
 // mknod is mknod(2) of a regular file.
 func (c *cpath) mknod(path string, mode uint32) error {
-	return c.call(path, func(p unsafe.Pointer) error {
-		_, _, e := unix.Syscall6(unix.SYS_MKNODAT, atFDCWD, uintptr(p), uintptr(mode), 0, 0, 0)
-		return errno(e)
-	})
+	var stack [shortPath]byte
+	var locked bool
+	p, err := c.cstr(&stack, 0, path, &locked)
+	if err != nil {
+		return err
+	}
+	_, _, e := syscall.RawSyscall6(unix.SYS_MKNODAT, atFDCWD, uintptr(unsafe.Pointer(p)), uintptr(mode), 0, 0, 0)
+	c.release(locked)
+	return errno(e)
 }
