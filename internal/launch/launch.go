@@ -153,6 +153,14 @@ func (j *Job) Run(ctx context.Context) error {
 	jb := &job{o: o, srv: srv, pids: make([]int, o.N), exited: make([]bool, o.N)}
 	srvFailed := srv.Failed()
 
+	var stdin *stdinCopy
+	stdinFD, stdinStarted := -1, false
+	if forwardsStdin(o.Stdin) {
+		if stdin, stdinFD, err = newStdinCopy(o.Stdin); err != nil {
+			jb.fail = &Failure{Rank: -1, Code: 1, Msg: "launch: " + err.Error()}
+		}
+	}
+
 	var doms [][]int
 	if o.Bind != BindNone && o.Bind != "" {
 		cpus, err := allowedTopo()
@@ -169,8 +177,20 @@ func (j *Job) Run(ctx context.Context) error {
 		if len(doms) > 0 {
 			cpus = formatCPUs(doms[r%len(doms)])
 		}
-		err := j.startRank(r, cpus, sp, srv, fwd)
+		in := -1
+		if r == 0 {
+			in = stdinFD
+		}
+		err := j.startRank(r, cpus, in, sp, srv, fwd)
 		srv.CloseClientFile(r)
+		if in >= 0 {
+			unix.Close(in)
+			stdinFD = -1
+			if err == nil {
+				stdin.start()
+				stdinStarted = true
+			}
+		}
 		if err != nil {
 			jb.fail = &Failure{Rank: r, Code: 1, Msg: fmt.Sprintf("launch: rank %d: %v", r, err)}
 			break
@@ -259,6 +279,12 @@ func (j *Job) Run(ctx context.Context) error {
 	}
 	stopSrv()
 	<-srvDone
+	if stdinFD >= 0 {
+		unix.Close(stdinFD) // rank 0 was never started
+	}
+	if stdin != nil {
+		stdin.stop(stdinStarted)
+	}
 	fwd.finish(outputGrace)
 	if o.Verbose {
 		fmt.Fprintf(o.Stderr, "launch: job of %d ranks ended after %v\n", o.N, time.Since(start).Round(time.Microsecond))
@@ -386,11 +412,11 @@ func (jb *job) signalAll(sig syscall.Signal) {
 }
 
 // startRank creates rank r's output pipes, gives their read ends to the
-// forwarder and hands the write ends, with its PMI socket and the CPUs to
-// bind it to ("" for none), to the spawner. The pipes are raw descriptors,
+// forwarder and hands the write ends, with its PMI socket, its stdin (-1:
+// /dev/null) and the CPUs to bind it to ("" for none), to the spawner. The pipes are raw descriptors,
 // blocking at both ends: the rank's ends must be, and the forwarder reads
 // its ends only when epoll says they are ready.
-func (j *Job) startRank(r int, cpus string, sp *spawner, srv *pmi.Server, fwd *forwarder) error {
+func (j *Job) startRank(r int, cpus string, stdin int, sp *spawner, srv *pmi.Server, fwd *forwarder) error {
 	o := j.opts
 	var out, errp [2]int
 	if err := unix.Pipe2(out[:], unix.O_CLOEXEC); err != nil {
@@ -401,7 +427,7 @@ func (j *Job) startRank(r int, cpus string, sp *spawner, srv *pmi.Server, fwd *f
 		unix.Close(out[1])
 		return fmt.Errorf("stderr pipe: %w", err)
 	}
-	files := rankFiles{stdin: -1, stdout: out[1], stderr: errp[1], pmi: -1}
+	files := rankFiles{stdin: stdin, stdout: out[1], stderr: errp[1], pmi: -1}
 	if f := srv.ClientFile(r); f != nil {
 		files.pmi = int(f.Fd())
 	}
