@@ -1,11 +1,13 @@
 /*
- * spawnfloor: the floor for a local launcher. It starts N copies of PATH with
- * posix_spawn (argv is just PATH, the environment is inherited), then reaps
- * them all with waitpid. scripts/bench-launch.sh times it next to mpiexec
- * and hpcbench launch: no launcher can start and reap N processes faster
- * than this loop does.
+ * spawnfloor: the floor for a local launcher. It starts N copies of PATH
+ * [ARG...] with posix_spawn (argv[0] is PATH, the environment is inherited),
+ * then reaps them all with waitpid. scripts/bench-launch.sh times it next to
+ * mpiexec and hpcbench launch: no launcher can start and reap N processes
+ * faster than this loop does. With ARGs it starts programs that need them:
+ * `spawnfloor 1024 hpcbench version` is 1,024 hpcbench processes that exit at
+ * once, the floor for a job of 1,024 hpcbench ranks.
  *
- * usage: spawnfloor N PATH
+ * usage: spawnfloor N PATH [ARG...]
  * Exit status 0 when every child was spawned and exited 0; 1 otherwise, with
  * the reason on stderr; 2 on a usage error.
  */
@@ -28,8 +30,8 @@ int main(int argc, char **argv)
     long n, i, started = 0, failed = 0;
     pid_t *pids;
 
-    if (argc != 3) {
-        fprintf(stderr, "usage: spawnfloor N PATH\n");
+    if (argc < 3) {
+        fprintf(stderr, "usage: spawnfloor N PATH [ARG...]\n");
         return 2;
     }
     errno = 0;
@@ -44,7 +46,7 @@ int main(int argc, char **argv)
         return 1;
     }
 
-    char *child_argv[] = {argv[2], NULL};
+    char **child_argv = &argv[2]; /* PATH [ARG...], NULL-terminated like argv */
     for (i = 0; i < n; i++) {
         int err = posix_spawn(&pids[i], argv[2], NULL, NULL, child_argv, environ);
         if (err != 0) {
