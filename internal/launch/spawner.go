@@ -30,7 +30,9 @@ import (
 //	                    in its order: i (stdin; /dev/null without it), o
 //	                    (stdout), e (stderr), p (PMI socket, fd 3); o and e
 //	                    are required. The CPUs, if any, are the affinity
-//	spawner → launcher  "S <rank> <pid>"   started
+//	spawner → launcher  records, one or more per packet, each ending in a
+//	                    newline but the last:
+//	                    "S <rank> <pid>"   started
 //	                    "E <rank> <error>" could not start
 //	                    "X <rank> <wait status>" exited and reaped
 //
@@ -42,6 +44,9 @@ import (
 const SpawnerCommand = "__spawn"
 
 const maxSpawnMsg = 64 << 10
+
+// maxSpawnerReport bounds a packet of records from the spawner.
+const maxSpawnerReport = 16 << 10
 
 // spawner is the launcher's handle on its spawner process.
 type spawner struct {
@@ -178,7 +183,7 @@ func (s *spawner) start(r int, cpus string, extraEnv []string, files rankFiles) 
 // It drains every message queued before it waits again.
 func (s *spawner) read() {
 	defer close(s.done)
-	buf := make([]byte, 512)
+	buf := make([]byte, maxSpawnerReport)
 	var end error     // why the stream ended; nil: the spawner closed its end
 	reported := false // a malformed message ended it, already reported
 	rerr := s.rc.Read(func(fd uintptr) bool {
@@ -195,13 +200,15 @@ func (s *spawner) read() {
 			case n == 0:
 				return true
 			}
-			ev, perr := parseSpawnerMsg(buf[:n])
-			if perr != nil {
-				s.events <- procEvent{kind: evSpawnerDied, rank: -1, err: perr}
-				reported = true
-				return true
+			for rec := range bytes.Lines(buf[:n]) {
+				ev, perr := parseSpawnerMsg(bytes.TrimSuffix(rec, []byte("\n")))
+				if perr != nil {
+					s.events <- procEvent{kind: evSpawnerDied, rank: -1, err: perr}
+					reported = true
+					return true
+				}
+				s.events <- ev
 			}
-			s.events <- ev
 		}
 	})
 	if end == nil {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/signal"
 	"runtime"
 	"strconv"
 	"strings"
@@ -99,41 +100,58 @@ func ServeSpawner(path string, argv []string) error {
 	}
 	defer devnull.Close()
 	base := os.Environ()
-	var mu sync.Mutex // orders each "S" before the same rank's "X"
+	var mu sync.Mutex // orders each "S" before the same rank's "X"; guards ranks and started
 	ranks := map[int]int{}
-	forked := make(chan struct{}, 1<<16)
+	// started holds the "S" records not yet sent. While requests keep
+	// coming, the spawner sends them together when it runs out of
+	// requests (or of room), not one packet, and one wake-up of the
+	// launcher, per rank; a rank's "X" goes after its "S" all the same.
+	var started []byte
+	flush := func() { // with mu held
+		if len(started) > 0 {
+			send(rc, string(started))
+			started = started[:0]
+		}
+	}
+	// The reaper waits for SIGCHLD and reaps with WNOHANG rather than sit
+	// in a blocking wait4: no goroutine holds a P in a system call, so one
+	// P serves both goroutines (GOMAXPROCS 1: no spinning threads woken for
+	// every event) and sysmon, with no P to retake, sleeps longer. Per
+	// rank, under strace: 40 system calls instead of 26 (nanosleep 16 -> 4,
+	// futex 4 -> 2).
+	runtime.GOMAXPROCS(1)
+	sigchld := make(chan os.Signal, 1)
+	signal.Notify(sigchld, syscall.SIGCHLD)
+	defer signal.Stop(sigchld)
+	closing := make(chan struct{})
 	var reaper sync.WaitGroup
 	reaper.Go(func() {
-		for range forked {
-			var ws unix.WaitStatus
-			var pid int
-			var err error
-			for {
-				pid, err = unix.Wait4(-1, &ws, 0, nil)
-				if !errors.Is(err, unix.EINTR) {
-					break
-				}
-			}
-			if err != nil {
-				fmt.Fprintf(os.Stderr, "hpcbench spawner: wait: %v\n", err)
+		for stopping := false; ; {
+			mu.Lock()
+			reap(ranks, func(r int, ws unix.WaitStatus) {
+				flush()
+				send(rc, "X "+strconv.Itoa(r)+" "+strconv.Itoa(int(ws)))
+			})
+			idle := len(ranks) == 0
+			mu.Unlock()
+			if stopping && idle {
 				return
 			}
-			mu.Lock()
-			r, ok := ranks[pid]
-			delete(ranks, pid)
-			if ok {
-				send(rc, "X "+strconv.Itoa(r)+" "+strconv.Itoa(int(ws)))
+			select {
+			case <-sigchld:
+			case <-closing:
+				stopping = true
 			}
-			mu.Unlock()
 		}
 	})
-	defer func() { close(forked); reaper.Wait() }()
+	defer func() { close(closing); reaper.Wait() }()
 
 	buf := make([]byte, maxSpawnMsg)
 	oob := make([]byte, unix.CmsgSpace(4*4))
 	for {
 		var n, oobn int
 		var rerr error
+		idle := false // no request is waiting: time to send the "S" records
 		err := rc.Read(func(fd uintptr) bool {
 			for {
 				n, oobn, _, _, rerr = unix.Recvmsg(int(fd), buf, oob, unix.MSG_CMSG_CLOEXEC)
@@ -141,11 +159,20 @@ func ServeSpawner(path string, argv []string) error {
 				case errors.Is(rerr, unix.EINTR):
 					continue
 				case errors.Is(rerr, unix.EAGAIN):
-					return false
+					mu.Lock()
+					idle = len(started) > 0
+					mu.Unlock()
+					return idle // wait for a request, unless there is news to send first
 				}
 				return true
 			}
 		})
+		if idle {
+			mu.Lock()
+			flush()
+			mu.Unlock()
+			continue
+		}
 		if err == nil {
 			err = rerr
 		}
@@ -192,14 +219,38 @@ func ServeSpawner(path string, argv []string) error {
 			pid, err = syscall.ForkExec(path, argv, attr)
 		}
 		if err != nil {
-			send(rc, "E "+strconv.Itoa(r)+" "+err.Error())
+			flush()
+			send(rc, "E "+strconv.Itoa(r)+" "+strings.ReplaceAll(err.Error(), "\n", " "))
 		} else {
 			ranks[pid] = r
-			send(rc, "S "+strconv.Itoa(r)+" "+strconv.Itoa(pid))
-			forked <- struct{}{}
+			started = append(started, "S "+strconv.Itoa(r)+" "+strconv.Itoa(pid)+"\n"...)
+			if len(started) > maxSpawnerReport/2 {
+				flush()
+			}
 		}
 		mu.Unlock()
 		closeAll(fds)
+	}
+}
+
+// reap reaps every child that has exited and calls exited for the ranks
+// among them, which it forgets; the caller holds the lock on ranks. A
+// SIGCHLD may stand for several children (signals coalesce): reap goes on
+// until none is left to reap.
+func reap(ranks map[int]int, exited func(rank int, ws unix.WaitStatus)) {
+	for {
+		var ws unix.WaitStatus
+		pid, err := unix.Wait4(-1, &ws, unix.WNOHANG, nil)
+		if errors.Is(err, unix.EINTR) {
+			continue
+		}
+		if err != nil || pid <= 0 {
+			return // none has exited (0), or none is left (ECHILD)
+		}
+		if r, ok := ranks[pid]; ok {
+			delete(ranks, pid)
+			exited(r, ws)
+		}
 	}
 }
 
