@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # bench-launch.sh: hpcbench launch side by side with MPICH's mpiexec (Hydra)
 # and with the floor, a plain C posix_spawn loop (scripts/spawnfloor.c) that
-# starts and reaps N copies of a program. Rows:
+# starts and reaps N copies of a program, each in a session of its own as
+# Hydra and hpcbench start ranks. Rows:
 #
 #   floor N true | mpiexec -n N true | hpcbench launch -n N -- true   N in $NS
 #   mpiexec -n N initfinal | hpcbench launch -n N -- initfinal         N in $MPI_NS

@@ -7,6 +7,12 @@
  * `spawnfloor 1024 hpcbench version` is 1,024 hpcbench processes that exit at
  * once, the floor for a job of 1,024 hpcbench ranks.
  *
+ * Each child gets a session of its own (POSIX_SPAWN_SETSID), as Hydra's and
+ * hpcbench's ranks do: under sched autogroup a session is a unit of CPU
+ * share, so on a machine busy with other sessions a floor whose children
+ * all shared one session would get less CPU than the launchers it is the
+ * floor of.
+ *
  * usage: spawnfloor N PATH [ARG...]
  * Exit status 0 when every child was spawned and exited 0; 1 otherwise, with
  * the reason on stderr; 2 on a usage error.
@@ -47,8 +53,16 @@ int main(int argc, char **argv)
     }
 
     char **child_argv = &argv[2]; /* PATH [ARG...], NULL-terminated like argv */
+    posix_spawnattr_t attr;
+    int aerr = posix_spawnattr_init(&attr);
+    if (aerr == 0)
+        aerr = posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSID);
+    if (aerr != 0) {
+        fprintf(stderr, "spawnfloor: posix_spawnattr: %s\n", strerror(aerr));
+        return 1;
+    }
     for (i = 0; i < n; i++) {
-        int err = posix_spawn(&pids[i], argv[2], NULL, NULL, child_argv, environ);
+        int err = posix_spawn(&pids[i], argv[2], NULL, &attr, child_argv, environ);
         if (err != 0) {
             fprintf(stderr, "spawnfloor: posix_spawn %s (child %ld of %ld): %s\n",
                     argv[2], i + 1, n, strerror(err));
@@ -76,6 +90,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "spawnfloor: %ld of %ld children failed\n", failed, n);
         return 1;
     }
+    posix_spawnattr_destroy(&attr);
     free(pids);
     return 0;
 }
