@@ -96,9 +96,13 @@ type job struct {
 	fail    *Failure
 
 	tornDown, killSent bool
-	extended           bool // the abort hold was extended for a dead rank's status
-	killTimer          <-chan time.Time
-	statusWait         <-chan time.Time
+	// sent is the last signal sent to the ranks, 0 for none: a rank whose
+	// pid is reported after it (the spawner sends the pids of ranks
+	// started back to back together) gets it then.
+	sent       syscall.Signal
+	extended   bool // the abort hold was extended for a dead rank's status
+	killTimer  <-chan time.Time
+	statusWait <-chan time.Time
 }
 
 // Run starts the ranks and waits for the job to end. It returns nil when
@@ -304,8 +308,11 @@ func (jb *job) handle(ev procEvent) {
 	switch ev.kind {
 	case evStarted:
 		jb.pids[r] = ev.pid
-		if jb.tornDown {
+		switch {
+		case jb.tornDown:
 			syscall.Kill(-ev.pid, syscall.SIGKILL)
+		case jb.sent != 0:
+			syscall.Kill(-ev.pid, jb.sent)
 		}
 	case evStartFailed:
 		jb.pending--
@@ -392,8 +399,9 @@ func (jb *job) teardown() {
 }
 
 // signal sends sig to the process group of every rank not known to have
-// exited.
+// exited, and to those whose start is reported later.
 func (jb *job) signal(sig syscall.Signal) {
+	jb.sent = sig
 	for r, pid := range jb.pids {
 		if pid > 0 && !jb.exited[r] {
 			syscall.Kill(-pid, sig)
