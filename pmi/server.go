@@ -286,6 +286,7 @@ func (s *Server) serve(p *peer, r *bufio.Reader) {
 			}
 			s.mu.Lock()
 			outs := s.eng.Closed(p.rank)
+			s.failures(outs)
 			s.mu.Unlock()
 			s.do(outs)
 			return
@@ -305,21 +306,22 @@ func (s *Server) handle(p *peer, line string) {
 			outs = append(outs, s.eng.BarrierDone(0)...)
 		}
 	}
+	s.failures(outs)
 	s.mu.Unlock()
 	s.do(outs)
 	clear(outs) // drop the reply lines and errors until the next request
 	p.outs = outs[:0]
 }
 
-// do carries out the engine's outputs.
-func (s *Server) do(outs []Out) {
+// failures records the aborts and failures among the engine's outputs.
+// The caller holds s.mu, so that the job's failure is the first the engine
+// saw: with the lock released first, two ranks' goroutines could record
+// theirs in either order (a rank closing its connection, then a peer
+// entering a barrier it can no longer join, was sometimes reported as the
+// barrier's failure).
+func (s *Server) failures(outs []Out) {
 	for _, o := range outs {
 		switch o.Kind {
-		case OutReply:
-			p := s.peers[o.Rank]
-			if err := p.send(o.Line, s.cfg.WriteTimeout); err != nil {
-				s.fail(&RankError{Rank: o.Rank, Err: fmt.Errorf("pmi: reply to rank %d: %w", o.Rank, err)})
-			}
 		case OutAbort:
 			msg := fmt.Sprintf("rank %d called abort with exit code %d", o.Rank, o.Code)
 			if o.Msg != "" {
@@ -328,6 +330,19 @@ func (s *Server) do(outs []Out) {
 			s.fail(&RankError{Rank: o.Rank, Abort: true, Code: o.Code, Err: errors.New(msg)})
 		case OutFail:
 			s.fail(&RankError{Rank: o.Rank, Err: o.Err})
+		}
+	}
+}
+
+// do sends the engine's replies; failures has recorded the rest.
+func (s *Server) do(outs []Out) {
+	for _, o := range outs {
+		if o.Kind != OutReply {
+			continue
+		}
+		p := s.peers[o.Rank]
+		if err := p.send(o.Line, s.cfg.WriteTimeout); err != nil {
+			s.fail(&RankError{Rank: o.Rank, Err: fmt.Errorf("pmi: reply to rank %d: %w", o.Rank, err)})
 		}
 	}
 }
