@@ -60,10 +60,17 @@ type Server struct {
 	failed   chan struct{} // closed by fail
 }
 
+// conn is a rank's connection: an *os.File over its socketpair, or a
+// net.Conn accepted on the PMI_PORT listener.
+type conn interface {
+	io.ReadWriteCloser
+	SetWriteDeadline(t time.Time) error
+}
+
 type peer struct {
 	rank  int
 	mu    sync.Mutex // serializes writes and trace lines; guards wbuf
-	conn  net.Conn
+	conn  conn
 	child *os.File // the rank's end of the socketpair, until the launcher closes it
 	trace *os.File
 	tw    *bufio.Writer
@@ -109,23 +116,35 @@ func NewServer(cfg ServerConfig) (*Server, error) {
 		return s, nil
 	}
 	for _, p := range s.peers {
-		fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
-		if err != nil {
+		if err := p.socketpair(); err != nil {
 			cleanup()
-			return nil, fmt.Errorf("pmi: socketpair for rank %d: %w", p.rank, err)
+			return nil, err
 		}
-		parent := os.NewFile(uintptr(fds[0]), "pmi-server-"+strconv.Itoa(p.rank))
-		conn, err := net.FileConn(parent)
-		parent.Close()
-		if err != nil {
-			unix.Close(fds[1])
-			cleanup()
-			return nil, fmt.Errorf("pmi: socketpair for rank %d: %w", p.rank, err)
-		}
-		p.conn = conn
-		p.child = os.NewFile(uintptr(fds[1]), "pmi-client-"+strconv.Itoa(p.rank))
 	}
 	return s, nil
+}
+
+// socketpair gives p its connection: the server's end, non-blocking so that
+// the runtime's poller serves it, and the rank's end, blocking as PMI_FD
+// clients expect. It is an *os.File rather than a net.Conn: net.FileConn
+// would dup the descriptor and query it four times (fcntl, SO_TYPE,
+// getsockname, getpeername), which made up half of the launcher's set-up
+// cost per rank; here it is socketpair, one fcntl to set O_NONBLOCK and the
+// poller's own F_GETFL and epoll_ctl.
+func (p *peer) socketpair() error {
+	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return fmt.Errorf("pmi: socketpair for rank %d: %w", p.rank, err)
+	}
+	// A fresh socket's only status flag is O_RDWR: set, not read-modify-write.
+	if _, err := unix.FcntlInt(uintptr(fds[0]), unix.F_SETFL, unix.O_RDWR|unix.O_NONBLOCK); err != nil {
+		unix.Close(fds[0])
+		unix.Close(fds[1])
+		return fmt.Errorf("pmi: socketpair for rank %d: set O_NONBLOCK: %w", p.rank, err)
+	}
+	p.conn = os.NewFile(uintptr(fds[0]), "pmi-server-"+strconv.Itoa(p.rank))
+	p.child = os.NewFile(uintptr(fds[1]), "pmi-client-"+strconv.Itoa(p.rank))
+	return nil
 }
 
 // ClientFile returns rank's end of its socketpair, to pass to the rank's
@@ -267,6 +286,7 @@ func (s *Server) serve(p *peer, r *bufio.Reader) {
 			}
 			s.mu.Lock()
 			outs := s.eng.Closed(p.rank)
+			s.failures(outs)
 			s.mu.Unlock()
 			s.do(outs)
 			return
@@ -286,21 +306,22 @@ func (s *Server) handle(p *peer, line string) {
 			outs = append(outs, s.eng.BarrierDone(0)...)
 		}
 	}
+	s.failures(outs)
 	s.mu.Unlock()
 	s.do(outs)
 	clear(outs) // drop the reply lines and errors until the next request
 	p.outs = outs[:0]
 }
 
-// do carries out the engine's outputs.
-func (s *Server) do(outs []Out) {
+// failures records the aborts and failures among the engine's outputs.
+// The caller holds s.mu, so that the job's failure is the first the engine
+// saw: with the lock released first, two ranks' goroutines could record
+// theirs in either order (a rank closing its connection, then a peer
+// entering a barrier it can no longer join, was sometimes reported as the
+// barrier's failure).
+func (s *Server) failures(outs []Out) {
 	for _, o := range outs {
 		switch o.Kind {
-		case OutReply:
-			p := s.peers[o.Rank]
-			if err := p.send(o.Line, s.cfg.WriteTimeout); err != nil {
-				s.fail(&RankError{Rank: o.Rank, Err: fmt.Errorf("pmi: reply to rank %d: %w", o.Rank, err)})
-			}
 		case OutAbort:
 			msg := fmt.Sprintf("rank %d called abort with exit code %d", o.Rank, o.Code)
 			if o.Msg != "" {
@@ -309,6 +330,19 @@ func (s *Server) do(outs []Out) {
 			s.fail(&RankError{Rank: o.Rank, Abort: true, Code: o.Code, Err: errors.New(msg)})
 		case OutFail:
 			s.fail(&RankError{Rank: o.Rank, Err: o.Err})
+		}
+	}
+}
+
+// do sends the engine's replies; failures has recorded the rest.
+func (s *Server) do(outs []Out) {
+	for _, o := range outs {
+		if o.Kind != OutReply {
+			continue
+		}
+		p := s.peers[o.Rank]
+		if err := p.send(o.Line, s.cfg.WriteTimeout); err != nil {
+			s.fail(&RankError{Rank: o.Rank, Err: fmt.Errorf("pmi: reply to rank %d: %w", o.Rank, err)})
 		}
 	}
 }

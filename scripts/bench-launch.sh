@@ -1,31 +1,40 @@
 #!/usr/bin/env bash
 # bench-launch.sh: hpcbench launch side by side with MPICH's mpiexec (Hydra)
 # and with the floor, a plain C posix_spawn loop (scripts/spawnfloor.c) that
-# starts and reaps N copies of true. One run measures, with hyperfine
-# (-N: no shell in between), the median wall time of:
+# starts and reaps N copies of a program, each in a session of its own as
+# Hydra and hpcbench start ranks. Rows:
 #
-#   floor | mpiexec -n N true | hpcbench launch -n N -- true   for N in $NS
-#   mpiexec -n N initfinal | hpcbench launch -n N -- initfinal  for N in $MPI_NS
+#   floor N true | mpiexec -n N true | hpcbench launch -n N -- true   N in $NS
+#   mpiexec -n N initfinal | hpcbench launch -n N -- initfinal         N in $MPI_NS
 #     (initfinal: MPI_Init + MPI_Finalize, cmd/hpcbench/testdata/mpi)
-#   hpcbench launch -n $WIREUP_N -- hpcbench wireup --pattern ring | all
+#   floor $WIREUP_N hpcbench version (hpcbench processes that exit at once)
+#     | hpcbench launch -n $WIREUP_N -- hpcbench wireup --pattern ring | all
 #
-# and prints one table with the ratios hpcbench/mpiexec and hpcbench/floor
-# and whether each row meets its target: <= 1.25x the floor for true,
-# <= 1.0x mpiexec for the MPI program, <= 1.5x the floor for wireup ring, and
-# completing for wireup all (a million gets at 1024 ranks).
+# The commands of a row are timed in rounds, one run of each per round in
+# turn (the order reversed every other round), with hyperfine -N (no shell in
+# between): the machine's speed drifts, so the table gives each command's
+# median wall time and, for the ratios, the median over rounds of that
+# round's own ratio. Targets: hpcbench <= 1.25x the floor for true, <= 1.0x
+# mpiexec for the MPI program, wireup ring <= 1.5x its floor, and wireup all
+# completing (a million gets at 1024 ranks).
 #
-# Progress and hyperfine's own reports go to stderr, the table to stdout.
-# Works from any directory. Installs mpich, libmpich-dev, gcc and hyperfine
-# when they are missing (needs root then).
+# Every command runs once untimed first (the warm-up) and must exit 0; so
+# must every timed run (hyperfine fails on a non-zero exit). A row with a
+# command that failed says FAILED, with the command on stderr, and the
+# script exits 1; a row is never judged on the commands that did run.
+#
+# Progress goes to stderr, the table to stdout. Works from any directory.
+# Installs mpich, libmpich-dev, gcc and hyperfine when they are missing
+# (needs root then).
 #
 # Environment:
-#   REPS=5                timed runs per command (after one untimed check run)
-#   WIREUP_REPS=$REPS     timed runs for the two wireup rows
-#   NS="16 64 256 512"    rank counts for true
-#   MPI_NS="4 16"         rank counts for the MPI program
-#   WIREUP_N=1024         rank count for wireup
-#   HPCBENCH=PATH         benchmark this binary instead of building ./cmd/hpcbench
-#   STRICT=1              exit 1 when a row misses its target
+#   REPS=5                   rounds per row
+#   WIREUP_REPS=3            rounds for the two wireup rows
+#   NS="16 64 256 512 1024"  rank counts for true
+#   MPI_NS="4 16"            rank counts for the MPI program
+#   WIREUP_N=1024            rank count for wireup
+#   HPCBENCH=PATH            benchmark this binary instead of building ./cmd/hpcbench
+#   STRICT=1                 exit 1 also when a row misses its target
 set -euo pipefail
 export LC_ALL=C
 
@@ -35,8 +44,8 @@ root=$(hb_repo_root)
 cd "$root"
 
 REPS=${REPS:-5}
-WIREUP_REPS=${WIREUP_REPS:-$REPS}
-NS=${NS:-16 64 256 512}
+WIREUP_REPS=${WIREUP_REPS:-3}
+NS=${NS:-16 64 256 512 1024}
 MPI_NS=${MPI_NS:-4 16}
 WIREUP_N=${WIREUP_N:-1024}
 STRICT=${STRICT:-0}
@@ -85,104 +94,140 @@ cmdline() {
 	printf '%s' "${s% }"
 }
 
-# check runs a command once, untimed (it doubles as the warm-up run), and
-# dies showing its output if it fails, since hyperfine would not show it.
+# check CMD... runs a command once, untimed (it doubles as the warm-up run).
+# When it fails it shows the command and the end of its output on stderr
+# and returns 1, since hyperfine would show neither.
 check() {
-	if ! "$@" >"$tmp/check.out" 2>&1; then
+	local rc=0
+	"$@" </dev/null >"$tmp/check.out" 2>&1 || rc=$?
+	if ((rc != 0)); then
 		tail -n 20 "$tmp/check.out" >&2
-		hb_die "failed: $(cmdline "$@")"
+		hb_log "FAILED (exit status $rc): $(cmdline "$@")"
+		return 1
 	fi
 }
 
-# measure REPS LABEL=CMDLINE... times each command line with hyperfine and
-# appends "LABEL MEDIAN_SECONDS" lines to $tmp/medians.
+# measure ROW REPS LABEL=CMDLINE... times the row's commands in REPS rounds,
+# one run of each per round, and appends "ROW LABEL ROUND SECONDS" lines to
+# $tmp/times. It returns 1, with hyperfine's report on stderr, when a run
+# fails.
 measure() {
-	local reps=$1 arg args=()
-	shift
-	for arg in "$@"; do
-		args+=(--command-name "${arg%%=*}" "${arg#*=}")
+	local row=$1 reps=$2 k arg
+	shift 2
+	local fwd=("$@") rev=() order
+	for ((k = ${#fwd[@]} - 1; k >= 0; k--)); do
+		rev+=("${fwd[k]}")
 	done
-	hyperfine -N --style basic --warmup 0 --runs "$reps" --export-csv "$tmp/run.csv" "${args[@]}" >&2 ||
-		hb_die "hyperfine failed for: ${args[*]}"
-	awk -F, 'NR > 1 { print $1, $4 }' "$tmp/run.csv" >>"$tmp/medians"
+	for ((k = 1; k <= reps; k++)); do
+		local args=()
+		if ((k % 2)); then order=("${fwd[@]}"); else order=("${rev[@]}"); fi
+		for arg in "${order[@]}"; do
+			args+=(--command-name "${arg%%=*}" "${arg#*=}")
+		done
+		if ! hyperfine -N --style basic --warmup 0 --runs 1 --export-csv "$tmp/run.csv" \
+			"${args[@]}" >"$tmp/hyperfine.out" 2>&1; then
+			tail -n 20 "$tmp/hyperfine.out" >&2
+			hb_log "FAILED: a timed run of row $row (round $k) exited non-zero"
+			return 1
+		fi
+		awk -F, -v row="$row" -v k="$k" 'NR > 1 { print row, $1, k, $2 }' "$tmp/run.csv" >>"$tmp/times"
+	done
 }
 
+# run_row ROW REPS LABEL=CMDLINE... checks, then measures, one row; a row
+# that fails is listed in $tmp/failed.
+run_row() {
+	local row=$1 reps=$2 arg ok=1
+	shift 2
+	for arg in "$@"; do
+		# The command lines are built by cmdline, so eval splits them back.
+		eval "check ${arg#*=}" || ok=0
+	done
+	if ((ok)) && measure "$row" "$reps" "$@"; then
+		return 0
+	fi
+	echo "$row" >>"$tmp/failed"
+}
+
+# median ROW LABEL prints the median seconds of LABEL's runs in ROW, or "-".
 median() {
-	awk -v k="$1" '$1 == k { print $2; found = 1 } END { if (!found) print "-" }' "$tmp/medians"
+	awk -v r="$1" -v l="$2" '$1 == r && $2 == l { print $4 }' "$tmp/times" | sort -g |
+		awk '{ v[NR] = $1 } END { if (NR == 0) print "-"; else print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
 
-: >"$tmp/medians"
+# pair_ratio ROW A B prints the median over rounds of A's time / B's time.
+pair_ratio() {
+	awk -v r="$1" -v a="$2" -v b="$3" '$1 == r && $2 == a { ta[$3] = $4 } $1 == r && $2 == b { tb[$3] = $4 }
+		END { for (k in ta) if ((k in tb) && tb[k] > 0) print ta[k] / tb[k] }' "$tmp/times" | sort -g |
+		awk '{ v[NR] = $1 } END { if (NR == 0) print "-"; else printf "%.2f\n", (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
+: >"$tmp/times"
+: >"$tmp/failed"
 hb_log "mpiexec: $mpiexec ($("$mpiexec" --version 2>/dev/null | awk '/Version:/ { print $2; exit }'))"
 
 for n in $NS; do
-	floor=("$tmp/spawnfloor" "$n" "$true_bin")
-	mpi=("$mpiexec" -n "$n" "$true_bin")
-	hb=("$hpcbench" launch -n "$n" -- "$true_bin")
-	check "${floor[@]}"
-	check "${mpi[@]}"
-	check "${hb[@]}"
-	measure "$REPS" "floor-$n=$(cmdline "${floor[@]}")" "mpiexec-$n=$(cmdline "${mpi[@]}")" \
-		"hpcbench-$n=$(cmdline "${hb[@]}")"
+	hb_log "true, $n ranks"
+	run_row "true-$n" "$REPS" \
+		"floor=$(cmdline "$tmp/spawnfloor" "$n" "$true_bin")" \
+		"mpiexec=$(cmdline "$mpiexec" -n "$n" "$true_bin")" \
+		"hpcbench=$(cmdline "$hpcbench" launch -n "$n" -- "$true_bin")"
 done
 
 for n in $MPI_NS; do
-	mpi=("$mpiexec" -n "$n" "$tmp/initfinal")
-	hb=("$hpcbench" launch -n "$n" -- "$tmp/initfinal")
-	check "${mpi[@]}"
-	check "${hb[@]}"
-	measure "$REPS" "mpiexec-mpi-$n=$(cmdline "${mpi[@]}")" "hpcbench-mpi-$n=$(cmdline "${hb[@]}")"
+	hb_log "initfinal, $n ranks"
+	run_row "mpi-$n" "$REPS" \
+		"mpiexec=$(cmdline "$mpiexec" -n "$n" "$tmp/initfinal")" \
+		"hpcbench=$(cmdline "$hpcbench" launch -n "$n" -- "$tmp/initfinal")"
 done
 
-wireup_err=
-floor=("$tmp/spawnfloor" "$WIREUP_N" "$true_bin")
-ring=("$hpcbench" launch -n "$WIREUP_N" -- "$hpcbench" wireup --pattern ring)
-all=("$hpcbench" launch -n "$WIREUP_N" -- "$hpcbench" wireup --pattern all)
-if ! "$hpcbench" launch -n 2 -- "$hpcbench" wireup --pattern ring >"$tmp/wireup.out" 2>&1; then
-	wireup_err="hpcbench launch -n 2 -- hpcbench wireup --pattern ring failed: $(tail -n 3 "$tmp/wireup.out" | tr '\n' ' ')"
-	hb_log "skipping the wireup rows: it does not run at n=2"
-else
-	check "${floor[@]}"
-	check "${ring[@]}"
-	check "${all[@]}"
-	measure "$WIREUP_REPS" "floor-w=$(cmdline "${floor[@]}")" "ring=$(cmdline "${ring[@]}")" \
-		"all=$(cmdline "${all[@]}")"
-fi
+hb_log "wireup, $WIREUP_N ranks"
+run_row ring "$WIREUP_REPS" \
+	"floor=$(cmdline "$tmp/spawnfloor" "$WIREUP_N" "$hpcbench" version)" \
+	"hpcbench=$(cmdline "$hpcbench" launch -n "$WIREUP_N" -- "$hpcbench" wireup --pattern ring)"
+run_row all "$WIREUP_REPS" \
+	"hpcbench=$(cmdline "$hpcbench" launch -n "$WIREUP_N" -- "$hpcbench" wireup --pattern all)"
 
-# row KIND N FLOOR MPIEXEC HPCBENCH: one table line; times in seconds or "-".
-# KIND says which target applies: true (floor 1.25), mpi (mpiexec 1.0),
-# ring (floor 1.5) or all (completes).
+# row KIND ROW N WHAT: one table line. KIND says which target applies: true
+# (floor 1.25), mpi (mpiexec 1.0), ring (floor 1.5) or all (completes).
 row() {
-	awk -v kind="$1" -v n="$2" -v f="$3" -v m="$4" -v h="$5" -v what="$6" '
+	local kind=$1 r=$2 n=$3 what=$4 failed=0
+	grep -qx "$r" "$tmp/failed" && failed=1
+	awk -v kind="$kind" -v n="$n" -v what="$what" -v failed="$failed" \
+		-v f="$(median "$r" floor)" -v m="$(median "$r" mpiexec)" -v h="$(median "$r" hpcbench)" \
+		-v rm="$(pair_ratio "$r" hpcbench mpiexec)" -v rf="$(pair_ratio "$r" hpcbench floor)" '
 	function ms(x) { return x == "-" ? "-" : sprintf("%.1f", x * 1000) }
-	function ratio(a, b) { return (a == "-" || b == "-" || b == 0) ? "-" : sprintf("%.2f", a / b) }
 	BEGIN {
-		rm = ratio(h, m); rf = ratio(h, f)
-		if (h == "-") { target = "-"; verdict = "NOT RUN" }
-		else if (kind == "true") { target = "floor<=1.25"; verdict = (rf + 0 <= 1.25) ? "ok" : "MISS" }
-		else if (kind == "mpi") { target = "mpiexec<=1.00"; verdict = (rm + 0 <= 1.00) ? "ok" : "MISS" }
-		else if (kind == "ring") { target = "floor<=1.50"; verdict = (rf + 0 <= 1.50) ? "ok" : "MISS" }
-		else { target = "completes"; verdict = "ok" }
-		printf "%-22s %5s %10s %10s %10s %9s %9s  %-14s %s\n", what, n, ms(f), ms(m), ms(h), rm, rf, target, verdict
+		if (kind == "true") { target = "floor<=1.25" } else if (kind == "mpi") { target = "mpiexec<=1.00" }
+		else if (kind == "ring") { target = "floor<=1.50" } else { target = "completes" }
+		if (failed) { verdict = "FAILED"; f = m = h = rm = rf = "-" }
+		else if (h == "-") verdict = "NOT RUN"
+		else if (kind == "true") verdict = (rf + 0 <= 1.25) ? "ok" : "MISS"
+		else if (kind == "mpi") verdict = (rm + 0 <= 1.00) ? "ok" : "MISS"
+		else if (kind == "ring") verdict = (rf + 0 <= 1.50) ? "ok" : "MISS"
+		else verdict = "ok"
+		printf "%-22s %5s %10s %10s %10s %10s %8s  %-14s %s\n", what, n, ms(f), ms(m), ms(h), rm, rf, target, verdict
 	}'
 }
 
 {
-	printf '\nmedian wall time of %s runs, in ms; mpiexec = %s\n\n' "$REPS" "$mpiexec"
-	printf '%-22s %5s %10s %10s %10s %9s %9s  %-14s %s\n' command N floor mpiexec hpcbench \
+	printf '\nmedian wall time in ms (%s rounds; wireup %s); ratios: median of each round'"'"'s own\n' "$REPS" "$WIREUP_REPS"
+	printf 'mpiexec = %s; the wireup floor is spawnfloor %s hpcbench version\n\n' "$mpiexec" "$WIREUP_N"
+	printf '%-22s %5s %10s %10s %10s %10s %8s  %-14s %s\n' command N floor mpiexec hpcbench \
 		hb/mpiexec hb/floor target verdict
 	for n in $NS; do
-		row true "$n" "$(median "floor-$n")" "$(median "mpiexec-$n")" "$(median "hpcbench-$n")" true
+		row true "true-$n" "$n" true
 	done
 	for n in $MPI_NS; do
-		row mpi "$n" - "$(median "mpiexec-mpi-$n")" "$(median "hpcbench-mpi-$n")" initfinal
+		row mpi "mpi-$n" "$n" initfinal
 	done
-	row ring "$WIREUP_N" "$(median floor-w)" - "$(median ring)" "wireup --pattern ring"
-	row all "$WIREUP_N" "$(median floor-w)" - "$(median all)" "wireup --pattern all"
+	row ring ring "$WIREUP_N" "wireup --pattern ring"
+	row all all "$WIREUP_N" "wireup --pattern all"
 } | tee "$tmp/table"
 
 status=0
-if [[ -n $wireup_err ]]; then
-	printf '\n%s: wireup rows not run: %s\n' "${0##*/}" "$wireup_err" >&2
+if [[ -s $tmp/failed ]]; then
+	printf '\n%s: rows with a failed command: %s\n' "${0##*/}" "$(tr '\n' ' ' <"$tmp/failed")" >&2
 	status=1
 fi
 if [[ $STRICT == 1 ]] && grep -q 'MISS$' "$tmp/table"; then

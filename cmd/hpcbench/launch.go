@@ -21,6 +21,7 @@ func runLaunch(ctx context.Context, stdout, stderr io.Writer, args []string) err
 		return err
 	}
 	o.Stdout, o.Stderr, o.Env = stdout, stderr, os.Environ()
+	o.Stdin = os.Stdin // rank 0 reads it, as under Hydra
 	if self, err := os.Executable(); err == nil {
 		o.Self = self
 	}
@@ -41,7 +42,7 @@ func parseLaunch(args []string, stdout io.Writer) (launch.Options, error) {
 	fs := newFlagSet("launch")
 	fs.SetInterspersed(false) // everything after the command belongs to it
 	var o launch.Options
-	fs.IntVarP(&o.N, "np", "n", 1, "number of ranks to start")
+	fs.IntVarP(&o.N, "np", "n", 1, "number of ranks to start (Hydra's -np N too); rank 0 reads the launcher's stdin, the others /dev/null")
 	fs.DurationVar(&o.Timeout, "timeout", 0, "kill the job and exit 124 when it runs longer than this (e.g. 10m); 0 means no limit")
 	fs.BoolVar(&o.TagOutput, "tag-output", false, "prefix every output line with [rank]")
 	fs.BoolVar(&o.PMIPort, "pmi-port", false, "serve PMI over a loopback TCP port (PMI_PORT, PMI_ID) instead of an inherited fd (PMI_FD)")
@@ -62,10 +63,11 @@ func parseLaunch(args []string, stdout io.Writer) (launch.Options, error) {
 }
 
 // hydraFlags rewrites the single-dash long options of Hydra's mpiexec that
-// launch shares (-bind-to) into pflag's double-dash form, in the flags
-// before the command.
+// launch shares (-np, -bind-to) into pflag's double-dash form, in the flags
+// before the command. (pflag would read -np 4 as -n p.)
 func hydraFlags(args []string) []string {
-	takesValue := map[string]bool{"-n": true, "--np": true, "--timeout": true, "--pmi-trace": true, "--grace": true, "--bind-to": true, "-bind-to": true}
+	hydra := []string{"-np", "-bind-to"}
+	takesValue := map[string]bool{"-n": true, "--np": true, "--timeout": true, "--pmi-trace": true, "--grace": true, "--bind-to": true}
 	out := make([]string, len(args))
 	copy(out, args)
 	for i := 0; i < len(out); i++ {
@@ -73,8 +75,11 @@ func hydraFlags(args []string) []string {
 		if a == "--" || !strings.HasPrefix(a, "-") {
 			break // the command starts here
 		}
-		if a == "-bind-to" || strings.HasPrefix(a, "-bind-to=") {
-			out[i] = "-" + a
+		for _, h := range hydra {
+			if a == h || strings.HasPrefix(a, h+"=") {
+				a = "-" + a
+				out[i] = a
+			}
 		}
 		if takesValue[a] {
 			i++ // skip the value

@@ -1,7 +1,10 @@
 package main
 
 import (
+	"bytes"
+	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -10,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/hpcbench/hpcbench/internal/testenv"
 	"github.com/hpcbench/hpcbench/report"
@@ -392,6 +397,160 @@ func TestWireupBadInput(t *testing.T) {
 		r := run(t, 30*time.Second, append([]string{"wireup"}, tc.args...)...)
 		if r.Code != 2 || !strings.Contains(r.Stderr, tc.msg) || strings.Count(strings.TrimSpace(r.Stderr), "\n") != 0 {
 			t.Errorf("wireup %v: exit %d stderr %q, want 2 and one line with %q", tc.args, r.Code, r.Stderr, tc.msg)
+		}
+	}
+}
+
+// stdinRun is run with stdin as the launcher's standard input (testenv.Run
+// gives /dev/null), in a process group of its own that is killed
+// afterwards; ctty makes stdin, a terminal, the launcher's controlling
+// terminal in a session of its own, as in an interactive shell.
+func stdinRun(t *testing.T, stdin *os.File, ctty bool, args ...string) testenv.Result {
+	t.Helper()
+	ctx := testenv.Context(t, 30*time.Second)
+	var out, errb bytes.Buffer
+	cmd := exec.CommandContext(ctx, hpcbench, args...)
+	cmd.Env = append(os.Environ(), noPMIEnv...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, &out, &errb
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: !ctty, Setsid: ctty, Setctty: ctty}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 5 * time.Second
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("start %s: %v", hpcbench, err)
+	}
+	err := cmd.Wait()
+	r := testenv.Result{Elapsed: time.Since(start), Stdout: out.String(), Stderr: errb.String(), TimedOut: ctx.Err() != nil}
+	syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // whatever the launcher left in its group
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		r.Code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatalf("wait %s: %v", hpcbench, err)
+	}
+	t.Logf("%s %s: exit %d after %v", hpcbench, strings.Join(args, " "), r.Code, r.Elapsed.Round(time.Millisecond))
+	return r
+}
+
+// openPipe returns a pipe whose write end the test holds open (the writer
+// goroutine of feed, if any, writes to it until the test ends).
+func openPipe(t *testing.T, feed string) *os.File {
+	t.Helper()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close(); w.Close() })
+	if feed != "" {
+		if _, err := w.WriteString(feed); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return r
+}
+
+// TestLaunchStdin: rank 0 reads the launcher's stdin, as under Hydra, the
+// other ranks /dev/null, EOF reaches rank 0, and neither a rank 0 that never
+// reads nor a stdin that never ends (a pipe nobody closes, a full one, an
+// idle terminal) keeps the job from ending.
+func TestLaunchStdin(t *testing.T) {
+	closedPipe := func(t *testing.T, s string) *os.File {
+		r, w, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { r.Close() })
+		w.WriteString(s)
+		w.Close()
+		return r
+	}
+	t.Run("rank 0 only", func(t *testing.T) {
+		r := stdinRun(t, closedPipe(t, "hi\n"), false, "launch", "-n", "2", "--", "cat")
+		if r.Code != 0 || r.Stdout != "hi\n" {
+			t.Errorf("exit %d, stdout %q, want 0 and hi once\n%s", r.Code, r.Stdout, r.Stderr)
+		}
+	})
+	t.Run("EOF reaches rank 0", func(t *testing.T) {
+		r := stdinRun(t, closedPipe(t, "a\nb\n"), false, "launch", "-n", "1", "--", "sh", "-c", "cat; echo eof")
+		if r.Code != 0 || r.Stdout != "a\nb\neof\n" {
+			t.Errorf("exit %d, stdout %q\n%s", r.Code, r.Stdout, r.Stderr)
+		}
+	})
+	t.Run("rank 1 reads EOF at once", func(t *testing.T) {
+		// stdin stays open: only rank 0 could wait on it.
+		r := stdinRun(t, openPipe(t, ""), false, "launch", "-n", "2", "--", "sh", "-c", `[ "$PMI_RANK" = 0 ] && exit 0; cat; echo "rank $PMI_RANK EOF"`)
+		if r.Code != 0 || r.Stdout != "rank 1 EOF\n" || r.Elapsed > 5*time.Second {
+			t.Errorf("exit %d after %v, stdout %q\n%s", r.Code, r.Elapsed, r.Stdout, r.Stderr)
+		}
+	})
+	t.Run("rank 0 never reads an open pipe", func(t *testing.T) {
+		// More than the pipes between here and rank 0 hold, and never
+		// closed: the launcher's copy must not block it or its exit.
+		in, w, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer in.Close()
+		fed := make(chan error, 1)
+		go func() {
+			_, err := w.Write(make([]byte, 1<<20))
+			fed <- err
+		}()
+		r := stdinRun(t, in, false, "launch", "-n", "2", "--", "sleep", "0.2")
+		w.Close() // ends the writer (EPIPE or a short write once in is closed)
+		in.Close()
+		<-fed
+		if r.Code != 0 || r.Elapsed > 5*time.Second {
+			t.Errorf("exit %d after %v\n%s", r.Code, r.Elapsed, r.Stderr)
+		}
+	})
+	t.Run("terminal", func(t *testing.T) {
+		master, tty := openPTY(t)
+		// An idle terminal: the job ends with the ranks.
+		r := stdinRun(t, tty, true, "launch", "-n", "2", "--", "sleep", "0.2")
+		if r.Code != 0 || r.Elapsed > 5*time.Second {
+			t.Errorf("idle terminal: exit %d after %v\n%s", r.Code, r.Elapsed, r.Stderr)
+		}
+		// A line typed on it reaches rank 0.
+		if _, err := master.WriteString("typed\n"); err != nil {
+			t.Fatal(err)
+		}
+		r = stdinRun(t, tty, true, "launch", "-n", "2", "--", "sh", "-c", `if [ "$PMI_RANK" = 0 ]; then head -n 1; fi`)
+		if r.Code != 0 || r.Stdout != "typed\n" {
+			t.Errorf("typed line: exit %d, stdout %q\n%s", r.Code, r.Stdout, r.Stderr)
+		}
+	})
+}
+
+// openPTY returns a pseudo-terminal's master and its terminal.
+func openPTY(t *testing.T) (master, tty *os.File) {
+	t.Helper()
+	m, err := os.OpenFile("/dev/ptmx", os.O_RDWR|syscall.O_NOCTTY, 0)
+	if err != nil {
+		t.Skipf("no pseudo-terminals here: %v", err)
+	}
+	t.Cleanup(func() { m.Close() })
+	n, err := unix.IoctlGetInt(int(m.Fd()), unix.TIOCGPTN)
+	if err == nil {
+		err = unix.IoctlSetPointerInt(int(m.Fd()), unix.TIOCSPTLCK, 0)
+	}
+	if err != nil {
+		t.Fatalf("unlock pseudo-terminal: %v", err)
+	}
+	s, err := os.OpenFile("/dev/pts/"+strconv.Itoa(n), os.O_RDWR|syscall.O_NOCTTY, 0)
+	if err != nil {
+		t.Fatalf("open pseudo-terminal %d: %v", n, err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return m, s
+}
+
+// TestLaunchNp: Hydra's -np N is -n N.
+func TestLaunchNp(t *testing.T) {
+	for _, args := range [][]string{{"-np", "3"}, {"-np=3"}, {"--np", "3"}} {
+		r := run(t, 30*time.Second, append(append([]string{"launch"}, args...), "--", "sh", "-c", `echo "$PMI_SIZE"`)...)
+		if r.Code != 0 || r.Stdout != "3\n3\n3\n" {
+			t.Errorf("launch %v: exit %d, stdout %q\n%s", args, r.Code, r.Stdout, r.Stderr)
 		}
 	}
 }

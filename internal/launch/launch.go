@@ -10,7 +10,6 @@ import (
 	"os/exec"
 	"os/signal"
 	"strconv"
-	"sync"
 	"syscall"
 	"time"
 
@@ -78,6 +77,11 @@ func unwrapExecErr(err error) error {
 // down; a status such as "killed by signal 9" names the cause better.
 const statusGrace = time.Second
 
+// outputGrace is how long the launcher waits, once every rank has exited,
+// for their output pipes to reach EOF: a process a rank left behind may
+// hold them open.
+const outputGrace = 2 * time.Second
+
 // abortGrace is how long an abort is held back for the exit status of a
 // rank that died by a signal just before it (see serverFailed).
 const abortGrace = 200 * time.Millisecond
@@ -92,9 +96,13 @@ type job struct {
 	fail    *Failure
 
 	tornDown, killSent bool
-	extended           bool // the abort hold was extended for a dead rank's status
-	killTimer          <-chan time.Time
-	statusWait         <-chan time.Time
+	// sent is the last signal sent to the ranks, 0 for none: a rank whose
+	// pid is reported after it (the spawner sends the pids of ranks
+	// started back to back together) gets it then.
+	sent       syscall.Signal
+	extended   bool // the abort hold was extended for a dead rank's status
+	killTimer  <-chan time.Time
+	statusWait <-chan time.Time
 }
 
 // Run starts the ranks and waits for the job to end. It returns nil when
@@ -111,6 +119,16 @@ func (j *Job) Run(ctx context.Context) error {
 	if err != nil {
 		return &Failure{Rank: -1, Code: 1, Msg: "launch: " + err.Error()}
 	}
+	// While the spawner starts up, and before the PMI server and the
+	// pipes open thousands of descriptors.
+	growFDTable(launcherFDs(o.N, o.TraceDir != ""))
+	stdout := &lineWriter{w: o.Stdout}
+	stderr := &lineWriter{w: o.Stderr}
+	fwd, err := newForwarder(o.N, stdout, stderr, o.TagOutput)
+	if err != nil {
+		sp.close()
+		return &Failure{Rank: -1, Code: 1, Msg: "launch: " + err.Error()}
+	}
 	srvCfg := pmi.ServerConfig{
 		Engine: pmi.EngineConfig{
 			Size:           o.N,
@@ -125,6 +143,7 @@ func (j *Job) Run(ctx context.Context) error {
 	srv, err := pmi.NewServer(srvCfg)
 	if err != nil {
 		sp.close()
+		fwd.finish(0)
 		return &Failure{Rank: -1, Code: 1, Msg: fmt.Sprintf("launch: start PMI server: %v", err)}
 	}
 	srvCtx, stopSrv := context.WithCancel(context.Background())
@@ -136,11 +155,15 @@ func (j *Job) Run(ctx context.Context) error {
 	defer signal.Stop(sigs)
 
 	jb := &job{o: o, srv: srv, pids: make([]int, o.N), exited: make([]bool, o.N)}
-	stdout := &lineWriter{w: o.Stdout}
-	stderr := &lineWriter{w: o.Stderr}
-	var fwd sync.WaitGroup
-	var readers []*os.File
 	srvFailed := srv.Failed()
+
+	var stdin *stdinCopy
+	stdinFD, stdinStarted := -1, false
+	if forwardsStdin(o.Stdin) {
+		if stdin, stdinFD, err = newStdinCopy(o.Stdin); err != nil {
+			jb.fail = &Failure{Rank: -1, Code: 1, Msg: "launch: " + err.Error()}
+		}
+	}
 
 	var doms [][]int
 	if o.Bind != BindNone && o.Bind != "" {
@@ -158,16 +181,25 @@ func (j *Job) Run(ctx context.Context) error {
 		if len(doms) > 0 {
 			cpus = formatCPUs(doms[r%len(doms)])
 		}
-		rOut, rErr, err := j.startRank(r, cpus, sp, srv)
+		in := -1
+		if r == 0 {
+			in = stdinFD
+		}
+		err := j.startRank(r, cpus, in, sp, srv, fwd)
 		srv.CloseClientFile(r)
+		if in >= 0 {
+			unix.Close(in)
+			stdinFD = -1
+			if err == nil {
+				stdin.start()
+				stdinStarted = true
+			}
+		}
 		if err != nil {
 			jb.fail = &Failure{Rank: r, Code: 1, Msg: fmt.Sprintf("launch: rank %d: %v", r, err)}
 			break
 		}
 		jb.pending++
-		readers = append(readers, rOut, rErr)
-		fwd.Go(func() { forward(rOut, stdout, r, o.TagOutput) })
-		fwd.Go(func() { forward(rErr, stderr, r, o.TagOutput) })
 		// Notice failures while starting, without waiting for them.
 		for drained := false; !drained; {
 			select {
@@ -251,7 +283,13 @@ func (j *Job) Run(ctx context.Context) error {
 	}
 	stopSrv()
 	<-srvDone
-	drainOutput(&fwd, readers)
+	if stdinFD >= 0 {
+		unix.Close(stdinFD) // rank 0 was never started
+	}
+	if stdin != nil {
+		stdin.stop(stdinStarted)
+	}
+	fwd.finish(outputGrace)
 	if o.Verbose {
 		fmt.Fprintf(o.Stderr, "launch: job of %d ranks ended after %v\n", o.N, time.Since(start).Round(time.Microsecond))
 	}
@@ -270,8 +308,11 @@ func (jb *job) handle(ev procEvent) {
 	switch ev.kind {
 	case evStarted:
 		jb.pids[r] = ev.pid
-		if jb.tornDown {
+		switch {
+		case jb.tornDown:
 			syscall.Kill(-ev.pid, syscall.SIGKILL)
+		case jb.sent != 0:
+			syscall.Kill(-ev.pid, jb.sent)
 		}
 	case evStartFailed:
 		jb.pending--
@@ -358,8 +399,9 @@ func (jb *job) teardown() {
 }
 
 // signal sends sig to the process group of every rank not known to have
-// exited.
+// exited, and to those whose start is reported later.
 func (jb *job) signal(sig syscall.Signal) {
+	jb.sent = sig
 	for r, pid := range jb.pids {
 		if pid > 0 && !jb.exited[r] {
 			syscall.Kill(-pid, sig)
@@ -377,49 +419,37 @@ func (jb *job) signalAll(sig syscall.Signal) {
 	}
 }
 
-// startRank creates rank r's output pipes and hands them, with its PMI
-// socket and the CPUs to bind it to ("" for none), to the spawner. It
-// returns the read ends.
-func (j *Job) startRank(r int, cpus string, sp *spawner, srv *pmi.Server) (*os.File, *os.File, error) {
+// startRank creates rank r's output pipes, gives their read ends to the
+// forwarder and hands the write ends, with its PMI socket, its stdin (-1:
+// /dev/null) and the CPUs to bind it to ("" for none), to the spawner. The pipes are raw descriptors,
+// blocking at both ends: the rank's ends must be, and the forwarder reads
+// its ends only when epoll says they are ready.
+func (j *Job) startRank(r int, cpus string, stdin int, sp *spawner, srv *pmi.Server, fwd *forwarder) error {
 	o := j.opts
-	rOut, wOut, err := os.Pipe()
-	if err != nil {
-		return nil, nil, fmt.Errorf("stdout pipe: %w", err)
+	var out, errp [2]int
+	if err := unix.Pipe2(out[:], unix.O_CLOEXEC); err != nil {
+		return fmt.Errorf("stdout pipe: %w", err)
 	}
-	rErr, wErr, err := os.Pipe()
-	if err != nil {
-		rOut.Close()
-		wOut.Close()
-		return nil, nil, fmt.Errorf("stderr pipe: %w", err)
+	if err := unix.Pipe2(errp[:], unix.O_CLOEXEC); err != nil {
+		unix.Close(out[0])
+		unix.Close(out[1])
+		return fmt.Errorf("stderr pipe: %w", err)
 	}
-	files := []*os.File{wOut, wErr}
+	files := rankFiles{stdin: stdin, stdout: out[1], stderr: errp[1], pmi: -1}
 	if f := srv.ClientFile(r); f != nil {
-		files = append(files, f) // fd 3 = PMI_FD
+		files.pmi = int(f.Fd())
 	}
-	err = sp.start(r, cpus, rankVars(r, o.N, srv.Addr()), files)
-	wOut.Close()
-	wErr.Close()
+	err := sp.start(r, cpus, rankVars(r, o.N, srv.Addr()), files)
+	unix.Close(out[1])
+	unix.Close(errp[1])
 	if err != nil {
-		rOut.Close()
-		rErr.Close()
-		return nil, nil, err
+		unix.Close(out[0])
+		unix.Close(errp[0])
+		return err
 	}
-	return rOut, rErr, nil
-}
-
-// drainOutput waits for the forwarders to reach EOF, and closes the pipes of
-// any that a leftover process keeps open.
-func drainOutput(fwd *sync.WaitGroup, readers []*os.File) {
-	done := make(chan struct{})
-	go func() { fwd.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(2 * time.Second):
-		for _, r := range readers {
-			r.Close()
-		}
-		<-done
-	}
+	// After the hand-over, so that a failure to forward is the rank's
+	// output lost, not a rank left unstarted; the pipes then break.
+	return fwd.add(r, out[0], errp[0])
 }
 
 func describeExit(ws syscall.WaitStatus) (int, string) {

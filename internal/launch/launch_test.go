@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"strings"
 	"syscall"
 	"testing"
@@ -194,6 +195,45 @@ func TestRunJobFailures(t *testing.T) {
 			}
 			if d := time.Since(start); d > 5*time.Second {
 				t.Errorf("took %v", d)
+			}
+		})
+	}
+}
+
+// TestLateStartGetsSignal: a rank whose start is reported after a signal
+// was forwarded to the job (the spawner reports ranks started back to back
+// together) gets that signal on the report, and SIGKILL once the job is
+// torn down.
+func TestLateStartGetsSignal(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		sent     syscall.Signal
+		tornDown bool
+		want     syscall.Signal
+	}{
+		{"forwarded", syscall.SIGTERM, false, syscall.SIGTERM},
+		{"torn down", syscall.SIGTERM, true, syscall.SIGKILL},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cmd := exec.Command("sleep", "30")
+			cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			jb := &job{pids: make([]int, 1), exited: make([]bool, 1), sent: tc.sent, tornDown: tc.tornDown}
+			jb.handle(procEvent{kind: evStarted, rank: 0, pid: cmd.Process.Pid})
+			done := make(chan error, 1)
+			go func() { done <- cmd.Wait() }()
+			select {
+			case <-done:
+			case <-time.After(5 * time.Second):
+				cmd.Process.Kill()
+				<-done
+				t.Fatal("the late rank did not get the signal")
+			}
+			ws := cmd.ProcessState.Sys().(syscall.WaitStatus)
+			if !ws.Signaled() || ws.Signal() != tc.want {
+				t.Errorf("rank ended with %v, want killed by %v", ws, tc.want)
 			}
 		})
 	}

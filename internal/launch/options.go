@@ -9,6 +9,7 @@ package launch
 import (
 	"fmt"
 	"io"
+	"os"
 	"time"
 )
 
@@ -27,8 +28,12 @@ type Options struct {
 	Self string
 	// Env is the environment the ranks inherit before PMI variables are
 	// added; PMI_*, HYDI_* and MPI_LOCAL* entries are removed from it.
-	Env       []string
-	Dir       string        // working directory of the ranks; "" is the launcher's
+	Env []string
+	Dir string // working directory of the ranks; "" is the launcher's
+	// Stdin, when not nil, is forwarded to rank 0 as Hydra does (the other
+	// ranks read /dev/null); nil, /dev/null, or a terminal of which the
+	// launcher is in the background give every rank /dev/null.
+	Stdin     *os.File
 	Stdout    io.Writer     // where ranks' stdout lines go
 	Stderr    io.Writer     // where ranks' stderr lines and launcher diagnostics go
 	TagOutput bool          // prefix each line with "[rank] "

@@ -6,9 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"runtime"
 	"strconv"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -27,10 +25,14 @@ import (
 //
 // Wire protocol over a SOCK_SEQPACKET socketpair, one message per packet:
 //
-//	launcher → spawner  "R <rank>[ <cpu>,<cpu>...]\x00KEY=VAL\x00..." with
-//	                    SCM_RIGHTS [stdout, stderr] or [stdout, stderr, pmi];
-//	                    the CPUs, if any, are the rank's affinity
-//	spawner → launcher  "S <rank> <pid>"   started
+//	launcher → spawner  "R <rank> <files>[ <cpu>,<cpu>...]\x00KEY=VAL\x00..."
+//	                    with SCM_RIGHTS one descriptor per letter of <files>,
+//	                    in its order: i (stdin; /dev/null without it), o
+//	                    (stdout), e (stderr), p (PMI socket, fd 3); o and e
+//	                    are required. The CPUs, if any, are the affinity
+//	spawner → launcher  records, one or more per packet, each ending in a
+//	                    newline but the last:
+//	                    "S <rank> <pid>"   started
 //	                    "E <rank> <error>" could not start
 //	                    "X <rank> <wait status>" exited and reaped
 //
@@ -43,10 +45,19 @@ const SpawnerCommand = "__spawn"
 
 const maxSpawnMsg = 64 << 10
 
+// maxSpawnerReport bounds a packet of records from the spawner.
+const maxSpawnerReport = 16 << 10
+
 // spawner is the launcher's handle on its spawner process.
 type spawner struct {
-	cmd    *exec.Cmd
-	fd     int // launcher's end of the socketpair
+	cmd *exec.Cmd
+	// ctl is the launcher's end of the socketpair, non-blocking and served
+	// by the runtime's poller: a goroutine blocked in recvmsg holds its P
+	// in a system call, and with GOMAXPROCS 2 two such goroutines (this
+	// reader and another) keep sysmon waking every 20 µs to retake them,
+	// which was a tenth of the launcher's CPU time.
+	ctl    *os.File
+	rc     syscall.RawConn
 	events chan<- procEvent
 	done   chan struct{} // closed when the reader has returned
 	mu     sync.Mutex
@@ -81,6 +92,16 @@ func startSpawner(self, path string, argv []string, dir string, env []string, ev
 	}
 	child := os.NewFile(uintptr(fds[1]), "spawner-ctl")
 	defer child.Close()
+	if err := unix.SetNonblock(fds[0], true); err != nil {
+		unix.Close(fds[0])
+		return nil, fmt.Errorf("spawner socketpair: set O_NONBLOCK: %w", err)
+	}
+	ctl := os.NewFile(uintptr(fds[0]), "spawner-ctl-launcher")
+	rc, err := ctl.SyscallConn()
+	if err != nil {
+		ctl.Close()
+		return nil, fmt.Errorf("spawner socketpair: %w", err)
+	}
 	cmd := &exec.Cmd{
 		Path:       self,
 		Args:       append([]string{"hpcbench", SpawnerCommand, path}, argv...),
@@ -95,21 +116,35 @@ func startSpawner(self, path string, argv []string, dir string, env []string, ev
 		},
 	}
 	if err := cmd.Start(); err != nil {
-		unix.Close(fds[0])
+		ctl.Close()
 		return nil, fmt.Errorf("start spawner %s: %w", self, err)
 	}
-	s := &spawner{cmd: cmd, fd: fds[0], events: events, done: make(chan struct{})}
+	s := &spawner{cmd: cmd, ctl: ctl, rc: rc, events: events, done: make(chan struct{})}
 	go s.read()
 	return s, nil
 }
 
-// start asks the spawner to start rank r. files are [stdout, stderr] and
-// optionally the rank's PMI socket; the caller closes them once start
-// returns (the kernel holds them in flight).
-func (s *spawner) start(r int, cpus string, extraEnv []string, files []*os.File) error {
+// rankFiles are the descriptors a rank starts with, -1 for none: stdin
+// (/dev/null when none), stdout, stderr and its PMI socket (fd 3).
+type rankFiles struct{ stdin, stdout, stderr, pmi int }
+
+// start asks the spawner to start rank r with files; the caller closes them
+// once start returns (the kernel holds them in flight).
+func (s *spawner) start(r int, cpus string, extraEnv []string, files rankFiles) error {
 	var b bytes.Buffer
 	b.WriteString("R ")
 	b.WriteString(strconv.Itoa(r))
+	b.WriteByte(' ')
+	fds := make([]int, 0, 4)
+	for _, f := range []struct {
+		letter byte
+		fd     int
+	}{{'i', files.stdin}, {'o', files.stdout}, {'e', files.stderr}, {'p', files.pmi}} {
+		if f.fd >= 0 {
+			b.WriteByte(f.letter)
+			fds = append(fds, f.fd)
+		}
+	}
 	if cpus != "" {
 		b.WriteByte(' ')
 		b.WriteString(cpus)
@@ -121,11 +156,23 @@ func (s *spawner) start(r int, cpus string, extraEnv []string, files []*os.File)
 	if b.Len() > maxSpawnMsg {
 		return fmt.Errorf("rank %d: environment of %d bytes exceeds %d", r, b.Len(), maxSpawnMsg)
 	}
-	fds := make([]int, len(files))
-	for i, f := range files {
-		fds[i] = int(f.Fd())
+	oob := unix.UnixRights(fds...)
+	var err error
+	werr := s.rc.Write(func(fd uintptr) bool {
+		for {
+			err = unix.Sendmsg(int(fd), b.Bytes(), oob, nil, 0)
+			switch {
+			case errors.Is(err, unix.EINTR):
+				continue
+			case errors.Is(err, unix.EAGAIN):
+				return false // a full socket: wait until it drains
+			}
+			return true
+		}
+	})
+	if err == nil {
+		err = werr
 	}
-	err := unix.Sendmsg(s.fd, b.Bytes(), unix.UnixRights(fds...), nil, 0)
 	if err != nil {
 		return fmt.Errorf("send rank %d to the spawner: %w", r, err)
 	}
@@ -133,32 +180,51 @@ func (s *spawner) start(r int, cpus string, extraEnv []string, files []*os.File)
 }
 
 // read turns the spawner's messages into events until it closes its end.
+// It drains every message queued before it waits again.
 func (s *spawner) read() {
 	defer close(s.done)
-	buf := make([]byte, 512)
-	for {
-		n, _, _, _, err := unix.Recvmsg(s.fd, buf, nil, 0)
-		if errors.Is(err, unix.EINTR) {
-			continue
-		}
-		if err != nil || n == 0 {
-			s.mu.Lock()
-			closed := s.closed
-			s.mu.Unlock()
-			if !closed {
-				if err == nil {
-					err = errors.New("it exited")
-				}
-				s.events <- procEvent{kind: evSpawnerDied, rank: -1, err: err}
+	buf := make([]byte, maxSpawnerReport)
+	var end error     // why the stream ended; nil: the spawner closed its end
+	reported := false // a malformed message ended it, already reported
+	rerr := s.rc.Read(func(fd uintptr) bool {
+		for {
+			n, _, _, _, err := unix.Recvmsg(int(fd), buf, nil, 0)
+			switch {
+			case errors.Is(err, unix.EINTR):
+				continue
+			case errors.Is(err, unix.EAGAIN):
+				return false // wait for the next message
+			case err != nil:
+				end = err
+				return true
+			case n == 0:
+				return true
 			}
-			return
+			for rec := range bytes.Lines(buf[:n]) {
+				ev, perr := parseSpawnerMsg(bytes.TrimSuffix(rec, []byte("\n")))
+				if perr != nil {
+					s.events <- procEvent{kind: evSpawnerDied, rank: -1, err: perr}
+					reported = true
+					return true
+				}
+				s.events <- ev
+			}
 		}
-		ev, perr := parseSpawnerMsg(buf[:n])
-		if perr != nil {
-			s.events <- procEvent{kind: evSpawnerDied, rank: -1, err: perr}
-			return
+	})
+	if end == nil {
+		end = rerr
+	}
+	if reported {
+		return
+	}
+	s.mu.Lock()
+	closed := s.closed
+	s.mu.Unlock()
+	if !closed {
+		if end == nil {
+			end = errors.New("it exited")
 		}
-		s.events <- ev
+		s.events <- procEvent{kind: evSpawnerDied, rank: -1, err: end}
 	}
 }
 
@@ -200,7 +266,7 @@ func (s *spawner) close() {
 	s.mu.Lock()
 	s.closed = true
 	s.mu.Unlock()
-	unix.Shutdown(s.fd, unix.SHUT_WR)
+	s.rc.Control(func(fd uintptr) { unix.Shutdown(int(fd), unix.SHUT_WR) })
 	exited := make(chan struct{})
 	go func() { s.cmd.Wait(); close(exited) }()
 	select {
@@ -210,166 +276,5 @@ func (s *spawner) close() {
 		<-exited
 	}
 	<-s.done
-	unix.Close(s.fd)
-}
-
-// ServeSpawner is the spawner process's main loop: fd 3 is its socketpair
-// end, path and argv the ranks' program. It returns when the launcher shuts
-// the socket down and every rank it started has been reaped.
-func ServeSpawner(path string, argv []string) error {
-	const ctl = 3
-	devnull, err := os.Open(os.DevNull)
-	if err != nil {
-		return fmt.Errorf("spawner: open %s: %w", os.DevNull, err)
-	}
-	defer devnull.Close()
-	base := os.Environ()
-	var mu sync.Mutex // orders each "S" before the same rank's "X"
-	ranks := map[int]int{}
-	forked := make(chan struct{}, 1<<16)
-	var reaper sync.WaitGroup
-	reaper.Go(func() {
-		for range forked {
-			var ws unix.WaitStatus
-			var pid int
-			var err error
-			for {
-				pid, err = unix.Wait4(-1, &ws, 0, nil)
-				if !errors.Is(err, unix.EINTR) {
-					break
-				}
-			}
-			if err != nil {
-				fmt.Fprintf(os.Stderr, "hpcbench spawner: wait: %v\n", err)
-				return
-			}
-			mu.Lock()
-			r, ok := ranks[pid]
-			delete(ranks, pid)
-			if ok {
-				send(ctl, "X "+strconv.Itoa(r)+" "+strconv.Itoa(int(ws)))
-			}
-			mu.Unlock()
-		}
-	})
-	defer func() { close(forked); reaper.Wait() }()
-
-	buf := make([]byte, maxSpawnMsg)
-	oob := make([]byte, unix.CmsgSpace(3*4))
-	for {
-		n, oobn, _, _, err := unix.Recvmsg(ctl, buf, oob, unix.MSG_CMSG_CLOEXEC)
-		if errors.Is(err, unix.EINTR) {
-			continue
-		}
-		if err != nil {
-			return fmt.Errorf("spawner: read request: %w", err)
-		}
-		if n == 0 && oobn == 0 {
-			return nil // the launcher is done
-		}
-		fds, err := rights(oob[:oobn])
-		if err != nil {
-			return fmt.Errorf("spawner: %w", err)
-		}
-		parts := bytes.Split(buf[:n], []byte{0})
-		head := string(parts[0])
-		rank, cpus, bind := strings.Cut(head[min(2, len(head)):], " ")
-		r, err := strconv.Atoi(rank)
-		var mask unix.CPUSet
-		if err == nil && bind {
-			mask, err = parseCPUs(cpus)
-		}
-		if len(head) < 3 || head[:2] != "R " || err != nil || (len(fds) != 2 && len(fds) != 3) {
-			closeAll(fds)
-			return fmt.Errorf("spawner: malformed request %q with %d files", head, len(fds))
-		}
-		env := make([]string, len(base), len(base)+len(parts)-1)
-		copy(env, base)
-		for _, p := range parts[1:] {
-			env = append(env, string(p))
-		}
-		files := []uintptr{devnull.Fd(), uintptr(fds[0]), uintptr(fds[1])}
-		if len(fds) == 3 {
-			files = append(files, uintptr(fds[2])) // fd 3 = PMI_FD
-		}
-		mu.Lock()
-		attr := &syscall.ProcAttr{
-			Env:   env,
-			Files: files,
-			Sys: &syscall.SysProcAttr{
-				Setpgid:   true,            // its own group, so teardown reaches its children
-				Pdeathsig: syscall.SIGKILL, // and it dies with the spawner
-			},
-		}
-		var pid int
-		if bind {
-			pid, err = forkExecBound(path, argv, attr, &mask)
-		} else {
-			pid, err = syscall.ForkExec(path, argv, attr)
-		}
-		if err != nil {
-			send(ctl, "E "+strconv.Itoa(r)+" "+err.Error())
-		} else {
-			ranks[pid] = r
-			send(ctl, "S "+strconv.Itoa(r)+" "+strconv.Itoa(pid))
-			forked <- struct{}{}
-		}
-		mu.Unlock()
-		closeAll(fds)
-	}
-}
-
-func send(fd int, msg string) {
-	for {
-		err := unix.Sendmsg(fd, []byte(msg), nil, nil, 0)
-		if !errors.Is(err, unix.EINTR) {
-			return
-		}
-	}
-}
-
-func rights(oob []byte) ([]int, error) {
-	msgs, err := unix.ParseSocketControlMessage(oob)
-	if err != nil {
-		return nil, fmt.Errorf("parse control message: %w", err)
-	}
-	var fds []int
-	for _, m := range msgs {
-		f, err := unix.ParseUnixRights(&m)
-		if err != nil {
-			closeAll(fds)
-			return nil, fmt.Errorf("parse rights: %w", err)
-		}
-		fds = append(fds, f...)
-	}
-	return fds, nil
-}
-
-func closeAll(fds []int) {
-	for _, fd := range fds {
-		unix.Close(fd)
-	}
-}
-
-// forkExecBound is syscall.ForkExec with the child bound to mask: the
-// calling thread takes mask for the fork, which the child inherits (so that
-// the program sees its binding from its first instruction: the Go runtime
-// sizes GOMAXPROCS from it), and gets its own back afterwards.
-func forkExecBound(path string, argv []string, attr *syscall.ProcAttr, mask *unix.CPUSet) (int, error) {
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	var old unix.CPUSet
-	if err := unix.SchedGetaffinity(0, &old); err != nil {
-		return 0, fmt.Errorf("reading the spawner's CPU affinity: %w", err)
-	}
-	if err := unix.SchedSetaffinity(0, mask); err != nil {
-		return 0, fmt.Errorf("binding to CPUs: %w", err)
-	}
-	pid, err := syscall.ForkExec(path, argv, attr)
-	if rerr := unix.SchedSetaffinity(0, &old); rerr != nil {
-		// The rank is started; only ranks started later without a
-		// binding would inherit this one.
-		fmt.Fprintf(os.Stderr, "hpcbench spawner: restoring its CPU affinity: %v\n", rerr)
-	}
-	return pid, err
+	s.ctl.Close()
 }
