@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hpcbench/hpcbench/internal/launch"
 	"github.com/hpcbench/hpcbench/report"
 )
 
@@ -147,25 +146,6 @@ func TestMainExit(t *testing.T) {
 		if strings.Contains(out.String(), "__spawn") {
 			t.Errorf("%q lists the hidden spawner", tc.args)
 		}
-	}
-}
-
-// TestHydraFlags: Hydra's single-dash -bind-to is accepted before the
-// command, and left alone in the command's own arguments.
-func TestHydraFlags(t *testing.T) {
-	for _, tc := range []struct{ in, want string }{
-		{"-n 2 -bind-to core -- prog", "-n 2 --bind-to core -- prog"},
-		{"-bind-to=hwthread -n 2 prog -bind-to x", "--bind-to=hwthread -n 2 prog -bind-to x"},
-		{"--timeout 5s -bind-to socket prog", "--timeout 5s --bind-to socket prog"},
-		{"-n 2 prog -bind-to core", "-n 2 prog -bind-to core"},
-	} {
-		if got := strings.Join(hydraFlags(strings.Fields(tc.in)), " "); got != tc.want {
-			t.Errorf("hydraFlags(%q) = %q, want %q", tc.in, got, tc.want)
-		}
-	}
-	o, err := parseLaunch(strings.Fields("-n 2 -bind-to core -- true"), io.Discard)
-	if err != nil || o.Bind != launch.BindCore || o.N != 2 {
-		t.Errorf("parseLaunch: %+v %v", o, err)
 	}
 }
 

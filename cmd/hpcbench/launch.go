@@ -5,7 +5,6 @@ import (
 	"errors"
 	"io"
 	"os"
-	"strings"
 
 	"github.com/hpcbench/hpcbench/internal/launch"
 )
@@ -50,7 +49,7 @@ func parseLaunch(args []string, stdout io.Writer) (launch.Options, error) {
 	fs.DurationVar(&o.Grace, "grace", launch.DefaultGrace, "after SIGTERM, wait this long before SIGKILL when tearing a job down")
 	fs.BoolVarP(&o.Verbose, "verbose", "v", false, "print the launcher's own diagnostics on stderr")
 	bind := fs.String("bind-to", string(launch.BindNone), "bind rank r to the r-th (round robin) `unit` of the CPUs the launcher may use: none, hwthread, core or socket (Hydra's -bind-to)")
-	if err := parseFlags(fs, hydraFlags(args), stdout, launchUsage); err != nil {
+	if err := parseFlags(fs, args, stdout, launchUsage); err != nil {
 		return o, err
 	}
 	b, err := launch.ParseBinding(*bind)
@@ -60,32 +59,6 @@ func parseLaunch(args []string, stdout io.Writer) (launch.Options, error) {
 	o.Bind = b
 	o.Command = fs.Args()
 	return o, nil
-}
-
-// hydraFlags rewrites the single-dash long options of Hydra's mpiexec that
-// launch shares (-np, -bind-to) into pflag's double-dash form, in the flags
-// before the command. (pflag would read -np 4 as -n p.)
-func hydraFlags(args []string) []string {
-	hydra := []string{"-np", "-bind-to"}
-	takesValue := map[string]bool{"-n": true, "--np": true, "--timeout": true, "--pmi-trace": true, "--grace": true, "--bind-to": true}
-	out := make([]string, len(args))
-	copy(out, args)
-	for i := 0; i < len(out); i++ {
-		a := out[i]
-		if a == "--" || !strings.HasPrefix(a, "-") {
-			break // the command starts here
-		}
-		for _, h := range hydra {
-			if a == h || strings.HasPrefix(a, h+"=") {
-				a = "-" + a
-				out[i] = a
-			}
-		}
-		if takesValue[a] {
-			i++ // skip the value
-		}
-	}
-	return out
 }
 
 // runSpawner is the launcher's hidden helper process (see launch.ServeSpawner):

@@ -4,23 +4,33 @@ import (
 	"io"
 	"strings"
 	"testing"
+
+	"github.com/hpcbench/hpcbench/internal/launch"
 )
 
-// TestHydraNp: Hydra's -np is rewritten before the command only, in both
-// of its spellings, and parses as -n.
-func TestHydraNp(t *testing.T) {
-	for _, tc := range []struct{ in, want string }{
-		{"-np 4 -- prog", "--np 4 -- prog"},
-		{"-np=4 prog -np 2", "--np=4 prog -np 2"},
-		{"-np 2 -bind-to core prog", "--np 2 --bind-to core prog"},
-		{"-n 2 prog -np 3", "-n 2 prog -np 3"},
+// TestHydraSpellings: Hydra's single-dash -np and -bind-to (and their =
+// forms) are launch's options before the command, and left alone in the
+// command's own arguments.
+func TestHydraSpellings(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		n    int
+		bind launch.Binding
+		cmd  string
+	}{
+		{"-np 4 -- prog", 4, launch.BindNone, "prog"},
+		{"-np=4 prog -np 2", 4, launch.BindNone, "prog -np 2"},
+		{"-np 2 -bind-to core prog", 2, launch.BindCore, "prog"},
+		{"-n 2 prog -np 3", 2, launch.BindNone, "prog -np 3"},
+		{"-np 6 -- prog -np 1", 6, launch.BindNone, "prog -np 1"},
+		{"-n 2 -bind-to core -- prog", 2, launch.BindCore, "prog"},
+		{"-bind-to=hwthread -n 2 prog -bind-to x", 2, launch.BindHWThread, "prog -bind-to x"},
+		{"--timeout 5s -bind-to socket prog", 1, launch.BindSocket, "prog"},
 	} {
-		if got := strings.Join(hydraFlags(strings.Fields(tc.in)), " "); got != tc.want {
-			t.Errorf("hydraFlags(%q) = %q, want %q", tc.in, got, tc.want)
+		o, err := parseLaunch(strings.Fields(tc.in), io.Discard)
+		if err != nil || o.N != tc.n || o.Bind != tc.bind || strings.Join(o.Command, " ") != tc.cmd {
+			t.Errorf("parseLaunch(%q): N %d bind %v command %q, %v; want N %d bind %v command %q",
+				tc.in, o.N, o.Bind, o.Command, err, tc.n, tc.bind, tc.cmd)
 		}
-	}
-	o, err := parseLaunch(strings.Fields("-np 6 -- prog -np 1"), io.Discard)
-	if err != nil || o.N != 6 || strings.Join(o.Command, " ") != "prog -np 1" {
-		t.Errorf("parseLaunch: N %d command %q, %v", o.N, o.Command, err)
 	}
 }
