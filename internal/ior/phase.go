@@ -240,8 +240,9 @@ func (t *tester) transfers(file aiori.File, acc access, pl *plan, from, to int64
 		minEnd = t.env.Clock() + float64(o.MinTimeDuration)
 	}
 	delay := time.Duration(o.InterIODelay) * time.Microsecond
+	cur := pl.cursor(from)
 	for i := from; i < to; i++ {
-		off := pl.offset(i)
+		off := cur.next()
 		if file != nil {
 			if write {
 				if stamp {
@@ -279,6 +280,7 @@ func (t *tester) transfers(file aiori.File, acc access, pl *plan, from, to int64
 		}
 		if i == to-1 && minEnd > t.env.Clock() {
 			i = from - 1 // -O minTimeDuration: go round again
+			cur = pl.cursor(from)
 		}
 	}
 	return n, bad, nil

@@ -19,6 +19,38 @@ type plan struct {
 // offset returns the file offset of the i-th transfer of the pass.
 func (p *plan) offset(i int64) int64 { return p.lp.At(int(i % int64(p.lp.Len()))) }
 
+// cursor walks a plan's offsets in order from one transfer on, wrapping
+// round at the end as offset does, without offset's two divisions per
+// transfer (a few per cent of a 4 KiB read from the page cache).
+type cursor struct {
+	lp   *layout.Plan
+	s, j int // the segment and the transfer in it of the next offset
+}
+
+// cursor returns a cursor at transfer from (from >= 0). Its next must not
+// be called on a plan without transfers.
+func (p *plan) cursor(from int64) cursor {
+	c := cursor{lp: &p.lp}
+	if l := p.lp.Len(); l > 0 {
+		n, k := int(from%int64(l)), p.lp.PerSegment()
+		c.s, c.j = n/k, n%k
+	}
+	return c
+}
+
+// next returns the offset of the cursor's transfer and moves on to the
+// following one.
+func (c *cursor) next() int64 {
+	off := c.lp.Offset(c.s, c.j)
+	if c.j++; c.j == c.lp.PerSegment() {
+		c.j = 0
+		if c.s++; c.s == c.lp.Segments() {
+			c.s = 0
+		}
+	}
+	return off
+}
+
 // naming is the test's file naming.
 func (t *tester) naming() layout.Naming {
 	return layout.Naming{Base: t.o.TestFile, FilePerProc: t.o.FilePerProc, UniqueDir: t.o.UniqueDir, MultiFile: t.o.MultiFile}
