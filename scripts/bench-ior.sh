@@ -44,6 +44,8 @@
 #   HPCBENCH=PATH             benchmark this binary instead of building ./cmd/hpcbench
 #   IOR_C=PATH                also run IOR (the C original) from PATH under MPIEXEC
 #   MPIEXEC=mpiexec           the launcher for IOR_C
+#   WARM=1                    0: no untimed write of the cell's size before each
+#                             buffered command (see warm below)
 #   STRICT=0                  1: exit 1 when a cell is below 0.98 x the floor
 set -euo pipefail
 export LC_ALL=C
@@ -60,11 +62,13 @@ read -r -a directs <<<"${DIRECT:-0 1}"
 read -r -a procs <<<"${PROCS:-1 2}"
 DIR=${DIR:-/var/tmp}
 STRICT=${STRICT:-0}
+WARM=${WARM:-1}
 IOR_C=${IOR_C:-}
 MPIEXEC=${MPIEXEC:-mpiexec}
 target=0.98
 [[ $REPS =~ ^[1-9][0-9]*$ ]] || { printf '%s: REPS=%s: want a whole number >= 1\n' "${0##*/}" "$REPS" >&2; exit 2; }
 [[ $WARMUP =~ ^[0-9]+$ ]] || { printf '%s: WARMUP=%s: want a whole number >= 0\n' "${0##*/}" "$WARMUP" >&2; exit 2; }
+[[ $WARM == [01] ]] || { printf '%s: WARM=%s: want 0 or 1\n' "${0##*/}" "$WARM" >&2; exit 2; }
 [[ $STRICT == [01] ]] || { printf '%s: STRICT=%s: want 0 or 1\n' "${0##*/}" "$STRICT" >&2; exit 2; }
 
 command -v fio >/dev/null 2>&1 || hb_ensure_debs fio
@@ -87,6 +91,18 @@ if [[ -z $hpcbench ]]; then
 	CGO_ENABLED=0 go build -o "$tmp/hpcbench" ./cmd/hpcbench
 	hpcbench=$tmp/hpcbench
 fi
+
+# warm, in a buffered cell with WARM=1, writes and removes P files of
+# SIZE (untimed) just before a command, so that the page cache it fills
+# gets memory freed a moment ago. On a VM that reports free memory to its
+# host (virtio-balloon free page reporting), memory left free for a few
+# seconds goes back to the host, and the first writes into it fault it
+# back in at a few hundred MB/s: without this, whichever command came
+# after a pause ran at a tenth of its speed.
+warm() {
+	((WARM && !d)) || return 0
+	"$tmp/iorloop" -p "$p" -b "$size" -t "$x" -o "$work/warm" -w >"$tmp/warm.out" 2>&1 || fail "iorloop (warm-up)" "$tmp/warm.out"
+}
 
 # fail NAME FILE ends the script with NAME's last lines of output.
 fail() {
@@ -150,6 +166,7 @@ for x in "${xfers[@]}"; do
 				cell="xfer $x direct=$d P=$p run $rep/$REPS"
 				((rep > 0)) || cell="xfer $x direct=$d P=$p warm-up"
 				hb_log "$cell: floor"
+				warm
 				"$tmp/iorloop" -p "$p" -b "$size" -t "$x" -o "$work/loop" -w -r "${loopdirect[@]}" \
 					>"$tmp/loop.out" 2>&1 || fail iorloop "$tmp/loop.out"
 				awk '$1 == "write" { print $3 }' "$tmp/loop.out" >"$tmp/lw"
@@ -158,6 +175,7 @@ for x in "${xfers[@]}"; do
 				lr=$(figure "$tmp/lr" iorloop)
 
 				hb_log "$cell: hpcbench ior"
+				warm
 				"$hpcbench" launch -n "$p" -- "$hpcbench" ior -a POSIX -F -b "$size" -t "$x" -w -r \
 					"${odirect[@]}" -o "$work/hb" -O summaryFormat=CSV >"$tmp/hb.out" 2>"$tmp/hb.err" ||
 					fail "hpcbench ior" "$tmp/hb.err"
@@ -165,6 +183,7 @@ for x in "${xfers[@]}"; do
 				hr=$(csv_bw "$tmp/hb.out" read "hpcbench ior")
 
 				hb_log "$cell: fio"
+				warm
 				fw=$(fio_bw write "$x" "$size" "$d" "$p")
 				fr=$(fio_bw read "$x" "$size" "$d" "$p")
 				rm -f "$work"/bench.*
@@ -172,6 +191,7 @@ for x in "${xfers[@]}"; do
 				iw=0 ir=0
 				if [[ -n $IOR_C ]]; then
 					hb_log "$cell: IOR"
+					warm
 					"$MPIEXEC" -n "$p" "$IOR_C" -a POSIX -F -b "$size" -t "$x" -w -r "${odirect[@]}" \
 						-o "$work/ior" -O summaryFormat=CSV >"$tmp/ior.out" 2>&1 || fail IOR "$tmp/ior.out"
 					iw=$(csv_bw "$tmp/ior.out" write IOR)
