@@ -13,7 +13,9 @@
 # and prints, per cell (transfer size, buffered or direct, processes,
 # phase), the median bandwidth of each in MiB/s and the median of each
 # round's own ratios hpcbench/floor and hpcbench/fio (the commands of a
-# round ran back to back, so drift of a shared machine moves them alike).
+# round ran back to back, so drift of a shared machine moves them alike;
+# each round starts with the next command in turn, so none always goes
+# first).
 #
 # iorloop does what IOR does for a phase and no more: barrier, open
 # (O_CREAT|O_TRUNC to write), SIZE/XFER pwrite(2)s or pread(2)s of XFER
@@ -142,6 +144,42 @@ median() {
 column() { awk -v c="$1" '{ print $c }' "$tmp/pairs" | median; }
 pair_ratio() { awk -v a="$1" -v b="$2" '$a > 0 { print $b / $a }' "$tmp/pairs" | median; }
 
+# run_floor, run_hpcbench, run_fio and run_IOR run one command of a round
+# for the cell in x, size, d, p and set its write and read figures (lw lr,
+# hw hr, fw fr, iw ir).
+run_floor() {
+	"$tmp/iorloop" -p "$p" -b "$size" -t "$x" -o "$work/loop" -w -r "${loopdirect[@]}" \
+		>"$tmp/loop.out" 2>&1 || fail iorloop "$tmp/loop.out"
+	awk '$1 == "write" { print $3 }' "$tmp/loop.out" >"$tmp/lw"
+	awk '$1 == "read" { print $3 }' "$tmp/loop.out" >"$tmp/lr"
+	lw=$(figure "$tmp/lw" iorloop)
+	lr=$(figure "$tmp/lr" iorloop)
+}
+
+run_hpcbench() {
+	"$hpcbench" launch -n "$p" -- "$hpcbench" ior -a POSIX -F -b "$size" -t "$x" -w -r \
+		"${odirect[@]}" -o "$work/hb" -O summaryFormat=CSV >"$tmp/hb.out" 2>"$tmp/hb.err" ||
+		fail "hpcbench ior" "$tmp/hb.err"
+	hw=$(csv_bw "$tmp/hb.out" write "hpcbench ior")
+	hr=$(csv_bw "$tmp/hb.out" read "hpcbench ior")
+}
+
+run_fio() {
+	fw=$(fio_bw write "$x" "$size" "$d" "$p")
+	fr=$(fio_bw read "$x" "$size" "$d" "$p")
+	rm -f "$work"/bench.*
+}
+
+run_IOR() {
+	"$MPIEXEC" -n "$p" "$IOR_C" -a POSIX -F -b "$size" -t "$x" -w -r "${odirect[@]}" \
+		-o "$work/ior" -O summaryFormat=CSV >"$tmp/ior.out" 2>&1 || fail IOR "$tmp/ior.out"
+	iw=$(csv_bw "$tmp/ior.out" write IOR)
+	ir=$(csv_bw "$tmp/ior.out" read IOR)
+}
+
+tools=(floor hpcbench fio)
+[[ -n $IOR_C ]] && tools+=(IOR)
+
 printf '%s\n' "load before: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 rows=()
 missed=0
@@ -165,38 +203,15 @@ for x in "${xfers[@]}"; do
 			for ((rep = 1 - WARMUP; rep <= REPS; rep++)); do
 				cell="xfer $x direct=$d P=$p run $rep/$REPS"
 				((rep > 0)) || cell="xfer $x direct=$d P=$p warm-up"
-				hb_log "$cell: floor"
-				warm
-				"$tmp/iorloop" -p "$p" -b "$size" -t "$x" -o "$work/loop" -w -r "${loopdirect[@]}" \
-					>"$tmp/loop.out" 2>&1 || fail iorloop "$tmp/loop.out"
-				awk '$1 == "write" { print $3 }' "$tmp/loop.out" >"$tmp/lw"
-				awk '$1 == "read" { print $3 }' "$tmp/loop.out" >"$tmp/lr"
-				lw=$(figure "$tmp/lw" iorloop)
-				lr=$(figure "$tmp/lr" iorloop)
-
-				hb_log "$cell: hpcbench ior"
-				warm
-				"$hpcbench" launch -n "$p" -- "$hpcbench" ior -a POSIX -F -b "$size" -t "$x" -w -r \
-					"${odirect[@]}" -o "$work/hb" -O summaryFormat=CSV >"$tmp/hb.out" 2>"$tmp/hb.err" ||
-					fail "hpcbench ior" "$tmp/hb.err"
-				hw=$(csv_bw "$tmp/hb.out" write "hpcbench ior")
-				hr=$(csv_bw "$tmp/hb.out" read "hpcbench ior")
-
-				hb_log "$cell: fio"
-				warm
-				fw=$(fio_bw write "$x" "$size" "$d" "$p")
-				fr=$(fio_bw read "$x" "$size" "$d" "$p")
-				rm -f "$work"/bench.*
-
 				iw=0 ir=0
-				if [[ -n $IOR_C ]]; then
-					hb_log "$cell: IOR"
+				# Each round starts one command further on, so that no
+				# command always runs first or right after another.
+				for ((k = 0; k < ${#tools[@]}; k++)); do
+					tool=${tools[$(((k + rep + WARMUP) % ${#tools[@]}))]}
+					hb_log "$cell: $tool"
 					warm
-					"$MPIEXEC" -n "$p" "$IOR_C" -a POSIX -F -b "$size" -t "$x" -w -r "${odirect[@]}" \
-						-o "$work/ior" -O summaryFormat=CSV >"$tmp/ior.out" 2>&1 || fail IOR "$tmp/ior.out"
-					iw=$(csv_bw "$tmp/ior.out" write IOR)
-					ir=$(csv_bw "$tmp/ior.out" read IOR)
-				fi
+					"run_$tool"
+				done
 				((rep > 0)) || continue
 				printf '%s %s %s %s %s %s %s %s\n' "$lw" "$hw" "$fw" "$iw" "$lr" "$hr" "$fr" "$ir" >>"$tmp/pairs"
 			done
