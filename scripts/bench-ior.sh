@@ -1,34 +1,54 @@
 #!/usr/bin/env bash
-# bench-ior.sh: hpcbench ior side by side with fio, sequential write then
-# read of the same file size in the same transfer size, one process.
+# bench-ior.sh: hpcbench ior -a POSIX -F against the floor (IOR's loop in
+# plain system calls, scripts/iorloop.c) and fio, file per process.
 #
-# For each transfer size in XFERS and each of buffered and O_DIRECT, REPS
-# times, back to back:
+# For each transfer size in XFERS, each of buffered and O_DIRECT and each
+# process count in PROCS, REPS times, back to back:
 #
-#   fio --ioengine=psync --rw=write --bs=XFER --size=SIZE [--direct=1]   then --rw=read
-#   hpcbench ior -a POSIX -F -b SIZE -t XFER -w -r [--posix.odirect]
+#   iorloop -p P -b SIZE -t XFER -o DIR/loop -w -r [-D]
+#   hpcbench launch -n P -- hpcbench ior -a POSIX -F -b SIZE -t XFER -w -r [--posix.odirect]
+#   fio --ioengine=psync --numjobs=P --rw=write --bs=XFER --size=SIZE [--direct=1]   then --rw=read
+#   IOR_C -a POSIX -F -b SIZE -t XFER -w -r [--posix.odirect] under mpiexec -n P, if IOR_C is set
 #
-# and prints, per case, the median bandwidth of each in MiB/s, the ratio of
-# the medians hpcbench/fio, and the median of each pair's own ratio (the
-# two ran back to back, so drift of a shared machine moves both alike).
-# IOR's bandwidth spans open to close; fio's its own runtime of the job;
-# with psync and no fsync both are the transfer loop plus microseconds.
-# fio runs with --fallocate=none (IOR does not preallocate, and writing
-# into preallocated extents is faster) and --invalidate=0 (IOR does not
-# drop the page cache before reading, so both read what the write left in
-# it; with O_DIRECT neither uses it).
+# and prints, per cell (transfer size, buffered or direct, processes,
+# phase), the median bandwidth of each in MiB/s and the median of each
+# round's own ratios hpcbench/floor and hpcbench/fio (the commands of a
+# round ran back to back, so drift of a shared machine moves them alike;
+# each round starts with the next command in turn, so none always goes
+# first).
+#
+# iorloop does what IOR does for a phase and no more: barrier, open
+# (O_CREAT|O_TRUNC to write), SIZE/XFER pwrite(2)s or pread(2)s of XFER
+# bytes from one 4 KiB-aligned buffer filled before the timing, close;
+# its bandwidth is IOR's, P*SIZE over the latest close minus the earliest
+# open. fio's is its own runtime of the job, with --fallocate=none (IOR
+# does not preallocate, and writing into preallocated extents is faster)
+# and --invalidate=0 (IOR does not drop the page cache before reading, so
+# all read what the write left in it; with O_DIRECT none uses it).
+#
+# A command that fails or prints no figure ends the script with its
+# error. Target: hpcbench >= 0.98 x the floor in every cell; with STRICT=1
+# the script exits 1 when a cell misses it (after printing the table).
 #
 # The files go to DIR (default /var/tmp, which must support O_DIRECT:
 # tmpfs does not) and are removed. Progress goes to stderr, the table to
-# stdout. Installs fio when missing (needs root then).
+# stdout. Installs fio and gcc when missing (needs root then).
 #
 # Environment:
-#   REPS=5              runs per case
-#   XFERS="1m 4k"       transfer sizes
-#   SIZE_1m=1g SIZE_4k=256m   file size per transfer size (fio and -b)
-#   DIR=/var/tmp        where the files go
-#   DIRECT="0 1"        0 = buffered, 1 = O_DIRECT
-#   HPCBENCH=PATH       benchmark this binary instead of building ./cmd/hpcbench
+#   REPS=5                    rounds per cell
+#   WARMUP=1                  rounds per cell run first and not counted (the
+#                             first writes to a fresh directory are slower)
+#   XFERS="1m 4k"             transfer sizes
+#   SIZE_1m=1g SIZE_4k=256m   bytes per process for each transfer size (-b, fio --size)
+#   DIRECT="0 1"              0 = buffered, 1 = O_DIRECT
+#   PROCS="1 2"               process counts
+#   DIR=/var/tmp              where the files go
+#   HPCBENCH=PATH             benchmark this binary instead of building ./cmd/hpcbench
+#   IOR_C=PATH                also run IOR (the C original) from PATH under MPIEXEC
+#   MPIEXEC=mpiexec           the launcher for IOR_C
+#   WARM=1                    0: no untimed write of the cell's size before each
+#                             buffered command (see warm below)
+#   STRICT=0                  1: exit 1 when a cell is below 0.98 x the floor
 set -euo pipefail
 export LC_ALL=C
 
@@ -38,17 +58,34 @@ root=$(hb_repo_root)
 cd "$root"
 
 REPS=${REPS:-5}
+WARMUP=${WARMUP:-1}
 read -r -a xfers <<<"${XFERS:-1m 4k}"
 read -r -a directs <<<"${DIRECT:-0 1}"
+read -r -a procs <<<"${PROCS:-1 2}"
 DIR=${DIR:-/var/tmp}
+STRICT=${STRICT:-0}
+WARM=${WARM:-1}
+IOR_C=${IOR_C:-}
+MPIEXEC=${MPIEXEC:-mpiexec}
+target=0.98
+[[ $REPS =~ ^[1-9][0-9]*$ ]] || { printf '%s: REPS=%s: want a whole number >= 1\n' "${0##*/}" "$REPS" >&2; exit 2; }
+[[ $WARMUP =~ ^[0-9]+$ ]] || { printf '%s: WARMUP=%s: want a whole number >= 0\n' "${0##*/}" "$WARMUP" >&2; exit 2; }
+[[ $WARM == [01] ]] || { printf '%s: WARM=%s: want 0 or 1\n' "${0##*/}" "$WARM" >&2; exit 2; }
+[[ $STRICT == [01] ]] || { printf '%s: STRICT=%s: want 0 or 1\n' "${0##*/}" "$STRICT" >&2; exit 2; }
 
 command -v fio >/dev/null 2>&1 || hb_ensure_debs fio
 command -v fio >/dev/null 2>&1 || hb_die "fio not found: install Debian package fio"
+command -v gcc >/dev/null 2>&1 || hb_ensure_debs gcc
+if [[ -n $IOR_C ]]; then
+	[[ -x $IOR_C ]] || hb_die "IOR_C=$IOR_C: not an executable file"
+	command -v "$MPIEXEC" >/dev/null 2>&1 || hb_die "MPIEXEC=$MPIEXEC: not found (IOR_C needs it)"
+fi
 
 tmp=$(mktemp -d)
 work=$(mktemp -d "$DIR/hpcbench-bench-ior.XXXXXX")
 trap 'rm -rf "$tmp" "$work"' EXIT
 
+gcc -O2 -Wall -pthread -o "$tmp/iorloop" scripts/iorloop.c
 hpcbench=${HPCBENCH:-}
 if [[ -z $hpcbench ]]; then
 	hb_ensure_go
@@ -57,21 +94,95 @@ if [[ -z $hpcbench ]]; then
 	hpcbench=$tmp/hpcbench
 fi
 
-# fio_bw RW XFER SIZE DIRECT prints fio's bandwidth in MiB/s.
+# warm, in a buffered cell with WARM=1, writes and removes P files of
+# SIZE (untimed) just before a command, so that the page cache it fills
+# gets memory freed a moment ago. On a VM that reports free memory to its
+# host (virtio-balloon free page reporting), memory left free for a few
+# seconds goes back to the host, and the first writes into it fault it
+# back in at a few hundred MB/s: without this, whichever command came
+# after a pause ran at a tenth of its speed.
+warm() {
+	((WARM && !d)) || return 0
+	"$tmp/iorloop" -p "$p" -b "$size" -t "$x" -o "$work/warm" -w >"$tmp/warm.out" 2>&1 || fail "iorloop (warm-up)" "$tmp/warm.out"
+}
+
+# fail NAME FILE ends the script with NAME's last lines of output.
+fail() {
+	hb_die "$1 failed: $(tail -n 3 "$2" | tr '\n' ' ')"
+}
+
+# figure FILE NAME prints the number in FILE (one line), or ends the script.
+figure() {
+	local v
+	v=$(cat "$1")
+	[[ $v =~ ^[0-9]+(\.[0-9]+)?$ ]] || hb_die "$2 printed no bandwidth (got '$v')"
+	printf '%s\n' "$v"
+}
+
+# fio_bw RW XFER SIZE DIRECT P prints fio's aggregate bandwidth in MiB/s.
 fio_bw() {
-	fio --name=bench --filename="$work/fio" --rw="$1" --bs="$2" --size="$3" --direct="$4" \
-		--ioengine=psync --numjobs=1 --fallocate=none --invalidate=0 --output-format=terse --terse-version=3 >"$tmp/fio.out" 2>&1 ||
-		hb_die "fio failed: $(tail -n 3 "$tmp/fio.out" | tr '\n' ' ')"
+	fio --name=bench --directory="$work" --rw="$1" --bs="$2" --size="$3" --direct="$4" \
+		--numjobs="$5" --group_reporting --ioengine=psync --fallocate=none --invalidate=0 \
+		--output-format=terse --terse-version=3 >"$tmp/fio.out" 2>&1 || fail fio "$tmp/fio.out"
 	# terse v3: field 7 is read bandwidth, 48 write bandwidth, in KiB/s.
-	awk -F';' -v rw="$1" 'NF > 48 { printf "%.2f\n", ((rw == "read") ? $7 : $48) / 1024; exit }' "$tmp/fio.out"
+	awk -F';' -v rw="$1" 'NF > 48 { printf "%.2f\n", ((rw == "read") ? $7 : $48) / 1024; exit }' "$tmp/fio.out" >"$tmp/fio.bw"
+	figure "$tmp/fio.bw" fio
+}
+
+# csv_bw FILE PHASE prints the bw(MiB/s) of IOR's CSV row PHASE in FILE.
+csv_bw() {
+	awk -F, -v ph="$2" '$1 == ph { print $2; exit }' "$1" >"$tmp/csv.bw"
+	figure "$tmp/csv.bw" "$3"
 }
 
 median() {
 	sort -g | awk '{ v[n++] = $1 } END { if (n == 0) { print "-"; exit } print (n % 2) ? v[int(n / 2)] : (v[n / 2 - 1] + v[n / 2]) / 2 }'
 }
 
+# column C prints column C of the pairs file, pair_ratio A B the ratio B/A
+# of each round; both through median.
+column() { awk -v c="$1" '{ print $c }' "$tmp/pairs" | median; }
+pair_ratio() { awk -v a="$1" -v b="$2" '$a > 0 { print $b / $a }' "$tmp/pairs" | median; }
+
+# run_floor, run_hpcbench, run_fio and run_IOR run one command of a round
+# for the cell in x, size, d, p and set its write and read figures (lw lr,
+# hw hr, fw fr, iw ir).
+run_floor() {
+	"$tmp/iorloop" -p "$p" -b "$size" -t "$x" -o "$work/loop" -w -r "${loopdirect[@]}" \
+		>"$tmp/loop.out" 2>&1 || fail iorloop "$tmp/loop.out"
+	awk '$1 == "write" { print $3 }' "$tmp/loop.out" >"$tmp/lw"
+	awk '$1 == "read" { print $3 }' "$tmp/loop.out" >"$tmp/lr"
+	lw=$(figure "$tmp/lw" iorloop)
+	lr=$(figure "$tmp/lr" iorloop)
+}
+
+run_hpcbench() {
+	"$hpcbench" launch -n "$p" -- "$hpcbench" ior -a POSIX -F -b "$size" -t "$x" -w -r \
+		"${odirect[@]}" -o "$work/hb" -O summaryFormat=CSV >"$tmp/hb.out" 2>"$tmp/hb.err" ||
+		fail "hpcbench ior" "$tmp/hb.err"
+	hw=$(csv_bw "$tmp/hb.out" write "hpcbench ior")
+	hr=$(csv_bw "$tmp/hb.out" read "hpcbench ior")
+}
+
+run_fio() {
+	fw=$(fio_bw write "$x" "$size" "$d" "$p")
+	fr=$(fio_bw read "$x" "$size" "$d" "$p")
+	rm -f "$work"/bench.*
+}
+
+run_IOR() {
+	"$MPIEXEC" -n "$p" "$IOR_C" -a POSIX -F -b "$size" -t "$x" -w -r "${odirect[@]}" \
+		-o "$work/ior" -O summaryFormat=CSV >"$tmp/ior.out" 2>&1 || fail IOR "$tmp/ior.out"
+	iw=$(csv_bw "$tmp/ior.out" write IOR)
+	ir=$(csv_bw "$tmp/ior.out" read IOR)
+}
+
+tools=(floor hpcbench fio)
+[[ -n $IOR_C ]] && tools+=(IOR)
+
 printf '%s\n' "load before: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
-results=()
+rows=()
+missed=0
 for x in "${xfers[@]}"; do
 	size_var="SIZE_$x"
 	size=${!size_var:-}
@@ -82,35 +193,55 @@ for x in "${xfers[@]}"; do
 		esac
 	fi
 	for d in "${directs[@]}"; do
-		: >"$tmp/pairs"
-		for ((rep = 1; rep <= REPS; rep++)); do
-			hb_log "xfer $x direct=$d run $rep/$REPS: fio"
-			fw=$(fio_bw write "$x" "$size" "$d")
-			fr=$(fio_bw read "$x" "$size" "$d")
-			rm -f "$work/fio"
-			hb_log "xfer $x direct=$d run $rep/$REPS: hpcbench ior"
-			odirect=()
-			((d)) && odirect=(--posix.odirect)
-			"$hpcbench" ior -a POSIX -F -b "$size" -t "$x" -w -r "${odirect[@]}" -o "$work/hb" \
-				-O summaryFormat=CSV >"$tmp/hb.out" 2>"$tmp/hb.err" ||
-				hb_die "hpcbench ior failed: $(tail -n 3 "$tmp/hb.err" | tr '\n' ' ')"
-			hw=$(awk -F, '$1 == "write" { print $2; exit }' "$tmp/hb.out")
-			hr=$(awk -F, '$1 == "read" { print $2; exit }' "$tmp/hb.out")
-			printf '%s %s %s %s\n' "$fw" "$hw" "$fr" "$hr" >>"$tmp/pairs"
-		done
-		for phase in write read; do
-			if [[ $phase == write ]]; then a=1 b=2; else a=3 b=4; fi
-			f=$(awk -v c=$a '{ print $c }' "$tmp/pairs" | median)
-			h=$(awk -v c=$b '{ print $c }' "$tmp/pairs" | median)
-			p=$(awk -v a=$a -v b=$b '$a > 0 { print $b / $a }' "$tmp/pairs" | median)
-			results+=("$(printf '%-6s %-6s %-7s %12s %12s %9s %9s' "$x" "$d" "$phase" "$f" "$h" \
-				"$(awk -v h="$h" -v f="$f" 'BEGIN { printf "%.3f", h / f }')" \
-				"$(awk -v p="$p" 'BEGIN { printf "%.3f", p }')")")
+		odirect=() loopdirect=()
+		if ((d)); then
+			odirect=(--posix.odirect) loopdirect=(-D)
+		fi
+		for p in "${procs[@]}"; do
+			# pairs: floor write, hpcbench write, fio write, ior write, then the same for read
+			: >"$tmp/pairs"
+			for ((rep = 1 - WARMUP; rep <= REPS; rep++)); do
+				cell="xfer $x direct=$d P=$p run $rep/$REPS"
+				((rep > 0)) || cell="xfer $x direct=$d P=$p warm-up"
+				iw=0 ir=0
+				# Each round starts one command further on, so that no
+				# command always runs first or right after another.
+				for ((k = 0; k < ${#tools[@]}; k++)); do
+					tool=${tools[$(((k + rep + WARMUP) % ${#tools[@]}))]}
+					hb_log "$cell: $tool"
+					warm
+					"run_$tool"
+				done
+				((rep > 0)) || continue
+				printf '%s %s %s %s %s %s %s %s\n' "$lw" "$hw" "$fw" "$iw" "$lr" "$hr" "$fr" "$ir" >>"$tmp/pairs"
+			done
+			for phase in write read; do
+				c=1
+				[[ $phase == read ]] && c=5
+				l=$(column $c) h=$(column $((c + 1))) f=$(column $((c + 2)))
+				hl=$(pair_ratio $c $((c + 1))) hf=$(pair_ratio $((c + 2)) $((c + 1)))
+				row=$(printf '%-5s %-6s %-5s %-6s %10.1f %10.1f %10.1f %8.3f %8.3f' \
+					"$x" "$d" "$p" "$phase" "$l" "$h" "$f" "$hl" "$hf")
+				if [[ -n $IOR_C ]]; then
+					row+=$(printf ' %10.1f %8.3f' "$(column $((c + 3)))" "$(pair_ratio $((c + 3)) $((c + 1)))")
+				fi
+				if awk -v r="$hl" -v t="$target" 'BEGIN { exit !(r < t) }'; then
+					row+="  < $target"
+					missed=1
+				fi
+				rows+=("$row")
+			done
 		done
 	done
 done
 printf '%s\n' "load after: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 
-printf '\nfio (psync) vs hpcbench ior -a POSIX -F, 1 process, median of %s runs, MiB/s\n' "$REPS"
-printf '%-6s %-6s %-7s %12s %12s %9s %9s\n' xfer direct phase fio hpcbench hb/fio pairs
-printf '%s\n' "${results[@]}"
+printf '\nhpcbench ior -a POSIX -F vs the floor (scripts/iorloop.c) and fio (psync), median of %s rounds, MiB/s\n' "$REPS"
+printf 'hb/floor and hb/fio are medians of each round'"'"'s own ratio; target hb/floor >= %s\n' "$target"
+header=$(printf '%-5s %-6s %-5s %-6s %10s %10s %10s %8s %8s' xfer direct procs phase floor hpcbench fio hb/floor hb/fio)
+[[ -n $IOR_C ]] && header+=$(printf ' %10s %8s' IOR hb/IOR)
+printf '%s\n' "$header"
+printf '%s\n' "${rows[@]}"
+if ((STRICT && missed)); then
+	hb_die "a cell is below $target x the floor"
+fi

@@ -29,7 +29,7 @@ const (
 	opWrite = "write"
 )
 
-// rwFunc is unix.Pread or unix.Pwrite (or a fake in tests).
+// rwFunc is pread or pwrite (or a fake in tests).
 type rwFunc func(fd int, p []byte, off int64) (int, error)
 
 // WriteAt writes p at off with pwrite(2), repeating the call for the rest
@@ -39,7 +39,7 @@ type rwFunc func(fd int, p []byte, off int64) (int, error)
 // "posix: write PATH at offset N: …" wrapping the unix.Errno, or
 // io.ErrShortWrite for a short write that is not retried.
 func (f *File) WriteAt(p []byte, off int64) (int, error) {
-	return f.xfer(opWrite, unix.F_WRLCK, unix.Pwrite, p, off)
+	return f.xfer(opWrite, unix.F_WRLCK, pwrite, p, off)
 }
 
 // ReadAt reads len(p) bytes at off with pread(2), retrying as WriteAt
@@ -47,7 +47,7 @@ func (f *File) WriteAt(p []byte, off int64) (int, error) {
 // itself, as io.ReaderAt asks; a short read that is not retried
 // (SingleXferAttempt) is an error wrapping io.ErrUnexpectedEOF.
 func (f *File) ReadAt(p []byte, off int64) (int, error) {
-	return f.xfer(opRead, unix.F_RDLCK, unix.Pread, p, off)
+	return f.xfer(opRead, unix.F_RDLCK, pread, p, off)
 }
 
 // xfer runs one transfer, under a range lock of type lockType when

@@ -1,11 +1,12 @@
 // Package posix is the POSIX backend of aiori, after IOR's aiori-POSIX.c:
-// files opened with open(2), transfers with pwrite(2) and pread(2) in loops
-// that finish short transfers, fsync(2), unlink(2), stat(2), statfs(2),
-// sync(2), and the namespace operations mdtest needs (mkdir, rmdir,
-// rename, stat, mknod).
+// files opened with open(2), transfers with pwrite(2) and pread(2) in
+// loops that finish short transfers, fsync(2), unlink(2), stat(2),
+// statfs(2), sync(2), and the namespace operations mdtest needs (mkdir,
+// rmdir, rename, stat, mknod).
 //
 // Everything goes through golang.org/x/sys/unix, not os.File, so that a
-// transfer is one system call and no allocation; the range lock of
+// transfer is one system call and no allocation (a raw one, which the Go
+// scheduler does not hand off: see rawio.go); the range lock of
 // --posix.rangelocks adds two fcntl calls and still allocates nothing.
 //
 // Errors name the call, the path and, for transfers, the offset

@@ -18,7 +18,7 @@ import (
 
 // testRegistry is the registry the command uses, minus MMAP, plus a
 // backend that cannot fsync.
-func testRegistry(t *testing.T) *aiori.Registry {
+func testRegistry(t testing.TB) *aiori.Registry {
 	t.Helper()
 	reg, err := aiori.NewRegistry(posix.Entry(), dummy.Entry(), noFsync())
 	if err != nil {

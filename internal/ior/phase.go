@@ -76,16 +76,21 @@ func (t *tester) phase(ctx context.Context, acc access, rep int) (phaseFigures, 
 	var st [nStamps]float64
 	var moved, count, bad int64
 	var stone stoneState
-	if err := t.barrier(ctx); err != nil {
-		return f, err
-	}
+	// The plan and the buffer's pattern come before the barrier, as IOR
+	// fills its buffer before it: the timing starts at the open.
 	var pl *plan
-	var file aiori.File
 	var err error
 	if t.active {
 		if pl, err = t.plan(acc, rep); err != nil {
 			return f, err
 		}
+		t.fill(acc, pl)
+	}
+	if err := t.barrier(ctx); err != nil {
+		return f, err
+	}
+	var file aiori.File
+	if t.active {
 		st[openStart] = t.env.Clock()
 		file, err = t.open(acc, pl.path)
 		st[openStop] = t.env.Clock()
@@ -97,7 +102,6 @@ func (t *tester) phase(ctx context.Context, acc access, rep int) (phaseFigures, 
 		return f, err
 	}
 	if t.active {
-		t.fill(acc, pl)
 		st[xferStart] = t.env.Clock()
 	}
 	if err := t.prefill(ctx, acc, file, pl); err != nil {
@@ -217,8 +221,8 @@ func (t *tester) open(acc access, path string) (aiori.File, error) {
 }
 
 // fill writes the whole data pattern into the transfer buffer before a
-// write is timed, as IOR does; the timed loop then only stamps what
-// changes from transfer to transfer (see pattern.Type.PerTransfer).
+// write phase's barrier, as IOR does; the timed loop then only stamps
+// what changes from transfer to transfer (see pattern.Type.PerTransfer).
 func (t *tester) fill(acc access, pl *plan) {
 	if acc == accWrite && pl.count > 0 {
 		pattern.Fill(t.buf, t.ptype, pl.pretend, t.sig, pl.offset(0))
@@ -241,8 +245,9 @@ func (t *tester) transfers(file aiori.File, acc access, pl *plan, from, to int64
 		minEnd = t.env.Clock() + float64(o.MinTimeDuration)
 	}
 	delay := time.Duration(o.InterIODelay) * time.Microsecond
+	cur := pl.cursor(from)
 	for i := from; i < to; i++ {
-		off := pl.offset(i)
+		off := cur.next()
 		if file != nil {
 			if write {
 				if stamp {
@@ -280,6 +285,7 @@ func (t *tester) transfers(file aiori.File, acc access, pl *plan, from, to int64
 		}
 		if i == to-1 && minEnd > t.env.Clock() {
 			i = from - 1 // -O minTimeDuration: go round again
+			cur = pl.cursor(from)
 		}
 	}
 	return n, bad, nil

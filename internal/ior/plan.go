@@ -19,6 +19,46 @@ type plan struct {
 // offset returns the file offset of the i-th transfer of the pass.
 func (p *plan) offset(i int64) int64 { return p.lp.At(int(i % int64(p.lp.Len()))) }
 
+// cursor walks a plan's offsets in order from one transfer on, wrapping
+// round at the end as offset does, without offset's two divisions per
+// transfer (a few per cent of a 4 KiB read from the page cache). next is
+// small enough to be inlined into the timed loop.
+type cursor struct {
+	lp      *layout.Plan
+	s, j    int // the segment and the transfer in it of the next offset
+	k, segs int // the plan's PerSegment and Segments
+}
+
+// cursor returns a cursor at transfer from (from >= 0). Its next must not
+// be called on a plan without transfers.
+func (p *plan) cursor(from int64) cursor {
+	c := cursor{lp: &p.lp, k: p.lp.PerSegment(), segs: p.lp.Segments()}
+	if l := p.lp.Len(); l > 0 {
+		n := int(from % int64(l))
+		c.s, c.j = n/c.k, n%c.k
+	}
+	return c
+}
+
+// next returns the offset of the cursor's transfer and moves on to the
+// following one.
+func (c *cursor) next() int64 {
+	off := c.lp.Offset(c.s, c.j)
+	if c.j++; c.j == c.k {
+		c.nextSegment()
+	}
+	return off
+}
+
+// nextSegment moves the cursor to the start of the following segment,
+// or back to the first after the last.
+func (c *cursor) nextSegment() {
+	c.j = 0
+	if c.s++; c.s == c.segs {
+		c.s = 0
+	}
+}
+
 // naming is the test's file naming; under -y the name carries this
 // task's NUMA node.
 func (t *tester) naming() layout.Naming {
