@@ -29,6 +29,8 @@
  * option prints one line naming it and exits 2.
  */
 #define _GNU_SOURCE
+#define FLOOR_PROG "iorloop"
+#include "floor.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -42,7 +44,7 @@
 #include <time.h>
 #include <unistd.h>
 
-enum { MAXPROCS = 256, MAXREPS = 64, PHASES = 2 };
+enum { MAXPROCS = FLOOR_MAXPROCS, MAXREPS = 64, PHASES = 2 };
 static const char *names[PHASES] = {"write", "read"};
 
 struct shared {
@@ -57,19 +59,6 @@ struct opts {
 	long long block, xfer;
 	const char *path;
 };
-
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static void die(const char *what, const char *path)
-{
-	fprintf(stderr, "iorloop: %s %s: %s\n", what, path, strerror(errno));
-	exit(1);
-}
 
 /* fill writes IOR's timestamp pattern (-l timestamp, its default): word i
  * holds the rank in its upper half and signature + i in its lower. */
@@ -152,6 +141,18 @@ static long long size(const char *s, const char *flag)
 	return v;
 }
 
+/* child is a forked process's body: run with what main set up. */
+struct child {
+	struct shared *sh;
+	const struct opts *o;
+};
+
+static void child(int rank, void *arg)
+{
+	const struct child *x = arg;
+	run(x->sh, x->o, rank);
+}
+
 int main(int argc, char **argv)
 {
 	struct opts o = {.procs = 1, .reps = 1, .block = 1 << 20, .xfer = 1 << 20, .path = "testfile"};
@@ -188,36 +189,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "iorloop: want -w, -r or both\n");
 		return 2;
 	}
-	struct shared *sh = mmap(NULL, sizeof *sh, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (sh == MAP_FAILED)
-		die("mmap", "");
-	pthread_barrierattr_t a;
-	pthread_barrierattr_init(&a);
-	pthread_barrierattr_setpshared(&a, PTHREAD_PROCESS_SHARED);
-	pthread_barrier_init(&sh->bar, &a, o.procs);
-	pid_t pids[MAXPROCS];
-	for (int r = 0; r < o.procs; r++) {
-		pids[r] = fork();
-		if (pids[r] < 0)
-			die("fork", "");
-		if (pids[r] == 0) {
-			run(sh, &o, r);
-			_exit(0);
-		}
-	}
-	/* A process that fails leaves the others at a barrier: end them. */
-	int bad = 0, status;
-	pid_t pid;
-	while ((pid = wait(&status)) > 0) {
-		if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
-			continue;
-		if (!bad)
-			for (int r = 0; r < o.procs; r++)
-				if (pids[r] != pid)
-					kill(pids[r], SIGKILL);
-		bad = 1;
-	}
-	if (bad)
+	struct shared *sh = floor_shared(sizeof *sh, o.procs);
+	struct child body = {sh, &o};
+	if (floor_run(o.procs, child, &body) != 0)
 		return 1;
 	for (int rep = 0; rep < o.reps; rep++) {
 		for (int ph = 0; ph < PHASES; ph++) {

@@ -34,6 +34,8 @@
  * Any failed call ends the run with a message naming it and exit status 1.
  */
 #define _GNU_SOURCE
+#define FLOOR_PROG "mdloop"
+#include "floor.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -57,7 +59,7 @@ enum {
 	FILE_READ,
 	FILE_REMOVE,
 	PHASES,
-	MAXPROCS = 256,
+	MAXPROCS = FLOOR_MAXPROCS,
 	MAXBYTES = 64 << 20,
 };
 static const char *names[PHASES] = {
@@ -76,19 +78,6 @@ struct config {
 	size_t wbytes, rbytes;
 	const char *dir;
 };
-
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static void die(const char *what, const char *path)
-{
-	fprintf(stderr, "mdloop: %s %s: %s\n", what, path, strerror(errno));
-	exit(1);
-}
 
 /* paths formats the paths of n items of kind ("dir" or "file") in base. */
 static char **paths(const char *base, const char *kind, int rank, long n, const char *suffix)
@@ -220,6 +209,18 @@ static size_t bytes(const char *s, char flag)
 	return v;
 }
 
+/* child is a forked process's body: run with what main set up. */
+struct child {
+	struct shared *sh;
+	const struct config *c;
+};
+
+static void child(int rank, void *arg)
+{
+	const struct child *x = arg;
+	run(x->sh, rank, x->c);
+}
+
 int main(int argc, char **argv)
 {
 	struct config c = {.n = 1000, .procs = 1, .dirs = 1, .files = 1, .dir = "."};
@@ -243,40 +244,11 @@ int main(int argc, char **argv)
 		fprintf(stderr, "mdloop: -n must be >= 1 and -p 1..%d\n", MAXPROCS);
 		return 2;
 	}
-	struct shared *sh = mmap(NULL, sizeof *sh, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (sh == MAP_FAILED)
-		die("mmap", "");
-	pthread_barrierattr_t a;
-	pthread_barrierattr_init(&a);
-	pthread_barrierattr_setpshared(&a, PTHREAD_PROCESS_SHARED);
-	pthread_barrier_init(&sh->bar, &a, c.procs);
+	struct shared *sh = floor_shared(sizeof *sh, c.procs);
 	/* Rank 0 makes the shared tree; the first phase's barrier orders its
 	 * mkdir before the other ranks' calls in it. */
-	pid_t pids[MAXPROCS];
-	for (int r = 0; r < c.procs; r++) {
-		pid_t pid = fork();
-		if (pid < 0)
-			die("fork", "");
-		if (pid == 0) {
-			run(sh, r, &c);
-			_exit(0);
-		}
-		pids[r] = pid;
-	}
-	/* A process that fails leaves the others waiting at a barrier: end
-	 * them. */
-	int bad = 0, status;
-	pid_t pid;
-	while ((pid = wait(&status)) > 0) {
-		if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
-			continue;
-		if (!bad)
-			for (int r = 0; r < c.procs; r++)
-				if (pids[r] != pid)
-					kill(pids[r], SIGKILL);
-		bad = 1;
-	}
-	if (bad)
+	struct child body = {sh, &c};
+	if (floor_run(c.procs, child, &body) != 0)
 		return 1;
 	for (int ph = 0; ph < PHASES; ph++) {
 		int isdir = ph < FILE_CREATE;
