@@ -55,10 +55,11 @@ func (b *Backend) StatItem(path string) error {
 	return b.stat(path, &st)
 }
 
-// openItem opens path as open does, into a File the caller keeps on its
-// stack.
+// openItem opens path with open(2) into a File the caller may keep on its
+// stack (open, for Create and Open, puts it on the heap); O_DIRECT comes
+// from --posix.odirect or the Direct flag.
 func (b *Backend) openItem(op, path string, flags aiori.OpenFlags) (File, error) {
-	direct := b.opts.ODirect
+	direct := b.opts.ODirect || flags&aiori.Direct != 0
 	oflags, err := openFlags(flags, direct)
 	if err != nil {
 		return File{}, fmt.Errorf("posix: %s %s: %w", op, path, err)

@@ -127,23 +127,11 @@ func (b *Backend) Open(path string, flags aiori.OpenFlags) (aiori.File, error) {
 }
 
 func (b *Backend) open(op, path string, flags aiori.OpenFlags) (*File, error) {
-	direct := b.opts.ODirect || flags&aiori.Direct != 0
-	oflags, err := openFlags(flags, direct)
+	f, err := b.openItem(op, path, flags)
 	if err != nil {
-		return nil, fmt.Errorf("posix: %s %s: %w", op, path, err)
+		return nil, err
 	}
-	fd, err := b.cp.open(path, oflags, createPerm)
-	if err != nil {
-		return nil, openError(op, path, direct, err)
-	}
-	h := b.Hints()
-	return &File{
-		fd:         fd,
-		path:       path,
-		direct:     direct,
-		rangeLocks: b.opts.RangeLocks,
-		single:     h.SingleXferAttempt,
-	}, nil
+	return &f, nil
 }
 
 // openError words a failed open(2) of path; op is "create" or "open".

@@ -101,10 +101,10 @@ func expandGroup(fs *pflag.FlagSet, w, next string, hasNext bool) (words []strin
 			words = append(words, "--"+f.Name)
 		case i == 0 && len(body) > 1:
 			return appendValue(fs, words, f, body[1:]), false, nil
-		case !hasNext && allSwitches(fs, body[i+1:]):
+		case !hasNext && AllSwitches(fs, body[i+1:]):
 			return nil, false, fmt.Errorf("-%s: needs a value", f.Shorthand)
 		default:
-			if rest := body[i+1:]; !allSwitches(fs, rest) {
+			if rest := body[i+1:]; !AllSwitches(fs, rest) {
 				// option.c would take the next word and read rest's
 				// letters as switches; no such line runs under IOR.
 				return appendValue(fs, words, f, rest), false, nil
@@ -125,7 +125,7 @@ func appendValue(fs *pflag.FlagSet, words []string, f *pflag.Flag, rest string) 
 	switch f.Value.Type() {
 	case "int", "size", "seconds":
 		for j := 1; j < len(rest); j++ {
-			if rest[j] == '-' && allSwitches(fs, rest[j:]) && strings.Trim(rest[j:], "-") != "" {
+			if rest[j] == '-' && AllSwitches(fs, rest[j:]) && strings.Trim(rest[j:], "-") != "" {
 				words = append(words, "--"+f.Name+"="+rest[:j])
 				for _, r := range rest[j:] {
 					if r != '-' {
@@ -139,9 +139,9 @@ func appendValue(fs *pflag.FlagSet, words []string, f *pflag.Flag, rest string) 
 	return append(words, "--"+f.Name+"="+rest)
 }
 
-// allSwitches reports whether every letter of s (ignoring '-') is a
+// AllSwitches reports whether every letter of s (ignoring '-') is a
 // switch of fs, an option that takes no value.
-func allSwitches(fs *pflag.FlagSet, s string) bool {
+func AllSwitches(fs *pflag.FlagSet, s string) bool {
 	for _, r := range s {
 		if r == '-' {
 			continue

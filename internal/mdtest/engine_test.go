@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -230,5 +231,35 @@ func TestSweepFailedCount(t *testing.T) {
 	}
 	if left, _ := os.ReadDir(dir); len(left) != 0 {
 		t.Errorf("left behind: %v", left)
+	}
+}
+
+// TestCollectiveCreatesWriteOnce checks that under -c rank 0's pass over
+// every rank's files only creates them, as mdtest's collective_helper
+// does, and that each rank writes -w bytes into its own files alone: with
+// a 100 ms delay per write, rank 0's File creation records (its
+// --savePerOpDataCSV) hold 10 creates without a write and 5 writes.
+func TestCollectiveCreatesWriteOnce(t *testing.T) {
+	prefix := filepath.Join(t.TempDir(), "op")
+	j := runJob(t, 2, "-a DUMMY --dummy.delay-xfer=100000 -n 5 -F -C -c -w 8 --savePerOpDataCSV="+prefix+" -d md", false, nil)
+	noErrors(t, j)
+	data, err := os.ReadFile(prefix + "-" + phFileCreate + "-00000.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(data)), "\n")[1:]
+	slow := 0
+	for _, l := range lines {
+		f := strings.Split(l, ",")
+		secs, err := strconv.ParseFloat(f[1], 64)
+		if err != nil {
+			t.Fatalf("runtime of %q: %v", l, err)
+		}
+		if secs >= 0.1 {
+			slow++
+		}
+	}
+	if len(lines) != 15 || slow != 5 {
+		t.Errorf("rank 0 timed %d creates, %d of them with a write; want 15 and 5 (10 collective creates without data, then its own 5 files)", len(lines), slow)
 	}
 }

@@ -26,12 +26,19 @@ func perOpPhase(name string) bool {
 	return false
 }
 
-// timeOps returns op wrapped to record each call's start and duration in
-// t, which has room for n calls before it grows. Only a phase saved by
-// --savePerOpDataCSV pays for the two clock readings per operation.
-func (t *opTimes) timeOps(op opFunc, n int) opFunc {
+// timeOps returns op (a rank's own items) and cop (rank 0's pass over
+// every rank's items under -c) wrapped to record each call's start and
+// duration in t, in call order, with room for n calls before it grows.
+// Only a phase saved by --savePerOpDataCSV pays for the two clock
+// readings per operation.
+func (t *opTimes) timeOps(op, cop opFunc, n int) (opFunc, opFunc) {
 	t.start = make([]float64, 0, n)
 	t.run = make([]float64, 0, n)
+	return t.timed(op), t.timed(cop)
+}
+
+// timed wraps op to record its calls in t.
+func (t *opTimes) timed(op opFunc) opFunc {
 	return func(p string) error {
 		s := t.clock()
 		err := op(p)

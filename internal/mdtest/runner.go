@@ -517,10 +517,11 @@ func (r *runner) itemPhase(ctx context.Context, name string, op opFunc, owner in
 			ps = nil // with -k there is nothing to write
 		}
 	}
-	var times *opTimes // --savePerOpDataCSV's
+	cop := r.collectiveOp(name, op) // what rank 0 does to every rank's items
+	var times *opTimes              // --savePerOpDataCSV's
 	if r.o.SavePerOpDataCSV != "" && perOpPhase(name) {
 		times = &opTimes{clock: r.env.Clock}
-		op = times.timeOps(op, len(ps)+len(all))
+		op, cop = times.timeOps(op, cop, len(ps)+len(all))
 	}
 	// With a backend whose calls may allocate, collect now what formatting
 	// the paths left, so that no collection starts in the timed loop and
@@ -548,7 +549,7 @@ func (r *runner) itemPhase(ctx context.Context, name string, op opFunc, owner in
 	var failed int64
 	var first string
 	if r.collective(name) {
-		if err := r.collectivePhase(ctx, name, op, all, &failed, &first); err != nil {
+		if err := r.collectivePhase(ctx, name, cop, all, &failed, &first); err != nil {
 			return phaseResult{}, err
 		}
 	}
@@ -640,6 +641,28 @@ func (r *runner) collectivePhase(ctx context.Context, name string, op opFunc, pa
 		return r.barrier(ctx)
 	}
 	return nil
+}
+
+// collectiveOp is what rank 0 does to every rank's items in a -c phase:
+// op, except that mdtest's collective file create only creates and closes
+// each file (collective_helper); every rank then writes its own in op.
+func (r *runner) collectiveOp(name string, op opFunc) opFunc {
+	if name != phFileCreate || r.o.Mknod {
+		return op
+	}
+	return r.createEmpty
+}
+
+// createEmpty creates the file p and closes it, writing nothing.
+func (r *runner) createEmpty(p string) error {
+	if r.iio != nil {
+		return r.iio.CreateItem(p, nil)
+	}
+	f, err := r.be.Create(p, aiori.WriteOnly|aiori.Create)
+	if err != nil {
+		return err
+	}
+	return f.Close()
 }
 
 // stonewall agrees, after a create phase cut short by -W, on the most

@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/spf13/pflag"
+
+	"github.com/hpcbench/hpcbench/internal/cliflag"
 )
 
 // checkMisreads refuses the single-dash words that mdtest's option parser
@@ -34,13 +36,13 @@ func checkMisreads(fs *pflag.FlagSet, args []string) error {
 		case w == "--":
 			return nil
 		case strings.HasPrefix(w, "--"):
-			name, _, eq := strings.Cut(w[2:], "=")
+			name, val, eq := strings.Cut(w[2:], "=")
 			f := fs.Lookup(name)
 			if f == nil {
 				continue
 			}
 			if f.NoOptDefVal != "" {
-				seen[f.Name] = true
+				seen[f.Name] = !eq || switchOn(val)
 			} else if !eq {
 				i++ // the next word is its value
 			}
@@ -62,14 +64,14 @@ func checkMisreads(fs *pflag.FlagSet, args []string) error {
 // checkGroup checks one single-dash word and reports whether it takes the
 // next word as a value.
 func checkGroup(fs *pflag.FlagSet, w string, seen map[string]bool) (next bool, err error) {
-	body, _, eq := strings.Cut(w[1:], "=")
+	body, val, eq := strings.Cut(w[1:], "=")
 	for k := 0; k < len(body); k++ {
 		f := shortFlag(fs, body[k])
 		switch {
 		case f == nil:
 			// '-', or a letter pflag will report
 		case f.NoOptDefVal != "":
-			seen[f.Name] = true
+			seen[f.Name] = !eq || switchOn(val)
 		case eq:
 			// option.c and ExpandGroups give the value after = to every
 			// letter of the group
@@ -86,7 +88,7 @@ func checkGroup(fs *pflag.FlagSet, w string, seen map[string]bool) (next bool, e
 				return false, fmt.Errorf("%q: mdtest gives the next word to every value option of a group (here -%c, %s): write each as its own word with its own value",
 					w, body[k], values)
 			}
-			if !switchesOnly(fs, rest) {
+			if !cliflag.AllSwitches(fs, rest) {
 				return false, fmt.Errorf("%q: mdtest gives -%c the next word, not %q, when it is not the first letter of a group: write %s -%c%s",
 					w, body[k], rest, w[:k+1], body[k], rest)
 			}
@@ -124,7 +126,7 @@ func spellings(fs *pflag.FlagSet, c byte, rest string) string {
 	digits := len(rest) - len(strings.TrimLeft(rest, "0123456789"))
 	// A k, m, g, t or p after the digits is mdtest's size suffix, not a
 	// switch it meant.
-	if tail := rest[digits:]; digits > 0 && tail != "" && !strings.ContainsRune("kKmMgGtTpP", rune(tail[0])) && switchesOnly(fs, tail) {
+	if tail := rest[digits:]; digits > 0 && tail != "" && !strings.ContainsRune("kKmMgGtTpP", rune(tail[0])) && cliflag.AllSwitches(fs, tail) {
 		return fmt.Sprintf("-%c %s -%s for the number and the switches, or %s", c, rest[:digits], strings.ReplaceAll(tail, "-", ""), both)
 	}
 	return both
@@ -139,7 +141,7 @@ func numberThenSwitches(fs *pflag.FlagSet, f *pflag.Flag, rest string) bool {
 		return false
 	}
 	for j := 1; j < len(rest); j++ {
-		if rest[j] == '-' && switchesOnly(fs, rest[j:]) && strings.Trim(rest[j:], "-") != "" {
+		if rest[j] == '-' && cliflag.AllSwitches(fs, rest[j:]) && strings.Trim(rest[j:], "-") != "" {
 			return true
 		}
 	}
@@ -158,15 +160,12 @@ func valueLetters(fs *pflag.FlagSet, s string) string {
 	return strings.Join(letters, ", ")
 }
 
-// switchesOnly reports whether every byte of s but '-' is a switch of fs.
-func switchesOnly(fs *pflag.FlagSet, s string) bool {
-	for k := 0; k < len(s); k++ {
-		if s[k] == '-' {
-			continue
-		}
-		if f := shortFlag(fs, s[k]); f == nil || f.NoOptDefVal == "" {
-			return false
-		}
+// switchOn reports whether a switch given the value v after = is on:
+// option.c reads -D=0 as off (atoi), pflag reads false as off too.
+func switchOn(v string) bool {
+	switch strings.ToLower(v) {
+	case "0", "false", "f":
+		return false
 	}
 	return true
 }

@@ -34,7 +34,11 @@ func TestCheckMisreads(t *testing.T) {
 		{"-F -dFuF", `"-dFuF"`},
 		{"--files-only -dFuF", "(here -F)"},
 		{"-D -aDUMMY", "(here -D)"},
-		{"-d5u", "(here -u)"}, // atoi("5u") is 5: -u on
+		{"-D=0 -aDUMMY", ""},               // -D turned off: -aDUMMY reads the same
+		{"--dirs-only=false -aDUMMY", ""},  // likewise
+		{"-D= -aDUMMY", "(here -D)"},       // option.c counts an empty = up
+		{"-D=0 -D=1 -aDUMMY", "(here -D)"}, // the last one counts
+		{"-d5u", "(here -u)"},              // atoi("5u") is 5: -u on
 		{"-dxz", "(here -x, -z)"},
 		{"-n0-F", "(here -F)"}, // option.c sets -F to 0, ExpandGroups turns it on
 		{"-n1k", "(here -k): write -n 1k or -n=1k"},

@@ -22,7 +22,7 @@ func TestUnsupportedCoversTables(t *testing.T) {
 				args = []string{n + "=1"}
 			}
 			_, err := Parse(args, reg)
-			if err == nil || !strings.Contains(err.Error(), strings.TrimLeft(n, "-")) {
+			if err == nil || !strings.Contains(err.Error(), n) {
 				t.Errorf("Parse(%q) = %v, want a refusal naming %s", args, err, n)
 			}
 		}
