@@ -5,11 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
-	"strconv"
 
 	"github.com/hpcbench/hpcbench/aiori"
+	"github.com/hpcbench/hpcbench/report"
 )
 
 // opTimer is -O savePerOpDataCSV: a file that records the start and the
@@ -55,7 +54,7 @@ func (t *tester) timeOps(f aiori.File) (aiori.File, error) {
 // newOpTimer returns f timed by clock, writing its CSV to out.
 func newOpTimer(f aiori.File, out io.WriteCloser, clock func() float64, size float64) *opTimer {
 	o := &opTimer{File: f, clock: clock, base: clock(), size: size, rows: make([]opTime, 0, 1024), out: out, w: bufio.NewWriter(out)}
-	_, o.err = o.w.WriteString("time,runtime,tp\n")
+	_, o.err = o.w.WriteString(report.OpTimeHeader)
 	return o
 }
 
@@ -88,17 +87,7 @@ func (o *opTimer) record(start, end float64) {
 func (o *opTimer) flush() {
 	var b []byte
 	for _, r := range o.rows {
-		b = b[:0]
-		b = strconv.AppendFloat(b, r.at, 'e', 8, 64)
-		b = append(b, ',')
-		b = strconv.AppendFloat(b, r.dur, 'e', 8, 64)
-		b = append(b, ',')
-		if tp := o.size / r.dur; math.IsInf(tp, 1) {
-			b = append(b, "inf"...)
-		} else {
-			b = strconv.AppendFloat(b, tp, 'e', 6, 64)
-		}
-		b = append(b, '\n')
+		b = report.AppendOpTime(b[:0], r.at, r.dur, o.size)
 		if _, err := o.w.Write(b); err != nil && o.err == nil {
 			o.err = err
 		}

@@ -3,9 +3,9 @@ package mdtest
 import (
 	"bufio"
 	"fmt"
-	"math"
 	"os"
-	"strconv"
+
+	"github.com/hpcbench/hpcbench/report"
 )
 
 // opTimes records, for --savePerOpDataCSV, when each operation of a file
@@ -74,14 +74,12 @@ func (r *runner) savePerOp(name string, t *opTimes, t0 float64) error {
 		return fmt.Errorf("mdtest: --savePerOpDataCSV: %w", err)
 	}
 	w := bufio.NewWriter(f)
-	w.WriteString("time,runtime,tp\n")
+	w.WriteString(report.OpTimeHeader)
 	size := r.perOpBytes(name)
+	var b []byte
 	for i, s := range t.start {
-		tp := "inf"
-		if t.run[i] > 0 {
-			tp = cExp(size/t.run[i], 6)
-		}
-		w.WriteString(cExp(s-t0, 8) + "," + cExp(t.run[i], 8) + "," + tp + "\n")
+		b = report.AppendOpTime(b[:0], s-t0, t.run[i], size)
+		w.Write(b)
 	}
 	err = w.Flush()
 	if cerr := f.Close(); err == nil {
@@ -91,17 +89,4 @@ func (r *runner) savePerOp(name string, t *opTimes, t0 float64) error {
 		return fmt.Errorf("mdtest: --savePerOpDataCSV: %s: %w", path, err)
 	}
 	return nil
-}
-
-// cExp formats v as C's %.<prec>e does: 1.50000000e-05, inf, nan.
-func cExp(v float64, prec int) string {
-	switch {
-	case math.IsInf(v, 1):
-		return "inf"
-	case math.IsInf(v, -1):
-		return "-inf"
-	case math.IsNaN(v):
-		return "nan"
-	}
-	return strconv.FormatFloat(v, 'e', prec, 64)
 }
