@@ -185,7 +185,7 @@ func (j *Job) Run(ctx context.Context) error {
 		if r == 0 {
 			in = stdinFD
 		}
-		err := j.startRank(r, cpus, in, sp, srv, fwd)
+		started, err := j.startRank(r, cpus, in, sp, srv, fwd)
 		srv.CloseClientFile(r)
 		if in >= 0 {
 			unix.Close(in)
@@ -195,11 +195,13 @@ func (j *Job) Run(ctx context.Context) error {
 				stdinStarted = true
 			}
 		}
+		if started {
+			jb.pending++ // it runs, and its exit is still to come
+		}
 		if err != nil {
 			jb.fail = &Failure{Rank: r, Code: 1, Msg: fmt.Sprintf("launch: rank %d: %v", r, err)}
 			break
 		}
-		jb.pending++
 		// Notice failures while starting, without waiting for them.
 		for drained := false; !drained; {
 			select {
@@ -419,37 +421,40 @@ func (jb *job) signalAll(sig syscall.Signal) {
 	}
 }
 
-// startRank creates rank r's output pipes, gives their read ends to the
-// forwarder and hands the write ends, with its PMI socket, its stdin (-1:
-// /dev/null) and the CPUs to bind it to ("" for none), to the spawner. The pipes are raw descriptors,
-// blocking at both ends: the rank's ends must be, and the forwarder reads
-// its ends only when epoll says they are ready.
-func (j *Job) startRank(r int, cpus string, stdin int, sp *spawner, srv *pmi.Server, fwd *forwarder) error {
+// startRank creates rank r's output pipes, hands their write ends, with its
+// PMI socket, its stdin (-1: /dev/null) and the CPUs to bind it to ("" for
+// none), to the spawner, and gives the read ends to the forwarder. started
+// reports that the spawner took the rank, even when err then says the
+// forwarder did not. The pipes are raw descriptors, blocking at both ends:
+// the rank's ends must be, and the forwarder reads its ends only when
+// epoll says they are ready.
+func (j *Job) startRank(r int, cpus string, stdin int, sp *spawner, srv *pmi.Server, fwd *forwarder) (started bool, err error) {
 	o := j.opts
 	var out, errp [2]int
 	if err := unix.Pipe2(out[:], unix.O_CLOEXEC); err != nil {
-		return fmt.Errorf("stdout pipe: %w", err)
+		return false, fmt.Errorf("stdout pipe: %w", err)
 	}
 	if err := unix.Pipe2(errp[:], unix.O_CLOEXEC); err != nil {
 		unix.Close(out[0])
 		unix.Close(out[1])
-		return fmt.Errorf("stderr pipe: %w", err)
+		return false, fmt.Errorf("stderr pipe: %w", err)
 	}
 	files := rankFiles{stdin: stdin, stdout: out[1], stderr: errp[1], pmi: -1}
 	if f := srv.ClientFile(r); f != nil {
 		files.pmi = int(f.Fd())
 	}
-	err := sp.start(r, cpus, rankVars(r, o.N, srv.Addr()), files)
+	err = sp.start(r, cpus, rankVars(r, o.N, srv.Addr()), files)
 	unix.Close(out[1])
 	unix.Close(errp[1])
 	if err != nil {
 		unix.Close(out[0])
 		unix.Close(errp[0])
-		return err
+		return false, err
 	}
 	// After the hand-over, so that a failure to forward is the rank's
-	// output lost, not a rank left unstarted; the pipes then break.
-	return fwd.add(r, out[0], errp[0])
+	// output lost, not a rank left unstarted; the pipes then break. The
+	// rank runs either way (started), so the job waits for its exit.
+	return true, fwd.add(r, out[0], errp[0])
 }
 
 func describeExit(ws syscall.WaitStatus) (int, string) {

@@ -242,20 +242,31 @@ func ServeSpawner(path string, argv []string) error {
 }
 
 // send writes one message to the launcher, waiting while the socket is full.
-// A launcher that is gone is noticed by the read loop.
+// A spawner that cannot (the launcher is gone, or the socket failed) would
+// leave the launcher waiting for reports that never come, so it says why
+// on stderr and exits: its ranks die with it (Pdeathsig) and the launcher
+// sees the spawner end.
 func send(rc syscall.RawConn, msg string) {
-	rc.Write(func(fd uintptr) bool {
+	var serr error
+	err := rc.Write(func(fd uintptr) bool {
 		for {
-			err := unix.Sendmsg(int(fd), []byte(msg), nil, nil, 0)
+			serr = unix.Sendmsg(int(fd), []byte(msg), nil, nil, 0)
 			switch {
-			case errors.Is(err, unix.EINTR):
+			case errors.Is(serr, unix.EINTR):
 				continue
-			case errors.Is(err, unix.EAGAIN):
+			case errors.Is(serr, unix.EAGAIN):
 				return false
 			}
 			return true
 		}
 	})
+	if err == nil {
+		err = serr
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "hpcbench: spawner: report to the launcher failed: %v\n", err)
+		os.Exit(1)
+	}
 }
 
 func rights(oob []byte) ([]int, error) {

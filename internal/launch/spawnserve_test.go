@@ -25,7 +25,7 @@ func TestParseSpawnRequest(t *testing.T) {
 		{msg: "R -1 oe", fds: []int{10, 11}, error: "rank"},
 		{msg: "R 1", error: "want rank, files"},
 		{msg: "Q 1 oe", fds: []int{10, 11}, error: "not R"},
-		{msg: "R 1 oe zz", fds: []int{10, 11}, error: "malformed request"},
+		{msg: "R 1 oe zz", fds: []int{10, 11}, error: `"zz" is not a CPU number`},
 	} {
 		req, err := parseSpawnRequest([]byte(tc.msg), tc.fds)
 		if tc.error != "" {
