@@ -53,7 +53,7 @@ func (t *tester) timeOps(f aiori.File) (aiori.File, error) {
 
 // newOpTimer returns f timed by clock, writing its CSV to out.
 func newOpTimer(f aiori.File, out io.WriteCloser, clock func() float64, size float64) *opTimer {
-	o := &opTimer{File: f, clock: clock, base: clock(), size: size, rows: make([]opTime, 0, 1024), out: out, w: bufio.NewWriter(out)}
+	o := &opTimer{File: f, clock: clock, base: clock(), size: size, rows: make([]opTime, 0, opBuffer), out: out, w: bufio.NewWriter(out)}
 	_, o.err = o.w.WriteString(report.OpTimeHeader)
 	return o
 }

@@ -1,7 +1,9 @@
 package ior
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 
 	"github.com/hpcbench/hpcbench/internal/ior/layout"
 )
@@ -150,8 +152,11 @@ func (t *tester) plan(acc access, rep int) (*plan, error) {
 // to report.
 func (t *tester) fitRandomRead(g *layout.Geometry, path string) error {
 	size, err := t.be.FileSize(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil // the open names the missing file
+	}
 	if err != nil {
-		return nil
+		return fmt.Errorf("-z -z read of %s: %w", path, err)
 	}
 	have, want := size/g.BlockSize, g.FileSize()/g.BlockSize
 	switch {
