@@ -2,7 +2,6 @@ package imb
 
 import (
 	"fmt"
-	"math"
 	"runtime"
 	"strconv"
 	"strings"
@@ -78,7 +77,11 @@ func (tb *tableBuilder) row(size, reps int, all []rankFigures) (report.Row, int)
 		}
 		defects += f.defects
 	}
-	tmin, tmax, tavg := aggregate(times)
+	// IMB_calculate_times: t_avg is the arithmetic mean over the
+	// participating ranks of each rank's mean, not a percentile. With no
+	// times all three are NaN (not measured).
+	ts := report.Summarize(times)
+	tmin, tmax, tavg := ts.Min, ts.Max, ts.Mean
 	row := report.Row{Samples: map[string][]float64{sampleRank: times}}
 	if tb.b.kind != kindSync {
 		row.Labels = []string{strconv.Itoa(size)}
@@ -96,23 +99,6 @@ func (tb *tableBuilder) row(size, reps int, all []rankFigures) (report.Row, int)
 		row.Metrics = append(row.Metrics, float64(defects))
 	}
 	return row, defects
-}
-
-// aggregate returns the minimum, maximum and mean of the ranks' times, as
-// IMB_calculate_times: t_avg is the arithmetic mean over the participating
-// ranks of each rank's mean, not a percentile. With no times all three are
-// NaN (not measured).
-func aggregate(times []float64) (tmin, tmax, tavg float64) {
-	if len(times) == 0 {
-		return math.NaN(), math.NaN(), math.NaN()
-	}
-	tmin, tmax = math.Inf(1), math.Inf(-1)
-	var sum float64
-	for _, t := range times {
-		tmin, tmax = min(tmin, t), max(tmax, t)
-		sum += t
-	}
-	return tmin, tmax, sum / float64(len(times))
 }
 
 // bandwidth is IMB's Mbytes/sec: scale × bytes / t_max in microseconds,

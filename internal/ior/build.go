@@ -322,14 +322,14 @@ func (b *resultBuilder) summaryRow(o *config.Options, t *tester, res *testResult
 	if len(bw) == 0 {
 		return report.Row{}, false
 	}
-	bmax, bmin, bmean, bsd := stats(bw)
-	omax, omin, omean, osd := stats(ops)
-	_, _, tmean, _ := stats(times)
-	_, _, amean, _ := stats(aggs)
+	// IOR's summary over the repetitions: the population deviation
+	// (ior.c divides by reps), and one repetition too short to time (NaN)
+	// leaves the whole row unmeasured.
+	bwS, opS := report.Summarize(bw).Strict(), report.Summarize(ops).Strict()
+	tmean, amean := report.Summarize(times).Strict().Mean, report.Summarize(aggs).Strict().Mean
 	sT, sBW := math.NaN(), math.NaN()
 	if len(stoneT) > 0 {
-		_, _, sT, _ = stats(stoneT)
-		_, _, sBW, _ = stats(stoneBW)
+		sT, sBW = report.Summarize(stoneT).Strict().Mean, report.Summarize(stoneBW).Strict().Mean
 	}
 	fpp := 0
 	if o.FilePerProc {
@@ -345,26 +345,11 @@ func (b *resultBuilder) summaryRow(o *config.Options, t *tester, res *testResult
 		ReorderRandom: o.ReorderTasksRandom, Seed: o.ReorderTasksRandomSeed,
 		Segments: o.SegmentCount, BlockSize: o.BlockSize, TransferSize: o.TransferSize,
 		API: o.API, RefNum: o.RefNum,
-		BWMax: bmax, BWMin: bmin, BWMean: bmean, BWStdDev: bsd,
-		OPsMax: omax, OPsMin: omin, OPsMean: omean, OPsStdDev: osd,
+		BWMax: bwS.Max, BWMin: bwS.Min, BWMean: bwS.Mean, BWStdDev: bwS.StddevPop,
+		OPsMax: opS.Max, OPsMin: opS.Min, OPsMean: opS.Mean, OPsStdDev: opS.StddevPop,
 		MeanTime: tmean, StonewallTime: sT, StonewallBW: sBW, AggMiB: amean,
 		BW: bw, OPs: ops,
 	}.Row(), true
-}
-
-// stats returns the max, min, mean and population standard deviation of
-// v, IOR's summary statistics (IOR divides by the count, not count−1).
-func stats(v []float64) (mx, mn, mean, sd float64) {
-	mx, mn = math.Inf(-1), math.Inf(1)
-	for _, x := range v {
-		mx, mn = math.Max(mx, x), math.Min(mn, x)
-		mean += x
-	}
-	mean /= float64(len(v))
-	for _, x := range v {
-		sd += (x - mean) * (x - mean)
-	}
-	return mx, mn, mean, math.Sqrt(sd / float64(len(v)))
 }
 
 // dirOf is the directory of a test file, for statfs.

@@ -44,28 +44,6 @@ func describe(op, path string, err error) failure {
 	return f
 }
 
-// stats returns the max, min, mean and sample standard deviation of v
-// (n−1, as mdtest; 0 for a single value), NaN for none.
-func stats(v []float64) (mx, mn, mean, sd float64) {
-	if len(v) == 0 {
-		nan := math.NaN()
-		return nan, nan, nan, nan
-	}
-	mx, mn = math.Inf(-1), math.Inf(1)
-	for _, x := range v {
-		mx, mn = math.Max(mx, x), math.Min(mn, x)
-		mean += x
-	}
-	mean /= float64(len(v))
-	if len(v) > 1 {
-		for _, x := range v {
-			sd += (x - mean) * (x - mean)
-		}
-		sd = math.Sqrt(sd / float64(len(v)-1))
-	}
-	return mx, mn, mean, sd
-}
-
 // perSecond returns items/secs, or NaN (not measured) when the phase was
 // too short for the clock to see: a rate can be neither infinite nor
 // guessed.
@@ -197,14 +175,15 @@ func (r *runner) result(res *runResult, finished time.Time) *report.Result {
 			}
 			continue
 		}
-		mx, mn, mean, sd := stats(iterRates)
-		rmx, rmn, rmean, _ := stats(rankRates)
-		rate.Rows = append(rate.Rows, report.MdtestSummary{Operation: op, Max: mx, Min: mn, Mean: mean, StdDev: sd,
-			RankMax: rmx, RankMin: rmn, RankMean: rmean, Iterations: iterRates, Ranks: rankRates}.RateRow())
-		mx, mn, mean, sd = stats(iterTimes)
-		rmx, rmn, rmean, _ = stats(rankTimes)
-		tm.Rows = append(tm.Rows, report.MdtestSummary{Operation: op, Max: mx, Min: mn, Mean: mean, StdDev: sd,
-			RankMax: rmx, RankMin: rmn, RankMean: rmean, Iterations: iterTimes, Ranks: rankTimes}.TimeRow())
+		// mdtest's summary: the sample deviation over the iterations
+		// (summarize_results_rank0 divides by iterations-1); a figure the
+		// clock did not see (NaN) leaves its whole summary unmeasured.
+		ir, rr := report.Summarize(iterRates).Strict(), report.Summarize(rankRates).Strict()
+		rate.Rows = append(rate.Rows, report.MdtestSummary{Operation: op, Max: ir.Max, Min: ir.Min, Mean: ir.Mean, StdDev: ir.Stddev,
+			RankMax: rr.Max, RankMin: rr.Min, RankMean: rr.Mean, Iterations: iterRates, Ranks: rankRates}.RateRow())
+		it, rt := report.Summarize(iterTimes).Strict(), report.Summarize(rankTimes).Strict()
+		tm.Rows = append(tm.Rows, report.MdtestSummary{Operation: op, Max: it.Max, Min: it.Min, Mean: it.Mean, StdDev: it.Stddev,
+			RankMax: rt.Max, RankMin: rt.Min, RankMean: rt.Mean, Iterations: iterTimes, Ranks: rankTimes}.TimeRow())
 		if failed > 0 {
 			errs.Rows = append(errs.Rows, report.MdtestError{Phase: op, Count: failed, Op: first.op, Path: first.path, Err: first.err}.Row())
 		}
