@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -129,6 +130,82 @@ func TestArchivesInRepositoryMatchSchema(t *testing.T) {
 	t.Logf("%d archives validated", found)
 }
 
+// fence is one fenced code block of a Markdown page: its info string
+// ("json" or empty) and its text, ending in a newline.
+type fence struct{ info, body string }
+
+// fences returns the fenced code blocks of a Markdown page, in order.
+func fences(t *testing.T, page string) []fence {
+	t.Helper()
+	var out []fence
+	var cur *fence
+	for line := range strings.Lines(page) {
+		trimmed := strings.TrimSuffix(line, "\n")
+		switch {
+		case cur == nil && strings.HasPrefix(trimmed, "```"):
+			cur = &fence{info: strings.TrimPrefix(trimmed, "```")}
+		case cur != nil && trimmed == "```":
+			out = append(out, *cur)
+			cur = nil
+		case cur != nil:
+			cur.body += line
+		}
+	}
+	if cur != nil {
+		t.Fatal("a fenced block is not closed")
+	}
+	return out
+}
+
+// TestDocExamplesMatchSchema: every archive in a ```json block of
+// docs/results.md validates, reads with ReadJSON, and is exactly what
+// WriteJSON writes for what it reads; the two plain blocks after it are
+// exactly its text and CSV views. So the page shows the real format.
+func TestDocExamplesMatchSchema(t *testing.T) {
+	t.Parallel()
+	s := archiveSchema(t)
+	page, err := os.ReadFile(filepath.Join(moduleRoot(t), "docs", "results.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocks := fences(t, string(page))
+	found := 0
+	for i, f := range blocks {
+		if f.info != "json" || !isArchive([]byte(f.body)) {
+			continue
+		}
+		found++
+		if err := validateArchive(s, []byte(f.body)); err != nil {
+			t.Errorf("docs/results.md example %d does not match %s: %v", found, schemaFile, err)
+		}
+		r, err := ReadJSON(strings.NewReader(f.body))
+		if err != nil {
+			t.Errorf("docs/results.md example %d: ReadJSON: %v", found, err)
+			continue
+		}
+		views := []struct {
+			name  string
+			write func(io.Writer, *Result) error
+		}{{"JSON", WriteJSON}, {"text", WriteText}, {"CSV", WriteCSV}}
+		for j, v := range views {
+			if i+j >= len(blocks) || j > 0 && blocks[i+j].info != "" {
+				t.Errorf("docs/results.md example %d: no %s view after it", found, v.name)
+				continue
+			}
+			var b bytes.Buffer
+			if err := v.write(&b, r); err != nil {
+				t.Fatalf("docs/results.md example %d: %s: %v", found, v.name, err)
+			}
+			if b.String() != blocks[i+j].body {
+				t.Errorf("docs/results.md example %d: its %s view is not what the writer writes:\n%s", found, v.name, b.String())
+			}
+		}
+	}
+	if found == 0 {
+		t.Fatal("docs/results.md has no hpcbench/1 example in a ```json block")
+	}
+}
+
 // archiveResults returns one Result of every kind the report tests build:
 // the generic sample, IMB, IOR's runs, mdtest's runs and sweep, a result
 // with no tables and one with a table that has no rows.
@@ -162,7 +239,8 @@ func archiveResults() map[string]*Result {
 func TestWrittenArchivesMatchSchema(t *testing.T) {
 	t.Parallel()
 	s := archiveSchema(t)
-	for name, r := range archiveResults() {
+	results := archiveResults()
+	for name, r := range results {
 		var b bytes.Buffer
 		if err := WriteJSON(&b, r); err != nil {
 			t.Fatalf("%s: WriteJSON: %v", name, err)
@@ -171,6 +249,7 @@ func TestWrittenArchivesMatchSchema(t *testing.T) {
 			t.Errorf("%s: WriteJSON's archive does not match %s: %v\n%s", name, schemaFile, err, b.String())
 		}
 	}
+	t.Logf("%d archives written and validated", len(results))
 }
 
 // TestSchemaRejectsBrokenArchives: each case breaks one thing in a valid
