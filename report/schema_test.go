@@ -19,7 +19,7 @@ import (
 const schemaFile = "docs/results.schema.json"
 
 // moduleRoot returns the directory holding go.mod, above the package's.
-func moduleRoot(t *testing.T) string {
+func moduleRoot(t testing.TB) string {
 	t.Helper()
 	dir, err := os.Getwd()
 	if err != nil {
@@ -39,7 +39,7 @@ func moduleRoot(t *testing.T) string {
 
 // archiveSchema compiles docs/results.schema.json, with formats (the run's
 // date-times) asserted rather than only annotated.
-func archiveSchema(t *testing.T) *jsonschema.Schema {
+func archiveSchema(t testing.TB) *jsonschema.Schema {
 	t.Helper()
 	f, err := os.Open(filepath.Join(moduleRoot(t), schemaFile))
 	if err != nil {
