@@ -2,6 +2,7 @@ package report
 
 import (
 	"math"
+	"strconv"
 	"testing"
 )
 
@@ -96,5 +97,25 @@ func TestSummarizeDoesNotModifyInput(t *testing.T) {
 	Summarize(in)
 	if in[0] != 3 || !math.IsNaN(in[1]) || in[2] != 1 || in[3] != 2 {
 		t.Errorf("Summarize changed its input: %v", in)
+	}
+}
+
+// BenchmarkSummarize measures Summarize on per-rank sized inputs and on
+// the per-operation latency sets the distributions tables summarise.
+func BenchmarkSummarize(b *testing.B) {
+	for _, n := range []int{16, 1000, 1000000} {
+		in := make([]float64, n)
+		x := uint64(0x9e3779b97f4a7c15)
+		for i := range in {
+			x ^= x << 13
+			x ^= x >> 7
+			x ^= x << 17
+			in[i] = float64(x>>11) / (1 << 53)
+		}
+		b.Run(strconv.Itoa(n), func(b *testing.B) {
+			for b.Loop() {
+				Summarize(in)
+			}
+		})
 	}
 }
