@@ -86,7 +86,10 @@ func isArchive(data []byte) bool {
 // TestArchivesInRepositoryMatchSchema validates every archive under any
 // testdata directory of the module (*.json and *.golden files whose
 // "schema" is hpcbench/1), so golden archives any package adds are checked
-// without listing them here, and checks ReadJSON takes each one too.
+// without listing them here, and checks ReadJSON takes each one too. A
+// deliberately broken archive (a fixture for a reader's error path) is
+// named invalid*: it must fail the schema or ReadJSON, so it is checked
+// too, the other way round.
 func TestArchivesInRepositoryMatchSchema(t *testing.T) {
 	t.Parallel()
 	s := archiveSchema(t)
@@ -113,11 +116,17 @@ func TestArchivesInRepositoryMatchSchema(t *testing.T) {
 		}
 		found++
 		rel, _ := filepath.Rel(root, path)
-		if err := validateArchive(s, data); err != nil {
-			t.Errorf("%s does not match %s: %v", rel, schemaFile, err)
-		}
-		if _, err := ReadJSON(bytes.NewReader(data)); err != nil {
-			t.Errorf("%s: ReadJSON: %v", rel, err)
+		schemaErr := validateArchive(s, data)
+		_, readErr := ReadJSON(bytes.NewReader(data))
+		switch {
+		case strings.HasPrefix(d.Name(), "invalid"):
+			if schemaErr == nil && readErr == nil {
+				t.Errorf("%s is named invalid but matches %s and ReadJSON reads it", rel, schemaFile)
+			}
+		case schemaErr != nil:
+			t.Errorf("%s does not match %s: %v", rel, schemaFile, schemaErr)
+		case readErr != nil:
+			t.Errorf("%s: ReadJSON: %v", rel, readErr)
 		}
 		return nil
 	})
