@@ -3,28 +3,29 @@ package progress
 import (
 	"fmt"
 	"io"
+	"strings"
 	"time"
-
-	"github.com/schollz/progressbar/v3"
+	"unicode/utf8"
 )
 
 const (
 	// defaultColumns is the terminal width assumed when it cannot be read.
 	defaultColumns = 80
-	// statsColumns is the room the line keeps for the percentage, the
-	// counts, the rate and the times around the bar itself.
-	statsColumns = 68
-	// minBarWidth and maxBarWidth bound the bar's own width in columns.
+	// maxBarWidth is the widest the bar itself is drawn, in columns; below
+	// minBarWidth it is left out and the line keeps only the figures.
 	minBarWidth, maxBarWidth = 10, 40
+	// rateWindow is how far back the rate (and so the time left) looks.
+	rateWindow = 5 * time.Second
 	// eraseLine returns to the start of the line and clears it.
 	eraseLine = "\r\x1b[2K"
 )
 
 // drawing is what is on the terminal; Bar.outMu guards it.
 type drawing struct {
-	pb  *progressbar.ProgressBar // the bar of the current phase
-	key phase                    // the phase pb was made for (name, iter, total)
-	tw  termWriter               // the terminal, as pb writes to it
+	tw      termWriter
+	key     phase    // the phase the samples are of (name, iter)
+	samples []sample // its progress at past ticks, oldest first
+	line    string   // the bar as last drawn
 
 	visible  bool // the delay has passed and the bar has been drawn
 	onScreen bool // the bar is on the terminal's current line now
@@ -32,24 +33,26 @@ type drawing struct {
 	closed   bool // Close has erased the bar for good
 }
 
+// sample is how much of a phase was done at a time.
+type sample struct {
+	at   time.Time
+	done int64
+}
+
 // termWriter writes to the terminal and keeps the first error, after which
 // the bar stops drawing (a progress bar is not worth failing a run for).
 type termWriter struct {
 	w   io.Writer
-	n   int64
 	err error
 }
 
-func (t *termWriter) Write(p []byte) (int, error) {
+func (t *termWriter) WriteString(s string) {
 	if t.err != nil {
-		return 0, t.err
+		return
 	}
-	n, err := t.w.Write(p)
-	t.n += int64(n)
-	if err != nil {
+	if _, err := io.WriteString(t.w, s); err != nil {
 		t.err = fmt.Errorf("progress bar: write to terminal: %w", err)
 	}
-	return n, err
 }
 
 // redraw draws the last reported phase, at a tick of the clock at now.
@@ -66,74 +69,105 @@ func (b *Bar) redraw(now time.Time) {
 	if d.closed || d.tw.err != nil {
 		return
 	}
-	if d.pb == nil || s.name != d.key.name || s.iter != d.key.iter || s.total != d.key.total {
-		// A new phase starts its own bar, so that its rate and time
-		// left are measured from (about) its start, even while the bar
-		// is still hidden: it is started, not drawn.
-		d.pb = b.newProgressBar(s)
-		d.key = s
-	}
+	d.record(s, now)
 	if now.Sub(b.start) < b.opt.Delay || d.midLine {
 		return
 	}
-	done := s.done
-	if done < 0 {
-		done = 0
-	}
-	if s.total > 0 && done > s.total {
-		done = s.total
-	}
-	before := d.tw.n
-	_ = d.pb.Set64(done) // its only errors are the terminal's, kept in d.tw
-	if d.tw.n == before && !d.onScreen {
-		// A finished bar does not draw itself again; put it back if
-		// output through Stdout took it off the line.
-		b.put()
-	}
-	d.visible = true
-	d.onScreen = d.tw.err == nil
-}
-
-// newProgressBar makes the bar of phase s, started but not drawn.
-func (b *Bar) newProgressBar(s phase) *progressbar.ProgressBar {
-	desc := fmt.Sprintf("%s iter %d ", s.name, s.iter)
-	width := b.cols() - len(desc) - statsColumns
-	width = max(minBarWidth, min(maxBarWidth, width))
-	limit := s.total
-	if limit <= 0 {
-		limit = -1 // progressbar's "length unknown": a spinner, no time left
-	}
-	opts := []progressbar.Option{
-		progressbar.OptionSetWriter(&b.draw.tw),
-		progressbar.OptionUseANSICodes(true),
-		progressbar.OptionSetSpinnerChangeInterval(0), // no goroutine of its own
-		progressbar.OptionThrottle(0),                 // our ticker paces it
-		progressbar.OptionSetDescription(desc),
-		progressbar.OptionSetWidth(width),
-		progressbar.OptionShowCount(),
-		progressbar.OptionSetElapsedTime(true),
-		progressbar.OptionSetPredictTime(s.total > 0),
-		progressbar.OptionUseIECUnits(true),
-	}
-	if b.opt.Bytes(s.name) {
-		opts = append(opts, progressbar.OptionShowBytes(true))
-	} else {
-		opts = append(opts, progressbar.OptionShowIts(), progressbar.OptionSetItsString("ops"))
-	}
-	pb := progressbar.NewOptions64(limit, opts...)
-	pb.StartWithoutRender()
-	return pb
-}
-
-// put writes the bar as last drawn back onto the current line.
-func (b *Bar) put() {
-	d := &b.draw
-	if d.pb == nil || !d.visible || d.closed {
+	line := render(s, b.opt.Bytes(s.name), d.rate(), now.Sub(s.since), b.cols())
+	if d.onScreen && line == d.line {
 		return
 	}
-	if _, err := io.WriteString(&d.tw, d.pb.String()); err == nil {
-		d.onScreen = true
+	d.line = line
+	d.visible = true
+	b.put()
+}
+
+// record adds the phase's progress at now to the samples the rate is
+// measured over, starting them afresh at a new phase, and drops those
+// the window no longer needs.
+func (d *drawing) record(s phase, now time.Time) {
+	if s.name != d.key.name || s.iter != d.key.iter || !s.since.Equal(d.key.since) {
+		d.key = s
+		d.samples = append(d.samples[:0], sample{at: s.since, done: s.done0})
 	}
+	d.samples = append(d.samples, sample{at: now, done: s.done})
+	for len(d.samples) > 2 && now.Sub(d.samples[1].at) >= rateWindow {
+		d.samples = d.samples[1:]
+	}
+}
+
+// rate is the phase's progress per second over the window, 0 when no time
+// has passed.
+func (d *drawing) rate() float64 {
+	first, last := d.samples[0], d.samples[len(d.samples)-1]
+	dt := last.at.Sub(first.at).Seconds()
+	if dt <= 0 {
+		return 0
+	}
+	return float64(last.done-first.done) / dt
+}
+
+// render writes the bar's line for phase s, which has run for elapsed at
+// rate per second, in at most cols-1 columns (a line that filled the
+// terminal would wrap, and the bar could not go back over it):
+//
+//	write iter 0  50% |████████      | 32.0 MiB/64.0 MiB  16.0 MiB/s  elapsed 2s  ETA 2s
+//	file creation iter 1  250/1000 ops  125 ops/s  elapsed 2s  ETA 6s  (and the bar)
+//	PingPong 1024 B iter 0  4096 ops  2048 ops/s  elapsed 2s  (total not known)
+func render(s phase, bytes bool, rate float64, elapsed time.Duration, cols int) string {
+	count, perSec := formatCount, " ops/s"
+	if bytes {
+		count, perSec = formatBytes, "/s"
+	}
+	head := fmt.Sprintf("%s iter %d ", s.name, s.iter)
+	done := max(s.done, 0)
+	if s.total > 0 {
+		done = min(done, s.total)
+	}
+	var tail strings.Builder
+	if s.total > 0 {
+		fmt.Fprintf(&tail, " %s/%s", count(float64(done)), count(float64(s.total)))
+	} else {
+		fmt.Fprintf(&tail, " %s", count(float64(done)))
+	}
+	if !bytes {
+		tail.WriteString(" ops")
+	}
+	fmt.Fprintf(&tail, "  %s%s  elapsed %s", count(rate), perSec, formatDuration(elapsed))
+	if s.total > 0 {
+		eta := "?"
+		if rate > 0 {
+			eta = formatDuration(time.Duration(float64(s.total-done) / rate * float64(time.Second)))
+		}
+		fmt.Fprintf(&tail, "  ETA %s", eta)
+	}
+
+	line := head
+	if s.total > 0 {
+		frac := float64(done) / float64(s.total)
+		line += fmt.Sprintf("%3d%%", int(frac*100))
+		const frame = 3 // " |" and "|"
+		width := min(maxBarWidth, cols-1-utf8.RuneCountInString(line)-frame-tail.Len())
+		if width >= minBarWidth {
+			fill := int(frac * float64(width))
+			line += " |" + strings.Repeat("█", fill) + strings.Repeat(" ", width-fill) + "|"
+		}
+	}
+	line += tail.String()
+	if r := []rune(line); len(r) > cols-1 {
+		line = string(r[:max(cols-1, 0)])
+	}
+	return line
+}
+
+// put writes the bar as last drawn onto the current line.
+func (b *Bar) put() {
+	d := &b.draw
+	if !d.visible || d.closed || d.midLine {
+		return
+	}
+	d.tw.WriteString("\r" + d.line + "\x1b[K")
+	d.onScreen = d.tw.err == nil
 }
 
 // erase takes the bar off the terminal's current line.
@@ -143,5 +177,5 @@ func (b *Bar) erase() {
 		return
 	}
 	d.onScreen = false
-	_, _ = io.WriteString(&d.tw, eraseLine) // an error is kept in d.tw
+	d.tw.WriteString(eraseLine)
 }
