@@ -163,7 +163,8 @@ func (b *Bar) Phase(name string, iter int, done, total int64) {
 }
 
 // Close erases the bar, if it was shown, and waits for the goroutine that
-// draws it. Calls after the first do nothing.
+// draws it (which may be waiting for a terminal stopped with ^S). Calls
+// after the first do nothing.
 func (b *Bar) Close() {
 	if !b.active() {
 		return

@@ -268,3 +268,51 @@ func BenchmarkPhase(b *testing.B) {
 		i++
 	}
 }
+
+// failingWriter fails every write after the first ok ones.
+type failingWriter struct {
+	mu sync.Mutex
+	ok int
+	n  int
+}
+
+func (f *failingWriter) Write(p []byte) (int, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.n++
+	if f.n > f.ok {
+		return 0, os.ErrClosed
+	}
+	return len(p), nil
+}
+
+func (f *failingWriter) writes() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.n
+}
+
+// TestTerminalFails: once a write to the terminal fails the bar stops
+// drawing, and the results still go through Stdout.
+func TestTerminalFails(t *testing.T) {
+	t.Parallel()
+	for _, ok := range []int{0, 1, 3} {
+		term := &failingWriter{ok: ok}
+		var stdout syncBuffer
+		clock := newFakeClock()
+		bar := progress.NewWriter(term, true, progress.Options{Clock: clock, Delay: -1})
+		out := bar.Stdout(&stdout)
+		for i := range int64(20) {
+			bar.Phase("write", 0, i, 20)
+			clock.Advance(tick)
+			io.WriteString(out, "line\n")
+		}
+		bar.Close()
+		if got, want := term.writes(), ok+1; got != want {
+			t.Errorf("%d writes to a terminal that fails after %d, want %d", got, ok, want)
+		}
+		if got, want := stdout.String(), strings.Repeat("line\n", 20); got != want {
+			t.Errorf("stdout = %q, want %q", got, want)
+		}
+	}
+}

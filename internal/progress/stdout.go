@@ -13,6 +13,8 @@ import (
 // (not after a write that leaves a line open, which the bar would
 // overwrite). When the bar draws nothing, or w is a file that is not a
 // terminal (so it cannot share a line with the bar), it returns w itself.
+// It suits any stream that shares the terminal: messages to stderr while
+// the bar is shown want the same wrapping.
 func (b *Bar) Stdout(w io.Writer) io.Writer {
 	if !b.active() {
 		return w
