@@ -3,11 +3,13 @@ module github.com/hpcbench/hpcbench
 go 1.26.0
 
 require (
+	github.com/creack/pty v1.1.24
 	github.com/montanaflynn/stats v0.14.0
 	github.com/olekukonko/tablewriter v1.1.5
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
 	github.com/spf13/pflag v1.1.0
 	golang.org/x/sys v0.50.0
+	golang.org/x/term v0.48.0
 )
 
 require (

@@ -134,6 +134,12 @@ func (r *runner) run(ctx context.Context) (*runResult, error) {
 			created = true
 		}
 	}
+	// Before any rank works under it: another rank's MkdirAll of its own
+	// tree would make the -d directory first, and this rank, finding it,
+	// would not remove it at the end (-u left it behind in 1 run of 3).
+	if err := r.barrier(ctx); err != nil {
+		return nil, err
+	}
 	r.iio, _ = r.be.(itemIO)
 	if r.rank == 0 {
 		if s, ok := r.be.(aiori.Statfser); ok {
