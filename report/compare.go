@@ -104,10 +104,10 @@ func (c *Comparison) Failures() []MetricDelta {
 // such runs are not comparable.
 func Compare(old, new []CompareInput, opt CompareOptions) (*Comparison, error) {
 	if !(opt.Alpha > 0 && opt.Alpha < 1) {
-		return nil, fmt.Errorf("compare: alpha %v: want a number in (0, 1)", opt.Alpha)
+		return nil, fmt.Errorf("alpha %v: want a number in (0, 1)", opt.Alpha)
 	}
 	if !(opt.Threshold >= 0) || math.IsInf(opt.Threshold, 0) {
-		return nil, fmt.Errorf("compare: threshold %v: want a finite fraction >= 0", opt.Threshold)
+		return nil, fmt.Errorf("threshold %v: want a finite fraction >= 0", opt.Threshold)
 	}
 	oldPools, err := poolSide(old)
 	if err != nil {

@@ -196,9 +196,9 @@ func TestCompareErrors(t *testing.T) {
 			`f1.json: table "ops" column "t": unit "ms", but f0.json has "s"`},
 		{"better", []*Result{base()}, []*Result{better}, CompareOptions{Alpha: 0.05},
 			`f0.json: table "ops" column "t": better "higher", but f0.json has "lower"`},
-		{"alpha", []*Result{base()}, []*Result{base()}, CompareOptions{Alpha: 1}, "compare: alpha 1: want a number in (0, 1)"},
+		{"alpha", []*Result{base()}, []*Result{base()}, CompareOptions{Alpha: 1}, "alpha 1: want a number in (0, 1)"},
 		{"threshold", []*Result{base()}, []*Result{base()}, CompareOptions{Alpha: 0.05, Threshold: -1},
-			"compare: threshold -1: want a finite fraction >= 0"},
+			"threshold -1: want a finite fraction >= 0"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -70,8 +70,10 @@ func paramList(ps []Param) string {
 // writeText writes the human view: per group a heading, its parameters and
 // a table of metrics; then the notes and the gate's verdict.
 func (c *Comparison) writeText(b *bytes.Buffer) error {
-	fmt.Fprintf(b, "alpha %s, threshold %s; old and new are medians with the half-width of their %s confidence interval; delta is the change of the median with the interval both intervals allow; p from the Mann-Whitney U test\n",
-		strconv.FormatFloat(c.Alpha, 'g', -1, 64), plainPercent(c.Threshold), plainPercent(c.Confidence))
+	fmt.Fprintf(b, "old, new: the median ± the half-width of its %s confidence interval\n", plainPercent(c.Confidence))
+	fmt.Fprintf(b, "delta: the change of the median, in the interval both medians' intervals allow\n")
+	fmt.Fprintf(b, "p: Mann-Whitney U test, significant below alpha %s; a regression fails beyond %s\n",
+		strconv.FormatFloat(c.Alpha, 'g', -1, 64), plainPercent(c.Threshold))
 	tooFew := false
 	for _, g := range c.Groups {
 		fmt.Fprintf(b, "\n%s: %d old, %d new archive(s)\n", printable(g.Benchmark), len(g.Old), len(g.New))
