@@ -102,18 +102,18 @@ func (c *Comparison) Failures() []MetricDelta {
 // parameters differ between the sides, or a metric whose unit or direction
 // differs between archives, is an error naming the file and the field:
 // such runs are not comparable.
-func Compare(old, new []CompareInput, opt CompareOptions) (*Comparison, error) {
+func Compare(oldSide, newSide []CompareInput, opt CompareOptions) (*Comparison, error) {
 	if !(opt.Alpha > 0 && opt.Alpha < 1) {
 		return nil, fmt.Errorf("alpha %v: want a number in (0, 1)", opt.Alpha)
 	}
 	if !(opt.Threshold >= 0) || math.IsInf(opt.Threshold, 0) {
 		return nil, fmt.Errorf("threshold %v: want a finite fraction >= 0", opt.Threshold)
 	}
-	oldPools, err := poolSide(old)
+	oldPools, err := poolSide(oldSide)
 	if err != nil {
 		return nil, err
 	}
-	newPools, err := poolSide(new)
+	newPools, err := poolSide(newSide)
 	if err != nil {
 		return nil, err
 	}
@@ -212,14 +212,14 @@ func compareMetric(k metricKey, o, n *pooled, st statTest, threshold float64) (M
 			m.Unit, m.Display, m.Better = p.unit, p.display, p.better
 		}
 	}
-	var os, ns []float64
+	var oldVals, newVals []float64
 	if o != nil {
-		os = o.vals
+		oldVals = o.vals
 	}
 	if n != nil {
-		ns = n.vals
+		newVals = n.vals
 	}
-	oldS, newS := st.sample(os), st.sample(ns)
+	oldS, newS := st.sample(oldVals), st.sample(newVals)
 	switch {
 	case len(oldS.Values) == 0 && len(newS.Values) == 0:
 		return m, false
@@ -257,15 +257,15 @@ func compareMetric(k metricKey, o, n *pooled, st statTest, threshold float64) (M
 	return m, true
 }
 
-// relChange returns new/old - 1, 0 when they are equal, NaN when old is 0.
-func relChange(old, new float64) float64 {
+// relChange returns to/from - 1, 0 when they are equal, NaN when from is 0.
+func relChange(from, to float64) float64 {
 	switch {
-	case old == new:
+	case from == to:
 		return 0
-	case old == 0:
+	case from == 0:
 		return math.NaN()
 	}
-	return new/old - 1
+	return to/from - 1
 }
 
 // finite reports whether every value is neither infinite nor NaN.

@@ -34,15 +34,15 @@ func runCompare(_ context.Context, stdout, _ io.Writer, args []string) error {
 		}
 		return err
 	}
-	old, err := readArchives(ca.old)
+	oldSide, err := readArchives(ca.old)
 	if err != nil {
 		return &exitError{code: 2, msg: "compare: " + err.Error()}
 	}
-	new, err := readArchives(ca.new)
+	newSide, err := readArchives(ca.new)
 	if err != nil {
 		return &exitError{code: 2, msg: "compare: " + err.Error()}
 	}
-	c, err := report.Compare(old, new, ca.opts)
+	c, err := report.Compare(oldSide, newSide, ca.opts)
 	if err != nil {
 		return &exitError{code: 2, msg: "compare: " + oneLine(err.Error())}
 	}
