@@ -96,12 +96,21 @@ func (c *Comparison) Failures() []MetricDelta {
 
 // Compare pools the archives of each side by benchmark and parameters and
 // compares every metric of every matching table row, old against new.
-// Samples are a row's Samples for the metric's column (several columns
-// sharing one Source are compared once, as one set of figures) or, without
-// samples, the metric's value, one per archive. A benchmark whose
-// parameters differ between the sides, or a metric whose unit or direction
+// Rows match by table name and labels. Samples are a row's Samples for the
+// metric's column (several columns sharing one Source are compared once, as
+// one set of figures named "a/b/c of SOURCE") or, in an archive whose row
+// has no samples, the metric's value, one per archive. A group, row or
+// metric that only one side has is listed as such.
+//
+// A benchmark on both sides whose runs on one side have no match with the
+// same parameters on the other, or a metric whose unit or direction
 // differs between archives, is an error naming the file and the field:
 // such runs are not comparable.
+//
+// Each side is summarised by its median and the median's confidence
+// interval; the delta is the relative change of the median, its interval
+// the range of ratios both intervals allow (conservative: wider than a
+// direct interval of the ratio would be).
 func Compare(oldSide, newSide []CompareInput, opt CompareOptions) (*Comparison, error) {
 	if !(opt.Alpha > 0 && opt.Alpha < 1) {
 		return nil, fmt.Errorf("alpha %v: want a number in (0, 1)", opt.Alpha)

@@ -74,7 +74,6 @@ func (c *Comparison) writeText(b *bytes.Buffer) error {
 	fmt.Fprintf(b, "delta: the change of the median, in the interval both medians' intervals allow\n")
 	fmt.Fprintf(b, "p: Mann-Whitney U test, significant below alpha %s; a regression fails beyond %s\n",
 		strconv.FormatFloat(c.Alpha, 'g', -1, 64), plainPercent(c.Threshold))
-	tooFew := false
 	for _, g := range c.Groups {
 		fmt.Fprintf(b, "\n%s: %d old, %d new archive(s)\n", printable(g.Benchmark), len(g.Old), len(g.New))
 		if len(g.Old) == 0 {
@@ -92,19 +91,13 @@ func (c *Comparison) writeText(b *bytes.Buffer) error {
 		}
 		for _, m := range g.Metrics {
 			t.Rows = append(t.Rows, Row{Labels: m.textCells()})
-			tooFew = tooFew || m.Verdict == VerdictTooFew
 		}
 		if err := writeTextTable(b, &t); err != nil {
 			return err
 		}
 	}
-	if tooFew {
-		if c.MinSamples > 0 {
-			fmt.Fprintf(b, "\ntoo few samples: no change can reach p < %s with fewer than %d samples a side; pool more archives or iterations\n",
-				strconv.FormatFloat(c.Alpha, 'g', -1, 64), c.MinSamples)
-		} else {
-			fmt.Fprintf(b, "\ntoo few samples: no change can reach p < %s with up to 50 samples a side\n", strconv.FormatFloat(c.Alpha, 'g', -1, 64))
-		}
+	for _, n := range c.Notes() {
+		fmt.Fprintf(b, "\n%s\n", n)
 	}
 	fails := c.Failures()
 	fmt.Fprintln(b)
@@ -120,6 +113,27 @@ func (c *Comparison) writeText(b *bytes.Buffer) error {
 	b.Reset()
 	b.Write(out)
 	return nil
+}
+
+// Notes returns the warnings about c that a reader should see, one line
+// each: the human view prints them under its tables; a caller writing CSV
+// or JSON to stdout can send them to stderr.
+func (c *Comparison) Notes() []string {
+	tooFew := false
+	for _, g := range c.Groups {
+		for _, m := range g.Metrics {
+			tooFew = tooFew || m.Verdict == VerdictTooFew
+		}
+	}
+	if !tooFew {
+		return nil
+	}
+	alpha := strconv.FormatFloat(c.Alpha, 'g', -1, 64)
+	if c.MinSamples == 0 {
+		return []string{"too few samples: no change can reach p < " + alpha + " with up to 50 samples a side"}
+	}
+	return []string{fmt.Sprintf("too few samples: no change can reach p < %s with fewer than %d samples a side; pool more archives or iterations",
+		alpha, c.MinSamples)}
 }
 
 // textCells returns m's cells in the human table.

@@ -26,7 +26,7 @@ type compareArgs struct {
 
 // runCompare compares the archives of two sets of runs, benchstat-style.
 // Every input is read and checked before anything is printed.
-func runCompare(_ context.Context, stdout, _ io.Writer, args []string) error {
+func runCompare(_ context.Context, stdout, stderr io.Writer, args []string) error {
 	ca, err := parseCompare(args, stdout)
 	if err != nil {
 		if err == errHelp {
@@ -48,6 +48,13 @@ func runCompare(_ context.Context, stdout, _ io.Writer, args []string) error {
 	}
 	if err := report.WriteCompare(stdout, c, ca.format); err != nil {
 		return err
+	}
+	if ca.format != report.FormatText {
+		// The human view prints its notes; CSV and JSON keep stdout
+		// for data.
+		for _, n := range c.Notes() {
+			fmt.Fprintf(stderr, "hpcbench: compare: %s\n", n)
+		}
 	}
 	if fails := c.Failures(); len(fails) > 0 {
 		return &exitError{code: 1, msg: fmt.Sprintf("compare: %d metric(s) regressed significantly (p < %s) by more than %s",
