@@ -118,6 +118,9 @@ func Compare(oldSide, newSide []CompareInput, opt CompareOptions) (*Comparison, 
 	if !(opt.Threshold >= 0) || math.IsInf(opt.Threshold, 0) {
 		return nil, fmt.Errorf("threshold %v: want a finite fraction >= 0", opt.Threshold)
 	}
+	if len(oldSide) == 0 || len(newSide) == 0 {
+		return nil, fmt.Errorf("want at least one archive on each side, got %d old and %d new", len(oldSide), len(newSide))
+	}
 	oldPools, err := poolSide(oldSide)
 	if err != nil {
 		return nil, err
@@ -127,6 +130,9 @@ func Compare(oldSide, newSide []CompareInput, opt CompareOptions) (*Comparison, 
 		return nil, err
 	}
 	if err := checkParams(oldPools, newPools); err != nil {
+		return nil, err
+	}
+	if err := checkCommon(oldPools, newPools); err != nil {
 		return nil, err
 	}
 	st := newStatTest(opt.Alpha)

@@ -204,3 +204,17 @@ func paramDiff(a, b []Param) string {
 	}
 	return "params in another order"
 }
+
+// checkCommon fails when no benchmark is on both sides: nothing would be
+// compared, and a gate that compares nothing must not pass.
+func checkCommon(old, new []*pool) error {
+	for _, op := range old {
+		for _, np := range new {
+			if op.benchmark == np.benchmark {
+				return nil
+			}
+		}
+	}
+	return fmt.Errorf("%s: benchmark %q, but no old archive has it (%s has %q): nothing to compare",
+		new[0].files[0], new[0].benchmark, old[0].files[0], old[0].benchmark)
+}

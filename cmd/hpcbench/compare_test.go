@@ -167,6 +167,7 @@ func TestCompareGolden(t *testing.T) {
 		{"group-one-side", []string{d + "regress-old.json", "--", d + "regress-new.json", d + "noise-b.json"}, 1},
 		{"old-build", []string{d + "old-build-pingpong.json", d + "pingpong-new.json"}, 0},
 		{"mismatched-params", []string{d + "old.json", d + "mismatch.json"}, 2},
+		{"no-common-benchmark", []string{d + "old.json", oldBuildArchive}, 2},
 		{"missing-file", []string{d + "old.json", d + "no-such.json"}, 2},
 		{"not-an-archive", []string{d + "old.json", d + "verdicts.golden"}, 2},
 		{"empty-directory", []string{d + "old.json", "testdata/help/"}, 2},
