@@ -37,6 +37,7 @@ func commands() map[string]command {
 		"coll":    {summary: "Intel MPI Benchmarks (IMB-MPI1) analogue: ping-pong and collectives over shm/tcp", run: runColl},
 		"ior":     {summary: "IOR analogue: parallel file I/O bandwidth over POSIX, MMAP or DUMMY", run: runIOR},
 		"mdtest":  {summary: "mdtest analogue: metadata rates of file and directory operations, with JSON and CSV", run: runMdtest},
+		"compare": {summary: "compare two sets of saved runs, benchstat-style: deltas, intervals, p-values; a CI gate", run: runCompare},
 
 		launch.SpawnerCommand: {summary: "the launcher's process spawner", run: runSpawner, hidden: true},
 	}
