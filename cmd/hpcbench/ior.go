@@ -52,7 +52,7 @@ func runIOR(ctx context.Context, stdout, stderr io.Writer, args []string) error 
 		return err
 	}
 	return pipeline.Main(ctx, pipeline.Spec{
-		Name: "ior", Args: args, Job: jo, Soft: ior.ErrVerify, Usage: isUsage,
+		Name: "ior", Args: args, Job: jo, Soft: ior.ErrVerify, Usage: isUsage, Stderr: stderr,
 		Archive: last.ArchiveFile, ArchiveFlag: "-O archiveFile",
 		Backend: cfg.Tests[0].Backend.Name, BackendOptions: cfg.Tests[0].BackendOptions,
 		Engine: func(ctx context.Context, e *pipeline.Env) (*report.Result, error) {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"time"
 
 	"github.com/hpcbench/hpcbench/aiori"
@@ -19,6 +20,29 @@ import (
 // 0 when unknown). It is called on every rank, from the engine's own
 // goroutine, and must return quickly.
 type Phase func(name string, iter int, done, total int64)
+
+// peerFailDelay is how long a rank other than 0 waits, after a hard
+// failure, before it aborts the job and prints its error: when rank 0
+// fails too (the same error, on every rank) its abort ends this rank
+// first, and the job prints the error once, not once per rank.
+const peerFailDelay = 500 * time.Millisecond
+
+// quietWait waits for d; it returns false if ctx ends first (a signal from
+// the launcher tearing the job down).
+func quietWait(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// abortLinger bounds how long a rank that aborted the job waits for the
+// launcher to end it.
+const abortLinger = 10 * time.Second
 
 // closeTimeout bounds tearing the job down after the engine.
 const closeTimeout = 30 * time.Second
@@ -53,6 +77,9 @@ type Spec struct {
 	BackendOptions aiori.Options
 	// Phase receives the engine's progress; nil drops it.
 	Phase Phase
+	// Stderr gets the pipeline's error line ("hpcbench: ..."); nil means
+	// os.Stderr.
+	Stderr io.Writer
 	// Getenv replaces os.LookupEnv (tests).
 	Getenv func(string) (string, bool)
 	// Engine runs the benchmark on this rank and returns the Result on
@@ -73,9 +100,12 @@ type Env struct {
 	Phase Phase
 }
 
-// ExitError ends a rank with a status other than 0. Msg, when not empty,
-// is printed (once per job: the pipeline gives it to one rank); Code is
-// the exit status: 1 for a failed run, 2 for a usage error.
+// ExitError ends a command (a rank, the launcher) with a status other
+// than 0. Msg, when not empty,
+// is for the caller to print (a usage error found before the job, a
+// benchmark failure on rank 0); a hard failure's error the pipeline has
+// printed itself, once per job. Code is the exit status: 1 for a failed
+// run, 2 for a usage error.
 type ExitError struct {
 	Code int
 	Msg  string
@@ -115,19 +145,40 @@ func Main(ctx context.Context, s Spec) error {
 	if j != nil {
 		rank = j.PMI.Rank()
 	}
+	stderr := s.Stderr
+	if stderr == nil {
+		stderr = os.Stderr
+	}
 	fail := func(err error) error {
 		code := 1
 		if s.Usage != nil && s.Usage(err) {
 			code = 2
 		}
+		if ctx.Err() != nil {
+			// Cancelled (a signal: the launcher is tearing the job
+			// down, or the user stopped it): the failure is the
+			// cancellation's, which the caller reports.
+			return &ExitError{Code: 1}
+		}
+		multi := j != nil && j.Comm.Size() > 1
+		if multi && code == 1 && rank != 0 && !quietWait(ctx, peerFailDelay) {
+			// Stopped while waiting: rank 0 had its own failure (the
+			// same one, say every rank's open failing) and said it.
+			return &ExitError{Code: 1}
+		}
+		if code == 1 || rank == 0 { // a usage error: every rank has it
+			fmt.Fprintf(stderr, "hpcbench: %v\n", err)
+		}
 		if j != nil {
 			j.PMI.Abort(code, s.Name+" failed")
 		}
-		msg := err.Error()
-		if code == 2 && rank != 0 {
-			msg = "" // every rank has it; rank 0 says it
+		if multi {
+			// Keep the connections open until the launcher ends this
+			// rank: a peer that saw them close would fail too, and say
+			// so, before the abort reaches it.
+			quietWait(ctx, abortLinger)
 		}
-		return &ExitError{Code: code, Msg: msg}
+		return &ExitError{Code: code}
 	}
 	rec, err := newRecord(ctx, &s, j, start)
 	if err != nil {
