@@ -37,8 +37,8 @@ func archiveCases() []archiveCase {
 	}
 }
 
-// readArchive reads dir/a.json back with report.ReadJSON.
-func readArchive(t *testing.T, path string) *report.Result {
+// readRunArchive reads path back with report.ReadJSON.
+func readRunArchive(t *testing.T, path string) *report.Result {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
@@ -70,7 +70,7 @@ func TestArchive(t *testing.T) {
 			if r.Code != 0 {
 				t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", r.Code, r.Stdout, r.Stderr)
 			}
-			res := readArchive(t, filepath.Join(dir, "a.json"))
+			res := readRunArchive(t, filepath.Join(dir, "a.json"))
 			run := res.Run
 			if run.Benchmark == "" || len(run.Command) < 2 || run.Command[1] != tc.name || run.Version == "" ||
 				run.Ranks != 2 || run.Hosts != tc.hosts || !slices.Equal(run.Hostnames, []string{host}) ||
@@ -197,7 +197,7 @@ func TestTwoHosts(t *testing.T) {
 	if r.Code != 0 {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", r.Code, r.Stdout, r.Stderr)
 	}
-	res := readArchive(t, filepath.Join(dir, "a.json"))
+	res := readRunArchive(t, filepath.Join(dir, "a.json"))
 	if res.Run.Hosts != 2 || !slices.Equal(res.Run.Hostnames, []string{"nodeA", "nodeB"}) || res.Run.Ranks != 4 {
 		t.Errorf("hosts %d %q, ranks %d; want 2 [nodeA nodeB], 4", res.Run.Hosts, res.Run.Hostnames, res.Run.Ranks)
 	}
