@@ -17,6 +17,7 @@ import (
 	"syscall"
 
 	"github.com/hpcbench/hpcbench/internal/launch"
+	pipeline "github.com/hpcbench/hpcbench/internal/run"
 )
 
 // command is one entry of the subcommand table.
@@ -117,6 +118,13 @@ func exitCode(err error, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "hpcbench: %s\n", ee.msg)
 		}
 		return ee.code
+	}
+	var re *pipeline.ExitError // the run pipeline's: printed by one rank only
+	if errors.As(err, &re) {
+		if re.Msg != "" {
+			fmt.Fprintf(stderr, "hpcbench: %s\n", re.Msg)
+		}
+		return re.Code
 	}
 	fmt.Fprintf(stderr, "hpcbench: %v\n", err)
 	var ue *usageError

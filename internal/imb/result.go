@@ -3,6 +3,7 @@ package imb
 import (
 	"fmt"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -114,10 +115,10 @@ func bandwidth(scale float64, size int, tmax float64) float64 {
 func (e *engine) result(start, end time.Time) *report.Result {
 	o, env := e.o, &e.o.Env
 	r := report.New(BenchmarkName)
-	r.Run.Command = env.Command
-	r.Run.Version = env.Version
-	r.Run.Hostnames = env.Hostnames
-	r.Run.Hosts = len(env.Hostnames)
+	r.Run = env.Run
+	r.Run.Benchmark = BenchmarkName
+	r.Run.Hostnames = slices.Clone(env.Run.Hostnames)
+	r.Run.Hosts = len(env.Run.Hostnames)
 	r.Run.Ranks = e.world.Size()
 	r.Run.Start, r.Run.End = start, end
 	r.Run.Env = runEnv(env, r.Run.Ranks)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"math"
 	"strings"
 	"syscall"
@@ -89,16 +90,19 @@ func aggregate(p *phaseResult) (rate, secs float64, items int64) {
 func (r *runner) result(res *runResult, finished time.Time) *report.Result {
 	o := r.o
 	out := report.New("mdtest")
-	out.Run.Command = r.env.Command
-	out.Run.Version = r.env.Version
-	out.Run.Hostnames = r.env.Hostnames
+	out.Run = r.env.Run
+	out.Run.Benchmark = "mdtest"
 	out.Run.Ranks = r.size
 	if r.env.JobRanks > 0 {
 		out.Run.Ranks = r.env.JobRanks
 	}
-	out.Run.Hosts = r.env.Hosts
 	out.Run.Start, out.Run.End = r.began, finished
-	out.Run.Env = map[string]string{report.EnvMachine: r.env.Machine}
+	out.Run.Env = maps.Clone(r.env.Run.Env)
+	if out.Run.Env == nil {
+		out.Run.Env = map[string]string{}
+	}
+	out.Run.Env[report.EnvMachine] = r.env.Machine
+	out.Params = params(o)
 
 	kind := report.MdtestFilesDirectories
 	switch {
@@ -114,7 +118,7 @@ func (r *runner) result(res *runResult, finished time.Time) *report.Result {
 		PrintAllProcs: o.PrintAllProcs,
 		Warnings:      r.warnings,
 	}
-	if r.env.Hosts <= 1 {
+	if r.env.Run.Hosts <= 1 {
 		h.Nodemap = strings.Repeat("1", out.Run.Ranks)
 	}
 	if fi := r.fsInfo; fi != nil && fi.TotalBytes > 0 {
