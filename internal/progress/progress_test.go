@@ -224,6 +224,9 @@ func TestConcurrent(t *testing.T) {
 		}
 	})
 	wg.Wait()
+	// One more tick after every report: the clock's goroutine may have
+	// run all its ticks before the first Phase.
+	clock.Advance(tick)
 	bar.Close()
 	if n := strings.Count(stdout.String(), "result line\n"); n != 5 {
 		t.Errorf("stdout has %d result lines, want 5", n)
