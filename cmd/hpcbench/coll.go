@@ -90,7 +90,7 @@ func runColl(ctx context.Context, stdout, stderr io.Writer, args []string) error
 		return usagef("coll: %v", err)
 	}
 	return pipeline.Main(ctx, pipeline.Spec{
-		Name: "coll", Args: args, Job: jo, Soft: imb.ErrCheck, Usage: isUsage, Stderr: stderr,
+		Name: "coll", Args: args, Job: jo, Soft: imb.ErrCheck, Usage: isUsage, Stdout: stdout, Stderr: stderr,
 		Archive: a.Archive, ArchiveFlag: "--archive",
 		Engine: func(ctx context.Context, e *pipeline.Env) (*report.Result, error) {
 			j, rec := e.Job, &e.Record

@@ -43,16 +43,14 @@ func runIOR(ctx context.Context, stdout, stderr io.Writer, args []string) error 
 	last := cfg.Tests[len(cfg.Tests)-1]
 	// The human report goes to stdout as the run goes, as IOR prints it,
 	// unless stdout gets IOR's JSON or CSV.
-	human := ior.NewStream(stdout)
-	if last.SummaryFile == "" && last.SummaryFormat != config.SummaryDefault {
-		human = nil
-	}
+	streams := last.SummaryFile != "" || last.SummaryFormat == config.SummaryDefault
+	var human *ior.Stream
 	jo, err := benchJob("ior")
 	if err != nil {
 		return err
 	}
 	return pipeline.Main(ctx, pipeline.Spec{
-		Name: "ior", Args: args, Job: jo, Soft: ior.ErrVerify, Usage: isUsage, Stderr: stderr,
+		Name: "ior", Args: args, Job: jo, Soft: ior.ErrVerify, Usage: isUsage, Stdout: stdout, Stderr: stderr,
 		Archive: last.ArchiveFile, ArchiveFlag: "-O archiveFile",
 		Backend: cfg.Tests[0].Backend.Name, BackendOptions: cfg.Tests[0].BackendOptions,
 		Engine: func(ctx context.Context, e *pipeline.Env) (*report.Result, error) {
@@ -64,8 +62,9 @@ func runIOR(ctx context.Context, stdout, stderr io.Writer, args []string) error 
 				Phase:     e.Phase,
 			}
 			if e.Job.PMI.Rank() == 0 {
-				env.Warn = func(line string) { fmt.Fprintln(stderr, line) }
-				if human != nil {
+				env.Warn = func(line string) { fmt.Fprintln(e.Stderr, line) }
+				if streams {
+					human = ior.NewStream(e.Stdout)
 					env.Progress = human.Update
 				}
 			}

@@ -36,7 +36,7 @@ func runMdtest(ctx context.Context, stdout, stderr io.Writer, args []string) err
 	// first is the run's (its archive).
 	var results []*report.Result
 	return pipeline.Main(ctx, pipeline.Spec{
-		Name: "mdtest", Args: args, Job: jo, Soft: mdtest.ErrOps, Usage: isUsage, Stderr: stderr,
+		Name: "mdtest", Args: args, Job: jo, Soft: mdtest.ErrOps, Usage: isUsage, Stdout: stdout, Stderr: stderr,
 		Archive: o.Archive, ArchiveFlag: "--archive",
 		Backend: o.Backend.Name, BackendOptions: o.BackendOptions,
 		Engine: func(ctx context.Context, e *pipeline.Env) (*report.Result, error) {

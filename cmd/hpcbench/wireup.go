@@ -33,7 +33,7 @@ func runWireup(ctx context.Context, stdout, stderr io.Writer, args []string) err
 	// wireup measures the bootstrap itself: it connects to PMI on its
 	// own, and rank 0 knows only its own host.
 	return pipeline.Main(ctx, pipeline.Spec{
-		Name: "wireup", Args: args, NoJob: true, Stderr: stderr, Archive: wa.archive, ArchiveFlag: "--archive",
+		Name: "wireup", Args: args, NoJob: true, Stdout: stdout, Stderr: stderr, Archive: wa.archive, ArchiveFlag: "--archive",
 		Engine: func(ctx context.Context, e *pipeline.Env) (*report.Result, error) {
 			o.Phase = e.Phase
 			start := time.Now()

@@ -10,6 +10,7 @@ import (
 
 	"github.com/hpcbench/hpcbench/aiori"
 	"github.com/hpcbench/hpcbench/internal/job"
+	"github.com/hpcbench/hpcbench/internal/progress"
 	"github.com/hpcbench/hpcbench/report"
 )
 
@@ -78,8 +79,12 @@ type Spec struct {
 	// Phase receives the engine's progress; nil drops it.
 	Phase Phase
 	// Stderr gets the pipeline's error line ("hpcbench: ..."); nil means
-	// os.Stderr.
+	// os.Stderr. When it is a terminal, rank 0 draws a progress bar on it
+	// for runs longer than a couple of seconds (internal/progress).
 	Stderr io.Writer
+	// Stdout is where the results go; nil means os.Stdout. The engine
+	// writes what it streams during the run through Env.Stdout.
+	Stdout io.Writer
 	// Getenv replaces os.LookupEnv (tests).
 	Getenv func(string) (string, bool)
 	// Engine runs the benchmark on this rank and returns the Result on
@@ -98,6 +103,10 @@ type Env struct {
 	Record Record
 	// Phase is the pipeline's hook; never nil.
 	Phase Phase
+	// Stdout and Stderr are Spec's, wrapped so that what the engine
+	// writes during the run lifts the progress bar off the terminal's
+	// line first; the bytes pass through unchanged.
+	Stdout, Stderr io.Writer
 }
 
 // ExitError ends a command (a rank, the launcher) with a status other
@@ -149,7 +158,17 @@ func Main(ctx context.Context, s Spec) error {
 	if stderr == nil {
 		stderr = os.Stderr
 	}
+	stdout := s.Stdout
+	if stdout == nil {
+		stdout = os.Stdout
+	}
+	var bar *progress.Bar // nil (draws nothing) but on rank 0 with a terminal
+	if f, ok := stderr.(*os.File); ok && rank == 0 {
+		bar = progress.New(f, progress.Options{})
+	}
+	defer bar.Close()
 	fail := func(err error) error {
+		bar.Close()
 		code := 1
 		if s.Usage != nil && s.Usage(err) {
 			code = 2
@@ -184,11 +203,16 @@ func Main(ctx context.Context, s Spec) error {
 	if err != nil {
 		return fail(fmt.Errorf("%s: %w", s.Name, err))
 	}
-	phase := s.Phase
-	if phase == nil {
-		phase = func(string, int, int64, int64) {}
+	phase := bar.Phase
+	if s.Phase != nil {
+		phase = func(name string, iter int, done, total int64) {
+			s.Phase(name, iter, done, total)
+			bar.Phase(name, iter, done, total)
+		}
 	}
-	res, runErr := s.Engine(ctx, &Env{Job: j, Record: rec, Phase: phase})
+	res, runErr := s.Engine(ctx, &Env{Job: j, Record: rec, Phase: phase,
+		Stdout: bar.Stdout(stdout), Stderr: bar.Stdout(stderr)})
+	bar.Close() // before the views, and before a failure is printed
 	soft := runErr != nil && s.Soft != nil && errors.Is(runErr, s.Soft)
 	if runErr != nil && !soft {
 		return fail(runErr)
