@@ -1,0 +1,295 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hpcbench/hpcbench/collectives"
+	"github.com/hpcbench/hpcbench/internal/ior"
+	iorconfig "github.com/hpcbench/hpcbench/internal/ior/config"
+	"github.com/hpcbench/hpcbench/internal/jobtest"
+	"github.com/hpcbench/hpcbench/internal/mdtest"
+	mdconfig "github.com/hpcbench/hpcbench/internal/mdtest/config"
+	"github.com/hpcbench/hpcbench/internal/version"
+	"github.com/hpcbench/hpcbench/report"
+)
+
+// reportDir holds the golden pairs of TestReportGolden: NAME.json, the
+// archive of a run, and NAME.stdout, what that run printed on stdout.
+const reportDir = "testdata/report"
+
+// reportCase is one golden pair: a run, the view its stdout was, and how
+// -update makes the pair again.
+type reportCase struct {
+	name   string
+	format string // hpcbench report's --format; "" for the default
+	make   func(t *testing.T, archive string) (stdout []byte)
+}
+
+// reportCases are, for every benchmark, a run printing each of its views.
+// coll's and wireup's pairs come from real runs of the binary under
+// hpcbench launch -n 2, with --output writing the archive. IOR's and
+// mdtest's come from their engines on 2 in-process ranks over a real
+// POSIX directory, with stdout rendered by the writer the command picks
+// for those options (ior.go's writeIORReports, mdtest.go's
+// writeMdtestReports) until --archive lets the binary write the archive.
+func reportCases() []reportCase {
+	return []reportCase{
+		{"ior-human", "", iorPair("-a POSIX -w -r -i 2 -b 64k -t 16k -s 2", report.WriteIOR)},
+		{"ior-human-verbose", "ior", iorPair("-a POSIX -w -r -i 2 -b 32k -t 8k -F -C -e -v", report.WriteIOR)},
+		{"ior-json", "ior-json", iorPair("-a POSIX -w -r -i 2 -b 64k -t 16k -O summaryFormat=JSON", report.WriteIORJSON)},
+		{"ior-csv", "ior-csv", iorPair("-a POSIX -w -r -i 3 -b 64k -t 16k -O summaryFormat=CSV", report.WriteIORCSV)},
+		{"ior-rank-csv", "ior-rank-csv", iorPair("-a POSIX -w -r -b 64k -t 16k", report.WriteIORRankCSV)},
+		{"mdtest-human", "", mdtestPair("-n 20 -i 2", report.WriteMdtest)},
+		{"mdtest-human-ranks", "mdtest", mdtestPair("-n 10 -i 2 -P --showRankStatistics -u", report.WriteMdtest)},
+		{"mdtest-json", "mdtest-json", mdtestPair("-n 20 -i 2 --format json", report.WriteMdtestJSON)},
+		{"mdtest-csv", "mdtest-csv", mdtestPair("-n 20 -i 2 --format csv", report.WriteMdtestCSV)},
+		{"mdtest-rank-csv", "mdtest-rank-csv", mdtestPair("-n 10 -i 2 --saveRankPerformanceDetails=ranks.csv", report.WriteMdtestRankCSV)},
+		{"coll-human", "", binaryPair("coll", "-msglog", "0:3", "-iter", "20", "-time", "1", "PingPong", "Allreduce", "Barrier")},
+		{"coll-imb", "imb", binaryPair("coll", "-msglog", "2:4", "-iter", "20", "-time", "1", "Sendrecv", "Bcast")},
+		{"coll-json", "json", binaryPair("coll", "-msglog", "0:2", "-iter", "20", "-time", "1", "--json", "PingPong")},
+		{"coll-csv", "csv", binaryPair("coll", "-msglog", "0:2", "-iter", "20", "-time", "1", "--csv", "Allreduce")},
+		{"wireup-human", "", binaryPair("wireup")},
+		{"wireup-json", "json", binaryPair("wireup", "--json", "--pattern", "ring")},
+		{"wireup-csv", "csv", binaryPair("wireup", "--csv")},
+	}
+}
+
+// TestReportGolden: hpcbench report of each golden archive prints, byte
+// for byte, what the run that wrote it printed. -update runs them again.
+func TestReportGolden(t *testing.T) {
+	for _, tc := range reportCases() {
+		t.Run(tc.name, func(t *testing.T) {
+			archive := filepath.Join(reportDir, tc.name+".json")
+			printed := filepath.Join(reportDir, tc.name+".stdout")
+			if *update {
+				stdout := tc.make(t, archive)
+				if err := os.WriteFile(printed, stdout, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(printed)
+			if err != nil {
+				t.Fatalf("%v (run the test with -update to make it)", err)
+			}
+			args := []string{"report", archive}
+			if tc.format != "" {
+				args = append(args, "--format", tc.format)
+			}
+			o := mainOutcome(args...)
+			if o.code != 0 || o.stderr != "" {
+				t.Fatalf("%q: exit %d, stderr %q", args, o.code, o.stderr)
+			}
+			if o.stdout != string(want) {
+				t.Errorf("%q differs from %s:\n%s", args, printed, o.stdout)
+			}
+		})
+	}
+}
+
+// TestReportSeveralFiles: several archives print in turn, each in its own
+// benchmark's default view.
+func TestReportSeveralFiles(t *testing.T) {
+	var want bytes.Buffer
+	var args []string
+	for _, name := range []string{"wireup-human", "ior-human", "coll-human", "mdtest-human"} {
+		b, err := os.ReadFile(filepath.Join(reportDir, name+".stdout"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want.Write(b)
+		args = append(args, filepath.Join(reportDir, name+".json"))
+	}
+	o := mainOutcome(append([]string{"report"}, args...)...)
+	if o.code != 0 || o.stderr != "" || o.stdout != want.String() {
+		t.Errorf("exit %d, stderr %q, stdout equal: %v", o.code, o.stderr, o.stdout == want.String())
+	}
+}
+
+// TestReportBadInput: each mistake is one line on stderr naming the file
+// (or the option) and what is wrong, exit 2, and nothing on stdout, even
+// for the good files before the bad one.
+func TestReportBadInput(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(reportDir, "ior-human.json")
+	coll := filepath.Join(reportDir, "coll-human.json")
+	write := func(name string, render func(io.Writer) error) string {
+		t.Helper()
+		path := filepath.Join(dir, name)
+		var b bytes.Buffer
+		if err := render(&b); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	res := readArchive(t, good)
+	md := readArchive(t, filepath.Join(reportDir, "mdtest-human.json"))
+	iorJSON := write("ior.json", func(w io.Writer) error { return report.WriteIORJSON(w, res) })
+	mdJSON := write("mdtest.json", func(w io.Writer) error { return report.WriteMdtestJSON(w, md) })
+	sweepJSON := write("sweep.json", func(w io.Writer) error { return report.WriteMdtestSweepJSON(w, []*report.Result{md, md}) })
+	text := write("ior.txt", func(w io.Writer) error { return report.WriteIOR(w, res) })
+	truncated := write("truncated.json", func(w io.Writer) error {
+		var b bytes.Buffer
+		if err := report.WriteJSON(&b, res); err != nil {
+			return err
+		}
+		_, err := w.Write(b.Bytes()[:b.Len()/2])
+		return err
+	})
+	missing := filepath.Join(dir, "missing.json")
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no file", []string{}, "hpcbench: report: want one or more archives (FILE...), got none"},
+		{"unknown format", []string{"--format", "xml", good},
+			`hpcbench: report: --format: unknown format "xml": want one of human, json, csv, ior, ior-json, ior-csv, ior-rank-csv, mdtest, mdtest-json, mdtest-csv, mdtest-rank-csv, imb`},
+		{"mismatched benchmark", []string{"--format", "ior", good, coll},
+			`hpcbench: report: ` + coll + `: format "ior" does not fit benchmark "imb": its formats are human, json, csv, imb`},
+		{"missing file", []string{good, missing}, "hpcbench: report: " + missing + ": no such file or directory"},
+		{"directory", []string{dir}, "hpcbench: report: " + dir + ": is a directory"},
+		{"IOR's own JSON", []string{iorJSON},
+			`hpcbench: report: ` + iorJSON + `: "schema": "hpcbench/ior/1" is IOR's own JSON view (-O summaryFormat=JSON), not an hpcbench/1 archive: --archive FILE writes one`},
+		{"mdtest's own JSON", []string{good, mdJSON},
+			`hpcbench: report: ` + mdJSON + `: "schema": "hpcbench/mdtest/1" is mdtest's own JSON view (--format json), not an hpcbench/1 archive: --archive FILE writes one`},
+		{"an mdtest sweep's JSON", []string{sweepJSON},
+			`hpcbench: report: ` + sweepJSON + `: "schema": "hpcbench/mdtest/1" is mdtest's own JSON view (--format json), not an hpcbench/1 archive: --archive FILE writes one`},
+		{"text", []string{text}, "hpcbench: report: " + text + ": reading JSON: invalid character 'h' looking for beginning of value"},
+		{"truncated", []string{truncated}, "hpcbench: report: " + truncated + ": reading JSON: unexpected EOF"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o := mainOutcome(append([]string{"report"}, tc.args...)...)
+			if o.code != 2 || o.stdout != "" || o.stderr != tc.want+"\n" {
+				t.Errorf("exit %d, stdout %q, stderr:\n%s\nwant:\n%s", o.code, o.stdout, o.stderr, tc.want)
+			}
+		})
+	}
+}
+
+// readArchive reads the archive at path.
+func readArchive(t *testing.T, path string) *report.Result {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	r, err := report.ReadJSON(f)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return r
+}
+
+// writeArchive writes r to path as the archive.
+func writeArchive(t *testing.T, path string, r *report.Result) {
+	t.Helper()
+	if err := writeFileAtomic(path, func(w io.Writer) error { return report.WriteJSON(w, r) }); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// binaryPair runs hpcbench CMD ARGS --output ARCHIVE on 2 ranks under
+// hpcbench launch and returns what rank 0 printed.
+func binaryPair(cmd string, args ...string) func(*testing.T, string) []byte {
+	return func(t *testing.T, archive string) []byte {
+		full := append([]string{"launch", "-n", "2", "--", "hpcbench", cmd}, args...)
+		r := run(t, 2*time.Minute, append(full, "--output", archive)...)
+		if r.Code != 0 {
+			t.Fatalf("%q: exit %d\n%s", full, r.Code, r.Stderr)
+		}
+		return []byte(r.Stdout)
+	}
+}
+
+// iorPair runs IOR's command line args on 2 in-process ranks, in a fresh
+// directory, writes the archive and returns what view printed of it.
+func iorPair(args string, view func(io.Writer, *report.Result) error) func(*testing.T, string) []byte {
+	return func(t *testing.T, archive string) []byte {
+		reg, err := backends()
+		if err != nil {
+			t.Fatal(err)
+		}
+		argv := append(strings.Fields(args), "-o", filepath.Join(t.TempDir(), "ior.dat"))
+		cfg, err := iorconfig.Parse(argv, reg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		host, _ := os.Hostname()
+		var res *report.Result
+		jobtest.NoErrors(t, jobtest.Run(t, 2, nil, func(ctx context.Context, c *collectives.Comm) error {
+			env := ior.Env{
+				Command: append([]string{"hpcbench", "ior"}, argv...), Version: version.String(),
+				Machine: "Linux " + host, Platform: host + "(Linux)", Hostnames: []string{host}, Hosts: 1, HostRanks: 2,
+			}
+			r, err := ior.Run(ctx, c, append([]iorconfig.Options(nil), cfg.Tests...), env)
+			if c.Rank() == 0 {
+				res = r
+			}
+			return err
+		}))
+		return renderPair(t, archive, res, view)
+	}
+}
+
+// mdtestPair runs mdtest's command line args on 2 in-process ranks, in a
+// fresh directory, writes the archive and returns what view printed of it.
+func mdtestPair(args string, view func(io.Writer, *report.Result) error) func(*testing.T, string) []byte {
+	return func(t *testing.T, archive string) []byte {
+		reg, err := backends()
+		if err != nil {
+			t.Fatal(err)
+		}
+		argv := append(strings.Fields(args), "-d", t.TempDir())
+		o, err := mdconfig.Parse(argv, reg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		host, _ := os.Hostname()
+		var res []*report.Result
+		var mu sync.Mutex
+		jobtest.NoErrors(t, jobtest.Run(t, 2, nil, func(ctx context.Context, c *collectives.Comm) error {
+			env := mdtest.Env{
+				Command: append([]string{"hpcbench", "mdtest"}, argv...), Version: version.String(),
+				Machine: "Linux " + host, Hostnames: []string{host}, Hosts: 1,
+			}
+			rankOpts := *o // each rank its own, as each process parses its own
+			rs, err := mdtest.Sweep(ctx, c, &rankOpts, env)
+			if c.Rank() == 0 {
+				mu.Lock()
+				res = rs
+				mu.Unlock()
+			}
+			return err
+		}))
+		if len(res) != 1 {
+			t.Fatalf("%d results, want 1", len(res))
+		}
+		return renderPair(t, archive, res[0], view)
+	}
+}
+
+// renderPair writes res's archive and returns view's rendering of it.
+func renderPair(t *testing.T, archive string, res *report.Result, view func(io.Writer, *report.Result) error) []byte {
+	t.Helper()
+	if res == nil {
+		t.Fatal("rank 0 returned no result")
+	}
+	var b bytes.Buffer
+	if err := view(&b, res); err != nil {
+		t.Fatal(err)
+	}
+	writeArchive(t, archive, res)
+	return b.Bytes()
+}
