@@ -32,12 +32,12 @@ func commands() map[string]command {
 	return map[string]command{
 		"help":    {summary: "show the commands, or the help of one: hpcbench help CMD", run: runHelp},
 		"version": {summary: "print the version of this build (also hpcbench --version)", run: runVersion},
+		"report":  {summary: "re-render saved runs (archives) in any of their views, as the run printed them", run: runReport},
 		"launch":  {summary: "start N ranks under hpcbench's own PMI-1 server (like mpiexec)", run: runLaunch},
 		"wireup":  {summary: "benchmark the PMI bootstrap itself: put, barrier, get of business cards", run: runWireup},
 		"coll":    {summary: "Intel MPI Benchmarks (IMB-MPI1) analogue: ping-pong and collectives over shm/tcp", run: runColl},
 		"ior":     {summary: "IOR analogue: parallel file I/O bandwidth over POSIX, MMAP or DUMMY", run: runIOR},
 		"mdtest":  {summary: "mdtest analogue: metadata rates of file and directory operations, with JSON and CSV", run: runMdtest},
-		"report":  {summary: "re-render saved runs (archives) in any of their views, as the run printed them", run: runReport},
 
 		launch.SpawnerCommand: {summary: "the launcher's process spawner", run: runSpawner, hidden: true},
 	}
