@@ -164,8 +164,8 @@ func TestReportBadInput(t *testing.T) {
 		}
 		return path
 	}
-	res := readArchive(t, good)
-	md := readArchive(t, filepath.Join(reportDir, "mdtest-human.json"))
+	res := readGoldenArchive(t, good)
+	md := readGoldenArchive(t, filepath.Join(reportDir, "mdtest-human.json"))
 	iorJSON := write("ior.json", func(w io.Writer) error { return report.WriteIORJSON(w, res) })
 	mdJSON := write("mdtest.json", func(w io.Writer) error { return report.WriteMdtestJSON(w, md) })
 	sweepJSON := write("sweep.json", func(w io.Writer) error { return report.WriteMdtestSweepJSON(w, []*report.Result{md, md}) })
@@ -209,8 +209,8 @@ func TestReportBadInput(t *testing.T) {
 	}
 }
 
-// readArchive reads the archive at path.
-func readArchive(t *testing.T, path string) *report.Result {
+// readGoldenArchive reads the archive at path.
+func readGoldenArchive(t *testing.T, path string) *report.Result {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
@@ -224,8 +224,8 @@ func readArchive(t *testing.T, path string) *report.Result {
 	return r
 }
 
-// writeArchive writes r to path as the archive.
-func writeArchive(t *testing.T, path string, r *report.Result) {
+// writeGoldenArchive writes r to path as the archive.
+func writeGoldenArchive(t *testing.T, path string, r *report.Result) {
 	t.Helper()
 	if err := writeFileAtomic(path, func(w io.Writer) error { return report.WriteJSON(w, r) }); err != nil {
 		t.Fatal(err)
@@ -300,7 +300,7 @@ func renderPair(t *testing.T, archive string, res *report.Result, view func(io.W
 	if err := view(&b, res); err != nil {
 		t.Fatal(err)
 	}
-	writeArchive(t, archive, res)
+	writeGoldenArchive(t, archive, res)
 	return b.Bytes()
 }
 
