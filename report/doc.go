@@ -24,8 +24,10 @@
 //
 // NaN in a metric means "not measured" (null in JSON, "-" in text, an empty
 // CSV cell). Several summary columns may share one set of samples: their
-// Source names the Row.Samples entry they summarise. Summarize computes the
-// usual min, max, mean and sample standard deviation.
+// Source names the Row.Samples entry they summarise. Summarize is the one
+// routine for summary statistics: min, max, mean, the sample standard
+// deviation (mdtest's) and the population one (IOR's), and the p50, p90 and
+// p99 percentiles; every engine takes its summaries from it.
 //
 // The first consumer, "hpcbench wireup", has one table:
 //

@@ -9,8 +9,9 @@ import (
 )
 
 // FuzzReadJSON checks that ReadJSON never panics and that whatever it
-// accepts every writer can render, and that writing and re-reading is
-// stable: WriteJSON(ReadJSON(x)) reads back to the same bytes.
+// accepts every writer can render, that writing and re-reading is
+// stable: WriteJSON(ReadJSON(x)) reads back to the same bytes, and that
+// what WriteJSON writes matches docs/results.schema.json.
 func FuzzReadJSON(f *testing.F) {
 	seed, err := os.ReadFile(filepath.Join("testdata", "TestWriteJSON.golden"))
 	if err != nil {
@@ -23,6 +24,7 @@ func FuzzReadJSON(f *testing.F) {
 		"unit": "s", "display": "us", "source": "r"}], "rows": [{"labels": ["a"], "metrics": [null],
 		"samples": {"r": [1, null, -0]}}]}]}`))
 	f.Add([]byte(`{"schema": "hpcbench/2"}`))
+	schema := archiveSchema(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		r, err := ReadJSON(bytes.NewReader(data))
 		if err != nil {
@@ -36,6 +38,9 @@ func FuzzReadJSON(f *testing.F) {
 		var first bytes.Buffer
 		if err := WriteJSON(&first, r); err != nil {
 			t.Fatalf("WriteJSON of an accepted result: %v", err)
+		}
+		if err := validateArchive(schema, first.Bytes()); err != nil {
+			t.Fatalf("WriteJSON's output does not match %s: %v\n%s", schemaFile, err, first.Bytes())
 		}
 		r2, err := ReadJSON(bytes.NewReader(first.Bytes()))
 		if err != nil {

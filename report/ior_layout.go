@@ -2,7 +2,6 @@ package report
 
 import (
 	"fmt"
-	"math"
 	"strconv"
 	"time"
 )
@@ -420,11 +419,12 @@ func decodeIORSummary(t *Table) ([]iorSummaryRow, error) {
 // maxBW returns the largest bandwidth (MiB/s) of the test's rows for
 // access, and false when no such row has one.
 func (test *iorTest) maxBW(access string) (float64, bool) {
-	best, found := math.Inf(-1), false
+	var bw []float64
 	for _, p := range test.results {
-		if p.access == access && !math.IsNaN(p.bw) {
-			best, found = max(best, p.bw), true
+		if p.access == access {
+			bw = append(bw, p.bw)
 		}
 	}
-	return best, found
+	s := Summarize(bw) // NaN bandwidths (not measured) are skipped
+	return s.Max, s.N > 0
 }

@@ -8,7 +8,6 @@ import (
 	"os"
 	"runtime"
 	"strings"
-	"time"
 
 	"github.com/spf13/pflag"
 
@@ -18,7 +17,7 @@ import (
 	"github.com/hpcbench/hpcbench/fabric/tcp"
 	"github.com/hpcbench/hpcbench/internal/imb"
 	"github.com/hpcbench/hpcbench/internal/job"
-	"github.com/hpcbench/hpcbench/internal/version"
+	pipeline "github.com/hpcbench/hpcbench/internal/run"
 	"github.com/hpcbench/hpcbench/report"
 )
 
@@ -90,59 +89,47 @@ func runColl(ctx context.Context, stdout, stderr io.Writer, args []string) error
 	if err := o.Validate(); err != nil {
 		return usagef("coll: %v", err)
 	}
-	j, err := job.Start(ctx, jo)
-	if err != nil {
-		return err
-	}
-	host, _ := os.Hostname()
-	o.Env = imb.Env{
-		Command:   append([]string{"hpcbench", "coll"}, args...),
-		Version:   version.String(),
-		Transport: j.Transports(),
-		Hostnames: []string{host},
-		CPUs:      job.HostCPUs(),
-		HostRanks: j.HostRanks,
-		Extra:     map[string]string{"pmi": pmiMode(), "hosts": fmt.Sprint(j.Hosts)},
-	}
-	o.Group = func(ctx context.Context, n int) (imb.Comm, error) {
-		sub, err := j.Comm.Sub(ctx, n)
-		if sub == nil || err != nil {
-			return nil, err // nil Comm: this rank waits
-		}
-		return sub, nil
-	}
-	res, runErr := imb.Run(ctx, j.Comm, o)
-	if runErr != nil && !errors.Is(runErr, imb.ErrCheck) {
-		j.PMI.Abort(1, "coll failed")
-		return runErr
-	}
-	closeCtx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if err := j.Close(closeCtx); err != nil {
-		return err
-	}
-	if j.PMI.Rank() == 0 && res != nil {
-		if a.Output != "" {
-			f := report.FormatJSON
-			if strings.HasSuffix(a.Output, ".csv") {
-				f = report.FormatCSV
+	return pipeline.Main(ctx, pipeline.Spec{
+		Name: "coll", Args: args, Job: jo, Soft: imb.ErrCheck, Usage: isUsage, Stderr: stderr,
+		Archive: a.Archive, ArchiveFlag: "--archive",
+		Engine: func(ctx context.Context, e *pipeline.Env) (*report.Result, error) {
+			j, rec := e.Job, &e.Record
+			extra := map[string]string{"pmi": rec.Run.Env["pmi"], "hosts": fmt.Sprint(rec.Run.Hosts)}
+			o.Env = imb.Env{
+				Run:       rec.BaseRun(),
+				Transport: j.Transports(),
+				CPUs:      rec.CPUs,
+				HostRanks: rec.HostRanks,
+				Extra:     extra,
+				Phase:     e.Phase,
 			}
-			if err := writeFileAtomic(a.Output, func(w io.Writer) error { return report.Write(w, res, f) }); err != nil {
-				return err
+			o.Group = func(ctx context.Context, n int) (imb.Comm, error) {
+				sub, err := j.Comm.Sub(ctx, n)
+				if sub == nil || err != nil {
+					return nil, err // nil Comm: this rank waits
+				}
+				return sub, nil
 			}
-		}
-		var err error
-		if a.Format == report.FormatText {
-			err = report.WriteIMB(stdout, res)
-		} else {
-			err = report.Write(stdout, res, a.Format)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	if runErr != nil {
-		return &exitError{code: 1, msg: "coll: " + runErr.Error()}
-	}
-	return nil
+			res, err := imb.Run(ctx, j.Comm, o)
+			if errors.Is(err, imb.ErrCheck) {
+				err = fmt.Errorf("coll: %w", err)
+			}
+			return res, err
+		},
+		Render: func(res *report.Result) error {
+			if a.Output != "" {
+				f := report.FormatJSON
+				if strings.HasSuffix(a.Output, ".csv") {
+					f = report.FormatCSV
+				}
+				if err := writeFileAtomic(a.Output, func(w io.Writer) error { return report.Write(w, res, f) }); err != nil {
+					return err
+				}
+			}
+			if a.Format == report.FormatText {
+				return report.WriteIMB(stdout, res)
+			}
+			return report.Write(stdout, res, a.Format)
+		},
+	})
 }

@@ -121,6 +121,26 @@ and long options take two (--showRankStatistics).`,
 			unsupported: refusals(mdconfig.Unsupported()),
 			exits:       []exitStatus{ok, {"1", "operations failed (counted per phase; the first failure is reported)"}, usage, sig},
 		}
+	case "compare":
+		return helpInfo{
+			about: `Compares the saved runs OLD with NEW, as benchstat does: each is an archive
+(--archive FILE, --output FILE.json) or a directory of them (its *.json),
+and several archives of one side are pooled. Runs are grouped by benchmark
+and parameters; a benchmark whose parameters differ between the sides is
+refused, not compared, and so are sides with no benchmark in common.
+
+For every metric of every table row it prints the old and new medians with
+their 95% confidence intervals, the change with its interval, and the
+Mann-Whitney U test's p-value: ~ when the change is not significant at
+--alpha, "too few samples" when no change could be. The samples are a
+row's raw figures (per rank, per iteration), else the metric's one value
+per archive. A metric on one side only is listed so.
+
+Gate a CI job on it: hpcbench compare baseline/ new/. A metric without a
+known better direction is shown but never fails.`,
+			exits: []exitStatus{{"0", "no metric regressed significantly beyond --threshold"}, {"1", "a metric regressed significantly (p < alpha) by more than --threshold"},
+				{"2", "invalid options, or an unreadable or mismatched archive: one line on stderr names the file and the field; nothing is printed"}},
+		}
 	}
 	return helpInfo{exits: []exitStatus{ok, usage}}
 }

@@ -17,6 +17,7 @@ import (
 	"syscall"
 
 	"github.com/hpcbench/hpcbench/internal/launch"
+	pipeline "github.com/hpcbench/hpcbench/internal/run"
 )
 
 // command is one entry of the subcommand table.
@@ -38,6 +39,7 @@ func commands() map[string]command {
 		"coll":    {summary: "Intel MPI Benchmarks (IMB-MPI1) analogue: ping-pong and collectives over shm/tcp", run: runColl},
 		"ior":     {summary: "IOR analogue: parallel file I/O bandwidth over POSIX, MMAP or DUMMY", run: runIOR},
 		"mdtest":  {summary: "mdtest analogue: metadata rates of file and directory operations, with JSON and CSV", run: runMdtest},
+		"compare": {summary: "compare two sets of saved runs, benchstat-style: deltas, intervals, p-values; a CI gate", run: runCompare},
 
 		launch.SpawnerCommand: {summary: "the launcher's process spawner", run: runSpawner, hidden: true},
 	}
@@ -117,6 +119,13 @@ func exitCode(err error, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "hpcbench: %s\n", ee.msg)
 		}
 		return ee.code
+	}
+	var re *pipeline.ExitError // the run pipeline's: printed by one rank only
+	if errors.As(err, &re) {
+		if re.Msg != "" {
+			fmt.Fprintf(stderr, "hpcbench: %s\n", re.Msg)
+		}
+		return re.Code
 	}
 	fmt.Fprintf(stderr, "hpcbench: %v\n", err)
 	var ue *usageError

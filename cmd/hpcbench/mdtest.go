@@ -6,10 +6,9 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/hpcbench/hpcbench/internal/job"
 	"github.com/hpcbench/hpcbench/internal/mdtest"
 	"github.com/hpcbench/hpcbench/internal/mdtest/config"
-	"github.com/hpcbench/hpcbench/internal/version"
+	pipeline "github.com/hpcbench/hpcbench/internal/run"
 	"github.com/hpcbench/hpcbench/report"
 )
 
@@ -29,33 +28,37 @@ func runMdtest(ctx context.Context, stdout, stderr io.Writer, args []string) err
 		}
 		return usagef("mdtest: %v", err)
 	}
+	jo, err := benchJob("mdtest")
+	if err != nil {
+		return err
+	}
 	// Rank 0's Results, one per number of tasks of a -f/-l/-s sweep; the
-	// first goes through benchJob, which needs one to write.
+	// first is the run's (its archive).
 	var results []*report.Result
-	return benchJob(ctx, "mdtest", mdtest.ErrOps, func(j *job.Job, host string) (*report.Result, error) {
-		// What depends on the job size (-l, --warningAsErrors) is bad
-		// input too: exit 2 before anything is created.
-		plan := *o
-		if _, err := plan.Resolve(j.Comm.Size()); err != nil {
-			return nil, usagef("mdtest: %v", err)
-		}
-		env := mdtest.Env{
-			Command:   append([]string{"hpcbench", "mdtest"}, args...),
-			Version:   version.String(),
-			Machine:   machine(),
-			Hostnames: []string{host},
-			Hosts:     j.Hosts,
-		}
-		if j.PMI.Rank() == 0 {
-			env.Warn = func(line string) { fmt.Fprintln(stderr, line) }
-		}
-		rs, err := mdtest.Sweep(ctx, j.Comm, o, env)
-		results = rs
-		if len(rs) == 0 {
-			return nil, err
-		}
-		return rs[0], err
-	}, func(*report.Result) error { return writeMdtestReports(stdout, results, o) })
+	return pipeline.Main(ctx, pipeline.Spec{
+		Name: "mdtest", Args: args, Job: jo, Soft: mdtest.ErrOps, Usage: isUsage, Stderr: stderr,
+		Archive: o.Archive, ArchiveFlag: "--archive",
+		Backend: o.Backend.Name, BackendOptions: o.BackendOptions,
+		Engine: func(ctx context.Context, e *pipeline.Env) (*report.Result, error) {
+			// What depends on the job size (-l, --warningAsErrors) is bad
+			// input too: exit 2 before anything is created.
+			plan := *o
+			if _, err := plan.Resolve(e.Job.Comm.Size()); err != nil {
+				return nil, usagef("mdtest: %v", err)
+			}
+			env := mdtest.Env{Run: e.Record.BaseRun(), Machine: e.Record.Machine, Phase: e.Phase}
+			if e.Job.PMI.Rank() == 0 {
+				env.Warn = func(line string) { fmt.Fprintln(stderr, line) }
+			}
+			rs, err := mdtest.Sweep(ctx, e.Job.Comm, o, env)
+			results = rs
+			if len(rs) == 0 {
+				return nil, err
+			}
+			return rs[0], err
+		},
+		Render: func(*report.Result) error { return writeMdtestReports(stdout, results, o) },
+	})
 }
 
 // writeMdtestReports renders rs, one Result per number of tasks: the

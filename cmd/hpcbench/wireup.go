@@ -3,26 +3,25 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
-	"os"
 	"time"
 
-	"github.com/hpcbench/hpcbench/internal/version"
+	pipeline "github.com/hpcbench/hpcbench/internal/run"
 	"github.com/hpcbench/hpcbench/internal/wireup"
 	"github.com/hpcbench/hpcbench/report"
 )
 
-const wireupUsage = "hpcbench wireup [--card-size BYTES] [--pattern all|ring] [--timeout D] [--format human|json|csv | --json | --csv] [--output FILE]"
+const wireupUsage = "hpcbench wireup [--card-size BYTES] [--pattern all|ring] [--timeout D] [--format human|json|csv | --json | --csv] [--output FILE] [--archive FILE]"
 
 // wireupArgs is what wireup's command line asks for.
 type wireupArgs struct {
-	opts   wireup.Options
-	format report.Format
-	output string
+	opts    wireup.Options
+	format  report.Format
+	output  string
+	archive string
 }
 
-func runWireup(ctx context.Context, stdout, _ io.Writer, args []string) error {
+func runWireup(ctx context.Context, stdout, stderr io.Writer, args []string) error {
 	wa, err := parseWireup(args, stdout)
 	if err != nil {
 		if errors.Is(err, errHelp) {
@@ -31,33 +30,34 @@ func runWireup(ctx context.Context, stdout, _ io.Writer, args []string) error {
 		return err
 	}
 	o, format, output := wa.opts, wa.format, wa.output
-	start := time.Now()
-	out, err := wireup.Run(ctx, o)
-	if err != nil {
-		return err
-	}
-	if out.Rank != 0 {
-		return nil
-	}
-	host, _ := os.Hostname()
-	res := wireup.Result(out, o, wireup.Meta{
-		Command:  append([]string{"hpcbench", "wireup"}, args...),
-		Version:  version.String(),
-		Hostname: host,
-		Start:    start,
-		End:      time.Now(),
-		PMI:      pmiMode(),
+	// wireup measures the bootstrap itself: it connects to PMI on its
+	// own, and rank 0 knows only its own host.
+	return pipeline.Main(ctx, pipeline.Spec{
+		Name: "wireup", Args: args, NoJob: true, Stderr: stderr, Archive: wa.archive, ArchiveFlag: "--archive",
+		Engine: func(ctx context.Context, e *pipeline.Env) (*report.Result, error) {
+			o.Phase = e.Phase
+			start := time.Now()
+			out, err := wireup.Run(ctx, o)
+			if err != nil || out.Rank != 0 {
+				return nil, err
+			}
+			base := e.Record.BaseRun()
+			base.Hosts = 0 // unknown: the ranks' hosts are not gathered
+			return wireup.Result(out, o, wireup.Meta{Run: base, Start: start, End: time.Now()}), nil
+		},
+		Render: func(res *report.Result) error {
+			if output != "" {
+				f := report.FormatJSON
+				if len(output) > 4 && output[len(output)-4:] == ".csv" {
+					f = report.FormatCSV
+				}
+				if err := writeFileAtomic(output, func(w io.Writer) error { return report.Write(w, res, f) }); err != nil {
+					return err
+				}
+			}
+			return report.Write(stdout, res, format)
+		},
 	})
-	if output != "" {
-		f := report.FormatJSON
-		if len(output) > 4 && output[len(output)-4:] == ".csv" {
-			f = report.FormatCSV
-		}
-		if err := writeFileAtomic(output, func(w io.Writer) error { return report.Write(w, res, f) }); err != nil {
-			return err
-		}
-	}
-	return report.Write(stdout, res, format)
 }
 
 // parseWireup parses and validates wireup's flags.
@@ -72,6 +72,7 @@ func parseWireup(args []string, stdout io.Writer) (wireupArgs, error) {
 	fs.BoolVar(&asJSON, "json", false, "same as --format json")
 	fs.BoolVar(&asCSV, "csv", false, "same as --format csv")
 	fs.StringVar(&wa.output, "output", "", "also write the result to `FILE`, as CSV if it ends in .csv, else JSON")
+	fs.StringVar(&wa.archive, "archive", "", "write the run as hpcbench's archive (JSON, schema hpcbench/1) to `FILE`")
 	if err := parseFlags(fs, args, stdout, wireupUsage); err != nil {
 		return wa, err
 	}
@@ -92,43 +93,9 @@ func parseWireup(args []string, stdout io.Writer) (wireupArgs, error) {
 	return wa, nil
 }
 
-// pmiMode names how this process would find its PMI server.
-func pmiMode() string {
-	switch {
-	case os.Getenv("PMI_FD") != "":
-		return "fd"
-	case os.Getenv("PMI_PORT") != "":
-		return "port"
-	}
-	return "singleton"
-}
-
 // writeFileAtomic writes through a temporary file in the same directory and
-// renames it into place, so a failed run never leaves a half-written file.
+// renames it into place, so a failed run never leaves a half-written file
+// (pipeline.WriteFile).
 func writeFileAtomic(path string, write func(io.Writer) error) error {
-	dir, base := ".", path
-	for i := len(path) - 1; i >= 0; i-- {
-		if path[i] == '/' {
-			dir, base = path[:i+1], path[i+1:]
-			break
-		}
-	}
-	f, err := os.CreateTemp(dir, "."+base+".tmp*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := write(f); err != nil {
-		f.Close()
-		os.Remove(f.Name())
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(f.Name())
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := os.Rename(f.Name(), path); err != nil {
-		os.Remove(f.Name())
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
+	return pipeline.WriteFile(path, write)
 }

@@ -27,6 +27,9 @@ type Args struct {
 	Format report.Format
 	// Output is a file to also write the result to (--output), "" for none.
 	Output string
+	// Archive is a file to write the run's archive to (--archive): the
+	// Result as report.WriteJSON writes it; "" for none.
+	Archive string
 
 	asJSON, asCSV bool
 }
@@ -86,6 +89,7 @@ func (a *Args) AddFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&a.asJSON, "json", false, "same as --format json")
 	fs.BoolVar(&a.asCSV, "csv", false, "same as --format csv")
 	fs.StringVar(&a.Output, "output", "", "also write the result to `FILE`")
+	fs.StringVar(&a.Archive, "archive", "", "write the run as hpcbench's archive (JSON, schema hpcbench/1) to `FILE`")
 	fs.StringVar(&o.Alg, "alg", "", "collective algorithms, such as allreduce=ring,bcast=binomial")
 	fs.StringVar(&o.Fabric, "fabric", "", "transport: auto, shm or tcp")
 }

@@ -164,6 +164,7 @@ func (e *engine) runTable(ctx context.Context, b benchmark, np int) error {
 	sched := newSchedule(e.o, sz)
 	tb := newTable(b, np, e.o.Check)
 	for iter, size := range sz {
+		e.phase(name, iter, int64(iter), int64(len(sz)))
 		fig := rankFigures{time: -1}
 		if active {
 			fig, err = e.runSize(ctx, b, g, c, sched, iter, size)
@@ -184,10 +185,18 @@ func (e *engine) runTable(ctx context.Context, b benchmark, np int) error {
 			e.failed[name] += defects
 		}
 	}
+	e.phase(name, len(sz)-1, int64(len(sz)), int64(len(sz)))
 	if e.world.Rank() == 0 {
 		e.tables = append(e.tables, tb.t)
 	}
 	return nil
+}
+
+// phase tells Env.Phase, if set, where the run is.
+func (e *engine) phase(name string, iter int, done, total int64) {
+	if e.o.Env.Phase != nil {
+		e.o.Env.Phase(name, iter, done, total)
+	}
 }
 
 // rankFigures is one rank's outcome at one size: the mean time of a

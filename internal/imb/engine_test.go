@@ -429,7 +429,7 @@ func TestResultWriters(t *testing.T) {
 	w := newFakeWorld(2)
 	w.cost = func(rank int, _ string, n int) float64 { return float64(rank+1)*us + float64(n)*1e-9 }
 	o := fixedOptions(2, "PingPong", "Allreduce", "Barrier")
-	o.Env = Env{Transport: "shm", CPUs: 1, Hostnames: []string{"node01"}, Command: []string{"hpcbench", "coll"}}
+	o.Env = Env{Transport: "shm", CPUs: 1, Run: report.Run{Hostnames: []string{"node01"}, Command: []string{"hpcbench", "coll"}}}
 	res := okJob(t, w, o, false)
 	if got := res.Run.Env["oversubscribed"]; got != "2 ranks / 1 CPUs" {
 		t.Errorf("oversubscribed = %q, want %q", got, "2 ranks / 1 CPUs")

@@ -93,16 +93,21 @@ type Options struct {
 
 // Env is what the caller knows about the job, for Run.Env of the result.
 type Env struct {
-	Command   []string // the command line, argv[0] first
-	Version   string   // hpcbench version
-	Transport string   // fabric transport in use ("shm", "tcp")
-	Hostnames []string // distinct hosts, in rank order
+	// Run is the run record (internal/run's): the command line, version
+	// and hosts the Result's Run starts from.
+	Run       report.Run
+	Transport string // fabric transport in use ("shm", "tcp")
 	// CPUs is the number of online CPUs on a host and HostRanks the most
 	// ranks any one host runs (0 means all ranks on one host); more ranks
 	// than CPUs is reported as oversubscribed.
 	CPUs, HostRanks int
 	// Extra facts to report as they are ("launcher", "pmi").
 	Extra map[string]string
+	// Phase, if not nil, is told on every rank as each benchmark's table
+	// goes through its message sizes: the table's name ("Allreduce",
+	// "PingPong"), the size's index, and the sizes done out of the
+	// table's.
+	Phase func(name string, iter int, done, total int64)
 }
 
 // NewOptions returns IMB-MPI1's defaults: every benchmark, -msglog 0:22,

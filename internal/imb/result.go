@@ -2,8 +2,8 @@ package imb
 
 import (
 	"fmt"
-	"math"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -78,7 +78,11 @@ func (tb *tableBuilder) row(size, reps int, all []rankFigures) (report.Row, int)
 		}
 		defects += f.defects
 	}
-	tmin, tmax, tavg := aggregate(times)
+	// IMB_calculate_times: t_avg is the arithmetic mean over the
+	// participating ranks of each rank's mean, not a percentile. With no
+	// times all three are NaN (not measured).
+	ts := report.Summarize(times)
+	tmin, tmax, tavg := ts.Min, ts.Max, ts.Mean
 	row := report.Row{Samples: map[string][]float64{sampleRank: times}}
 	if tb.b.kind != kindSync {
 		row.Labels = []string{strconv.Itoa(size)}
@@ -98,23 +102,6 @@ func (tb *tableBuilder) row(size, reps int, all []rankFigures) (report.Row, int)
 	return row, defects
 }
 
-// aggregate returns the minimum, maximum and mean of the ranks' times, as
-// IMB_calculate_times: t_avg is the arithmetic mean over the participating
-// ranks of each rank's mean, not a percentile. With no times all three are
-// NaN (not measured).
-func aggregate(times []float64) (tmin, tmax, tavg float64) {
-	if len(times) == 0 {
-		return math.NaN(), math.NaN(), math.NaN()
-	}
-	tmin, tmax = math.Inf(1), math.Inf(-1)
-	var sum float64
-	for _, t := range times {
-		tmin, tmax = min(tmin, t), max(tmax, t)
-		sum += t
-	}
-	return tmin, tmax, sum / float64(len(times))
-}
-
 // bandwidth is IMB's Mbytes/sec: scale × bytes / t_max in microseconds,
 // that is 10^6 bytes per second; 0 when the time is not positive.
 func bandwidth(scale float64, size int, tmax float64) float64 {
@@ -128,10 +115,10 @@ func bandwidth(scale float64, size int, tmax float64) float64 {
 func (e *engine) result(start, end time.Time) *report.Result {
 	o, env := e.o, &e.o.Env
 	r := report.New(BenchmarkName)
-	r.Run.Command = env.Command
-	r.Run.Version = env.Version
-	r.Run.Hostnames = env.Hostnames
-	r.Run.Hosts = len(env.Hostnames)
+	r.Run = env.Run
+	r.Run.Benchmark = BenchmarkName
+	r.Run.Hostnames = slices.Clone(env.Run.Hostnames)
+	r.Run.Hosts = len(env.Run.Hostnames)
 	r.Run.Ranks = e.world.Size()
 	r.Run.Start, r.Run.End = start, end
 	r.Run.Env = runEnv(env, r.Run.Ranks)

@@ -69,13 +69,32 @@ func TestProcessCounts(t *testing.T) {
 	}
 }
 
-func TestAggregate(t *testing.T) {
-	tmin, tmax, tavg := aggregate([]float64{3e-6, 1e-6, 2e-6, 6e-6})
-	if tmin != 1e-6 || tmax != 6e-6 || !near(tavg, 3e-6) {
-		t.Errorf("aggregate = %g %g %g, want 1e-6 6e-6 3e-6", tmin, tmax, tavg)
-	}
-	if a, b, c := aggregate(nil); !math.IsNaN(a) || !math.IsNaN(b) || !math.IsNaN(c) {
-		t.Errorf("aggregate(nil) = %g %g %g, want NaN", a, b, c)
+func TestRowTimes(t *testing.T) {
+	nan := math.NaN()
+	coll := benchmark{name: "Allreduce", kind: kindCollective}
+	for _, c := range []struct {
+		name    string
+		all     []rankFigures
+		want    []float64 // #repetitions, t_min, t_max, t_avg
+		samples []float64
+	}{
+		// Idle ranks (negative time) take no part in t_min, t_max, t_avg.
+		{"idle skipped", []rankFigures{{time: 3e-6}, {time: -1}, {time: 1e-6}, {time: 2e-6}, {time: 6e-6}},
+			[]float64{10, 1e-6, 6e-6, 3e-6}, []float64{3e-6, 1e-6, 2e-6, 6e-6}},
+		{"no active rank", []rankFigures{{time: -1}}, []float64{10, nan, nan, nan}, nil},
+	} {
+		row, _ := newTable(coll, len(c.all), false).row(8, 10, c.all)
+		if len(row.Metrics) != len(c.want) {
+			t.Fatalf("%s: row metrics %v, want %v", c.name, row.Metrics, c.want)
+		}
+		for i, w := range c.want {
+			if g := row.Metrics[i]; !(near(g, w) || g == w || math.IsNaN(g) && math.IsNaN(w)) {
+				t.Errorf("%s: metric %d = %g, want %g", c.name, i, g, w)
+			}
+		}
+		if !slices.Equal(row.Samples[sampleRank], c.samples) {
+			t.Errorf("%s: samples %v, want %v", c.name, row.Samples[sampleRank], c.samples)
+		}
 	}
 }
 

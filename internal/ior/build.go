@@ -3,6 +3,7 @@ package ior
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"math"
 	"path/filepath"
 	"strconv"
@@ -23,13 +24,16 @@ type resultBuilder struct {
 
 func newResultBuilder(env Env, size int, began time.Time) *resultBuilder {
 	r := report.New("ior")
-	r.Run.Start = began
-	r.Run.Command = env.Command
-	r.Run.Version = env.Version
-	r.Run.Hostnames = env.Hostnames
+	r.Run = env.Run
+	r.Run.Benchmark = "ior"
+	r.Run.Start, r.Run.End = began, time.Time{}
 	r.Run.Ranks = size
-	r.Run.Hosts = env.Hosts
-	r.Run.Env = map[string]string{report.EnvMachine: env.Machine, "platform": env.Platform}
+	r.Run.Env = maps.Clone(env.Run.Env)
+	if r.Run.Env == nil {
+		r.Run.Env = map[string]string{}
+	}
+	r.Run.Env[report.EnvMachine] = env.Machine
+	r.Run.Env["platform"] = env.Platform
 	return &resultBuilder{env: env, size: size, r: r,
 		summary: report.Table{Name: report.IORSummaryTable, Columns: report.IORSummaryColumns()}}
 }
@@ -43,6 +47,9 @@ func (b *resultBuilder) finish(finished time.Time) *report.Result {
 
 // addTest adds one test's tables and its summary rows.
 func (b *resultBuilder) addTest(o *config.Options, t *tester, res *testResult) {
+	if b.r.Params == nil {
+		b.r.Params = settingParams(b.parameters(o, t))
+	}
 	b.r.Tables = append(b.r.Tables, b.testTables(o, t, res)...)
 	for _, op := range []string{report.IORWrite, report.IORRead} {
 		if row, ok := b.summaryRow(o, t, res, op); ok {
@@ -155,7 +162,7 @@ func (b *resultBuilder) options(o *config.Options, t *tester) []report.Row {
 		}
 	}
 	rows = append(rows,
-		num("nodes", int64(t.env.Hosts)),
+		num("nodes", int64(t.env.Run.Hosts)),
 		num("tasks", int64(t.numTasks)),
 		num("clients per node", int64(b.tasksPerNode(t))),
 	)
@@ -194,7 +201,7 @@ func (b *resultBuilder) tasksPerNode(t *tester) int {
 	if t.env.HostRanks > 0 {
 		return t.env.HostRanks
 	}
-	return max(1, t.numTasks/max(1, t.env.Hosts))
+	return max(1, t.numTasks/max(1, t.env.Run.Hosts))
 }
 
 func b2i(v bool) int64 {
@@ -219,7 +226,7 @@ func (b *resultBuilder) parameters(o *config.Options, t *tester) []report.Row {
 		num("outlierThreshold", int64(o.OutlierThreshold)),
 		str("options", "(null)"),
 		num("dryRun", b2i(o.DryRun)),
-		num("nodes", int64(t.env.Hosts)),
+		num("nodes", int64(t.env.Run.Hosts)),
 		num("memoryPerTask", o.MemoryPerTask),
 		num("memoryPerNode", t.hog.node),
 		num("tasksPerNode", int64(b.tasksPerNode(t))),
@@ -322,14 +329,14 @@ func (b *resultBuilder) summaryRow(o *config.Options, t *tester, res *testResult
 	if len(bw) == 0 {
 		return report.Row{}, false
 	}
-	bmax, bmin, bmean, bsd := stats(bw)
-	omax, omin, omean, osd := stats(ops)
-	_, _, tmean, _ := stats(times)
-	_, _, amean, _ := stats(aggs)
+	// IOR's summary over the repetitions: the population deviation
+	// (ior.c divides by reps), and one repetition too short to time (NaN)
+	// leaves the whole row unmeasured.
+	bwS, opS := report.Summarize(bw).Strict(), report.Summarize(ops).Strict()
+	tmean, amean := report.Summarize(times).Strict().Mean, report.Summarize(aggs).Strict().Mean
 	sT, sBW := math.NaN(), math.NaN()
 	if len(stoneT) > 0 {
-		_, _, sT, _ = stats(stoneT)
-		_, _, sBW, _ = stats(stoneBW)
+		sT, sBW = report.Summarize(stoneT).Strict().Mean, report.Summarize(stoneBW).Strict().Mean
 	}
 	fpp := 0
 	if o.FilePerProc {
@@ -345,26 +352,11 @@ func (b *resultBuilder) summaryRow(o *config.Options, t *tester, res *testResult
 		ReorderRandom: o.ReorderTasksRandom, Seed: o.ReorderTasksRandomSeed,
 		Segments: o.SegmentCount, BlockSize: o.BlockSize, TransferSize: o.TransferSize,
 		API: o.API, RefNum: o.RefNum,
-		BWMax: bmax, BWMin: bmin, BWMean: bmean, BWStdDev: bsd,
-		OPsMax: omax, OPsMin: omin, OPsMean: omean, OPsStdDev: osd,
+		BWMax: bwS.Max, BWMin: bwS.Min, BWMean: bwS.Mean, BWStdDev: bwS.StddevPop,
+		OPsMax: opS.Max, OPsMin: opS.Min, OPsMean: opS.Mean, OPsStdDev: opS.StddevPop,
 		MeanTime: tmean, StonewallTime: sT, StonewallBW: sBW, AggMiB: amean,
 		BW: bw, OPs: ops,
 	}.Row(), true
-}
-
-// stats returns the max, min, mean and population standard deviation of
-// v, IOR's summary statistics (IOR divides by the count, not count−1).
-func stats(v []float64) (mx, mn, mean, sd float64) {
-	mx, mn = math.Inf(-1), math.Inf(1)
-	for _, x := range v {
-		mx, mn = math.Max(mx, x), math.Min(mn, x)
-		mean += x
-	}
-	mean /= float64(len(v))
-	for _, x := range v {
-		sd += (x - mean) * (x - mean)
-	}
-	return mx, mn, mean, math.Sqrt(sd / float64(len(v)))
 }
 
 // dirOf is the directory of a test file, for statfs.

@@ -30,18 +30,20 @@ type Comm interface {
 
 // Env is what the engine learns from its surroundings.
 type Env struct {
-	// Command is the command line as typed, argv[0] first.
-	Command []string
-	// Version is the hpcbench build.
-	Version string
+	// Run is the run record (internal/run's): the command line, version,
+	// hosts and environment facts the Result's Run starts from. Run.Hosts
+	// is the number of hosts the job runs on.
+	Run report.Run
 	// Machine is uname's sysname and nodename ("Linux vm"); Platform is
 	// IOR's JSON "platform" ("vm(Linux)").
 	Machine, Platform string
-	// Hostnames lists the job's hosts.
-	Hostnames []string
-	// Hosts is the number of hosts the job runs on, HostRanks the most
-	// ranks on any one of them (IOR's "clients per node").
-	Hosts, HostRanks int
+	// HostRanks is the most ranks on any one host (IOR's "clients per
+	// node").
+	HostRanks int
+	// Phase, if not nil, is told on every rank when each phase of each
+	// repetition starts and ends: its name ("write", "read"), the
+	// repetition, and this rank's bytes done out of its total.
+	Phase func(name string, iter int, done, total int64)
 	// Clock returns seconds; readings must be comparable between the
 	// ranks of a host. Nil means wall-clock time.
 	Clock func() float64
@@ -74,8 +76,11 @@ func (e Env) withDefaults() Env {
 	if e.Warn == nil {
 		e.Warn = func(string) {}
 	}
-	if e.Hosts < 1 {
-		e.Hosts = 1
+	if e.Run.Hosts < 1 {
+		e.Run.Hosts = 1
+	}
+	if e.Phase == nil {
+		e.Phase = func(string, int, int64, int64) {}
 	}
 	return e
 }

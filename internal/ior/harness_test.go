@@ -2,6 +2,7 @@ package ior
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -32,9 +33,10 @@ var fixedNow = time.Date(2026, 11, 29, 18, 3, 15, 0, time.UTC)
 
 // jobRun is the outcome of one in-process job.
 type jobRun struct {
-	res  *report.Result // rank 0's
-	errs []error        // per rank
-	warn []string       // rank 0's warnings
+	res    *report.Result // rank 0's
+	errs   []error        // per rank
+	warn   []string       // rank 0's warnings
+	phases []string       // rank 0's Phase calls: "NAME ITER DONE/TOTAL"
 }
 
 // runJob parses args and runs them on n in-process ranks. fake selects
@@ -54,9 +56,9 @@ func runJobProgress(t *testing.T, n int, args string, fake bool, progress func(*
 	var mu sync.Mutex
 	out.errs = jobtest.Run(t, n, ErrVerify, func(ctx context.Context, c *collectives.Comm) error {
 		env := Env{
-			Command: append([]string{"hpcbench", "ior"}, strings.Fields(args)...), Version: "hpcbench test",
-			Machine: "Linux testhost", Platform: "testhost(Linux)", Hostnames: []string{"testhost"},
-			Hosts: 1, HostRanks: n,
+			Run: report.Run{Command: append([]string{"hpcbench", "ior"}, strings.Fields(args)...), Version: "hpcbench test",
+				Hostnames: []string{"testhost"}, Hosts: 1},
+			Machine: "Linux testhost", Platform: "testhost(Linux)", HostRanks: n,
 		}
 		if fake {
 			env.Clock = jobtest.FakeClock(0.001)
@@ -65,6 +67,11 @@ func runJobProgress(t *testing.T, n int, args string, fake bool, progress func(*
 		if c.Rank() == 0 {
 			env.Warn = func(line string) { mu.Lock(); out.warn = append(out.warn, line); mu.Unlock() }
 			env.Progress = progress
+			env.Phase = func(name string, iter int, done, total int64) {
+				mu.Lock()
+				out.phases = append(out.phases, fmt.Sprintf("%s %d %d/%d", name, iter, done, total))
+				mu.Unlock()
+			}
 		}
 		tests := append([]config.Options(nil), cfg.Tests...) // Run resolves its own copy
 		res, err := Run(ctx, c, tests, env)

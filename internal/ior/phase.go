@@ -86,6 +86,13 @@ func (t *tester) phase(ctx context.Context, acc access, rep int) (phaseFigures, 
 		}
 		t.fill(acc, pl)
 	}
+	// The Phase hook is told outside the timers: before the barrier and
+	// after the close.
+	var total int64
+	if pl != nil {
+		total = pl.count * t.o.TransferSize
+	}
+	t.env.Phase(f.access, rep, 0, total)
 	if err := t.barrier(ctx); err != nil {
 		return f, err
 	}
@@ -153,6 +160,7 @@ func (t *tester) phase(ctx context.Context, acc access, rep int) (phaseFigures, 
 		}
 		st[closeStop] = t.env.Clock()
 	}
+	t.env.Phase(f.access, rep, moved, total)
 	if err := t.reduce(ctx, &f, st, moved, count, bad, stone); err != nil {
 		return f, err
 	}

@@ -107,7 +107,7 @@ func (t *tester) topology() layout.Topology {
 	if perHost < 1 || perHost > t.numTasks {
 		perHost = t.numTasks
 	}
-	nodes := min(max(1, t.env.Hosts), t.numTasks)
+	nodes := min(max(1, t.env.Run.Hosts), t.numTasks)
 	perHost = min(perHost, t.numTasks-nodes+1)
 	return layout.Topology{NumTasks: t.numTasks, Nodes: nodes, TasksOnNode0: perHost, BySlot: perHost > 1 || t.numTasks == 1}
 }

@@ -7,6 +7,7 @@ import (
 	"math"
 
 	"github.com/hpcbench/hpcbench/collectives"
+	"github.com/hpcbench/hpcbench/report"
 )
 
 // idleStamps are the readings of a rank that takes no part (-N): they
@@ -117,11 +118,7 @@ func (t *tester) outliers(f *phaseFigures) {
 	if t.o.OutlierThreshold <= 0 || len(f.rankTotal) == 0 {
 		return
 	}
-	var mean float64
-	for _, v := range f.rankTotal {
-		mean += v
-	}
-	mean /= float64(len(f.rankTotal))
+	mean := report.Summarize(f.rankTotal).Strict().Mean
 	for i, v := range f.rankTotal {
 		if math.Abs(v-mean) > float64(t.o.OutlierThreshold) {
 			t.env.Warn(fmt.Sprintf("WARNING: for task %d, %s elapsed time is %.6f sec, which is more than %d sec from the mean %.6f sec",

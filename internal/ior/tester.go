@@ -75,7 +75,7 @@ func newTester(ctx context.Context, c Comm, o *config.Options, env Env) (*tester
 	// -O numNodes and numTasksOnNode0 stand for what the job reports, as
 	// in IOR: for -C's shift, -Z's node offset, -M's share and the report.
 	if o.NumNodes > 0 {
-		t.env.Hosts = o.NumNodes
+		t.env.Run.Hosts = o.NumNodes
 	}
 	if o.NumTasksOnNode0 > 0 {
 		t.env.HostRanks = o.NumTasksOnNode0
@@ -102,7 +102,7 @@ func newTester(ctx context.Context, c Comm, o *config.Options, env Env) (*tester
 	}
 	if h, ok := t.be.(aiori.Hinter); ok {
 		h.SetHints(aiori.Hints{
-			Rank: t.rank, NumTasks: t.numTasks, NumNodes: env.Hosts,
+			Rank: t.rank, NumTasks: t.numTasks, NumNodes: env.Run.Hosts,
 			FilePerProc: o.FilePerProc, RandomOffset: o.RandomOffset > 0,
 			FsyncPerWrite: o.FsyncPerWrite, SingleXferAttempt: o.SingleXferAttempt,
 			SegmentCount: o.SegmentCount, BlockSize: o.BlockSize, TransferSize: o.TransferSize,

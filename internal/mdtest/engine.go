@@ -29,10 +29,10 @@ type Comm interface {
 
 // Env is what the engine learns from its surroundings.
 type Env struct {
-	// Command is the command line as typed, argv[0] first.
-	Command []string
-	// Version is the hpcbench build.
-	Version string
+	// Run is the run record (internal/run's): the command line, version,
+	// hosts and environment facts the Result's Run starts from. Run.Hosts
+	// counts the job's hosts.
+	Run report.Run
 	// Machine is uname's sysname and nodename ("Linux vm").
 	Machine string
 	// JobRanks is the number of ranks of the whole job, when the Comm
@@ -40,9 +40,11 @@ type Env struct {
 	// with N total task(s)" and Nodemap are the job's. 0 means the Comm's
 	// size.
 	JobRanks int
-	// Hostnames lists the job's hosts; Hosts counts them.
-	Hostnames []string
-	Hosts     int
+	// Phase, if not nil, is told on every rank when each phase of each
+	// iteration starts and ends: its name ("file creation", "tree
+	// removal"), the iteration, and this rank's items done out of its
+	// total.
+	Phase func(name string, iter int, done, total int64)
 	// Clock returns seconds; readings must be comparable between the
 	// ranks of a host. Nil means wall-clock time since clockEpoch, which
 	// a float64 holds to a few tens of nanoseconds (seconds since 1970
@@ -92,8 +94,11 @@ func (e Env) withDefaults() Env {
 	if e.Warn == nil {
 		e.Warn = func(string) {}
 	}
-	if e.Hosts < 1 {
-		e.Hosts = 1
+	if e.Run.Hosts < 1 {
+		e.Run.Hosts = 1
+	}
+	if e.Phase == nil {
+		e.Phase = func(string, int, int64, int64) {}
 	}
 	return e
 }

@@ -2,6 +2,7 @@ package mdtest
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -30,10 +31,11 @@ var fixedNow = time.Date(2026, 11, 29, 18, 5, 1, 0, time.UTC)
 
 // jobRun is the outcome of one in-process job.
 type jobRun struct {
-	res  *report.Result   // rank 0's (the first of a sweep)
-	all  []*report.Result // rank 0's, one per number of tasks
-	errs []error          // per rank
-	warn []string         // rank 0's warnings
+	res    *report.Result   // rank 0's (the first of a sweep)
+	all    []*report.Result // rank 0's, one per number of tasks
+	errs   []error          // per rank
+	warn   []string         // rank 0's warnings
+	phases []string         // rank 0's Phase calls: "NAME ITER DONE/TOTAL"
 }
 
 // runJob runs args on n in-process ranks, through Sweep; fake selects the fake clock and
@@ -52,8 +54,9 @@ func runJob(t *testing.T, n int, args string, fake bool, runCmd func(ctx context
 	var mu sync.Mutex
 	out.errs = jobtest.Run(t, n, ErrOps, func(ctx context.Context, c *collectives.Comm) error {
 		env := Env{
-			Command: append([]string{"hpcbench", "mdtest"}, strings.Fields(args)...), Version: "hpcbench test",
-			Machine: "Linux testhost", Hostnames: []string{"testhost"}, Hosts: 1, RunCmd: runCmd,
+			Run: report.Run{Command: append([]string{"hpcbench", "mdtest"}, strings.Fields(args)...), Version: "hpcbench test",
+				Hostnames: []string{"testhost"}, Hosts: 1},
+			Machine: "Linux testhost", RunCmd: runCmd,
 		}
 		if fake {
 			env.Clock = jobtest.FakeClock(0.001)
@@ -61,6 +64,11 @@ func runJob(t *testing.T, n int, args string, fake bool, runCmd func(ctx context
 		}
 		if c.Rank() == 0 {
 			env.Warn = func(line string) { mu.Lock(); out.warn = append(out.warn, line); mu.Unlock() }
+			env.Phase = func(name string, iter int, done, total int64) {
+				mu.Lock()
+				out.phases = append(out.phases, fmt.Sprintf("%s %d %d/%d", name, iter, done, total))
+				mu.Unlock()
+			}
 		}
 		rs, err := Sweep(ctx, c, opts[c.Rank()], env)
 		if c.Rank() == 0 && len(rs) > 0 {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"math"
 	"strings"
 	"syscall"
@@ -42,28 +43,6 @@ func describe(op, path string, err error) failure {
 		f.err = pe.Err.Error()
 	}
 	return f
-}
-
-// stats returns the max, min, mean and sample standard deviation of v
-// (n−1, as mdtest; 0 for a single value), NaN for none.
-func stats(v []float64) (mx, mn, mean, sd float64) {
-	if len(v) == 0 {
-		nan := math.NaN()
-		return nan, nan, nan, nan
-	}
-	mx, mn = math.Inf(-1), math.Inf(1)
-	for _, x := range v {
-		mx, mn = math.Max(mx, x), math.Min(mn, x)
-		mean += x
-	}
-	mean /= float64(len(v))
-	if len(v) > 1 {
-		for _, x := range v {
-			sd += (x - mean) * (x - mean)
-		}
-		sd = math.Sqrt(sd / float64(len(v)-1))
-	}
-	return mx, mn, mean, sd
 }
 
 // perSecond returns items/secs, or NaN (not measured) when the phase was
@@ -111,16 +90,19 @@ func aggregate(p *phaseResult) (rate, secs float64, items int64) {
 func (r *runner) result(res *runResult, finished time.Time) *report.Result {
 	o := r.o
 	out := report.New("mdtest")
-	out.Run.Command = r.env.Command
-	out.Run.Version = r.env.Version
-	out.Run.Hostnames = r.env.Hostnames
+	out.Run = r.env.Run
+	out.Run.Benchmark = "mdtest"
 	out.Run.Ranks = r.size
 	if r.env.JobRanks > 0 {
 		out.Run.Ranks = r.env.JobRanks
 	}
-	out.Run.Hosts = r.env.Hosts
 	out.Run.Start, out.Run.End = r.began, finished
-	out.Run.Env = map[string]string{report.EnvMachine: r.env.Machine}
+	out.Run.Env = maps.Clone(r.env.Run.Env)
+	if out.Run.Env == nil {
+		out.Run.Env = map[string]string{}
+	}
+	out.Run.Env[report.EnvMachine] = r.env.Machine
+	out.Params = params(o)
 
 	kind := report.MdtestFilesDirectories
 	switch {
@@ -136,7 +118,7 @@ func (r *runner) result(res *runResult, finished time.Time) *report.Result {
 		PrintAllProcs: o.PrintAllProcs,
 		Warnings:      r.warnings,
 	}
-	if r.env.Hosts <= 1 {
+	if r.env.Run.Hosts <= 1 {
 		h.Nodemap = strings.Repeat("1", out.Run.Ranks)
 	}
 	if fi := r.fsInfo; fi != nil && fi.TotalBytes > 0 {
@@ -197,14 +179,15 @@ func (r *runner) result(res *runResult, finished time.Time) *report.Result {
 			}
 			continue
 		}
-		mx, mn, mean, sd := stats(iterRates)
-		rmx, rmn, rmean, _ := stats(rankRates)
-		rate.Rows = append(rate.Rows, report.MdtestSummary{Operation: op, Max: mx, Min: mn, Mean: mean, StdDev: sd,
-			RankMax: rmx, RankMin: rmn, RankMean: rmean, Iterations: iterRates, Ranks: rankRates}.RateRow())
-		mx, mn, mean, sd = stats(iterTimes)
-		rmx, rmn, rmean, _ = stats(rankTimes)
-		tm.Rows = append(tm.Rows, report.MdtestSummary{Operation: op, Max: mx, Min: mn, Mean: mean, StdDev: sd,
-			RankMax: rmx, RankMin: rmn, RankMean: rmean, Iterations: iterTimes, Ranks: rankTimes}.TimeRow())
+		// mdtest's summary: the sample deviation over the iterations
+		// (summarize_results_rank0 divides by iterations-1); a figure the
+		// clock did not see (NaN) leaves its whole summary unmeasured.
+		ir, rr := report.Summarize(iterRates).Strict(), report.Summarize(rankRates).Strict()
+		rate.Rows = append(rate.Rows, report.MdtestSummary{Operation: op, Max: ir.Max, Min: ir.Min, Mean: ir.Mean, StdDev: ir.Stddev,
+			RankMax: rr.Max, RankMin: rr.Min, RankMean: rr.Mean, Iterations: iterRates, Ranks: rankRates}.RateRow())
+		it, rt := report.Summarize(iterTimes).Strict(), report.Summarize(rankTimes).Strict()
+		tm.Rows = append(tm.Rows, report.MdtestSummary{Operation: op, Max: it.Max, Min: it.Min, Mean: it.Mean, StdDev: it.Stddev,
+			RankMax: rt.Max, RankMin: rt.Min, RankMean: rt.Mean, Iterations: iterTimes, Ranks: rankTimes}.TimeRow())
 		if failed > 0 {
 			errs.Rows = append(errs.Rows, report.MdtestError{Phase: op, Count: failed, Op: first.op, Path: first.path, Err: first.err}.Row())
 		}

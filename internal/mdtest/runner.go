@@ -94,6 +94,7 @@ type phaseRank struct {
 type phaseResult struct {
 	name  string
 	iter  int
+	done  int64       // this rank's items done (the item phases)
 	ranks []phaseRank // by rank
 	// failures over all ranks, and the first one's description
 	failed int64
@@ -133,6 +134,12 @@ func (r *runner) run(ctx context.Context) (*runResult, error) {
 			}
 			created = true
 		}
+	}
+	// Before any rank works under it: another rank's MkdirAll of its own
+	// tree would make the -d directory first, and this rank, finding it,
+	// would not remove it at the end (-u left it behind in 1 run of 3).
+	if err := r.barrier(ctx); err != nil {
+		return nil, err
 	}
 	r.iio, _ = r.be.(itemIO)
 	if r.rank == 0 {
@@ -228,6 +235,13 @@ func (r *runner) iteration(ctx context.Context, iter int, base string, res *runR
 	for _, ph := range o.Phases() {
 		var p phaseResult
 		var err error
+		// The Phase hook: items for the item phases (this rank's, as
+		// planned), unknown (0) for the trees.
+		var total int64
+		if ph != config.TreeCreate && ph != config.TreeRemove {
+			total = r.items
+		}
+		r.env.Phase(ph.String(), iter, 0, total)
 		switch ph {
 		case config.TreeCreate:
 			p, err = r.treePhase(ctx, phTreeCreate, mine, true)
@@ -259,6 +273,7 @@ func (r *runner) iteration(ctx context.Context, iter int, base string, res *runR
 			return err
 		}
 		p.iter = iter
+		r.env.Phase(ph.String(), iter, p.done, total)
 		res.phases = append(res.phases, p)
 		res.failed += p.failed
 	}
@@ -597,7 +612,9 @@ func (r *runner) itemPhase(ctx context.Context, name string, op opFunc, owner in
 			return phaseResult{}, err
 		}
 	}
-	return r.collect(ctx, name, phaseRank{items: float64(done), before: tBefore - t0, after: t1 - t0}, failed, first)
+	p, err := r.collect(ctx, name, phaseRank{items: float64(done), before: tBefore - t0, after: t1 - t0}, failed, first)
+	p.done = int64(done)
+	return p, err
 }
 
 // collective reports whether rank 0 does phase name's operations for

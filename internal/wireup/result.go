@@ -1,6 +1,7 @@
 package wireup
 
 import (
+	"maps"
 	"strconv"
 	"time"
 
@@ -9,11 +10,11 @@ import (
 
 // Meta is what the caller knows about the run that Run does not measure.
 type Meta struct {
-	Command    []string
-	Version    string
-	Hostname   string
+	// Run is the run record (internal/run's): the command line, version,
+	// hosts and environment facts ("pmi": how this rank found its
+	// server) the Result's Run starts from.
+	Run        report.Run
 	Start, End time.Time
-	PMI        string // how this rank found its server: fd, port or singleton
 }
 
 // Result turns rank 0's outcome into the report model: one "phases" table
@@ -21,14 +22,11 @@ type Meta struct {
 // over ranks, each rank's seconds kept as samples.
 func Result(out *Outcome, o Options, m Meta) *report.Result {
 	r := report.New("wireup")
-	r.Run.Command = m.Command
-	r.Run.Version = m.Version
-	if m.Hostname != "" {
-		r.Run.Hostnames = []string{m.Hostname}
-	}
+	r.Run = m.Run
+	r.Run.Benchmark = "wireup"
 	r.Run.Ranks = out.Size
 	r.Run.Start, r.Run.End = m.Start, m.End
-	r.Run.Env = map[string]string{"pmi": m.PMI}
+	r.Run.Env = maps.Clone(m.Run.Env)
 	r.Params = []report.Param{
 		{Name: "card-size", Value: strconv.Itoa(o.CardSize) + " B"},
 		{Name: "pattern", Value: o.Pattern},

@@ -39,6 +39,9 @@ type Options struct {
 	Timeout  time.Duration // bound on every PMI wait and on collecting results
 	Trace    io.Writer     // if non-nil, this rank's PMI wire lines
 	Getenv   func(string) (string, bool)
+	// Phase, if not nil, is told after each phase (outside its timing):
+	// its name, iteration 0, and the phases done out of all of them.
+	Phase func(name string, iter int, done, total int64)
 }
 
 // Validate reports the first invalid option, naming its flag.
@@ -71,6 +74,13 @@ type Outcome struct {
 	Singleton  bool
 	Gets       int     // gets this rank did
 	Ranks      []Times // rank 0 only
+}
+
+// phase tells o.Phase, if set, that phase i of Phases is done.
+func (o *Options) phase(i int) {
+	if o.Phase != nil {
+		o.Phase(phaseNames[i], 0, int64(i+1), int64(len(phaseNames)))
+	}
 }
 
 // card returns rank's business card: a deterministic pattern that names the
@@ -112,6 +122,7 @@ func Run(ctx context.Context, o Options) (*Outcome, error) {
 	}
 	t1 := time.Now()
 	t[0] = t1.Sub(t0).Seconds()
+	o.phase(0)
 	rank, size := c.Rank(), c.Size()
 
 	// Rank 0 opens its results collector before the barrier so that its
@@ -134,17 +145,22 @@ func Run(ctx context.Context, o Options) (*Outcome, error) {
 	}
 	t2 := time.Now()
 	t[1] = t2.Sub(t1).Seconds()
+	o.phase(1)
+	t2 = time.Now()
 	if err := c.Barrier(ctx); err != nil {
 		return nil, abort(fmt.Errorf("wireup: barrier: %w", err))
 	}
 	t3 := time.Now()
 	t[2] = t3.Sub(t2).Seconds()
+	o.phase(2)
+	t3 = time.Now()
 	gets, verify, err := getCards(ctx, c, rank, size, o)
 	if err != nil {
 		return nil, abort(fmt.Errorf("wireup: get: %w", err))
 	}
 	t4 := time.Now()
 	t[3] = (t4.Sub(t3) - verify).Seconds()
+	o.phase(3)
 	var colAddr string
 	if rank != 0 {
 		if colAddr, err = c.Get(ctx, collectorKey); err != nil {
@@ -156,6 +172,7 @@ func Run(ctx context.Context, o Options) (*Outcome, error) {
 		return nil, fmt.Errorf("wireup: finalize: %w", err)
 	}
 	t[4] = time.Since(t4).Seconds()
+	o.phase(4)
 
 	out := &Outcome{Rank: rank, Size: size, Singleton: c.Singleton(), Gets: gets}
 	switch {

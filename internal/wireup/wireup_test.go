@@ -310,8 +310,8 @@ func TestResult(t *testing.T) {
 	}}
 	o := Options{CardSize: 64, Pattern: PatternAll, Timeout: time.Minute}
 	start := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	m := Meta{Command: []string{"hpcbench", "wireup"}, Version: "v1.2.3", Hostname: "node1",
-		Start: start, End: start.Add(time.Second), PMI: "fd"}
+	m := Meta{Run: report.Run{Command: []string{"hpcbench", "wireup"}, Version: "v1.2.3", Hostnames: []string{"node1"},
+		Env: map[string]string{"pmi": "fd"}}, Start: start, End: start.Add(time.Second)}
 	r := Result(out, o, m)
 	if err := r.Validate(); err != nil {
 		t.Fatalf("Result does not validate: %v", err)
@@ -398,7 +398,7 @@ func TestRunSingleton(t *testing.T) {
 			if trace.Len() != 0 {
 				t.Errorf("a singleton traced wire lines:\n%s", trace.String())
 			}
-			if r := Result(out, o, Meta{PMI: "singleton"}); r.Validate() != nil || len(r.Tables[0].Rows) != 6 {
+			if r := Result(out, o, Meta{Run: report.Run{Env: map[string]string{"pmi": "singleton"}}}); r.Validate() != nil || len(r.Tables[0].Rows) != 6 {
 				t.Errorf("Result of a singleton run: %v, %d rows", r.Validate(), len(r.Tables[0].Rows))
 			}
 		})

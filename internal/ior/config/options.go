@@ -218,6 +218,9 @@ type Options struct {
 	// SaveRankPerformanceDetailsCSV is -O saveRankPerformanceDetailsCSV:
 	// a CSV file of every rank's figures.
 	SaveRankPerformanceDetailsCSV string
+	// ArchiveFile is -O archiveFile (--archive): the file that gets the
+	// run as report.WriteJSON writes it. The command uses the last test's.
+	ArchiveFile string
 	// SavePerOpDataCSV is -O savePerOpDataCSV: the prefix of per-rank CSV
 	// files of every I/O call.
 	SavePerOpDataCSV string

@@ -73,6 +73,13 @@ const (
 // ErrHelp prints on one line.
 func parse(args []string, reg *aiori.Registry, open func(string) (io.ReadCloser, error)) (*Config, error) {
 	cfg, err := parseTests(args, reg, open)
+	if err == nil {
+		for i := range cfg.Tests {
+			if err = notImplemented(&cfg.Tests[i]); err != nil {
+				break
+			}
+		}
+	}
 	if err != nil && !errors.Is(err, ErrHelp) {
 		return nil, cliflag.OneLineError{Err: err}
 	}
@@ -267,6 +274,8 @@ func (p *parser) addFlags() {
 	fs.StringVar(&o.SummaryFile, "summaryFile", "", "write the report to this file")
 	fs.Var(summaryFormatValue{&o.SummaryFormat}, "summaryFormat", "report format: default, JSON or CSV")
 	fs.StringVar(&o.SaveRankPerformanceDetailsCSV, "saveRankPerformanceDetailsCSV", "", "CSV file of every rank's figures")
+	fs.StringVar(&o.ArchiveFile, "archiveFile", "", "write the run as hpcbench's archive (JSON, schema hpcbench/1) to this file; also --archive")
+	fs.StringVar(&o.ArchiveFile, "archive", "", "same as -O archiveFile")
 	fs.StringVar(&o.SavePerOpDataCSV, "savePerOpDataCSV", "", "write PREFIX-REP-RANK.csv: start, duration and throughput of every transfer")
 	sw(&o.SummaryAlways, "summaryAlways", "", "IOR's summary after every test: a no-op at -v 0, as in IOR; refused with -v")
 }

@@ -156,6 +156,9 @@ func TestParseFlagForms(t *testing.T) {
 			o.SummaryFile, o.SummaryFormat = "out.json", SummaryJSON
 		}},
 		{[]string{"--summaryFormat=csv"}, func(o *Options) { o.SummaryFormat = SummaryCSV }},
+		{[]string{"-O", "archiveFile=run.json"}, func(o *Options) { o.ArchiveFile = "run.json" }},
+		{[]string{"--archive", "run.json"}, func(o *Options) { o.ArchiveFile = "run.json" }},
+		{[]string{"-O", "archivefile=a.json", "--archiveFile=b.json"}, func(o *Options) { o.ArchiveFile = "b.json" }},
 		{[]string{"-O", "saveRankPerformanceDetailsCSV=r.csv", "-O", "savePerOpDataCSV=ops,summaryAlways=1"}, func(o *Options) {
 			o.SaveRankPerformanceDetailsCSV, o.SavePerOpDataCSV, o.SummaryAlways = "r.csv", "ops", true
 		}},

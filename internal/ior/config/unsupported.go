@@ -1,6 +1,7 @@
 package config
 
 import (
+	"errors"
 	"sort"
 	"strings"
 
@@ -34,4 +35,18 @@ func Unsupported() []cliflag.Refusal {
 		out[i].Why = "IOR's " + strings.Join(names[out[i].Why], ", ") + ": " + out[i].Why
 	}
 	return out
+}
+
+// notImplemented refuses, before any I/O, the combinations of IOR options
+// hpcbench parses but does not implement, rather than ignoring them, with
+// the reason.
+func notImplemented(o *Options) error {
+	switch {
+	case o.SummaryAlways && o.Verbose > 0:
+		// At -v 0 IOR prints nothing for it either (PrintLongSummaryHeader
+		// and PrintShortSummary return), so it runs as IOR runs it.
+		return errors.New("-O summaryAlways with -v: not supported: IOR then prints each test's summary rows " +
+			"after the test instead of its Max Write/Read lines; hpcbench prints them at the end (drop one of the two)")
+	}
+	return nil
 }

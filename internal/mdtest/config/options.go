@@ -224,6 +224,9 @@ type Options struct {
 	// and JSON (--output run.json). Without --format, Parse takes the
 	// format from Output's extension: .csv is CSV, anything else JSON.
 	Output string
+	// Archive is --archive: the file that gets the run as
+	// report.WriteJSON writes it ("" for none).
+	Archive string
 }
 
 // DefaultOptions returns mdtest's defaults. API is empty: Parse fills in

@@ -182,6 +182,7 @@ func (p *parser) addFlags() {
 	sw(&o.WarningAsErrors, "warningAsErrors", "", "fail on any warning")
 	fs.Var(formatValue{&o.Format}, "format", "report format: human, json or csv (to stdout, or to --output)")
 	text(&o.Output, "output", "", "write the --format report to this `file`; stdout then gets the human report")
+	text(&o.Archive, "archive", "", "write the run as hpcbench's archive (JSON, schema hpcbench/1) to this `file`")
 	sw(&p.help, "help", "h", "print this help")
 }
 

@@ -1,0 +1,158 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/hpcbench/hpcbench/report"
+)
+
+const compareUsage = "hpcbench compare [--threshold PCT] [--alpha A] [--format human|csv|json] OLD NEW | OLD... -- NEW..."
+
+// compareArgs is compare's parsed command line.
+type compareArgs struct {
+	old, new  []string // archives or directories of archives
+	opts      report.CompareOptions
+	threshold string // as typed, for the failure message
+	format    report.Format
+}
+
+// runCompare compares the archives of two sets of runs, benchstat-style.
+// Every input is read and checked before anything is printed.
+func runCompare(_ context.Context, stdout, stderr io.Writer, args []string) error {
+	ca, err := parseCompare(args, stdout)
+	if err != nil {
+		if err == errHelp {
+			return nil
+		}
+		return err
+	}
+	oldSide, err := readArchives(ca.old)
+	if err != nil {
+		return &exitError{code: 2, msg: "compare: " + err.Error()}
+	}
+	newSide, err := readArchives(ca.new)
+	if err != nil {
+		return &exitError{code: 2, msg: "compare: " + err.Error()}
+	}
+	c, err := report.Compare(oldSide, newSide, ca.opts)
+	if err != nil {
+		return &exitError{code: 2, msg: "compare: " + oneLine(err.Error())}
+	}
+	if err := report.WriteCompare(stdout, c, ca.format); err != nil {
+		return err
+	}
+	if ca.format != report.FormatText {
+		// The human view prints its notes; CSV and JSON keep stdout
+		// for data.
+		for _, n := range c.Notes() {
+			fmt.Fprintf(stderr, "hpcbench: compare: %s\n", n)
+		}
+	}
+	if fails := c.Failures(); len(fails) > 0 {
+		return &exitError{code: 1, msg: fmt.Sprintf("compare: %d metric(s) regressed significantly (p < %s) by more than %s",
+			len(fails), strconv.FormatFloat(ca.opts.Alpha, 'g', -1, 64), ca.threshold)}
+	}
+	return nil
+}
+
+// parseCompare parses and validates compare's flags and operands.
+func parseCompare(args []string, stdout io.Writer) (compareArgs, error) {
+	fs := newFlagSet("compare")
+	var ca compareArgs
+	threshold := fs.String("threshold", "5%", "a significant regression of the median smaller than `PCT` (5% or 5) does not fail")
+	fs.Float64Var(&ca.opts.Alpha, "alpha", 0.05, "significance level of the Mann-Whitney U test, in (0, 1)")
+	fs.Var(&ca.format, "format", "output format on stdout: human, csv or json")
+	if err := parseFlags(fs, args, stdout, compareUsage); err != nil {
+		return ca, err
+	}
+	t, err := parsePercent(*threshold)
+	if err != nil {
+		return ca, usagef("compare: --threshold %q: %v", *threshold, err)
+	}
+	ca.opts.Threshold, ca.threshold = t, *threshold
+	if !(ca.opts.Alpha > 0 && ca.opts.Alpha < 1) {
+		return ca, usagef("compare: --alpha %v: want a number in (0, 1)", ca.opts.Alpha)
+	}
+	ops := fs.Args()
+	if dash := fs.ArgsLenAtDash(); dash >= 0 {
+		ca.old, ca.new = ops[:dash], ops[dash:]
+		if len(ca.old) == 0 || len(ca.new) == 0 {
+			return ca, usagef("compare: want OLD... -- NEW... with at least one archive on each side")
+		}
+		return ca, nil
+	}
+	if len(ops) != 2 {
+		return ca, usagef("compare: want two operands, OLD and NEW (or OLD... -- NEW...), got %d", len(ops))
+	}
+	ca.old, ca.new = ops[:1], ops[1:]
+	return ca, nil
+}
+
+// parsePercent reads a percentage, "5%" or "5", as a fraction.
+func parsePercent(s string) (float64, error) {
+	v, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(s), "%"), 64)
+	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
+		return 0, fmt.Errorf("want a percentage >= 0 such as 5%%")
+	}
+	return v / 100, nil
+}
+
+// readArchives reads every archive named by paths: a file, or a directory
+// whose *.json files are read in name order. The first unreadable one is
+// an error naming it.
+func readArchives(paths []string) ([]report.CompareInput, error) {
+	var out []report.CompareInput
+	for _, p := range paths {
+		files := []string{p}
+		if st, err := os.Stat(p); err != nil {
+			return nil, fmt.Errorf("%s: %w", p, unwrapPath(err))
+		} else if st.IsDir() {
+			files, err = filepath.Glob(filepath.Join(p, "*.json"))
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", p, err)
+			}
+			if len(files) == 0 {
+				return nil, fmt.Errorf("%s: no *.json archives in this directory", p)
+			}
+			sort.Strings(files)
+		}
+		for _, f := range files {
+			r, err := readArchive(f)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, report.CompareInput{File: f, Result: r})
+		}
+	}
+	return out, nil
+}
+
+// readArchive reads one archive with report.ReadJSON.
+func readArchive(path string) (*report.Result, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, unwrapPath(err))
+	}
+	defer f.Close()
+	r, err := report.ReadJSON(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %s", path, oneLine(strings.TrimPrefix(err.Error(), "report: ")))
+	}
+	return r, nil
+}
+
+// unwrapPath drops the *PathError's own copy of the path from err.
+func unwrapPath(err error) error {
+	if pe, ok := err.(*os.PathError); ok {
+		return pe.Err
+	}
+	return err
+}

@@ -1,0 +1,24 @@
+// Package run is the one lifecycle of a benchmark rank, which every
+// benchmark subcommand (wireup, coll, ior, mdtest) goes through:
+//
+//  1. bootstrap the job (internal/job), unless the engine bootstraps PMI
+//     itself (wireup, which measures that);
+//  2. fill the run record once for all: command line, version, start and
+//     end, ranks, every rank's host name gathered over the communicator
+//     (so Hosts and Hostnames are true on many hosts), CPUs per host and
+//     oversubscription, the transports in use, the backend and its
+//     options, the PMI kind;
+//  3. run the engine, which reports the phase it is in through a Phase
+//     hook;
+//  4. on a hard failure abort the job through PMI (exit 1, or 2 for a
+//     usage error), the error printed once: by rank 0 for a usage error
+//     (every rank has it), by the failing rank otherwise;
+//  5. on rank 0 render the views and write the archive, atomically;
+//  6. exit 0, 1 (a benchmark or verification failure: the results are
+//     still written, and the run record says the run failed) or 2.
+//
+// HPCBENCH_HOSTNAME, when set, replaces the host name a rank reports to
+// the gathering (and nothing else: the job's transports still see the
+// real host). It exists for tests and simulation, to give the ranks of
+// one machine the names of several.
+package run

@@ -1,0 +1,232 @@
+package run
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/hpcbench/hpcbench/aiori"
+	"github.com/hpcbench/hpcbench/internal/job"
+	"github.com/hpcbench/hpcbench/report"
+)
+
+// Phase is the hook an engine calls as it moves through its work: the
+// phase's name ("write", "file creation", "Allreduce 1024"), the
+// iteration (0-based), and how much of the phase is done out of its total
+// (bytes for I/O, items for metadata, repetitions for collectives; total
+// 0 when unknown). It is called on every rank, from the engine's own
+// goroutine, and must return quickly.
+type Phase func(name string, iter int, done, total int64)
+
+// peerFailDelay is how long a rank other than 0 waits, after a hard
+// failure, before it aborts the job and prints its error: when rank 0
+// fails too (the same error, on every rank) its abort ends this rank
+// first, and the job prints the error once, not once per rank.
+const peerFailDelay = 500 * time.Millisecond
+
+// quietWait waits for d; it returns false if ctx ends first (a signal from
+// the launcher tearing the job down).
+func quietWait(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// abortLinger bounds how long a rank that aborted the job waits for the
+// launcher to end it.
+const abortLinger = 10 * time.Second
+
+// closeTimeout bounds tearing the job down after the engine.
+const closeTimeout = 30 * time.Second
+
+// Spec is one benchmark run: what the subcommand's flag wiring hands the
+// pipeline.
+type Spec struct {
+	// Name is the subcommand ("ior"); it is the run record's Benchmark
+	// unless the engine names its own, and prefixes the pipeline's errors.
+	Name string
+	// Args is the command line after the subcommand's name.
+	Args []string
+	// Job configures the bootstrap. NoJob skips it: the engine
+	// bootstraps PMI itself (wireup measures that), gets no Job, and
+	// aborts the job itself.
+	Job   job.Options
+	NoJob bool
+	// Soft is the engine's benchmark failure (failed verification, failed
+	// operations): errors matching it still get the results written and
+	// exit 1. Nil means none.
+	Soft error
+	// Usage reports whether an engine error is a usage error (bad input
+	// found only once the job size is known): the job aborts with 2.
+	Usage func(error) bool
+	// Archive is the file that gets the run's Result as report.WriteJSON
+	// writes it ("" for none), and ArchiveFlag the option that named it,
+	// for errors ("--archive", "-O archiveFile").
+	Archive, ArchiveFlag string
+	// Backend names the I/O backend and BackendOptions holds its options,
+	// for the run record.
+	Backend        string
+	BackendOptions aiori.Options
+	// Phase receives the engine's progress; nil drops it.
+	Phase Phase
+	// Stderr gets the pipeline's error line ("hpcbench: ..."); nil means
+	// os.Stderr.
+	Stderr io.Writer
+	// Getenv replaces os.LookupEnv (tests).
+	Getenv func(string) (string, bool)
+	// Engine runs the benchmark on this rank and returns the Result on
+	// rank 0 (nil on the others).
+	Engine func(ctx context.Context, e *Env) (*report.Result, error)
+	// Render writes rank 0's views (stdout, report files) of res, which
+	// is the Result the engine returned, with the record applied.
+	Render func(res *report.Result) error
+}
+
+// Env is what the pipeline hands the engine.
+type Env struct {
+	// Job is the bootstrapped rank; nil with Spec.NoJob.
+	Job *job.Job
+	// Record is the run record, filled before the engine starts.
+	Record Record
+	// Phase is the pipeline's hook; never nil.
+	Phase Phase
+}
+
+// ExitError ends a command (a rank, the launcher) with a status other
+// than 0. Msg, when not empty,
+// is for the caller to print (a usage error found before the job, a
+// benchmark failure on rank 0); a hard failure's error the pipeline has
+// printed itself, once per job. Code is the exit status: 1 for a failed
+// run, 2 for a usage error.
+type ExitError struct {
+	Code int
+	Msg  string
+}
+
+func (e *ExitError) Error() string {
+	if e.Msg != "" {
+		return e.Msg
+	}
+	return fmt.Sprintf("exit status %d", e.Code)
+}
+
+// FailedEnv is the Run.Env key that marks a run whose benchmark failed
+// (verification, operations), holding the error; its results are still
+// written.
+const FailedEnv = "failed"
+
+// Main runs s on this rank: the whole lifecycle (see the package doc). It
+// returns nil, or an *ExitError; any other error is a failure after the
+// results were handled (rendering or writing them, tearing the job down)
+// and exits 1.
+func Main(ctx context.Context, s Spec) error {
+	start := time.Now()
+	if s.Archive != "" {
+		if err := CheckOutput(s.Archive); err != nil {
+			return &ExitError{Code: 2, Msg: fmt.Sprintf("%s: %s %s", s.Name, s.ArchiveFlag, err)}
+		}
+	}
+	var j *job.Job
+	if !s.NoJob {
+		var err error
+		if j, err = job.Start(ctx, s.Job); err != nil {
+			return &ExitError{Code: 1, Msg: fmt.Sprintf("%s: %v", s.Name, err)}
+		}
+	}
+	rank := 0
+	if j != nil {
+		rank = j.PMI.Rank()
+	}
+	stderr := s.Stderr
+	if stderr == nil {
+		stderr = os.Stderr
+	}
+	fail := func(err error) error {
+		code := 1
+		if s.Usage != nil && s.Usage(err) {
+			code = 2
+		}
+		if ctx.Err() != nil {
+			// Cancelled (a signal: the launcher is tearing the job
+			// down, or the user stopped it): the failure is the
+			// cancellation's, which the caller reports.
+			return &ExitError{Code: 1}
+		}
+		multi := j != nil && j.Comm.Size() > 1
+		if multi && code == 1 && rank != 0 && !quietWait(ctx, peerFailDelay) {
+			// Stopped while waiting: rank 0 had its own failure (the
+			// same one, say every rank's open failing) and said it.
+			return &ExitError{Code: 1}
+		}
+		if code == 1 || rank == 0 { // a usage error: every rank has it
+			fmt.Fprintf(stderr, "hpcbench: %v\n", err)
+		}
+		if j != nil {
+			j.PMI.Abort(code, s.Name+" failed")
+		}
+		if multi {
+			// Keep the connections open until the launcher ends this
+			// rank: a peer that saw them close would fail too, and say
+			// so, before the abort reaches it.
+			quietWait(ctx, abortLinger)
+		}
+		return &ExitError{Code: code}
+	}
+	rec, err := newRecord(ctx, &s, j, start)
+	if err != nil {
+		return fail(fmt.Errorf("%s: %w", s.Name, err))
+	}
+	phase := s.Phase
+	if phase == nil {
+		phase = func(string, int, int64, int64) {}
+	}
+	res, runErr := s.Engine(ctx, &Env{Job: j, Record: rec, Phase: phase})
+	soft := runErr != nil && s.Soft != nil && errors.Is(runErr, s.Soft)
+	if runErr != nil && !soft {
+		return fail(runErr)
+	}
+	if j != nil {
+		closeCtx, cancel := context.WithTimeout(context.Background(), closeTimeout)
+		defer cancel()
+		if err := j.Close(closeCtx); err != nil {
+			return fmt.Errorf("%s: %w", s.Name, err)
+		}
+	}
+	if rank == 0 && res != nil {
+		if res.Run.End.IsZero() {
+			res.Run.End = time.Now()
+		}
+		// Wall-clock readings only, as the archive stores them: the views
+		// then print the same Elapsed from the run as from its archive.
+		res.Run.Start, res.Run.End = res.Run.Start.Round(0), res.Run.End.Round(0)
+		if soft {
+			if res.Run.Env == nil {
+				res.Run.Env = map[string]string{}
+			}
+			res.Run.Env[FailedEnv] = runErr.Error()
+		}
+		if err := s.Render(res); err != nil {
+			return err
+		}
+		if s.Archive != "" {
+			if err := WriteFile(s.Archive, func(w io.Writer) error { return report.WriteJSON(w, res) }); err != nil {
+				return fmt.Errorf("%s: %s: %w", s.Name, s.ArchiveFlag, err)
+			}
+		}
+	}
+	if soft {
+		if rank == 0 {
+			return &ExitError{Code: 1, Msg: runErr.Error()}
+		}
+		return &ExitError{Code: 1}
+	}
+	return nil
+}
