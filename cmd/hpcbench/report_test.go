@@ -2,22 +2,13 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/hpcbench/hpcbench/collectives"
-	"github.com/hpcbench/hpcbench/internal/ior"
-	iorconfig "github.com/hpcbench/hpcbench/internal/ior/config"
-	"github.com/hpcbench/hpcbench/internal/jobtest"
-	"github.com/hpcbench/hpcbench/internal/mdtest"
-	mdconfig "github.com/hpcbench/hpcbench/internal/mdtest/config"
-	"github.com/hpcbench/hpcbench/internal/version"
 	"github.com/hpcbench/hpcbench/report"
 )
 
@@ -36,38 +27,30 @@ type reportCase struct {
 	// file, if set, is the file under {dir} the run writes what the view
 	// prints (a per-rank CSV), instead of stdout.
 	file string
-	// view is the writer ior.go or mdtest.go picks for args, for the pairs
-	// made in-process.
-	view func(io.Writer, *report.Result) error
 }
 
 // reportCases are, for every benchmark, a run printing each of its views.
-// coll's and wireup's pairs come from real runs of the binary under
-// hpcbench launch -n 2, with --output writing the archive. IOR's and
-// mdtest's come from their engines on 2 in-process ranks over a real
-// POSIX directory, rendered by the writer the command picks for those
-// options (ior.go's writeIORReports, mdtest.go's writeMdtestReports),
-// until --archive lets the binary write their archive;
-// TestReportViewsAreRunLayouts checks that the binary prints that layout.
+// Their pairs come from real runs of the binary under hpcbench launch -n
+// 2, with --archive writing the archive beside what the run printed.
 func reportCases() []reportCase {
 	return []reportCase{
-		{"ior-human", "", "ior", "-a POSIX -w -r -i 2 -b 64k -t 16k -s 2 -o {dir}/ior.dat", "", report.WriteIOR},
-		{"ior-human-verbose", "ior", "ior", "-a POSIX -w -r -i 2 -b 32k -t 8k -F -C -e -v -o {dir}/ior.dat", "", report.WriteIOR},
-		{"ior-json", "ior-json", "ior", "-a POSIX -w -r -i 2 -b 64k -t 16k -O summaryFormat=JSON -o {dir}/ior.dat", "", report.WriteIORJSON},
-		{"ior-csv", "ior-csv", "ior", "-a POSIX -w -r -i 3 -b 64k -t 16k -O summaryFormat=CSV -o {dir}/ior.dat", "", report.WriteIORCSV},
-		{"ior-rank-csv", "ior-rank-csv", "ior", "-a POSIX -w -r -b 64k -t 16k -O saveRankPerformanceDetailsCSV={dir}/ranks.csv -o {dir}/ior.dat", "ranks.csv", report.WriteIORRankCSV},
-		{"mdtest-human", "", "mdtest", "-n 20 -i 2 -d {dir}", "", report.WriteMdtest},
-		{"mdtest-human-ranks", "mdtest", "mdtest", "-n 10 -i 2 -P --showRankStatistics -u -d {dir}", "", report.WriteMdtest},
-		{"mdtest-json", "mdtest-json", "mdtest", "-n 20 -i 2 --format json -d {dir}", "", report.WriteMdtestJSON},
-		{"mdtest-csv", "mdtest-csv", "mdtest", "-n 20 -i 2 --format csv -d {dir}", "", report.WriteMdtestCSV},
-		{"mdtest-rank-csv", "mdtest-rank-csv", "mdtest", "-n 10 -i 2 --saveRankPerformanceDetails={dir}/ranks.csv -d {dir}", "ranks.csv", report.WriteMdtestRankCSV},
-		{"coll-human", "", "coll", "-msglog 0:3 -iter 20 -time 1 PingPong Allreduce Barrier", "", nil},
-		{"coll-imb", "imb", "coll", "-msglog 2:4 -iter 20 -time 1 Sendrecv Bcast", "", nil},
-		{"coll-json", "json", "coll", "-msglog 0:2 -iter 20 -time 1 --json PingPong", "", nil},
-		{"coll-csv", "csv", "coll", "-msglog 0:2 -iter 20 -time 1 --csv Allreduce", "", nil},
-		{"wireup-human", "", "wireup", "", "", nil},
-		{"wireup-json", "json", "wireup", "--json --pattern ring", "", nil},
-		{"wireup-csv", "csv", "wireup", "--csv", "", nil},
+		{"ior-human", "", "ior", "-a POSIX -w -r -i 2 -b 64k -t 16k -s 2 -o {dir}/ior.dat", ""},
+		{"ior-human-verbose", "ior", "ior", "-a POSIX -w -r -i 2 -b 32k -t 8k -F -C -e -v -o {dir}/ior.dat", ""},
+		{"ior-json", "ior-json", "ior", "-a POSIX -w -r -i 2 -b 64k -t 16k -O summaryFormat=JSON -o {dir}/ior.dat", ""},
+		{"ior-csv", "ior-csv", "ior", "-a POSIX -w -r -i 3 -b 64k -t 16k -O summaryFormat=CSV -o {dir}/ior.dat", ""},
+		{"ior-rank-csv", "ior-rank-csv", "ior", "-a POSIX -w -r -b 64k -t 16k -O saveRankPerformanceDetailsCSV={dir}/ranks.csv -o {dir}/ior.dat", "ranks.csv"},
+		{"mdtest-human", "", "mdtest", "-n 20 -i 2 -d {dir}", ""},
+		{"mdtest-human-ranks", "mdtest", "mdtest", "-n 10 -i 2 -P --showRankStatistics -u -d {dir}", ""},
+		{"mdtest-json", "mdtest-json", "mdtest", "-n 20 -i 2 --format json -d {dir}", ""},
+		{"mdtest-csv", "mdtest-csv", "mdtest", "-n 20 -i 2 --format csv -d {dir}", ""},
+		{"mdtest-rank-csv", "mdtest-rank-csv", "mdtest", "-n 10 -i 2 --saveRankPerformanceDetails={dir}/ranks.csv -d {dir}", "ranks.csv"},
+		{"coll-human", "", "coll", "-msglog 0:3 -iter 20 -time 1 PingPong Allreduce Barrier", ""},
+		{"coll-imb", "imb", "coll", "-msglog 2:4 -iter 20 -time 1 Sendrecv Bcast", ""},
+		{"coll-json", "json", "coll", "-msglog 0:2 -iter 20 -time 1 --json PingPong", ""},
+		{"coll-csv", "csv", "coll", "-msglog 0:2 -iter 20 -time 1 --csv Allreduce", ""},
+		{"wireup-human", "", "wireup", "", ""},
+		{"wireup-json", "json", "wireup", "--json --pattern ring", ""},
+		{"wireup-csv", "csv", "wireup", "--csv", ""},
 	}
 }
 
@@ -77,19 +60,20 @@ func (tc reportCase) argv(dir string) []string {
 }
 
 // make runs tc again: it writes the archive and returns what the run
-// printed.
+// printed, on stdout or in tc.file.
 func (tc reportCase) make(t *testing.T, archive string) []byte {
 	dir := t.TempDir()
-	switch tc.cmd {
-	case "ior":
-		return renderPair(t, archive, iorResult(t, tc.argv(dir)), tc.view)
-	case "mdtest":
-		return renderPair(t, archive, mdtestResult(t, tc.argv(dir)), tc.view)
-	}
 	full := append([]string{"launch", "-n", "2", "--", "hpcbench", tc.cmd}, tc.argv(dir)...)
-	r := run(t, 2*time.Minute, append(full, "--output", archive)...)
+	r := run(t, 2*time.Minute, append(full, "--archive", archive)...)
 	if r.Code != 0 {
 		t.Fatalf("%q: exit %d\n%s", full, r.Code, r.Stderr)
+	}
+	if tc.file != "" {
+		b, err := os.ReadFile(filepath.Join(dir, tc.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
 	}
 	return []byte(r.Stdout)
 }
@@ -222,134 +206,4 @@ func readGoldenArchive(t *testing.T, path string) *report.Result {
 		t.Fatalf("%s: %v", path, err)
 	}
 	return r
-}
-
-// writeGoldenArchive writes r to path as the archive.
-func writeGoldenArchive(t *testing.T, path string, r *report.Result) {
-	t.Helper()
-	if err := writeFileAtomic(path, func(w io.Writer) error { return report.WriteJSON(w, r) }); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// iorResult runs IOR's command line argv on 2 in-process ranks and
-// returns rank 0's Result.
-func iorResult(t *testing.T, argv []string) *report.Result {
-	reg, err := backends()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := iorconfig.Parse(argv, reg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	host, _ := os.Hostname()
-	var res *report.Result
-	jobtest.NoErrors(t, jobtest.Run(t, 2, nil, func(ctx context.Context, c *collectives.Comm) error {
-		env := ior.Env{
-			Command: append([]string{"hpcbench", "ior"}, argv...), Version: version.String(),
-			Machine: "Linux " + host, Platform: host + "(Linux)", Hostnames: []string{host}, Hosts: 1, HostRanks: 2,
-		}
-		r, err := ior.Run(ctx, c, append([]iorconfig.Options(nil), cfg.Tests...), env)
-		if c.Rank() == 0 {
-			res = r
-		}
-		return err
-	}))
-	return res
-}
-
-// mdtestResult runs mdtest's command line argv on 2 in-process ranks and
-// returns rank 0's Result.
-func mdtestResult(t *testing.T, argv []string) *report.Result {
-	reg, err := backends()
-	if err != nil {
-		t.Fatal(err)
-	}
-	o, err := mdconfig.Parse(argv, reg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	host, _ := os.Hostname()
-	var res []*report.Result
-	jobtest.NoErrors(t, jobtest.Run(t, 2, nil, func(ctx context.Context, c *collectives.Comm) error {
-		env := mdtest.Env{
-			Command: append([]string{"hpcbench", "mdtest"}, argv...), Version: version.String(),
-			Machine: "Linux " + host, Hostnames: []string{host}, Hosts: 1,
-		}
-		rankOpts := *o // each rank its own, as each process parses its own
-		rs, err := mdtest.Sweep(ctx, c, &rankOpts, env)
-		if c.Rank() == 0 {
-			res = rs
-		}
-		return err
-	}))
-	if len(res) != 1 {
-		t.Fatalf("%d results, want 1", len(res))
-	}
-	return res[0]
-}
-
-// renderPair writes res's archive and returns view's rendering of it.
-func renderPair(t *testing.T, archive string, res *report.Result, view func(io.Writer, *report.Result) error) []byte {
-	t.Helper()
-	if res == nil {
-		t.Fatal("rank 0 returned no result")
-	}
-	var b bytes.Buffer
-	if err := view(&b, res); err != nil {
-		t.Fatal(err)
-	}
-	writeGoldenArchive(t, archive, res)
-	return b.Bytes()
-}
-
-// TestReportViewsAreRunLayouts: for the pairs made in-process, the binary
-// run with the same command line under hpcbench launch -n 2 prints the
-// same layout as the golden view: line for line and word for word, once
-// the figures, dates and temporary paths of either run are masked. It
-// ties the writer each case names to what the command really prints.
-func TestReportViewsAreRunLayouts(t *testing.T) {
-	for _, tc := range reportCases() {
-		if tc.view == nil {
-			continue // the golden pair is the binary's own
-		}
-		t.Run(tc.name, func(t *testing.T) {
-			want, err := os.ReadFile(filepath.Join(reportDir, tc.name+".stdout"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			dir := t.TempDir()
-			full := append([]string{"launch", "-n", "2", "--", "hpcbench", tc.cmd}, tc.argv(dir)...)
-			r := run(t, 2*time.Minute, full...)
-			if r.Code != 0 {
-				t.Fatalf("%q: exit %d\n%s", full, r.Code, r.Stderr)
-			}
-			got := []byte(r.Stdout)
-			if tc.file != "" {
-				if got, err = os.ReadFile(filepath.Join(dir, tc.file)); err != nil {
-					t.Fatal(err)
-				}
-			}
-			if g, w := layout(got), layout(want); g != w {
-				t.Errorf("%q prints another layout than %s.stdout:\n%s\nwant:\n%s", full, tc.name, g, w)
-			}
-		})
-	}
-}
-
-var (
-	// tempPath is a fresh directory of a test, and what follows it.
-	tempPath = regexp.MustCompile(regexp.QuoteMeta(os.TempDir()) + `/[^\s'",]+`)
-	// figure is a number, a date or a time, as the views print them.
-	figure = regexp.MustCompile(`[0-9][0-9.eE+:-]*`)
-	blanks = regexp.MustCompile(` +`)
-)
-
-// layout is out with its temporary paths, figures and runs of spaces
-// masked, so that two runs of one command line compare equal.
-func layout(out []byte) string {
-	s := tempPath.ReplaceAllString(string(out), "PATH")
-	s = figure.ReplaceAllString(s, "#")
-	return blanks.ReplaceAllString(s, " ")
 }
