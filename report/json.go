@@ -99,9 +99,14 @@ func ReadJSON(rd io.Reader) (*Result, error) {
 		Schema *string `json:"schema"`
 	}
 	if err := decodeOne(data, &probe); err != nil {
+		if s, ok := sweepSchema(data); ok && isViewSchema(s) {
+			return nil, &NotArchiveError{Schema: s}
+		}
 		return nil, fmt.Errorf("report: reading JSON: %w", err)
 	}
 	switch {
+	case probe.Schema != nil && isViewSchema(*probe.Schema):
+		return nil, &NotArchiveError{Schema: *probe.Schema}
 	case probe.Schema == nil:
 		return nil, fmt.Errorf("report: reading JSON: no \"schema\" key, want %q: not an hpcbench result", Schema)
 	case *probe.Schema != Schema:

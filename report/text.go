@@ -71,7 +71,9 @@ func writeRunHeader(b *bytes.Buffer, r *Result) {
 		writeKeyValue(b, "Finished", run.End.Format("2006-01-02T15:04:05Z07:00"))
 	}
 	if !run.Start.IsZero() && !run.End.IsZero() {
-		writeKeyValue(b, "Elapsed", run.End.Sub(run.Start).String())
+		// Wall clock only (Round(0) drops the monotonic reading), which
+		// is all the archive keeps: a re-render prints the same.
+		writeKeyValue(b, "Elapsed", run.End.Round(0).Sub(run.Start.Round(0)).String())
 	}
 	if run.Ranks > 0 {
 		writeKeyValue(b, "Ranks", strconv.Itoa(run.Ranks))

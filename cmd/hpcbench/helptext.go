@@ -25,6 +25,27 @@ func helpFor(name string) helpInfo {
 			about: "Prints the version of this build and the Go release that built it;\nhpcbench --version and hpcbench -version print the same.",
 			exits: []exitStatus{{"0", "version printed"}, {"2", "an argument was given"}},
 		}
+	case "report":
+		return helpInfo{
+			about: `Re-renders saved runs: each FILE is an archive (what --archive FILE writes,
+or coll's and wireup's --output FILE.json), printed in turn in the view
+--format names, byte for byte as the run printed it. By default each is
+printed as its benchmark prints by default: IOR's report, mdtest's, IMB's
+tables, wireup's text. A view fits only some benchmarks:
+
+  human, json, csv         every benchmark (json is the archive itself)
+  ior, ior-json, ior-csv   ior: -O summaryFormat=default, JSON, CSV
+  ior-rank-csv             ior: -O saveRankPerformanceDetailsCSV's file
+  mdtest, mdtest-json,     mdtest: --format human, json, csv
+  mdtest-csv
+  mdtest-rank-csv          mdtest: --saveRankPerformanceDetails's file
+  imb                      coll: IMB-MPI1's tables
+
+IOR's and mdtest's own JSON are views, not archives: they cannot be read
+back.`,
+			exits: []exitStatus{{"0", "every file printed"},
+				{"2", "invalid options, or a file that cannot be read, is not an archive or does not fit the view: one line on stderr names the file and what is wrong; nothing is printed"}},
+		}
 	case "launch":
 		return helpInfo{
 			about: `Starts N ranks of CMD on this host under hpcbench's own PMI-1 server, as

@@ -33,6 +33,7 @@ func commands() map[string]command {
 	return map[string]command{
 		"help":    {summary: "show the commands, or the help of one: hpcbench help CMD", run: runHelp},
 		"version": {summary: "print the version of this build (also hpcbench --version)", run: runVersion},
+		"report":  {summary: "re-render saved runs (archives) in any of their views, as the run printed them", run: runReport},
 		"launch":  {summary: "start N ranks under hpcbench's own PMI-1 server (like mpiexec)", run: runLaunch},
 		"wireup":  {summary: "benchmark the PMI bootstrap itself: put, barrier, get of business cards", run: runWireup},
 		"coll":    {summary: "Intel MPI Benchmarks (IMB-MPI1) analogue: ping-pong and collectives over shm/tcp", run: runColl},
