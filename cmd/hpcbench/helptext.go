@@ -100,6 +100,20 @@ and long options take two (--showRankStatistics).`,
 			unsupported: refusals(mdconfig.Unsupported()),
 			exits:       []exitStatus{ok, {"1", "operations failed (counted per phase; the first failure is reported)"}, usage, sig},
 		}
+	case "plot":
+		return helpInfo{
+			about: `Charts saved runs (the archives --archive and --output write, "schema":
+"hpcbench/1"), one line or bar per FILE so that runs compare at a glance:
+latency against message size (coll), bandwidth against transfer size or
+per phase (ior), rate per phase (mdtest), or, with --chart time, throughput
+over time from an archive's time-series table. The chart follows the
+archives' benchmark; archives of different benchmarks are refused.
+
+-o writes a PNG or an SVG, as its name ends; --terminal draws the chart on
+stdout as text instead, or as well.`,
+			exits: []exitStatus{ok, {"1", "the chart could not be written"},
+				{"2", "invalid options, an unreadable archive, archives of different benchmarks, or nothing to chart: one line on stderr says which; nothing is created"}},
+		}
 	}
 	return helpInfo{exits: []exitStatus{ok, usage}}
 }
