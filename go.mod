@@ -6,6 +6,7 @@ require (
 	github.com/montanaflynn/stats v0.14.0
 	github.com/olekukonko/tablewriter v1.1.5
 	github.com/spf13/pflag v1.1.0
+	golang.org/x/image v0.30.0
 	golang.org/x/sys v0.50.0
 )
 
@@ -20,5 +21,4 @@ require (
 	github.com/olekukonko/cat v0.0.0-20250911104152-50322a0618f6 // indirect
 	github.com/olekukonko/errors v1.2.0 // indirect
 	github.com/olekukonko/ll v0.1.6 // indirect
-	golang.org/x/image v0.30.0 // indirect
 )
