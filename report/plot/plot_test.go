@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -265,6 +266,26 @@ func TestTerminal(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestSVGEscapes: a series named with XML's special characters, or with
+// control characters, still makes an SVG that parses and shows the name.
+func TestSVGEscapes(t *testing.T) {
+	name := `a<b>&"c"` + "\x01\n.json"
+	c := &Chart{Title: "t", Series: []Series{{Name: name, Points: []Point{{1, 1}, {2, 3}}}}}
+	var b bytes.Buffer
+	if err := WriteSVG(&b, c); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Texts []string `xml:"text"`
+	}
+	if err := xml.Unmarshal(b.Bytes(), &doc); err != nil {
+		t.Fatalf("the SVG does not parse: %v\n%s", err, b.String())
+	}
+	if !slices.Contains(doc.Texts, `a<b>&"c"??.json`) {
+		t.Errorf("texts %q lack the series name", doc.Texts)
 	}
 }
 

@@ -2,7 +2,6 @@ package plot
 
 import (
 	"bufio"
-	"encoding/xml"
 	"fmt"
 	"image/color"
 	"io"
@@ -71,6 +70,31 @@ func (s *svgCanvas) bars(i int, rects [][4]float64, c color.RGBA) {
 func (s *svgCanvas) text(x, y float64, str string, a anchor, c color.RGBA) {
 	anchors := [...]string{"start", "middle", "end"}
 	fmt.Fprintf(s.w, "<text x=\"%s\" y=\"%s\" text-anchor=\"%s\" fill=\"%s\">", fmtPx(x), fmtPx(y), anchors[a], hexColor(c))
-	xml.EscapeText(s.w, []byte(str))
+	s.w.WriteString(escapeXML(str))
 	s.w.WriteString("</text>\n")
+}
+
+// escapeXML returns s with the characters XML text cannot hold as they are
+// written as entities, and control characters, which XML 1.0 refuses, as
+// '?'. (It is not encoding/xml's EscapeText, so that the binary does not
+// link encoding/xml and run its init in every process.)
+func escapeXML(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r == '&':
+			b.WriteString("&amp;")
+		case r == '<':
+			b.WriteString("&lt;")
+		case r == '>':
+			b.WriteString("&gt;")
+		case r == '"':
+			b.WriteString("&quot;")
+		case r < 0x20 || r == 0x7f || r == 0xfffd:
+			b.WriteByte('?')
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }
