@@ -3,7 +3,9 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -28,7 +30,7 @@ type plotArgs struct {
 func runPlot(ctx context.Context, stdout, stderr io.Writer, args []string) error {
 	pa, err := parsePlot(args, stdout)
 	if err != nil {
-		if err == errHelp {
+		if errors.Is(err, errHelp) {
 			return nil
 		}
 		return err
@@ -37,7 +39,7 @@ func runPlot(ctx context.Context, stdout, stderr io.Writer, args []string) error
 	for _, name := range pa.files {
 		r, err := readArchive(name)
 		if err != nil {
-			return usagef("plot: %s: %v", name, err)
+			return usagef("plot: %s: %v", oneLine(name), err)
 		}
 		archives = append(archives, plot.Archive{Name: name, Result: r})
 	}
@@ -71,6 +73,10 @@ func runPlot(ctx context.Context, stdout, stderr io.Writer, args []string) error
 func readArchive(name string) (*report.Result, error) {
 	f, err := os.Open(name)
 	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			return nil, pe.Err // the caller names the file
+		}
 		return nil, err
 	}
 	defer f.Close()

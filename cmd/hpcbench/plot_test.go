@@ -36,7 +36,7 @@ func TestPlotBadInput(t *testing.T) {
 		{"pdf", []string{"-o", filepath.Join(dir, "out.pdf"), coll}, `plot: -o "` + filepath.Join(dir, "out.pdf") + `": the file name must end in .png or .svg`},
 		{"no extension", []string{"-o", filepath.Join(dir, "out"), coll}, "must end in .png or .svg"},
 		{"chart", []string{"--chart", "pie", "-o", out, coll}, `plot: --chart "pie": want one of auto, size, phase, time`},
-		{"missing", []string{"-o", out, filepath.Join(dir, "gone.json")}, "gone.json: open"},
+		{"missing", []string{"-o", out, filepath.Join(dir, "gone.json")}, "gone.json: no such file or directory"},
 		{"not an archive", []string{"-o", out, notArchive}, `notes.json: report: reading JSON: no "schema" key`},
 		{"mixed", []string{"-o", out, coll, md}, `is a "imb" archive and ` + md + ` a "mdtest" one: plot one benchmark at a time`},
 		{"no chart", []string{"--chart", "size", "-o", out, md}, `plot: no size chart for "mdtest" archives`},

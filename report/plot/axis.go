@@ -26,7 +26,11 @@ func (s span) at(v float64) float64 {
 	case Log10:
 		f = math.Log10
 	}
-	return (f(v) - f(s.lo)) / (f(s.hi) - f(s.lo))
+	pos := (f(v) - f(s.lo)) / (f(s.hi) - f(s.lo))
+	if math.IsNaN(pos) || math.IsInf(pos, 0) {
+		return 0.5 // a span too narrow for float64 to tell its ends apart
+	}
+	return min(max(pos, 0), 1)
 }
 
 // ticks returns about n labelled positions for the span, and widens the
@@ -40,11 +44,16 @@ func (s *span) ticks(n int) []tick {
 		return logTicks(s, 10, n, func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) })
 	}
 	step := niceStep((s.hi - s.lo) / float64(max(n-1, 1)))
-	s.lo = math.Floor(s.lo/step+1e-9) * step
-	s.hi = math.Ceil(s.hi/step-1e-9) * step
-	var out []tick
-	for v := s.lo; v <= s.hi+step/2; v += step {
-		r := math.Round(v/step) * step
+	lo, hi := math.Floor(s.lo/step+1e-9)*step, math.Ceil(s.hi/step-1e-9)*step
+	count := math.Round((hi - lo) / step)
+	if !(count >= 1 && count <= float64(2*n)) || lo+step == lo {
+		// Too narrow a span for its magnitude: label its ends.
+		return []tick{{s.lo, strconv.FormatFloat(s.lo, 'g', 6, 64)}, {s.hi, strconv.FormatFloat(s.hi, 'g', 6, 64)}}
+	}
+	s.lo, s.hi = lo, hi
+	out := make([]tick, 0, int(count)+1)
+	for k := 0; k <= int(count); k++ {
+		r := lo + float64(k)*step
 		if math.Abs(r) < step/1e6 {
 			r = 0
 		}
@@ -61,6 +70,9 @@ func logTicks(s *span, base float64, n int, label func(float64) string) []tick {
 	if e1 <= e0 {
 		e1 = e0 + 1
 	}
+	// The powers of base a float64 holds are between about 2^-1074 and
+	// 2^1023; validate has kept out values that are not positive.
+	e0, e1 = max(e0, math.Ceil(lg(math.SmallestNonzeroFloat64))), min(e1, math.Floor(lg(math.MaxFloat64)))
 	s.lo, s.hi = math.Pow(base, e0), math.Pow(base, e1)
 	k := 1.0
 	for (e1-e0)/k+1 > float64(n) {

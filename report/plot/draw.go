@@ -73,15 +73,15 @@ func chartWidth(c *Chart) int {
 // charWidth is the advance of the PNG writer's font.
 const charWidth = 7
 
-// legendName returns name, shortened at the front with "…" to fit in the
-// widest image.
+// legendName returns name, shortened at the front with "..." to fit in
+// the widest image (the PNG font has ASCII and Latin-1 only).
 func legendName(name string) string {
 	room := (maxWidth - legendLeft - 30) / charWidth
 	r := []rune(name)
 	if len(r) <= room {
 		return name
 	}
-	return "…" + string(r[len(r)-room+1:])
+	return "..." + string(r[len(r)-room+3:])
 }
 
 // seriesColor returns the colour of series i.
@@ -142,8 +142,13 @@ func draw(cv canvas, c *Chart) {
 			cv.line(i, pts, seriesColor(i))
 		}
 	}
+	fit := (chartHeight - areaTop - 20) / 20 // legend lines the image has room for
 	for i, s := range c.Series {
 		y := float64(areaTop + 8 + 20*i)
+		if i == fit-1 && len(c.Series) > fit {
+			cv.text(legendLeft, y+4, fmt.Sprintf("... and %d more", len(c.Series)-i), anchorStart, black)
+			break
+		}
 		cv.rect(legendLeft, y-6, legendLeft+14, y+4, seriesColor(i))
 		cv.text(legendLeft+20, y+4, legendName(s.Name), anchorStart, black)
 	}

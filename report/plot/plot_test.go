@@ -3,6 +3,7 @@ package plot
 import (
 	"bytes"
 	"encoding/xml"
+	"fmt"
 	"image"
 	"image/color"
 	"image/png"
@@ -289,6 +290,29 @@ func TestSVGEscapes(t *testing.T) {
 	}
 }
 
+// TestManySeries: names with control characters stay on their line in
+// the terminal, and a legend longer than the image ends with a count.
+func TestManySeries(t *testing.T) {
+	c := &Chart{Title: "t", X: Axis{Label: "x"}, Y: Axis{Label: "y"}}
+	for i := range 40 {
+		c.Series = append(c.Series, Series{Name: fmt.Sprintf("run\n%d", i), Points: []Point{{1, float64(i + 1)}, {2, float64(i + 2)}}})
+	}
+	var term bytes.Buffer
+	if err := WriteTerminal(&term, c); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(term.String(), "run?39\n") || strings.Contains(term.String(), "run\n") {
+		t.Errorf("series names not kept on one line:\n%s", term.String())
+	}
+	var svg bytes.Buffer
+	if err := WriteSVG(&svg, c); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(svg.String(), ">... and 19 more<") {
+		t.Errorf("the legend of 40 series does not end with a count of those left out")
+	}
+}
+
 func TestTicks(t *testing.T) {
 	for _, tc := range []struct {
 		s    span
@@ -301,6 +325,7 @@ func TestTicks(t *testing.T) {
 		{span{0, 1035, Linear}, 6, "0 250 500 750 1000 1250"},
 		{span{0, 0.9, Linear}, 6, "0.0 0.2 0.4 0.6 0.8 1.0"}, // one number of decimals along an axis,
 		{span{0, 1.1, Linear}, 6, "0.00 0.25 0.50 0.75 1.00 1.25"},
+		{span{1e17, 1e17 + 16, Linear}, 6, "1e+17 1e+17"}, // steps below the figures' precision: the ends only (it looped)
 	} {
 		var got []string
 		for _, tk := range tc.s.ticks(tc.n) {

@@ -101,7 +101,7 @@ func termLines(b *strings.Builder, c *Chart) {
 	fmt.Fprintf(b, "%s%s\n%s%s\n", pad, string(axis), pad, strings.TrimRight(string(under), " "))
 	fmt.Fprintf(b, "%s%s\n", pad, c.X.Title()+scaleNote(c.X.Scale, nil))
 	for i, s := range c.Series {
-		fmt.Fprintf(b, "%s%c %s\n", pad, termMarkers[i%len(termMarkers)], s.Name)
+		fmt.Fprintf(b, "%s%c %s\n", pad, termMarkers[i%len(termMarkers)], printable(s.Name))
 	}
 }
 
@@ -138,7 +138,7 @@ func termBars(b *strings.Builder, c *Chart) {
 				if first {
 					label, first = cat, false
 				}
-				fmt.Fprintf(b, "%s  %s │%s %s\n", padRight(label, catWidth), padRight(s.Name, nameWidth),
+				fmt.Fprintf(b, "%s  %s │%s %s\n", padRight(printable(label), catWidth), padRight(printable(s.Name), nameWidth),
 					bar(p.Y/top*longest), barValue(p.Y))
 			}
 		}
@@ -169,6 +169,17 @@ func barValue(v float64) string {
 		return strconv.FormatFloat(v, 'f', 2, 64)
 	}
 	return strconv.FormatFloat(v, 'g', 3, 64)
+}
+
+// printable returns s with control characters as '?', so that a name
+// stays on its line.
+func printable(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f {
+			return '?'
+		}
+		return r
+	}, s)
 }
 
 // padRight pads s with spaces to n characters.
