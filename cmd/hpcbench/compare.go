@@ -135,24 +135,3 @@ func readArchives(paths []string) ([]report.CompareInput, error) {
 	return out, nil
 }
 
-// readArchive reads one archive with report.ReadJSON.
-func readArchive(path string) (*report.Result, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, unwrapPath(err))
-	}
-	defer f.Close()
-	r, err := report.ReadJSON(f)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %s", path, oneLine(strings.TrimPrefix(err.Error(), "report: ")))
-	}
-	return r, nil
-}
-
-// unwrapPath drops the *PathError's own copy of the path from err.
-func unwrapPath(err error) error {
-	if pe, ok := err.(*os.PathError); ok {
-		return pe.Err
-	}
-	return err
-}

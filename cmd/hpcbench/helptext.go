@@ -141,6 +141,20 @@ known better direction is shown but never fails.`,
 			exits: []exitStatus{{"0", "no metric regressed significantly beyond --threshold"}, {"1", "a metric regressed significantly (p < alpha) by more than --threshold"},
 				{"2", "invalid options, or an unreadable or mismatched archive: one line on stderr names the file and the field; nothing is printed"}},
 		}
+	case "plot":
+		return helpInfo{
+			about: `Charts saved runs (the archives --archive and --output write, "schema":
+"hpcbench/1"), one line or bar per FILE so that runs compare at a glance:
+latency against message size (coll), bandwidth against transfer size or
+per phase (ior), rate per phase (mdtest), or, with --chart time, throughput
+over time from an archive's time-series table. The chart follows the
+archives' benchmark; archives of different benchmarks are refused.
+
+-o writes a PNG or an SVG, as its name ends; --terminal draws the chart on
+stdout as text instead, or as well.`,
+			exits: []exitStatus{ok, {"1", "the chart could not be written"},
+				{"2", "invalid options, an unreadable archive, archives of different benchmarks, or nothing to chart: one line on stderr says which; nothing is created"}},
+		}
 	}
 	return helpInfo{exits: []exitStatus{ok, usage}}
 }

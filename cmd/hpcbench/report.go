@@ -6,8 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
 	"strings"
 
 	"github.com/hpcbench/hpcbench/report"
@@ -49,17 +47,9 @@ func runReport(_ context.Context, stdout, _ io.Writer, args []string) error {
 // renderArchive reads the archive at path and appends its view format to
 // out; on error out is left as it was.
 func renderArchive(out *bytes.Buffer, path, format string) error {
-	data, err := os.ReadFile(path)
+	r, err := readArchive(path)
 	if err != nil {
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err
-		}
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	r, err := report.ReadJSON(bytes.NewReader(data))
-	if err != nil {
-		return fmt.Errorf("%s: %s", path, strings.TrimPrefix(err.Error(), "report: "))
+		return err
 	}
 	var b bytes.Buffer
 	if err := report.Render(&b, r, format); err != nil {
