@@ -134,4 +134,3 @@ func readArchives(paths []string) ([]report.CompareInput, error) {
 	}
 	return out, nil
 }
-
