@@ -270,10 +270,10 @@ func TestCollectorMissingRanks(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			const wait = 300 * time.Millisecond
+			start := time.Now() // before the deadline is set: it is then at start+wait or later
 			ctx, cancel := context.WithTimeout(testenv.Context(t, 10*time.Second), wait)
 			defer cancel()
 			col := newTestCollector(t, tc.size)
-			start := time.Now()
 			ch := gatherAsync(ctx, col, sampleTimes(0))
 			for _, r := range tc.send {
 				if err := sendTimes(ctx, loopback(col), r, sampleTimes(r)); err != nil {
