@@ -58,15 +58,19 @@ func verb(phase string) string {
 
 // runner runs every iteration on one rank.
 type runner struct {
-	o     *config.Options
-	env   Env
-	c     Comm
-	rank  int
-	size  int
-	be    aiori.Backend
-	md    aiori.Metadata
-	began time.Time
-	buf   []byte // -w / -e data
+	// phaseName and phaseIter are the phase running, for the Phase
+	// hook's reports inside it.
+	phaseName string
+	phaseIter int
+	o         *config.Options
+	env       Env
+	c         Comm
+	rank      int
+	size      int
+	be        aiori.Backend
+	md        aiori.Metadata
+	began     time.Time
+	buf       []byte // -w / -e data
 	// per iteration
 	layout   config.Layout
 	dirs     []string // this iteration's test directories, test-dir.<iter>-<loop>
@@ -242,6 +246,7 @@ func (r *runner) iteration(ctx context.Context, iter int, base string, res *runR
 			total = r.items
 		}
 		r.env.Phase(ph.String(), iter, 0, total)
+		r.phaseName, r.phaseIter = ph.String(), iter
 		switch ph {
 		case config.TreeCreate:
 			p, err = r.treePhase(ctx, phTreeCreate, mine, true)
@@ -521,6 +526,11 @@ func (r *runner) pathsOf(name string, owner int, n int64) []string {
 
 // itemPhase times one item phase on every rank: barrier, clock, the
 // operations, clock, optional sync, barrier, clock.
+// progressItems is how many items a rank does between two reports to the
+// Phase hook inside a phase: a report costs a call and, on rank 0 on a
+// terminal, an uncontended lock (16 ns), against 2 µs or more per item.
+const progressItems = 4096
+
 func (r *runner) itemPhase(ctx context.Context, name string, op opFunc, owner int) (phaseResult, error) {
 	ps := r.paths(name, owner)
 	var all []string // -c: every rank's items, which rank 0 creates or removes
@@ -570,6 +580,7 @@ func (r *runner) itemPhase(ctx context.Context, name string, op opFunc, owner in
 	}
 	done := 0
 	stone := !math.IsInf(deadline, 1)
+	untilReport := progressItems // a countdown: no division in the loop
 	for _, p := range ps {
 		if err := op(p); err != nil {
 			if failed == 0 {
@@ -578,6 +589,10 @@ func (r *runner) itemPhase(ctx context.Context, name string, op opFunc, owner in
 			failed++
 		}
 		done++
+		if untilReport--; untilReport == 0 {
+			untilReport = progressItems
+			r.env.Phase(r.phaseName, r.phaseIter, int64(done), r.items)
+		}
 		if stone && r.env.Clock() >= deadline {
 			break
 		}
