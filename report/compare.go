@@ -77,7 +77,9 @@ type MetricDelta struct {
 	DeltaHi float64
 	P       float64 // the U test's p-value; NaN for a metric on one side
 	Verdict Verdict
-	// Fails is true for a regression beyond the threshold: the gate fails.
+	// Fails is true for a regression beyond the threshold, and for a
+	// metric with a known direction that the new side lacks: the gate
+	// fails.
 	Fails bool
 }
 
@@ -241,6 +243,10 @@ func compareMetric(k metricKey, o, n *pooled, st statTest, threshold float64) (M
 	case len(newS.Values) == 0:
 		s := st.summary(oldS)
 		m.Old, m.Verdict = &s, VerdictOldOnly
+		// A metric the new runs no longer report (a benchmark dropped
+		// from the suite, a phase that stopped running) cannot pass a
+		// gate that would fail it had it got slower.
+		m.Fails = m.Better != ""
 		return m, true
 	case len(oldS.Values) == 0:
 		s := st.summary(newS)

@@ -104,9 +104,13 @@ func (c *Comparison) writeText(b *bytes.Buffer) error {
 	if len(fails) == 0 {
 		fmt.Fprintf(b, "no significant regression beyond %s\n", plainPercent(c.Threshold))
 	} else {
-		fmt.Fprintf(b, "%d significant regression(s) beyond %s:\n", len(fails), plainPercent(c.Threshold))
+		fmt.Fprintf(b, "%d significant regression(s) beyond %s, or metrics NEW lacks:\n", len(fails), plainPercent(c.Threshold))
 		for _, m := range fails {
-			fmt.Fprintf(b, "  %s %s %s: %s\n", printable(m.Table), printable(m.Row), printable(m.Metric), signedPercent(m.Delta))
+			change := signedPercent(m.Delta)
+			if m.Verdict == VerdictOldOnly {
+				change = "missing from NEW"
+			}
+			fmt.Fprintf(b, "  %s %s %s: %s\n", printable(m.Table), printable(m.Row), printable(m.Metric), change)
 		}
 	}
 	out := trimTrailingSpace(b.Bytes())

@@ -57,6 +57,10 @@ ALPHA=${ALPHA:-0.05}
 if [[ -n $baseline && ! -d $baseline ]]; then
 	hb_die "BASELINE $baseline: not a directory of archives"
 fi
+if [[ -n $baseline && $REPS -lt 4 ]]; then
+	# With fewer, no change reaches p < 0.05 and the gate could never fail.
+	hb_die "REPS=$REPS: the gate needs at least 4 rounds a side (Mann-Whitney at alpha 0.05)"
+fi
 mkdir -p "$out"
 out=$(cd "$out" && pwd -P)
 

@@ -186,6 +186,30 @@ func TestArchiveBadPath(t *testing.T) {
 	}
 }
 
+// TestArchiveMdtestSweep: an archive holds one run, so an mdtest sweep of
+// several task counts with --archive is refused (exit 2, one line, nothing
+// created) rather than archived as its first task count only; a sweep of
+// one task count is archived.
+func TestArchiveMdtestSweep(t *testing.T) {
+	dir := t.TempDir()
+	r := testenv.Run(t, testenv.Context(t, time.Minute), dir, noPMIEnv, hpcbench,
+		"launch", "-n", "2", "--", hpcbench, "mdtest", "-a", "DUMMY", "-n", "4", "-f", "1", "-l", "2", "-d", "md", "--archive", "a.json")
+	if r.Code != 2 || !strings.Contains(r.Stderr, "hpcbench: mdtest: --archive: -f 1 -l 2 is a sweep") {
+		t.Errorf("sweep of 1 and 2 tasks with --archive: exit %d, stderr %q; want 2 and the refusal", r.Code, r.Stderr)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Errorf("created %v", ents)
+	}
+	r = testenv.Run(t, testenv.Context(t, time.Minute), dir, noPMIEnv, hpcbench,
+		"launch", "-n", "2", "--", hpcbench, "mdtest", "-a", "DUMMY", "-n", "4", "-f", "2", "-l", "2", "-d", "md", "--archive", "a.json")
+	if r.Code != 0 {
+		t.Fatalf("one task count with --archive: exit %d, stderr %q", r.Code, r.Stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "a.json")); err != nil {
+		t.Errorf("no archive: %v", err)
+	}
+}
+
 // TestTwoHosts: ranks 0-1 named nodeA and 2-3 nodeB through the pipeline's
 // host gathering (HPCBENCH_HOSTNAME) give an archive with 2 hosts, both
 // named, and IOR's 2 nodes of 2 clients.

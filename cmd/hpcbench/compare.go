@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	pipeline "github.com/hpcbench/hpcbench/internal/run"
 	"github.com/hpcbench/hpcbench/report"
 )
 
@@ -57,8 +58,18 @@ func runCompare(_ context.Context, stdout, stderr io.Writer, args []string) erro
 		}
 	}
 	if fails := c.Failures(); len(fails) > 0 {
-		return &exitError{code: 1, msg: fmt.Sprintf("compare: %d metric(s) regressed significantly (p < %s) by more than %s",
-			len(fails), strconv.FormatFloat(ca.opts.Alpha, 'g', -1, 64), ca.threshold)}
+		missing := 0
+		for _, m := range fails {
+			if m.Verdict == report.VerdictOldOnly {
+				missing++
+			}
+		}
+		msg := fmt.Sprintf("compare: %d metric(s) regressed significantly (p < %s) by more than %s",
+			len(fails)-missing, strconv.FormatFloat(ca.opts.Alpha, 'g', -1, 64), ca.threshold)
+		if missing > 0 {
+			msg += fmt.Sprintf("; %d metric(s) of OLD are missing from NEW", missing)
+		}
+		return &exitError{code: 1, msg: msg}
 	}
 	return nil
 }
@@ -128,6 +139,11 @@ func readArchives(paths []string) ([]report.CompareInput, error) {
 			r, err := readArchive(f)
 			if err != nil {
 				return nil, err
+			}
+			if why := r.Run.Env[pipeline.FailedEnv]; why != "" {
+				// Its figures are those of a run that failed
+				// verification or operations: no sample of either side.
+				return nil, fmt.Errorf("%s: run.env.%s: the run failed (%s): leave it out", f, pipeline.FailedEnv, oneLine(why))
 			}
 			out = append(out, report.CompareInput{File: f, Result: r})
 		}

@@ -155,7 +155,8 @@ func TestCompareGolden(t *testing.T) {
 		{"verdicts-csv", []string{"--format", "csv", d + "old.json", d + "new.json"}, 1},
 		{"verdicts-json", []string{"--format=json", d + "old.json", d + "new.json"}, 1},
 		// The 20% write regression is within a 25% threshold.
-		{"threshold", []string{"--threshold", "25%", d + "old.json", d + "new.json"}, 0},
+		// A 20% regression within a 25% threshold passes.
+		{"threshold", []string{"--threshold", "25%", d + "regress-old.json", d + "regress-new.json"}, 0},
 		{"regression-20pct", []string{d + "regress-old.json", d + "regress-new.json"}, 1},
 		{"noise", []string{d + "noise-a.json", d + "noise-b.json"}, 0},
 		{"same-archive", []string{d + "noise-a.json", d + "noise-a.json"}, 0},
@@ -168,6 +169,7 @@ func TestCompareGolden(t *testing.T) {
 		{"old-build", []string{d + "old-build-pingpong.json", d + "pingpong-new.json"}, 0},
 		{"mismatched-params", []string{d + "old.json", d + "mismatch.json"}, 2},
 		{"no-common-benchmark", []string{d + "old.json", oldBuildArchive}, 2},
+		{"failed-run", []string{d + "old.json", d + "failed-run.json"}, 2},
 		{"missing-file", []string{d + "old.json", d + "no-such.json"}, 2},
 		{"not-an-archive", []string{d + "old.json", d + "verdicts.golden"}, 2},
 		{"empty-directory", []string{d + "old.json", "testdata/help/"}, 2},

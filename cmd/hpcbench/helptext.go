@@ -134,7 +134,9 @@ their 95% confidence intervals, the change with its interval, and the
 Mann-Whitney U test's p-value: ~ when the change is not significant at
 --alpha, "too few samples" when no change could be. The samples are a
 row's raw figures (per rank, per iteration), else the metric's one value
-per archive. A metric on one side only is listed so.
+per archive. A metric on one side only is listed so; one that OLD has and
+NEW lacks fails the gate (when its better direction is known), and a run
+marked failed is refused as a sample.
 
 Gate a CI job on it: hpcbench compare baseline/ new/. A metric without a
 known better direction is shown but never fails.`,

@@ -46,9 +46,16 @@ func runMdtest(ctx context.Context, stdout, stderr io.Writer, args []string) err
 			if _, err := plan.Resolve(e.Job.Comm.Size()); err != nil {
 				return nil, usagef("mdtest: %v", err)
 			}
+			if o.Archive != "" && plan.LastTasks > plan.FirstTasks {
+				// One archive is one run: rather refuse than keep one
+				// task count of the sweep and let report and compare
+				// miss the others.
+				return nil, usagef("mdtest: --archive: -f %d -l %d is a sweep of several task counts and an archive holds one run: archive one task count per run (-f N -l N)",
+					plan.FirstTasks, plan.LastTasks)
+			}
 			env := mdtest.Env{Run: e.Record.BaseRun(), Machine: e.Record.Machine, Phase: e.Phase}
 			if e.Job.PMI.Rank() == 0 {
-				env.Warn = func(line string) { fmt.Fprintln(stderr, line) }
+				env.Warn = func(line string) { fmt.Fprintln(e.Stderr, line) }
 			}
 			rs, err := mdtest.Sweep(ctx, e.Job.Comm, o, env)
 			results = rs

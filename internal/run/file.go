@@ -50,6 +50,13 @@ func WriteFile(path string, write func(io.Writer) error) error {
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
+	// CreateTemp makes it 0600; a result file is for others to read too
+	// (a CI baseline, a shared results directory), as C's fopen makes it.
+	if err := f.Chmod(0o644); err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return fmt.Errorf("write %s: %w", path, err)
+	}
 	if err := write(f); err != nil {
 		f.Close()
 		os.Remove(f.Name())

@@ -180,7 +180,7 @@ func Main(ctx context.Context, s Spec) error {
 			return &ExitError{Code: 1}
 		}
 		multi := j != nil && j.Comm.Size() > 1
-		if multi && code == 1 && rank != 0 && !quietWait(ctx, peerFailDelay) {
+		if multi && rank != 0 && !quietWait(ctx, peerFailDelay) {
 			// Stopped while waiting: rank 0 had its own failure (the
 			// same one, say every rank's open failing) and said it.
 			return &ExitError{Code: 1}
