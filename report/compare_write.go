@@ -104,7 +104,13 @@ func (c *Comparison) writeText(b *bytes.Buffer) error {
 	if len(fails) == 0 {
 		fmt.Fprintf(b, "no significant regression beyond %s\n", plainPercent(c.Threshold))
 	} else {
-		fmt.Fprintf(b, "%d significant regression(s) beyond %s, or metrics NEW lacks:\n", len(fails), plainPercent(c.Threshold))
+		lacks := ""
+		for _, m := range fails {
+			if m.Verdict == VerdictOldOnly {
+				lacks = ", or metrics NEW lacks"
+			}
+		}
+		fmt.Fprintf(b, "%d significant regression(s) beyond %s%s:\n", len(fails), plainPercent(c.Threshold), lacks)
 		for _, m := range fails {
 			change := signedPercent(m.Delta)
 			if m.Verdict == VerdictOldOnly {
