@@ -237,22 +237,12 @@ func (t *tester) fill(acc access, pl *plan) {
 	}
 }
 
-// progressBytes is about how much a rank moves between two reports to the
-// Phase hook inside a phase: a report costs a call and, on rank 0 on a
-// terminal, an uncontended lock (16 ns), so at 4 KiB transfers (1 µs or
-// more each) one report per 64 MiB is 16 ns in 16 ms.
-const progressBytes = 64 << 20
-
 // transfers moves transfers [from, to) of pl through file and returns how
 // many it made and how many of them were corrupt. It stops early once the
 // clock passes deadline. This is the timed loop: it allocates nothing,
-// formats nothing, and tells the Phase hook how far it got once every
-// progressBytes.
+// formats nothing and takes no lock.
 func (t *tester) transfers(file aiori.File, acc access, pl *plan, from, to int64, deadline float64) (n, bad int64, err error) {
 	o := t.o
-	every := max(1, progressBytes/o.TransferSize)
-	untilReport := every // a countdown: no division in the loop
-	name, total := acc.String(), pl.count*o.TransferSize
 	buf := t.buf
 	write := acc == accWrite
 	verify := acc == accWriteCheck || (acc == accRead && o.CheckRead)
@@ -295,10 +285,6 @@ func (t *tester) transfers(file aiori.File, acc access, pl *plan, from, to int64
 			}
 		}
 		n++
-		if untilReport--; untilReport == 0 {
-			untilReport = every
-			t.env.Phase(name, t.rep, (from+n)*o.TransferSize, total)
-		}
 		if delay > 0 {
 			time.Sleep(delay)
 		}
