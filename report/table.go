@@ -33,6 +33,10 @@ type Table struct {
 	// Rows are in display order. Rows should be unique by their labels so
 	// that compare can match them across runs.
 	Rows []Row `json:"rows"`
+	// Notes are sentences about the table that a reader must not miss:
+	// the straggler of a per-rank table, a phase stopped early by
+	// --until-steady and why. The text writer prints them under the table.
+	Notes []string `json:"notes,omitempty"`
 }
 
 // Column describes one column of a Table.

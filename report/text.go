@@ -46,6 +46,12 @@ func WriteText(w io.Writer, r *Result) error {
 		if err := writeTextTable(&b, t); err != nil {
 			return fmt.Errorf("report: rendering table %q: %w", t.Name, err)
 		}
+		if len(t.Notes) > 0 {
+			b.WriteByte('\n')
+		}
+		for _, n := range t.Notes {
+			fmt.Fprintf(&b, "%s\n", printable(n))
+		}
 	}
 	if _, err := bytes.NewBuffer(trimTrailingSpace(b.Bytes())).WriteTo(w); err != nil {
 		return fmt.Errorf("report: writing text: %w", err)

@@ -27,6 +27,9 @@ type Record struct {
 	// HostRanks is the most ranks any one host runs, and CPUs the online
 	// CPUs of that host.
 	HostRanks, CPUs int
+	// RankHosts names the host of every rank, indexed by rank, for the
+	// engines' per-rank and per-host tables.
+	RankHosts []string
 	// Machine is uname's sysname and nodename ("Linux vm"); Platform is
 	// IOR's nodename(sysname).
 	Machine, Platform string
@@ -87,9 +90,11 @@ func fillHosts(rec *Record, hosts []hostInfo, ownCPUs int) {
 	run := &rec.Run
 	run.Ranks = len(hosts)
 	run.Hostnames = nil
+	rec.RankHosts = make([]string, len(hosts))
 	count := map[string]int{}
 	cpus := map[string]int{}
-	for _, h := range hosts {
+	for i, h := range hosts {
+		rec.RankHosts[i] = h.name
 		if count[h.name] == 0 {
 			run.Hostnames = append(run.Hostnames, h.name)
 			cpus[h.name] = h.cpus

@@ -32,6 +32,11 @@ func TestFillHosts(t *testing.T) {
 			if !slices.Equal(rec.Run.Hostnames, tc.names) || rec.Run.Hosts != len(tc.names) || rec.Run.Ranks != len(tc.hosts) {
 				t.Errorf("hosts %q (%d), ranks %d; want %q, %d ranks", rec.Run.Hostnames, rec.Run.Hosts, rec.Run.Ranks, tc.names, len(tc.hosts))
 			}
+			for i, h := range tc.hosts {
+				if rec.RankHosts[i] != h.name {
+					t.Errorf("RankHosts[%d] = %q, want %q", i, rec.RankHosts[i], h.name)
+				}
+			}
 			if rec.HostRanks != tc.hostRanks || rec.CPUs != tc.cpus {
 				t.Errorf("HostRanks %d CPUs %d, want %d and %d", rec.HostRanks, rec.CPUs, tc.hostRanks, tc.cpus)
 			}

@@ -1,0 +1,144 @@
+package dist
+
+import (
+	"fmt"
+	"time"
+)
+
+// DefaultInterval is the length of a time-series interval when --interval
+// is not given.
+const DefaultInterval = time.Second
+
+// MaxIntervals bounds a series: when a phase outlasts that many intervals,
+// neighbouring intervals merge in pairs and the interval doubles, so a
+// recorder's memory is fixed however long the phase runs.
+const MaxIntervals = 4096
+
+// MinInterval is the shortest --interval accepted.
+const MinInterval = time.Millisecond
+
+// CheckInterval returns an error naming --interval when iv is outside
+// [MinInterval, 1h].
+func CheckInterval(iv time.Duration) error {
+	if iv < MinInterval || iv > time.Hour {
+		return fmt.Errorf("--interval %v: want a duration in [%v, 1h]", iv, MinInterval)
+	}
+	return nil
+}
+
+// Recorder records one rank's phase: the latency of every operation, the
+// amount (bytes, items, repetitions) done per interval of time, and, with
+// --until-steady, when that amount became steady. Times are nanoseconds
+// since the phase's start, on the engine's own clock. Its methods allocate
+// nothing once New returned it.
+type Recorder struct {
+	// Lat holds the latency of every operation recorded.
+	Lat Hist
+
+	iv     int64     // interval, ns
+	edge   int64     // end of the current interval
+	cur    float64   // amount done in the current interval so far
+	series []float64 // amount done in every complete interval
+	total  float64   // amount done in all
+	last   int64     // end of the previous operation (Next)
+	end    int64     // the phase's end on this rank (Done), -1 before
+	steady Steady
+	k      int   // intervals in the steady window; 0 when off
+	at     int64 // when the steady test passed, -1 before
+}
+
+// New returns a Recorder with intervals of iv and the --until-steady test
+// s (zero for none), or an error naming the flag that is out of range.
+func New(iv time.Duration, s Steady) (*Recorder, error) {
+	if err := CheckInterval(iv); err != nil {
+		return nil, err
+	}
+	k, err := s.Intervals(iv)
+	if err != nil {
+		return nil, err
+	}
+	r := &Recorder{iv: int64(iv), steady: s, k: k, series: make([]float64, 0, MaxIntervals)}
+	r.Reset()
+	return r, nil
+}
+
+// Reset empties r for the next phase, keeping its interval and test.
+func (r *Recorder) Reset() {
+	r.Lat = Hist{}
+	r.edge, r.cur, r.series, r.total, r.last, r.end, r.at = r.iv, 0, r.series[:0], 0, 0, -1, -1
+}
+
+// Op records an operation that ran from start to end and did amount; it
+// returns true once the phase is steady (the engine stops the phase).
+func (r *Recorder) Op(start, end int64, amount float64) bool {
+	r.Lat.Record(end - start)
+	r.last = end
+	if end >= r.edge {
+		r.roll(end)
+	}
+	r.cur += amount
+	r.total += amount
+	return r.at >= 0
+}
+
+// Next records an operation that ran from the end of the previous one (or
+// the phase's start) to end: for loops that read the clock once per
+// operation.
+func (r *Recorder) Next(end int64, amount float64) bool {
+	return r.Op(r.last, end, amount)
+}
+
+// roll closes the intervals that ended before now, then runs the steady
+// test over the last window.
+func (r *Recorder) roll(now int64) {
+	for now >= r.edge {
+		if len(r.series) == MaxIntervals {
+			r.halve() // moves the edge; test again
+			continue
+		}
+		r.series = append(r.series, r.cur)
+		r.cur = 0
+		r.edge += r.iv
+	}
+	if r.k > 0 && r.at < 0 && len(r.series) >= r.k && steadyOver(r.series[len(r.series)-r.k:], r.steady.Tolerance) {
+		r.at = now
+	}
+}
+
+// halve merges neighbouring intervals in pairs and doubles the interval;
+// the interval in progress becomes the first half of the next one.
+func (r *Recorder) halve() {
+	n := len(r.series) / 2
+	for i := range n {
+		r.series[i] = r.series[2*i] + r.series[2*i+1]
+	}
+	if len(r.series)%2 == 1 {
+		r.series[n] = r.series[len(r.series)-1]
+		n++
+	}
+	r.series = r.series[:n]
+	r.iv *= 2
+	r.edge = int64(len(r.series)+1) * r.iv
+	r.k = max(2, (r.k+1)/2)
+}
+
+// Done ends the phase on this rank at now.
+func (r *Recorder) Done(now int64) {
+	if now >= r.edge {
+		r.roll(now)
+	}
+	r.end = max(now, r.last)
+}
+
+// Interval returns the series' current interval.
+func (r *Recorder) Interval() time.Duration { return time.Duration(r.iv) }
+
+// Total returns the amount done in the phase.
+func (r *Recorder) Total() float64 { return r.total }
+
+// SteadyAt returns when the steady test passed, in nanoseconds since the
+// phase's start, and false if it has not.
+func (r *Recorder) SteadyAt() (int64, bool) { return r.at, r.at >= 0 }
+
+// Steady returns the --until-steady test r runs.
+func (r *Recorder) Steady() Steady { return r.steady }

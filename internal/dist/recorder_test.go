@@ -1,0 +1,174 @@
+package dist
+
+import (
+	"context"
+	"math"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hpcbench/hpcbench/collectives"
+	"github.com/hpcbench/hpcbench/internal/jobtest"
+)
+
+const ms = int64(time.Millisecond)
+
+func TestParseSteady(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want Steady
+		err  string
+	}{
+		{"", Steady{10 * time.Second, 0.075}, ""},
+		{"5s,5%", Steady{5 * time.Second, 0.05}, ""},
+		{"500ms,10", Steady{500 * time.Millisecond, 0.10}, ""},
+		{"5s", Steady{}, "want WINDOW,TOLERANCE"},
+		{"x,5%", Steady{}, "window"},
+		{"-1s,5%", Steady{}, "window"},
+		{"5s,0%", Steady{}, "tolerance"},
+		{"5s,100%", Steady{}, "tolerance"},
+		{"5s,abc", Steady{}, "tolerance"},
+	} {
+		got, err := ParseSteady(tc.in)
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) || !strings.Contains(err.Error(), "--until-steady") {
+				t.Errorf("ParseSteady(%q) error %v, want one naming --until-steady and %q", tc.in, err, tc.err)
+			}
+			continue
+		}
+		if err != nil || got != tc.want {
+			t.Errorf("ParseSteady(%q) = %+v, %v; want %+v", tc.in, got, err, tc.want)
+		}
+	}
+	if _, err := New(time.Second, Steady{Window: time.Second, Tolerance: 0.1}); err == nil || !strings.Contains(err.Error(), "--interval") {
+		t.Errorf("a window of one interval: %v, want an error naming --interval", err)
+	}
+	if _, err := New(time.Microsecond, Steady{}); err == nil || !strings.Contains(err.Error(), "--interval") {
+		t.Errorf("a 1us interval: %v", err)
+	}
+}
+
+// TestSeries: amounts land in the interval their operation ended in;
+// idle intervals are zeros; the last, partial interval is kept.
+func TestSeries(t *testing.T) {
+	r, err := New(100*time.Millisecond, Steady{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Op(0, 10*ms, 1)
+	r.Op(10*ms, 99*ms, 2)
+	r.Op(99*ms, 100*ms, 4) // on the edge: the second interval
+	r.Next(350*ms, 8)      // skips two idle intervals... and lands in the fourth
+	r.Done(360 * ms)
+	want := []float64{3, 4, 0, 8}
+	if got := r.ownSeries(); !slices.Equal(got, want) {
+		t.Fatalf("series %v, want %v", got, want)
+	}
+	if r.Total() != 15 || r.Lat.N() != 4 || r.Lat.Quantile(1) != 0.25 {
+		t.Fatalf("total %g, ops %d, max %g", r.Total(), r.Lat.N(), r.Lat.Quantile(1))
+	}
+	r.Reset()
+	if r.Total() != 0 || r.Lat.N() != 0 || len(r.ownSeries()) != 0 {
+		t.Fatal("Reset left figures behind")
+	}
+}
+
+// TestSteadyStops: a ramp is not steady; a plateau within the tolerance
+// is, once the window is full of it; a noisy plateau never is.
+func TestSteadyStops(t *testing.T) {
+	s := Steady{Window: 300 * time.Millisecond, Tolerance: 0.05}
+	run := func(rate func(i int) float64) (int64, bool) {
+		r, err := New(100*time.Millisecond, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range 100 { // 10 ms operations, 10 per interval
+			if r.Op(int64(i)*10*ms, int64(i+1)*10*ms, rate(i)) {
+				break
+			}
+		}
+		return r.SteadyAt()
+	}
+	at, ok := run(func(i int) float64 {
+		if i < 30 {
+			return float64(i) // ramp for 3 intervals
+		}
+		return 100
+	})
+	if !ok || at != 600*ms { // plateau intervals 3, 4, 5 complete at 600 ms
+		t.Errorf("ramp then plateau: steady %v at %d ms, want at 600 ms", ok, at/ms)
+	}
+	if _, ok := run(func(i int) float64 { return float64(100 + 50*((i/10)%2)) }); ok {
+		t.Error("a plateau alternating by 50% per interval passed as steady")
+	}
+	if _, ok := run(func(int) float64 { return 0 }); ok {
+		t.Error("an idle phase passed as steady")
+	}
+}
+
+// TestHalve: past MaxIntervals the series merges in pairs and keeps every
+// amount.
+func TestHalve(t *testing.T) {
+	r, err := New(time.Millisecond, Steady{Window: 10 * time.Millisecond, Tolerance: 0.5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 3*MaxIntervals + 7
+	for i := range n {
+		r.Op(int64(i)*ms, int64(i)*ms+ms/2, 1)
+	}
+	r.Done(int64(n) * ms)
+	s := r.ownSeries()
+	var sum float64
+	for _, v := range s {
+		sum += v
+	}
+	if sum != float64(n) || len(s) > MaxIntervals+1 || r.Interval() != 4*time.Millisecond {
+		t.Fatalf("sum %g of %d, %d intervals of %v", sum, n, len(s), r.Interval())
+	}
+}
+
+// TestReduce runs four ranks whose second interval differs, one of which
+// doubled its interval, and checks the job's figures on rank 0.
+func TestReduce(t *testing.T) {
+	const n = 4
+	var job *Job
+	errs := jobtest.Run(t, n, nil, func(ctx context.Context, c *collectives.Comm) error {
+		r, err := New(10*time.Millisecond, Steady{})
+		if err != nil {
+			return err
+		}
+		k := c.Rank()
+		for i := range 3 + k { // rank k does 3+k ops of 10 ms and k+1 bytes each
+			r.Next(int64(i+1)*10*ms, float64(k+1))
+		}
+		r.Done(int64(3+k)*10*ms + 5*ms)
+		j, err := Reduce(ctx, c, r)
+		if k == 0 {
+			job = j
+		} else if j != nil {
+			t.Errorf("rank %d got the job's figures", k)
+		}
+		return err
+	})
+	jobtest.NoErrors(t, errs)
+	if job.Lat.N() != 3+4+5+6 || job.End != 0.065 || len(job.Ranks) != n {
+		t.Fatalf("ops %d end %g ranks %d", job.Lat.N(), job.End, len(job.Ranks))
+	}
+	// Interval i (10 ms each, ops end on the edges) holds what ranks did
+	// in it: the op ending at (i+1)*10 ms lands in interval i+1.
+	want := []float64{0, 10, 10, 10, 9, 7, 4}
+	if !slices.Equal(job.Series, want) {
+		t.Fatalf("series %v, want %v", job.Series, want)
+	}
+	for k, rk := range job.Ranks {
+		if rk.Amount != float64((3+k)*(k+1)) || math.Abs(rk.Done-float64(3+k)*0.01-0.005) > 1e-12 || !math.IsNaN(rk.SteadyAt) {
+			t.Errorf("rank %d: %+v", k, rk)
+		}
+	}
+	lat := job.Latency([]string{"write"})
+	if lat.Ops != 18 || math.Abs(lat.P50-0.01) > 0.01/64 || lat.Max != 0.01 {
+		t.Errorf("latency %+v", lat)
+	}
+}

@@ -1,0 +1,199 @@
+package dist
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/hpcbench/hpcbench/collectives"
+)
+
+// Job is one phase's figures over the whole job, reduced from every
+// rank's Recorder.
+type Job struct {
+	// Lat holds every rank's latencies.
+	Lat Hist
+	// Interval is the series' interval (the longest any rank reached,
+	// when a long phase doubled some ranks' intervals).
+	Interval time.Duration
+	// Series is the amount done in each interval from the phase's start,
+	// summed over the ranks; the last one may be shorter (see End).
+	Series []float64
+	// End is when the last rank ended the phase, in seconds since the
+	// phase's start.
+	End float64
+	// Ranks holds every rank's own figures, indexed by rank.
+	Ranks []Rank
+	// Steady is the test the phase ran (zero for none).
+	Steady Steady
+}
+
+// Rank is one rank's figures in a phase.
+type Rank struct {
+	Amount float64 // amount done
+	Done   float64 // seconds from the phase's start to this rank's end
+	// SteadyAt is when the steady test passed on this rank, in seconds
+	// since the phase's start; NaN when it did not.
+	SteadyAt float64
+}
+
+// Reduce gathers every rank's Recorder into the job's figures, which only
+// rank 0 gets (nil on the others). It is collective; every rank calls it
+// after Done, in the same order with respect to the other collectives.
+// Values travel in the machine's byte order, as collectives reduces them.
+func Reduce(ctx context.Context, c *collectives.Comm, r *Recorder) (*Job, error) {
+	own := r.ownSeries()
+	// 1. The longest interval and series, the last end, the extremes.
+	mn := int64(math.MinInt64)
+	if r.Lat.n > 0 {
+		mn = -r.Lat.min
+	}
+	hi, err := allreduceInt64(ctx, c, collectives.Max, []int64{r.iv, int64(len(own)), r.end, r.Lat.max, mn})
+	if err != nil {
+		return nil, fmt.Errorf("reducing the distributions: %w", err)
+	}
+	iv := hi[0]
+	series := rebin(own, r.iv, iv)
+	n := int((hi[1]*r.iv + iv - 1) / iv)
+	series = append(series, make([]float64, max(0, n-len(series)))...)
+	// 2. The histogram's counts and the series, summed on rank 0.
+	words := make([]int64, 0, Buckets+2)
+	for _, v := range r.Lat.counts {
+		words = append(words, int64(v))
+	}
+	words = append(words, int64(r.Lat.n), int64(r.Lat.sum))
+	counts, err := reduceInt64(ctx, c, words)
+	if err != nil {
+		return nil, fmt.Errorf("reducing the latency histogram: %w", err)
+	}
+	sums, err := reduceFloat64(ctx, c, series)
+	if err != nil {
+		return nil, fmt.Errorf("reducing the time series: %w", err)
+	}
+	// 3. Every rank's own figures, gathered on rank 0.
+	at := math.NaN()
+	if ns, ok := r.SteadyAt(); ok {
+		at = float64(ns) / 1e9
+	}
+	ranks, err := gatherRanks(ctx, c, Rank{Amount: r.total, Done: float64(r.end) / 1e9, SteadyAt: at})
+	if err != nil {
+		return nil, fmt.Errorf("gathering the per-rank figures: %w", err)
+	}
+	if c.Rank() != 0 {
+		return nil, nil
+	}
+	j := &Job{Interval: time.Duration(iv), Series: sums, End: float64(hi[2]) / 1e9, Ranks: ranks, Steady: r.steady}
+	for i := range Buckets {
+		j.Lat.counts[i] = uint64(counts[i])
+	}
+	j.Lat.n, j.Lat.sum = uint64(counts[Buckets]), uint64(counts[Buckets+1])
+	if j.Lat.n > 0 {
+		j.Lat.max, j.Lat.min = hi[3], -hi[4]
+	}
+	return j, nil
+}
+
+// ownSeries returns this rank's amounts per interval, the interval in
+// progress at Done included when anything fell in it or time passed in it.
+func (r *Recorder) ownSeries() []float64 {
+	s := r.series
+	if r.cur != 0 || r.end > int64(len(r.series))*r.iv {
+		s = append(s[:len(s):len(s)], r.cur)
+	}
+	return s
+}
+
+// rebin merges a series of interval from into one of interval to, a
+// power-of-two multiple of it.
+func rebin(s []float64, from, to int64) []float64 {
+	f := int(to / from)
+	if f <= 1 {
+		return append([]float64(nil), s...)
+	}
+	out := make([]float64, (len(s)+f-1)/f)
+	for i, v := range s {
+		out[i/f] += v
+	}
+	return out
+}
+
+func allreduceInt64(ctx context.Context, c *collectives.Comm, op collectives.Op, v []int64) ([]int64, error) {
+	send := encodeInt64(v)
+	recv := make([]byte, len(send))
+	if err := c.Allreduce(ctx, send, recv, collectives.Int64, op); err != nil {
+		return nil, err
+	}
+	return decodeInt64(recv), nil
+}
+
+func reduceInt64(ctx context.Context, c *collectives.Comm, v []int64) ([]int64, error) {
+	send := encodeInt64(v)
+	recv := make([]byte, len(send))
+	if err := c.Reduce(ctx, send, recv, collectives.Int64, collectives.Sum, 0); err != nil {
+		return nil, err
+	}
+	return decodeInt64(recv), nil
+}
+
+func reduceFloat64(ctx context.Context, c *collectives.Comm, v []float64) ([]float64, error) {
+	send := encodeFloat64(v)
+	recv := make([]byte, len(send))
+	if len(send) == 0 {
+		return nil, nil
+	}
+	if err := c.Reduce(ctx, send, recv, collectives.Float64, collectives.Sum, 0); err != nil {
+		return nil, err
+	}
+	return decodeFloat64(recv), nil
+}
+
+func gatherRanks(ctx context.Context, c *collectives.Comm, own Rank) ([]Rank, error) {
+	send := encodeFloat64([]float64{own.Amount, own.Done, own.SteadyAt})
+	recv := make([]byte, len(send)*c.Size())
+	if err := c.Gather(ctx, send, recv, 0); err != nil {
+		return nil, err
+	}
+	if c.Rank() != 0 {
+		return nil, nil
+	}
+	v := decodeFloat64(recv)
+	out := make([]Rank, c.Size())
+	for i := range out {
+		out[i] = Rank{Amount: v[3*i], Done: v[3*i+1], SteadyAt: v[3*i+2]}
+	}
+	return out, nil
+}
+
+func encodeInt64(v []int64) []byte {
+	b := make([]byte, 8*len(v))
+	for i, x := range v {
+		binary.NativeEndian.PutUint64(b[8*i:], uint64(x))
+	}
+	return b
+}
+
+func decodeInt64(b []byte) []int64 {
+	v := make([]int64, len(b)/8)
+	for i := range v {
+		v[i] = int64(binary.NativeEndian.Uint64(b[8*i:]))
+	}
+	return v
+}
+
+func encodeFloat64(v []float64) []byte {
+	b := make([]byte, 8*len(v))
+	for i, x := range v {
+		binary.NativeEndian.PutUint64(b[8*i:], math.Float64bits(x))
+	}
+	return b
+}
+
+func decodeFloat64(b []byte) []float64 {
+	v := make([]float64, len(b)/8)
+	for i := range v {
+		v[i] = math.Float64frombits(binary.NativeEndian.Uint64(b[8*i:]))
+	}
+	return v
+}

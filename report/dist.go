@@ -1,0 +1,198 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+)
+
+// The distribution tables every measuring engine adds to its Result
+// (ior, mdtest, coll): per-operation latency percentiles, throughput per
+// interval, and per-rank and per-host figures naming the straggler. The
+// engines record with internal/dist and build the tables here, so every
+// benchmark's tables have the same columns and the same notes.
+
+// Latency is one row of a latency table: the percentiles of every
+// operation's duration in a phase, over every rank, in seconds.
+type Latency struct {
+	Labels             []string
+	Ops                float64 // operations timed
+	P50, P90, P99, Max float64
+}
+
+// LatencyTable builds the table of per-operation latency percentiles:
+// the label columns, then ops and p50, p90, p99 and max in seconds (shown
+// in microseconds).
+func LatencyTable(name string, labels []Column, rows []Latency) Table {
+	t := Table{Name: name, Columns: append(append([]Column(nil), labels...),
+		Column{Name: "ops", Kind: KindMetric},
+		latencyColumn("p50"), latencyColumn("p90"), latencyColumn("p99"), latencyColumn("max"))}
+	for _, r := range rows {
+		t.Rows = append(t.Rows, Row{Labels: r.Labels, Metrics: []float64{r.Ops, r.P50, r.P90, r.P99, r.Max}})
+	}
+	return t
+}
+
+func latencyColumn(name string) Column {
+	return Column{Name: name, Kind: KindMetric, Unit: "s", Display: "us", Better: BetterLower}
+}
+
+// TimeSeries is one phase's amount done per interval over the job.
+type TimeSeries struct {
+	Labels   []string
+	Interval float64   // seconds
+	Amount   []float64 // per interval, in the rate column's Unit times seconds times Scale
+	End      float64   // seconds from the phase's start to its last rank's end
+}
+
+// SeriesTable builds a time-series table as report/plot reads them: the
+// label columns, "elapsed" (seconds from the phase's start to the end of
+// the interval), then rate, the throughput over the interval (a
+// higher-is-better column such as "bw" in MiB/s), which is the interval's
+// amount divided by scale and by the interval's length. The last interval
+// of a phase ends at its End and may be shorter.
+func SeriesTable(name string, labels []Column, rate Column, scale float64, series []TimeSeries) Table {
+	rate.Kind, rate.Better = KindMetric, BetterHigher
+	t := Table{Name: name, Columns: append(append([]Column(nil), labels...),
+		Column{Name: "elapsed", Kind: KindMetric, Unit: "s"}, rate)}
+	for _, s := range series {
+		for i, a := range s.Amount {
+			from, to := float64(i)*s.Interval, float64(i+1)*s.Interval
+			if i == len(s.Amount)-1 && s.End > from {
+				to = min(to, s.End)
+			}
+			r := math.NaN()
+			if to > from {
+				r = a / scale / (to - from)
+			}
+			t.Rows = append(t.Rows, Row{Labels: s.Labels, Metrics: []float64{to, r}})
+		}
+	}
+	return t
+}
+
+// RankSet is one phase's figures per rank.
+type RankSet struct {
+	Labels []string
+	// Name is the phase as the notes name it ("write, iteration 0").
+	Name   string
+	Hosts  []string  // host of every rank
+	Amount []float64 // done by every rank, in the amount column's Unit
+	Done   []float64 // seconds from the phase's start to every rank's end
+}
+
+// RankUnits names what a phase's amounts and rates are.
+type RankUnits struct {
+	Amount Column  // "bytes" in B shown in MiB, "items" with no unit
+	Rate   Column  // "bw" in MiB/s, "rate" in ops/s
+	Scale  float64 // Amount's units per Rate's amount (1<<20 for bytes to MiB)
+}
+
+// RankTables builds the per-rank table (labels, rank, host, amount,
+// done, rate) and the per-host table (labels, host, ranks, amount,
+// first-done, last-done, and rate: the host's amount over its last-done),
+// and notes under the per-rank table naming, for each set of more than
+// one rank, the slowest rank and host against the fastest.
+func RankTables(ranksName, hostsName string, labels []Column, u RankUnits, sets []RankSet) (ranks, hosts Table) {
+	amount, rate := u.Amount, u.Rate
+	amount.Kind, rate.Kind, rate.Better = KindMetric, KindMetric, BetterHigher
+	done := Column{Name: "done", Kind: KindMetric, Unit: "s", Better: BetterLower}
+	ranks = Table{Name: ranksName, Columns: append(append([]Column(nil), labels...),
+		Column{Name: "rank", Kind: KindLabel}, Column{Name: "host", Kind: KindLabel}, amount, done, rate)}
+	hosts = Table{Name: hostsName, Columns: append(append([]Column(nil), labels...),
+		Column{Name: "host", Kind: KindLabel}, Column{Name: "ranks", Kind: KindMetric}, amount,
+		Column{Name: "first-done", Kind: KindMetric, Unit: "s", Better: BetterLower},
+		Column{Name: "last-done", Kind: KindMetric, Unit: "s", Better: BetterLower}, rate)}
+	for _, s := range sets {
+		type agg struct {
+			n                 int
+			amount, first, at float64
+		}
+		var order []string
+		by := map[string]*agg{}
+		for i := range s.Done {
+			h := s.Hosts[i]
+			ranks.Rows = append(ranks.Rows, Row{Labels: append(append([]string(nil), s.Labels...), strconv.Itoa(i), h),
+				Metrics: []float64{s.Amount[i], s.Done[i], perSecond(s.Amount[i]/u.Scale, s.Done[i])}})
+			a := by[h]
+			if a == nil {
+				a = &agg{first: math.Inf(1)}
+				by[h] = a
+				order = append(order, h)
+			}
+			a.n++
+			a.amount += s.Amount[i]
+			a.first, a.at = min(a.first, s.Done[i]), max(a.at, s.Done[i])
+		}
+		for _, h := range order {
+			a := by[h]
+			hosts.Rows = append(hosts.Rows, Row{Labels: append(append([]string(nil), s.Labels...), h),
+				Metrics: []float64{float64(a.n), a.amount, a.first, a.at, perSecond(a.amount/u.Scale, a.at)}})
+		}
+		if n := stragglerNote(s, order, func(h string) float64 { return by[h].at }); n != "" {
+			ranks.Notes = append(ranks.Notes, n)
+		}
+	}
+	return ranks, hosts
+}
+
+// perSecond returns amount/seconds, NaN when no time passed.
+func perSecond(amount, seconds float64) float64 {
+	if !(seconds > 0) {
+		return math.NaN()
+	}
+	return amount / seconds
+}
+
+// stragglerNote names the slowest rank of s against the fastest and, on
+// more than one host, the slowest host against the fastest.
+func stragglerNote(s RankSet, hosts []string, last func(string) float64) string {
+	if len(s.Done) < 2 {
+		return ""
+	}
+	slow, fast := 0, 0
+	for i, d := range s.Done {
+		if d > s.Done[slow] {
+			slow = i
+		}
+		if d < s.Done[fast] {
+			fast = i
+		}
+	}
+	n := fmt.Sprintf("%s: slowest rank %d on %s, done at %s, %s after the fastest, rank %d on %s at %s",
+		s.Name, slow, s.Hosts[slow], seconds(s.Done[slow]), lag(s.Done[slow], s.Done[fast]), fast, s.Hosts[fast], seconds(s.Done[fast]))
+	if len(hosts) > 1 {
+		sh, fh := hosts[0], hosts[0]
+		for _, h := range hosts {
+			if last(h) > last(sh) {
+				sh = h
+			}
+			if last(h) < last(fh) {
+				fh = h
+			}
+		}
+		n += fmt.Sprintf("; slowest host %s, last done at %s, %s after host %s", sh, seconds(last(sh)), lag(last(sh), last(fh)), fh)
+	}
+	return n + "."
+}
+
+// lag says how much later slow is than fast, in time and per cent.
+func lag(slow, fast float64) string {
+	if fast > 0 {
+		return fmt.Sprintf("%s (%.0f%%)", seconds(slow-fast), (slow-fast)/fast*100)
+	}
+	return seconds(slow - fast)
+}
+
+// seconds formats a duration in seconds for a note, with 3 significant
+// figures in s, ms or us.
+func seconds(v float64) string {
+	switch a := math.Abs(v); {
+	case a >= 1:
+		return strconv.FormatFloat(v, 'f', 3, 64) + " s"
+	case a >= 1e-3:
+		return strconv.FormatFloat(v*1e3, 'f', 3, 64) + " ms"
+	default:
+		return strconv.FormatFloat(v*1e6, 'f', 1, 64) + " us"
+	}
+}

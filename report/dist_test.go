@@ -1,0 +1,68 @@
+package report
+
+import (
+	"bytes"
+	"math"
+	"strings"
+	"testing"
+)
+
+var phaseCol = []Column{{Name: "phase", Kind: KindLabel}}
+
+func TestRankTables(t *testing.T) {
+	u := RankUnits{Amount: Column{Name: "bytes", Unit: "B", Display: "MiB"}, Rate: Column{Name: "bw", Unit: "MiB/s"}, Scale: 1 << 20}
+	sets := []RankSet{
+		{Labels: []string{"write"}, Name: "write", Hosts: []string{"a", "a", "b", "b"},
+			Amount: []float64{1 << 20, 1 << 20, 1 << 20, 1 << 20}, Done: []float64{1, 1.25, 1.5, 2}},
+		{Labels: []string{"read"}, Name: "read", Hosts: []string{"a"}, Amount: []float64{1 << 20}, Done: []float64{0.5}},
+	}
+	ranks, hosts := RankTables("ranks", "hosts", phaseCol, u, sets)
+	if len(ranks.Rows) != 5 || len(hosts.Rows) != 3 {
+		t.Fatalf("%d rank rows, %d host rows", len(ranks.Rows), len(hosts.Rows))
+	}
+	if r := ranks.Rows[3]; strings.Join(r.Labels, " ") != "write 3 b" || r.Metrics[2] != 0.5 {
+		t.Errorf("rank 3 row %+v", r)
+	}
+	if r := hosts.Rows[1]; strings.Join(r.Labels, " ") != "write b" || r.Metrics[0] != 2 || r.Metrics[2] != 1.5 || r.Metrics[3] != 2 || r.Metrics[4] != 1 {
+		t.Errorf("host b row %+v", r)
+	}
+	want := "write: slowest rank 3 on b, done at 2.000 s, 1.000 s (100%) after the fastest, rank 0 on a at 1.000 s; slowest host b, last done at 2.000 s, 750.000 ms (60%) after host a."
+	if len(ranks.Notes) != 1 || ranks.Notes[0] != want {
+		t.Errorf("notes %q, want [%q] (a single rank has no straggler)", ranks.Notes, want)
+	}
+	res := New("test")
+	res.Tables = []Table{ranks, hosts}
+	var b bytes.Buffer
+	if err := WriteText(&b, res); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "\n"+want+"\n") {
+		t.Errorf("the text view does not print the note:\n%s", b.String())
+	}
+	if err := res.Validate(); err != nil {
+		t.Error(err)
+	}
+}
+
+func TestSeriesAndLatencyTables(t *testing.T) {
+	s := SeriesTable("series", phaseCol, Column{Name: "bw", Unit: "MiB/s"}, 1<<20,
+		[]TimeSeries{{Labels: []string{"write"}, Interval: 1, Amount: []float64{4 << 20, 2 << 20, 1 << 20}, End: 2.5}})
+	if s.Columns[1].Name != "elapsed" || s.Columns[1].Unit != "s" || s.Columns[2].Better != BetterHigher {
+		t.Fatalf("columns %+v do not follow plot's time-series convention", s.Columns)
+	}
+	want := [][2]float64{{1, 4}, {2, 2}, {2.5, 2}}
+	for i, r := range s.Rows {
+		if r.Metrics[0] != want[i][0] || r.Metrics[1] != want[i][1] {
+			t.Errorf("row %d: %v, want %v", i, r.Metrics, want[i])
+		}
+	}
+	l := LatencyTable("latency", phaseCol, []Latency{{Labels: []string{"write"}, Ops: 10, P50: 1e-6, P90: 2e-6, P99: 3e-6, Max: math.NaN()}})
+	if len(l.Columns) != 6 || l.Columns[5].Better != BetterLower || l.Rows[0].Metrics[0] != 10 {
+		t.Fatalf("latency table %+v", l)
+	}
+	res := New("test")
+	res.Tables = []Table{s, l}
+	if err := res.Validate(); err != nil {
+		t.Error(err)
+	}
+}
