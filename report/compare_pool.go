@@ -62,6 +62,9 @@ func poolSide(in []CompareInput) ([]*pool, error) {
 func (p *pool) add(file string, r *Result) error {
 	for ti := range r.Tables {
 		t := &r.Tables[ti]
+		if t.Detail {
+			continue
+		}
 		labels, metrics := t.split()
 		users := map[string][]Column{} // metric columns by sample key
 		for _, c := range metrics {

@@ -53,7 +53,7 @@ type TimeSeries struct {
 // of a phase ends at its End and may be shorter.
 func SeriesTable(name string, labels []Column, rate Column, scale float64, series []TimeSeries) Table {
 	rate.Kind, rate.Better = KindMetric, BetterHigher
-	t := Table{Name: name, Columns: append(append([]Column(nil), labels...),
+	t := Table{Name: name, Detail: true, Columns: append(append([]Column(nil), labels...),
 		Column{Name: "elapsed", Kind: KindMetric, Unit: "s"}, rate)}
 	for _, s := range series {
 		for i, a := range s.Amount {
@@ -97,9 +97,9 @@ func RankTables(ranksName, hostsName string, labels []Column, u RankUnits, sets 
 	amount, rate := u.Amount, u.Rate
 	amount.Kind, rate.Kind, rate.Better = KindMetric, KindMetric, BetterHigher
 	done := Column{Name: "done", Kind: KindMetric, Unit: "s", Better: BetterLower}
-	ranks = Table{Name: ranksName, Columns: append(append([]Column(nil), labels...),
+	ranks = Table{Name: ranksName, Detail: true, Columns: append(append([]Column(nil), labels...),
 		Column{Name: "rank", Kind: KindLabel}, Column{Name: "host", Kind: KindLabel}, amount, done, rate)}
-	hosts = Table{Name: hostsName, Columns: append(append([]Column(nil), labels...),
+	hosts = Table{Name: hostsName, Detail: true, Columns: append(append([]Column(nil), labels...),
 		Column{Name: "host", Kind: KindLabel}, Column{Name: "ranks", Kind: KindMetric}, amount,
 		Column{Name: "first-done", Kind: KindMetric, Unit: "s", Better: BetterLower},
 		Column{Name: "last-done", Kind: KindMetric, Unit: "s", Better: BetterLower}, rate)}

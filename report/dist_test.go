@@ -66,3 +66,28 @@ func TestSeriesAndLatencyTables(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestDetailTablesLeftOutOfCompare: per-rank and per-interval figures
+// differ from run to run by nature; compare must not gate on them.
+func TestDetailTablesLeftOutOfCompare(t *testing.T) {
+	build := func(rate float64) []CompareInput {
+		r := New("test")
+		s := SeriesTable("series", phaseCol, Column{Name: "bw", Unit: "MiB/s"}, 1,
+			[]TimeSeries{{Labels: []string{"write"}, Interval: 1, Amount: []float64{rate, rate}, End: 2}})
+		l := LatencyTable("latency", phaseCol, []Latency{{Labels: []string{"write"}, Ops: 1, P50: 1, P90: 1, P99: 1, Max: 1}})
+		r.Tables = []Table{s, l}
+		return []CompareInput{{File: "f", Result: r}}
+	}
+	pools, err := poolSide(build(100))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range pools[0].order {
+		if k.table == "series" {
+			t.Errorf("compare pooled %+v of a detail table", k)
+		}
+	}
+	if len(pools[0].order) == 0 {
+		t.Error("compare left out the latency table too")
+	}
+}

@@ -37,6 +37,10 @@ type Table struct {
 	// the straggler of a per-rank table, a phase stopped early by
 	// --until-steady and why. The text writer prints them under the table.
 	Notes []string `json:"notes,omitempty"`
+	// Detail marks a table of per-rank, per-host or per-interval figures
+	// (RankTables, SeriesTable): kept to be read and plotted, left out of
+	// compare, whose rows must mean the same thing from run to run.
+	Detail bool `json:"detail,omitempty"`
 }
 
 // Column describes one column of a Table.
