@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -104,6 +105,9 @@ func TestArchive(t *testing.T) {
 	}
 }
 
+// noteFigures matches the figures in a table's notes, with their units. with their units.
+var noteFigures = regexp.MustCompile(`[0-9]+(\.[0-9]+)?( (us|ms|s)\b)?`)
+
 // normalise replaces what changes from run to run (dates, host names,
 // version, the machine, measured figures) with fixed values, so that an
 // archive makes a stable golden file.
@@ -112,8 +116,10 @@ func normalise(r *report.Result) {
 	start := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	run.Start, run.End = start, start.Add(1500*time.Millisecond)
 	run.Version = "hpcbench test"
-	for i := range run.Hostnames {
+	hosts := map[string]string{}
+	for i, h := range run.Hostnames {
 		run.Hostnames[i] = "host" + string(rune('A'+i))
+		hosts[h] = run.Hostnames[i]
 	}
 	for k := range run.Env {
 		switch k {
@@ -131,19 +137,37 @@ func normalise(r *report.Result) {
 	for ti := range r.Tables {
 		tb := &r.Tables[ti]
 		var metrics []report.Column
+		latency := false
 		for _, c := range tb.Columns {
 			if c.Kind == report.KindMetric {
 				metrics = append(metrics, c)
 			}
+			latency = latency || c.Name == "p50"
 		}
+		// Distribution tables: every figure of a detail table (times,
+		// rates, amounts), a latency table's samples (coll samples short
+		// repetitions by how long its warm-up took), and the figures and
+		// ranks in notes are measured; notes that differ only in those
+		// become one (how many there are depends on the timings too).
+		for i, n := range tb.Notes {
+			for h, fixed := range hosts {
+				n = strings.ReplaceAll(n, h, fixed)
+			}
+			tb.Notes[i] = noteFigures.ReplaceAllString(n, "N")
+		}
+		tb.Notes = slices.Compact(tb.Notes)
 		for ri := range tb.Rows {
 			row := &tb.Rows[ri]
 			for mi := range row.Metrics {
-				if mi < len(metrics) && (metrics[mi].Better != "" || strings.Contains(strings.ToLower(metrics[mi].Name), "stddev")) {
+				if mi < len(metrics) && (metrics[mi].Better != "" || strings.Contains(strings.ToLower(metrics[mi].Name), "stddev") ||
+					tb.Detail || latency && metrics[mi].Name == "ops") {
 					row.Metrics[mi] = fix(row.Metrics[mi])
 				}
 			}
 			for li, l := range row.Labels {
+				if fixed, ok := hosts[l]; ok {
+					row.Labels[li] = fixed // the ranks' and hosts' tables
+				}
 				if _, err := time.Parse(time.RFC3339, l); err == nil {
 					row.Labels[li] = start.Format(time.RFC3339) // IOR's StartTime
 				}

@@ -100,6 +100,7 @@ func runColl(ctx context.Context, stdout, stderr io.Writer, args []string) error
 				Transport: j.Transports(),
 				CPUs:      rec.CPUs,
 				HostRanks: rec.HostRanks,
+				RankHosts: rec.RankHosts,
 				Extra:     extra,
 				Phase:     e.Phase,
 			}

@@ -14,7 +14,7 @@ import (
 
 // Usage is the one-line synopsis of hpcbench coll's command line.
 const Usage = "hpcbench coll [-msglog MIN:MAX | -msglen FILE] [-iter N[,VOL]] [-time SECS] [-npmin P] " +
-	"[-root R] [-root_shift on|off] [-sync on|off] [-check] [--format human|json|csv] [--output FILE] " +
+	"[-root R] [-root_shift on|off] [-sync on|off] [-check] [--interval DURATION] [--format human|json|csv] [--output FILE] " +
 	"[--alg COLL=ALG,...] [--fabric auto|shm|tcp] [BENCHMARK ...]"
 
 // Args is what hpcbench coll's command line asks for: the engine's options
@@ -85,6 +85,7 @@ func (a *Args) AddFlags(fs *pflag.FlagSet) {
 	fs.Var(switchValue{&o.RootShift}, "root_shift", "move the root by one rank every repetition")
 	fs.Var(switchValue{&o.Sync}, "sync", "barrier after every repetition of a collective, outside the timing")
 	fs.BoolVar(&o.Check, "check", false, "verify every received and reduced buffer; exit 1 on a wrong result")
+	fs.Var(intervalValue{&o.Interval}, "interval", "length of an interval of the archive's series table (repetitions per second)")
 	fs.Var(&a.Format, "format", "output on stdout: human (IMB's layout), json or csv")
 	fs.BoolVar(&a.asJSON, "json", false, "same as --format json")
 	fs.BoolVar(&a.asCSV, "csv", false, "same as --format csv")
@@ -124,7 +125,7 @@ func (a *Args) Finish(positional []string) error {
 func flagArity(name string) (takesValue, known bool) {
 	switch name {
 	case "msglog", "msglen", "iter", "iter_policy", "time", "npmin", "root", "root_shift", "sync",
-		"format", "output", "alg", "fabric":
+		"interval", "format", "output", "alg", "fabric":
 		return true, true
 	case "check", "json", "csv", "help":
 		return false, true
@@ -139,6 +140,12 @@ func UnsupportedOptions() []string {
 	return []string{"multi", "off_cache", "map", "mem", "input", "include", "exclude", "thread_level",
 		"imb_barrier", "warm_up", "data_type", "red_data_type", "contig_type", "zero_size", "gpu_selection"}
 }
+
+// untilSteady is the flag ior and mdtest take and coll refuses.
+const untilSteady = "until-steady"
+
+// errUntilSteady says why coll has no --until-steady.
+var errUntilSteady = errors.New("--until-steady: not for coll: IMB's repetitions per size are set by -iter and -time, and there is no throughput phase to stop early")
 
 // NormalizeArgs rewrites IMB's single-dash long options into pflag's
 // double-dash form with the value attached ("-msglog", "0:22" becomes
@@ -164,6 +171,9 @@ func NormalizeArgs(args []string) ([]string, error) {
 			body = a[1:]
 		}
 		name, _, hasValue := strings.Cut(body, "=")
+		if name == untilSteady {
+			return nil, errUntilSteady
+		}
 		takes, known := flagArity(name)
 		if !known {
 			if slices.Contains(UnsupportedOptions(), name) {

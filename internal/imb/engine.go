@@ -23,7 +23,8 @@ var ErrCheck = errors.New("imb: check failed")
 // IMB-MPI1 with the same arguments. It never prints.
 //
 // Rank 0 returns the result: one table per benchmark and process count,
-// named report.IMBTableName(benchmark, processes), a row per message size.
+// named report.IMBTableName(benchmark, processes), a row per message size,
+// then the distribution tables (see dist.go).
 // Other ranks return a nil result. With Check, when any repetition left a
 // wrong result, every rank returns an error wrapping ErrCheck, and rank 0
 // returns the result too: write it, then fail.
@@ -49,6 +50,7 @@ type engine struct {
 	tables []report.Table   // rank 0: the result's tables
 	notes  []string         // rank 0: what was skipped and why
 	failed map[string]int   // rank 0: defects per table
+	dist   *distState       // the distributions (dist.go)
 }
 
 // run is Run with its clocks given, so tests can fake timings.
@@ -63,6 +65,10 @@ func run(ctx context.Context, world Comm, o *Options, now func() float64, stamp 
 	}
 	e := &engine{o: o, world: world, now: now, stamp: stamp, groups: make(map[int]Comm), failed: make(map[string]int)}
 	e.alloc, _ = world.(fabric.Allocator)
+	var err error
+	if e.dist, err = newDistState(world, o); err != nil {
+		return nil, fmt.Errorf("imb: %w", err)
+	}
 	defer e.freeBufs()
 	for _, b := range o.selected() {
 		counts := processCounts(b.kind, n, o.NPMin)
@@ -179,6 +185,9 @@ func (e *engine) runTable(ctx context.Context, b benchmark, np int) error {
 		if err != nil {
 			return fmt.Errorf("imb: %s #bytes %d: collecting the times: %w", name, size, err)
 		}
+		if err := e.dist.reduce(ctx, b, np, size, active); err != nil {
+			return fmt.Errorf("imb: %s #bytes %d: %w", name, size, err)
+		}
 		if e.world.Rank() == 0 {
 			row, defects := tb.row(size, fig.reps, all)
 			tb.t.Rows = append(tb.t.Rows, row)
@@ -228,9 +237,11 @@ func (e *engine) runSize(ctx context.Context, b benchmark, g p2p, c Comm, sched 
 		n = sched.fixed(sel)
 		warm = warmupReps(n)
 	}
-	if _, _, err := b.kernel(x, warm, false); err != nil {
+	wmean, _, err := b.kernel(x, warm, false)
+	if err != nil {
 		return rankFigures{}, fmt.Errorf("warm-up: %w", err)
 	}
+	x.rec, x.stride = e.dist.recorder(), sampleStride(wmean)
 	mean, defects, err := b.kernel(x, n, e.o.Check)
 	if err != nil {
 		return rankFigures{}, err

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hpcbench/hpcbench/internal/dist"
 	"github.com/hpcbench/hpcbench/report"
 )
 
@@ -79,6 +80,9 @@ type Options struct {
 	// reduced buffer is compared exactly with what it must hold, and
 	// defects are counted in a "defects" column.
 	Check bool
+	// Interval is the length of an interval of the "series" table
+	// (--interval); 0 means dist.DefaultInterval.
+	Interval time.Duration
 	// Alg and Fabric are carried through for the caller (--alg, --fabric)
 	// and echoed; the engine does not read them.
 	Alg, Fabric string
@@ -101,6 +105,10 @@ type Env struct {
 	// ranks any one host runs (0 means all ranks on one host); more ranks
 	// than CPUs is reported as oversubscribed.
 	CPUs, HostRanks int
+	// RankHosts names the host of every rank of the job, indexed by
+	// rank (run.Record.RankHosts), for the "ranks" and "hosts" tables;
+	// ranks it does not name are on host "?".
+	RankHosts []string
 	// Extra facts to report as they are ("launcher", "pmi").
 	Extra map[string]string
 	// Phase, if not nil, is told on every rank as each benchmark's table
@@ -167,7 +175,20 @@ func (o *Options) Validate() error {
 	if o.Root < 0 {
 		return fmt.Errorf("-root %d: must be a rank, at least 0", o.Root)
 	}
+	if o.Interval != 0 {
+		if err := dist.CheckInterval(o.Interval); err != nil {
+			return err
+		}
+	}
 	return nil
+}
+
+// interval returns the series' interval: Interval, or dist's default.
+func (o *Options) interval() time.Duration {
+	if o.Interval == 0 {
+		return dist.DefaultInterval
+	}
+	return o.Interval
 }
 
 // selected returns the benchmarks to run: Benchmarks in IMB's spelling with

@@ -126,7 +126,7 @@ func (e *engine) result(start, end time.Time) *report.Result {
 	for _, n := range e.notes {
 		r.Params = append(r.Params, report.Param{Name: "skipped", Value: n})
 	}
-	r.Tables = e.tables
+	r.Tables = append(e.tables, e.dist.tables()...)
 	if r.Tables == nil {
 		r.Tables = []report.Table{}
 	}
@@ -173,6 +173,9 @@ func params(o *Options) []report.Param {
 		report.Param{Name: "check", Value: onOff(o.Check)},
 		report.Param{Name: "datatype", Value: "bytes (MPI_BYTE); reductions float32 (MPI_FLOAT) sum"},
 	)
+	if o.Interval != 0 {
+		p = append(p, report.Param{Name: "interval", Value: o.Interval.String()})
+	}
 	if o.Alg != "" {
 		p = append(p, report.Param{Name: "alg", Value: o.Alg})
 	}

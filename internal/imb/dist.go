@@ -1,0 +1,146 @@
+package imb
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+
+	"github.com/hpcbench/hpcbench/collectives"
+	"github.com/hpcbench/hpcbench/internal/dist"
+	"github.com/hpcbench/hpcbench/report"
+)
+
+// distState is the engine's recording of the distributions: this rank's
+// Recorder, reset for every size, and on rank 0 the reduced figures of
+// every size so far.
+//
+// The distribution tables Run adds to its result after IMB's, for every
+// benchmark, process count and message size (the measured run of the
+// size; not the warm-up, not the timing probes):
+//
+//   - "latency": p50, p90, p99 and max of every repetition's time over
+//     every active rank, scaled as IMB scales t (halved for PingPong,
+//     whose repetition is a round trip), and ops, the repetitions timed
+//     (each rank's, summed), or the samples: collectives are timed one
+//     repetition at a time already, and so is everything with -check; the
+//     loops IMB times as a whole (PingPong, PingPing, Sendrecv, Exchange,
+//     Barrier) read the clock once more per sample, and t_min, t_max and
+//     t_avg still come from the loop's span. A sample is one repetition
+//     when a repetition lasts 10 µs or more (sampleSpan), else the mean
+//     of enough consecutive repetitions to span 10 µs, so that the
+//     readings do not slow what t measures; a note under the table says
+//     so. Short tails within a sample are then averaged away.
+//   - "series": rate, the benchmark's repetitions per second over each
+//     --interval of the measured run (each active rank's repetitions in
+//     the interval, averaged over the ranks: the job's repetitions per
+//     second). Multiply by #bytes for the bytes a rank's message moves.
+//   - "ranks" and "hosts", with more than one process: every active
+//     rank's repetitions, its time from the run's start (after IMB's
+//     barriers) to its last repetition's end, and its repetitions per
+//     second; per host the same summed, and a note naming the slowest
+//     rank.
+//
+// Their label columns are "benchmark", IMB's table name ("Allreduce np=4"),
+// and "#bytes" (0 for Barrier). They need the job's communicator to be a
+// *collectives.Comm, as it is under hpcbench coll; over another Comm the
+// result has IMB's tables only. The tables' names are report's
+// IMBLatencyTable, IMBSeriesTable, IMBRanksTable and IMBHostsTable, which
+// report.WriteIMB leaves out.
+type distState struct {
+	comm  *collectives.Comm // the world, for dist.Reduce; nil: off
+	rec   *dist.Recorder
+	hosts []string
+
+	lat   []report.Latency
+	ser   []report.TimeSeries
+	sets  []report.RankSet
+	notes []string // under the latency table
+}
+
+// newDistState returns the recording for a run over world, off when world
+// is not a *collectives.Comm.
+func newDistState(world Comm, o *Options) (*distState, error) {
+	c, ok := world.(*collectives.Comm)
+	if !ok {
+		return &distState{}, nil
+	}
+	rec, err := dist.New(o.interval(), dist.Steady{})
+	if err != nil {
+		return nil, err
+	}
+	return &distState{comm: c, rec: rec, hosts: o.Env.RankHosts}, nil
+}
+
+// recorder returns the Recorder for the measured run of the next size,
+// emptied; nil when recording is off.
+func (d *distState) recorder() *dist.Recorder {
+	if d.comm == nil {
+		return nil
+	}
+	d.rec.Reset()
+	return d.rec
+}
+
+// reduce gathers one size's figures over the job, every rank of the world
+// calling it after the size's run; ranks that did not take part (np
+// below the job's size) contribute an empty phase. Rank 0 keeps the rows.
+func (d *distState) reduce(ctx context.Context, b benchmark, np, size int, active bool) error {
+	if d.comm == nil {
+		return nil
+	}
+	if !active {
+		d.rec.Reset()
+		d.rec.Done(0)
+	}
+	j, err := dist.Reduce(ctx, d.comm, d.rec)
+	if err != nil || j == nil {
+		return err
+	}
+	name := report.IMBTableName(b.name, np)
+	labels := []string{name, strconv.Itoa(size)}
+	l := j.Latency(labels)
+	l.P50, l.P90, l.P99, l.Max = l.P50*b.scaleTime, l.P90*b.scaleTime, l.P99*b.scaleTime, l.Max*b.scaleTime
+	d.lat = append(d.lat, l)
+	var reps float64
+	for _, r := range j.Ranks {
+		reps += r.Amount
+	}
+	if l.Ops > 0 && reps > l.Ops {
+		d.notes = append(d.notes, fmt.Sprintf("%s #bytes %d: %.0f repetitions in %.0f samples, each the mean of about %.0f in a row (one clock reading per %g us)",
+			name, size, reps, l.Ops, reps/l.Ops, sampleSpan*1e6))
+	}
+	s := j.TimeSeries(labels)
+	s.Amount = append([]float64(nil), s.Amount...)
+	for i := range s.Amount {
+		s.Amount[i] /= float64(np)
+	}
+	d.ser = append(d.ser, s)
+	if np > 1 {
+		set := j.RankSet(labels, fmt.Sprintf("%s #bytes %d", name, size), d.hosts)
+		set.Hosts, set.Amount, set.Done = set.Hosts[:np], set.Amount[:np], set.Done[:np]
+		d.sets = append(d.sets, set)
+	}
+	return nil
+}
+
+// tables returns the distribution tables of rank 0's figures, none when
+// nothing was recorded.
+func (d *distState) tables() []report.Table {
+	if len(d.lat) == 0 {
+		return nil
+	}
+	labels := []report.Column{{Name: "benchmark", Kind: report.KindLabel}, {Name: colBytes, Kind: report.KindLabel}}
+	rate := report.Column{Name: "rate", Unit: "ops/s"}
+	lat := report.LatencyTable(report.IMBLatencyTable, labels, d.lat)
+	lat.Notes = d.notes
+	out := []report.Table{
+		lat,
+		report.SeriesTable(report.IMBSeriesTable, labels, rate, 1, d.ser),
+	}
+	if len(d.sets) > 0 {
+		ranks, hosts := report.RankTables(report.IMBRanksTable, report.IMBHostsTable, labels,
+			report.RankUnits{Amount: report.Column{Name: "repetitions"}, Rate: rate, Scale: 1}, d.sets)
+		out = append(out, ranks, hosts)
+	}
+	return out
+}
