@@ -89,6 +89,16 @@ func TestParseArgs(t *testing.T) {
 				t.Errorf("format %v", a.Format)
 			}
 		}, ""},
+		{"interval", []string{"--interval", "250ms", "-interval=2s"}, func(t *testing.T, a Args) {
+			if a.Options.Interval != 2*time.Second || a.Options.interval() != 2*time.Second {
+				t.Errorf("interval %v", a.Options.Interval)
+			}
+		}, ""},
+		{"interval default", nil, func(t *testing.T, a Args) {
+			if a.Options.Interval != 0 || a.Options.interval() != time.Second {
+				t.Errorf("interval %v, want unset (1s)", a.Options.Interval)
+			}
+		}, ""},
 		{"negative root value attached", []string{"-root", "-1"}, nil, "-root -1: must be a rank"},
 
 		// SAD PATH: one line naming the flag and what it accepts.
@@ -109,6 +119,13 @@ func TestParseArgs(t *testing.T) {
 		{"format", []string{"--format", "xml"}, nil, `invalid format "xml"`},
 		{"json and csv", []string{"--json", "--csv"}, nil, "--json and --csv: choose one"},
 		{"missing value", []string{"-npmin"}, nil, "flag needs an argument"},
+		{"interval too short", []string{"--interval", "100us"}, nil, `invalid argument "100us" for "--interval" flag: want a duration in [1ms, 1h]`},
+		{"interval too long", []string{"-interval", "2h"}, nil, `"--interval" flag: want a duration in [1ms, 1h]`},
+		{"interval zero", []string{"--interval=0"}, nil, `"--interval" flag: want a duration in [1ms, 1h]`},
+		{"interval junk", []string{"--interval", "soon"}, nil, `"--interval" flag: want a duration in [1ms, 1h]`},
+		{"interval missing", []string{"--interval"}, nil, "flag needs an argument"},
+		{"until-steady", []string{"--until-steady"}, nil, "--until-steady: not for coll: IMB's repetitions per size are set by -iter and -time"},
+		{"until-steady with a value", []string{"PingPong", "--until-steady=5s,2%"}, nil, "--until-steady: not for coll"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			a, err := ParseArgs(c.args)
@@ -189,6 +206,8 @@ func TestValidate(t *testing.T) {
 		{func(o *Options) { o.OverallVol = -1 }, "-iter N,VOL"},
 		{func(o *Options) { o.Time = 0 }, "-time 0s: must be positive"},
 		{func(o *Options) { o.Root = -2 }, "-root -2"},
+		{func(o *Options) { o.Interval = -time.Second }, "--interval -1s: want a duration in [1ms, 1h]"},
+		{func(o *Options) { o.Interval = time.Microsecond }, "--interval 1µs: want a duration in [1ms, 1h]"},
 	} {
 		o := NewOptions()
 		c.mod(&o)

@@ -58,9 +58,12 @@ type distState struct {
 }
 
 // newDistState returns the recording for a run over world, off when world
-// is not a *collectives.Comm.
+// is not a *collectives.Comm (and o.distComm is not set).
 func newDistState(world Comm, o *Options) (*distState, error) {
 	c, ok := world.(*collectives.Comm)
+	if o.distComm != nil {
+		c, ok = o.distComm, true
+	}
 	if !ok {
 		return &distState{}, nil
 	}

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hpcbench/hpcbench/collectives"
+	"github.com/hpcbench/hpcbench/fabric/pipe"
 	"github.com/hpcbench/hpcbench/report"
 )
 
@@ -29,6 +31,9 @@ type fakeWorld struct {
 	// does for large messages; code that relies on buffering deadlocks.
 	rendezvous bool
 	calls      []map[string]int // per job rank: calls per op
+	// dist, when set, holds every rank's real communicator for the
+	// distributions' reduction (Options.distComm; see withDist).
+	dist []*collectives.Comm
 
 	mu   sync.Mutex
 	subs map[int]*fakeWorld // sub-communicators by size; share clocks
@@ -71,6 +76,23 @@ func (w *fakeWorld) sub(n int) *fakeWorld {
 		boxes: newBoxes(n), subs: make(map[int]*fakeWorld)}
 	w.subs[n] = s
 	return s
+}
+
+// withDist gives every rank of w a real communicator over an in-process
+// mesh for the distributions' reduction, closed when the test ends.
+func (w *fakeWorld) withDist(t *testing.T) *fakeWorld {
+	t.Helper()
+	mesh := pipe.Mesh(w.n)
+	w.dist = make([]*collectives.Comm, w.n)
+	for r := range w.n {
+		c, err := collectives.New(r, w.n, mesh[r], collectives.Options{})
+		if err != nil {
+			t.Fatalf("rank %d: %v", r, err)
+		}
+		w.dist[r] = c
+		t.Cleanup(func() { c.Close() })
+	}
+	return w
 }
 
 // comm returns rank's communicator of the whole job.
@@ -393,6 +415,9 @@ func runJob(t *testing.T, w *fakeWorld, o Options, withGroup bool) jobResult {
 			ro := o
 			if withGroup {
 				ro.Group = w.group(r)
+			}
+			if w.dist != nil {
+				ro.distComm = w.dist[r]
 			}
 			res, err := run(ctx, w.comm(r), &ro, w.clock(r), fixedStamp)
 			out.errs[r] = err

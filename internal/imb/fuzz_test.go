@@ -15,6 +15,7 @@ func FuzzParseArgs(f *testing.F) {
 		"-msglog\x000:22\x00PingPong", "-iter\x001000,40\x00-time\x003", "--msglog=5:3", "-iter\x00,", "-time\x00nan",
 		"-time\x001e300", "-npmin\x00-1", "-sync\x00on\x00-root_shift\x00yes", "-check\x00allreduce", "-multi\x000",
 		"--format\x00json\x00--csv", "-h", "--\x00-time", "-root\x00-1", "-iter\x0099999999999999999999", "-msglog\x00-3:2",
+		"--interval\x00250ms", "-interval\x000", "--until-steady",
 	} {
 		f.Add(s)
 	}

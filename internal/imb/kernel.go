@@ -106,8 +106,8 @@ func sampleStride(mean float64) int {
 func (x *sizeRun) begin(t float64) { x.t0 = t }
 
 // ns converts a reading of now's clock to nanoseconds since the phase's
-// start, the Recorder's time.
-func (x *sizeRun) ns(t float64) int64 { return int64((t - x.t0) * 1e9) }
+// start, the Recorder's time, rounded to the nearest.
+func (x *sizeRun) ns(t float64) int64 { return int64((t-x.t0)*1e9 + 0.5) }
 
 // op records one repetition from start to end, readings of now's clock.
 func (x *sizeRun) op(start, end float64) {

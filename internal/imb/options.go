@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hpcbench/hpcbench/collectives"
 	"github.com/hpcbench/hpcbench/internal/dist"
 	"github.com/hpcbench/hpcbench/report"
 )
@@ -93,6 +94,12 @@ type Options struct {
 	// Nil means none: the point-to-point benchmarks then run over the
 	// job's communicator, and collectives run at the job size only.
 	Group GroupFunc
+
+	// distComm, when set, is the communicator the distributions are
+	// reduced over instead of the job's (which must otherwise be a
+	// *collectives.Comm): tests run the benchmarks over a fake world with
+	// virtual time and reduce over a real mesh beside it.
+	distComm *collectives.Comm
 }
 
 // Env is what the caller knows about the job, for Run.Env of the result.

@@ -1,0 +1,206 @@
+package imb
+
+import (
+	"math"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hpcbench/hpcbench/report"
+)
+
+// within reports whether got is within frac of want.
+func within(got, want, frac float64) bool {
+	return math.Abs(got-want) <= frac*math.Abs(want)
+}
+
+// distRows returns the rows of the distribution table name whose labels
+// start with benchmark and size.
+func distRows(t *testing.T, res *report.Result, name, bench, size string) []report.Row {
+	t.Helper()
+	var rows []report.Row
+	for _, r := range table(t, res, name).Rows {
+		if r.Labels[0] == bench && r.Labels[1] == size {
+			rows = append(rows, r)
+		}
+	}
+	if len(rows) == 0 {
+		t.Fatalf("%s: no rows for %s #bytes %s", name, bench, size)
+	}
+	return rows
+}
+
+// TestDistCollective: the latency table holds the percentiles of every
+// repetition of the measured run over every rank (not the warm-up's), the
+// series the job's repetitions per second in each interval, and the ranks
+// and hosts tables each rank's repetitions and time. The fake Allreduce
+// takes 1, 2, ... 100 µs in turn on both ranks, so any 100 calls in a row
+// take each of those times once.
+func TestDistCollective(t *testing.T) {
+	const n = 100
+	w := newFakeWorld(2).withDist(t)
+	calls := make([]int, 2) // each written by its rank's goroutine only
+	w.cost = func(rank int, op string, _ int) float64 {
+		if op != "allreduce" {
+			return 0
+		}
+		calls[rank]++
+		return float64(calls[rank]%n+1) * us
+	}
+	o := fixedOptions(n, "Allreduce")
+	o.MinLog, o.MaxLog = 2, 3 // sizes 0, 4, 8
+	o.Interval = time.Millisecond
+	o.Env.RankHosts = []string{"nodeA", "nodeB"}
+	res := okJob(t, w, o, false)
+	if got := len(res.Tables); got != 5 {
+		t.Fatalf("%d tables, want Allreduce np=2, latency, series, ranks, hosts", got)
+	}
+	lat := table(t, res, report.IMBLatencyTable)
+	if len(lat.Rows) != 3 || len(lat.Notes) != 0 {
+		t.Errorf("latency: %d rows, notes %q; want 3 sizes and no note (collectives time every repetition)", len(lat.Rows), lat.Notes)
+	}
+	for si, size := range []string{"0", "4", "8"} {
+		row := distRows(t, res, report.IMBLatencyTable, "Allreduce np=2", size)[0]
+		m := row.Metrics // ops, p50, p90, p99, max
+		if m[0] != 2*n {
+			t.Errorf("#bytes %s: ops %v, want %d (both ranks' repetitions)", size, m[0], 2*n)
+		}
+		for i, want := range []float64{50, 90, 99, 100} {
+			if !within(m[i+1], want*us, 0.025) {
+				t.Errorf("#bytes %s: %s = %g, want %g µs", size, lat.Columns[i+3].Name, m[i+1], want)
+			}
+		}
+		// Series: the run takes 5.05 ms on each rank, so 6 intervals of
+		// 1 ms, the last ending at 5.05 ms; the rates times the
+		// intervals add up to the 100 repetitions.
+		ser := distRows(t, res, report.IMBSeriesTable, "Allreduce np=2", size)
+		if len(ser) != 6 {
+			t.Fatalf("#bytes %s: %d intervals, want 6", size, len(ser))
+		}
+		total, from := 0.0, 0.0
+		for i, r := range ser {
+			to, rate := r.Metrics[0], r.Metrics[1]
+			if i < 5 && !within(to, float64(i+1)*1e-3, 1e-9) || i == 5 && !within(to, 5050*us, 1e-6) {
+				t.Errorf("#bytes %s: interval %d ends at %g s", size, i, to)
+			}
+			total += rate * (to - from)
+			from = to
+		}
+		if !within(total, n, 1e-6) {
+			t.Errorf("#bytes %s: rates add up to %g repetitions, want %d", size, total, n)
+		}
+		// The first ms holds the repetitions that end before it: each
+		// size's measured run follows its warm-up of 10 calls.
+		first, end := 0, 0
+		for call := si*(n+10) + 10 + 1; ; call++ {
+			if end += call%n + 1; end >= 1000 {
+				break
+			}
+			first++
+		}
+		if r := ser[0].Metrics[1]; !within(r, float64(first)/1e-3, 1e-9) {
+			t.Errorf("#bytes %s: first interval's rate %g, want %d000/s", size, r, first)
+		}
+		ranks := distRows(t, res, report.IMBRanksTable, "Allreduce np=2", size)
+		if len(ranks) != 2 {
+			t.Fatalf("#bytes %s: %d ranks, want 2", size, len(ranks))
+		}
+		for r, row := range ranks {
+			host := []string{"nodeA", "nodeB"}[r]
+			if row.Labels[3] != host || row.Metrics[0] != n || !within(row.Metrics[1], 5050*us, 1e-6) || !within(row.Metrics[2], n/(5050*us), 1e-6) {
+				t.Errorf("#bytes %s: rank %d: %q %v; want %s, %d repetitions in 5.05 ms", size, r, row.Labels, row.Metrics, host, n)
+			}
+		}
+		if hosts := distRows(t, res, report.IMBHostsTable, "Allreduce np=2", size); len(hosts) != 2 || hosts[0].Metrics[1] != n {
+			t.Errorf("#bytes %s: hosts %v, want nodeA and nodeB with %d repetitions each", size, hosts, n)
+		}
+	}
+	if notes := table(t, res, report.IMBRanksTable).Notes; len(notes) != 3 || !strings.Contains(notes[0], "Allreduce np=2 #bytes 0: slowest rank") {
+		t.Errorf("ranks notes %q, want one per size naming the slowest rank", notes)
+	}
+	if !slices.Contains(res.Params, report.Param{Name: "interval", Value: "1ms"}) {
+		t.Errorf("params %v lack interval 1ms", res.Params)
+	}
+}
+
+// TestDistSampled: the loops IMB times as a whole read the clock only
+// every few repetitions when a repetition is shorter than sampleSpan, and
+// a sample is the mean of those repetitions; PingPong's latencies are
+// halved as its t is, and t still comes from the loop's span. Rank 0's
+// round trip takes 3 µs (a sample every 4), rank 1's 6 µs (every 2).
+func TestDistSampled(t *testing.T) {
+	const n = 20
+	w := newFakeWorld(2).withDist(t)
+	w.cost = func(rank int, op string, _ int) float64 {
+		if op == "send" || op == "recv" {
+			return float64(rank+1) * 1.5 * us
+		}
+		return 0
+	}
+	o := fixedOptions(n, "PingPong")
+	o.MinLog, o.MaxLog = 0, 1 // sizes 0, 1, 2
+	res := okJob(t, w, o, false)
+	pp := table(t, res, "PingPong np=2")
+	if got := metric(t, pp, 1, "t"); !near(got, 3*us) {
+		t.Errorf("t = %g, want 3 µs (rank 1's half round trip)", got)
+	}
+	lat := table(t, res, report.IMBLatencyTable)
+	for _, size := range []string{"0", "1", "2"} {
+		m := distRows(t, res, report.IMBLatencyTable, "PingPong np=2", size)[0].Metrics
+		// 5 samples of 1.5 µs (rank 0), 10 of 3 µs (rank 1).
+		if m[0] != 15 {
+			t.Errorf("#bytes %s: %v samples, want 15", size, m[0])
+		}
+		for i, want := range []float64{3, 3, 3, 3} {
+			if !within(m[i+1], want*us, 0.02) {
+				t.Errorf("#bytes %s: %s = %g, want %g µs", size, lat.Columns[i+3].Name, m[i+1], want)
+			}
+		}
+		ser := distRows(t, res, report.IMBSeriesTable, "PingPong np=2", size)
+		if len(ser) != 1 || !within(ser[0].Metrics[0], n*6*us, 1e-6) || !within(ser[0].Metrics[1], n/(n*6*us), 1e-6) {
+			t.Errorf("#bytes %s: series %v, want one interval to %g s at %g/s", size, ser, n*6*us, n/(n*6*us))
+		}
+	}
+	want := "PingPong np=2 #bytes 0: 40 repetitions in 15 samples, each the mean of about 3 in a row (one clock reading per 10 us)"
+	if len(lat.Notes) != 3 || lat.Notes[0] != want {
+		t.Errorf("latency notes %q, want 3, the first %q", lat.Notes, want)
+	}
+}
+
+// TestDistOneRank: a one-rank job has the latency and series tables but
+// no ranks or hosts table.
+func TestDistOneRank(t *testing.T) {
+	w := newFakeWorld(1).withDist(t)
+	w.cost = func(_ int, op string, _ int) float64 {
+		if op == "barrier" {
+			return 20 * us
+		}
+		return 0
+	}
+	res := okJob(t, w, fixedOptions(10, "Barrier"), false)
+	var names []string
+	for _, tb := range res.Tables {
+		names = append(names, tb.Name)
+	}
+	if want := []string{"Barrier np=1", report.IMBLatencyTable, report.IMBSeriesTable}; !slices.Equal(names, want) {
+		t.Fatalf("tables %q, want %q", names, want)
+	}
+	m := distRows(t, res, report.IMBLatencyTable, "Barrier np=1", "0")[0].Metrics
+	if m[0] != 10 || !within(m[1], 20*us, 0.02) || !within(m[4], 20*us, 1e-4) {
+		t.Errorf("latency %v, want 10 barriers of 20 µs", m)
+	}
+}
+
+// TestSampleStride: one reading per sampleSpan of repetitions, every
+// repetition at sampleSpan or longer.
+func TestSampleStride(t *testing.T) {
+	for _, c := range []struct {
+		mean float64
+		want int
+	}{{0, 1}, {-1, 1}, {math.NaN(), 1}, {3e-6, 4}, {6e-6, 2}, {10e-6, 1}, {1, 1}, {1e-9, 10000}, {1e-15, 1e6}} {
+		if got := sampleStride(c.mean); got != c.want {
+			t.Errorf("sampleStride(%g) = %d, want %d", c.mean, got, c.want)
+		}
+	}
+}
