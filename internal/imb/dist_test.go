@@ -193,14 +193,52 @@ func TestDistOneRank(t *testing.T) {
 }
 
 // TestSampleStride: one reading per sampleSpan of repetitions, every
-// repetition at sampleSpan or longer.
+// repetition at sampleSpan or longer; then the stride doubles after a
+// sample shorter than sampleSpan and halves after one over 4 times
+// longer.
 func TestSampleStride(t *testing.T) {
 	for _, c := range []struct {
 		mean float64
 		want int
-	}{{0, 1}, {-1, 1}, {math.NaN(), 1}, {3e-6, 4}, {6e-6, 2}, {10e-6, 1}, {1, 1}, {1e-9, 10000}, {1e-15, 1e6}} {
+	}{{0, 1}, {-1, 1}, {math.NaN(), 1}, {3e-6, 4}, {6e-6, 2}, {10e-6, 1}, {1, 1}, {1e-9, 10000}, {1e-15, maxStride}} {
 		if got := sampleStride(c.mean); got != c.want {
 			t.Errorf("sampleStride(%g) = %d, want %d", c.mean, got, c.want)
 		}
+	}
+	for _, c := range []struct {
+		k    int
+		span int64 // ns
+		want int
+	}{{1, 9999, 2}, {4, 10000, 4}, {4, 40000, 4}, {4, 40001, 2}, {1, 1e9, 1}, {maxStride, 1, maxStride}} {
+		if got := nextStride(c.k, c.span); got != c.want {
+			t.Errorf("nextStride(%d, %d ns) = %d, want %d", c.k, c.span, got, c.want)
+		}
+	}
+}
+
+// TestDistStrideFollowsRun: a warm-up ten times slower than the measured
+// run starts the readings at every repetition, and the stride doubles
+// until a sample spans sampleSpan: 1, 2, 4, then 8 round trips of 2 µs.
+func TestDistStrideFollowsRun(t *testing.T) {
+	const n = 100
+	w := newFakeWorld(2).withDist(t)
+	calls := make([]int, 2)
+	w.cost = func(rank int, op string, _ int) float64 {
+		if op != "send" && op != "recv" {
+			return 0
+		}
+		calls[rank]++
+		if calls[rank] <= 2*warmupReps(n) {
+			return 10 * us
+		}
+		return 1 * us
+	}
+	o := fixedOptions(n, "PingPong")
+	o.MsgLen = []int{8} // one size: the warm-up above is its
+	res := okJob(t, w, o, false)
+	m := distRows(t, res, report.IMBLatencyTable, "PingPong np=2", "8")[0].Metrics
+	// 1+2+4 = 7 repetitions, then 11 samples of 8 and one of 5, per rank.
+	if m[0] != 2*15 || !within(m[1], 1*us, 0.02) || !within(m[4], 1*us, 0.02) {
+		t.Errorf("latency %v, want 30 samples all of 1 µs (half the round trip)", m)
 	}
 }

@@ -92,13 +92,29 @@ func (x *sizeRun) prepare(root int) bool {
 const sampleSpan = 10e-6
 
 // sampleStride returns how many repetitions of mean seconds each (the
-// warm-up's mean on this rank) go between two readings: enough to span
-// sampleSpan, and 1 when a repetition is that long or longer.
+// warm-up's mean on this rank) go between the first two readings: enough
+// to span sampleSpan, and 1 when a repetition is that long or longer.
 func sampleStride(mean float64) int {
 	if !(mean > 0) || mean >= sampleSpan {
 		return 1
 	}
-	return int(min(math.Ceil(sampleSpan/mean), 1e6))
+	return int(min(math.Ceil(sampleSpan/mean), maxStride))
+}
+
+// maxStride bounds the repetitions in one sample.
+const maxStride = 1 << 20
+
+// nextStride returns the stride after a sample of k repetitions that
+// spanned span ns: doubled while samples are shorter than sampleSpan,
+// halved when they are more than 4 times longer.
+func nextStride(k int, span int64) int {
+	switch {
+	case span < int64(sampleSpan*1e9) && k < maxStride:
+		return 2 * k
+	case span > int64(4*sampleSpan*1e9) && k > 1:
+		return k / 2
+	}
+	return k
 }
 
 // begin starts the recorded phase, if any, at t, the first clock
@@ -140,8 +156,11 @@ func (x *sizeRun) pointToPoint(n int, check bool, op func() error) (float64, int
 		t0 := x.now()
 		x.begin(t0)
 		if rec := x.rec; rec != nil {
-			// One clock reading every stride repetitions: a sample is
-			// the mean of the repetitions since the last reading.
+			// One clock reading every k repetitions: a sample is the
+			// mean of the repetitions since the last reading. k starts
+			// at the warm-up's stride and follows the samples' spans,
+			// so that a warm-up slower or faster than the run does not
+			// leave the readings too dense or too sparse.
 			var prev int64
 			since, k := 0, max(1, x.stride)
 			for i := range n {
@@ -150,8 +169,10 @@ func (x *sizeRun) pointToPoint(n int, check bool, op func() error) (float64, int
 				}
 				if since++; since == k || i == n-1 {
 					end := x.ns(x.now())
-					rec.Op(end-(end-prev)/int64(since), end, float64(since))
+					span := end - prev
+					rec.Op(end-span/int64(since), end, float64(since))
 					prev, since = end, 0
+					k = nextStride(k, span)
 				}
 			}
 		} else {
