@@ -27,7 +27,7 @@ import (
 //     Barrier) read the clock once more per sample, and t_min, t_max and
 //     t_avg still come from the loop's span. A sample is one repetition
 //     when a repetition lasts 10 µs or more (sampleSpan), else the mean
-//     of enough consecutive repetitions to span 10 µs, so that the
+//     of enough consecutive repetitions to span 10 to 40 µs, so that the
 //     readings do not slow what t measures; a note under the table says
 //     so. Short tails within a sample are then averaged away.
 //   - "series": rate, the benchmark's repetitions per second over each
