@@ -27,7 +27,7 @@ type archiveCase struct {
 func archiveCases() []archiveCase {
 	return []archiveCase{
 		{"wireup", []string{"wireup", "--archive", "a.json"},
-			func(w io.Writer, r *report.Result) error { return report.Write(w, r, report.FormatText) }, 0, true},
+			func(w io.Writer, r *report.Result) error { return report.Write(w, r, report.FormatText) }, 1, true},
 		{"coll", []string{"coll", "--archive", "a.json", "-msglog", "0:2", "-iter", "10", "-time", "1", "PingPong", "Allreduce"},
 			report.WriteIMB, 1, true},
 		{"ior", []string{"ior", "-a", "DUMMY", "-b", "64k", "-t", "16k", "-w", "-r", "-i", "2", "-O", "archiveFile=a.json"},
@@ -229,5 +229,24 @@ func TestTwoHosts(t *testing.T) {
 		if !strings.Contains(r.Stdout, want) {
 			t.Errorf("stdout lacks %q:\n%s", want, r.Stdout)
 		}
+	}
+}
+
+// TestTwoHostsWireup: wireup has no communicator; its ranks send their
+// host names to rank 0 with their times, and the archive names both.
+func TestTwoHostsWireup(t *testing.T) {
+	dir := t.TempDir()
+	script := `if [ "$PMI_RANK" -lt 1 ]; then HPCBENCH_HOSTNAME=nodeA; else HPCBENCH_HOSTNAME=nodeB; fi; export HPCBENCH_HOSTNAME; ` +
+		`exec "$0" wireup --archive a.json`
+	r := testenv.Run(t, testenv.Context(t, 2*time.Minute), dir, noPMIEnv, hpcbench, "launch", "-n", "3", "--", "sh", "-c", script, hpcbench)
+	if r.Code != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", r.Code, r.Stdout, r.Stderr)
+	}
+	res := readRunArchive(t, filepath.Join(dir, "a.json"))
+	if res.Run.Hosts != 2 || !slices.Equal(res.Run.Hostnames, []string{"nodeA", "nodeB"}) || res.Run.Ranks != 3 {
+		t.Errorf("hosts %d %q, ranks %d; want 2 [nodeA nodeB], 3", res.Run.Hosts, res.Run.Hostnames, res.Run.Ranks)
+	}
+	if !strings.Contains(r.Stdout, "2 (nodeA, nodeB)") {
+		t.Errorf("stdout does not name both hosts:\n%s", r.Stdout)
 	}
 }
