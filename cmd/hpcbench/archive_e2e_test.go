@@ -250,3 +250,28 @@ func TestTwoHostsWireup(t *testing.T) {
 		t.Errorf("stdout does not name both hosts:\n%s", r.Stdout)
 	}
 }
+
+// TestArchiveBadPathLaunched: under a 3-rank launch, a bad archive path
+// is said once for the job (rank 0's, which writes the archive), exit 2,
+// and the launcher names rank 0; nothing is created.
+func TestArchiveBadPathLaunched(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		args []string
+		flag string
+	}{
+		{[]string{"wireup", "--archive", "no/a.json"}, "wireup: --archive no/a.json"},
+		{[]string{"coll", "--archive", "no/a.json", "PingPong"}, "coll: --archive no/a.json"},
+		{[]string{"ior", "-a", "DUMMY", "-O", "archiveFile=no/a.json"}, "ior: -O archiveFile no/a.json"},
+		{[]string{"mdtest", "-a", "DUMMY", "-n", "2", "-d", "md", "--archive", "no/a.json"}, "mdtest: --archive no/a.json"},
+	} {
+		args := append([]string{"launch", "-n", "3", "--", hpcbench}, tc.args...)
+		r := testenv.Run(t, testenv.Context(t, time.Minute), dir, noPMIEnv, hpcbench, args...)
+		if r.Code != 2 || strings.Count(r.Stderr, tc.flag) != 1 || strings.Count(r.Stderr, "\n") != 2 || !strings.Contains(r.Stderr, "rank 0 ") {
+			t.Errorf("%v: exit %d, stderr %q; want 2, %q once and the launcher naming rank 0", tc.args, r.Code, r.Stderr, tc.flag)
+		}
+		if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+			t.Errorf("%v: created %v", tc.args, ents)
+		}
+	}
+}
