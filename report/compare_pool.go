@@ -65,7 +65,7 @@ func poolSide(in []CompareInput) ([]*pool, error) {
 func (p *pool) add(file string, r *Result) error {
 	for ti := range r.Tables {
 		t := &r.Tables[ti]
-		if t.Detail {
+		if t.Detail() {
 			continue
 		}
 		labels, metrics := t.split()

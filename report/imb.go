@@ -75,6 +75,9 @@ func WriteIMB(w io.Writer, r *Result) error {
 	var checked, failed []string
 	for i := range r.Tables {
 		t := &r.Tables[i]
+		if t.Dist != "" {
+			continue // not a table of IMB's
+		}
 		defects, err := writeIMBTable(&b, r, t)
 		if err != nil {
 			return fmt.Errorf("report: rendering table %q as IMB: %w", t.Name, err)
@@ -90,6 +93,7 @@ func WriteIMB(w io.Writer, r *Result) error {
 		}
 	}
 	writeIMBCheckSummary(&b, checked, failed)
+	writeNotes(&b, r)
 	b.WriteString("\n\n# All processes entering MPI_Finalize\n\n")
 	if _, err := b.WriteTo(w); err != nil {
 		return fmt.Errorf("report: writing IMB output: %w", err)
