@@ -172,3 +172,40 @@ func TestReduce(t *testing.T) {
 		t.Errorf("latency %+v", lat)
 	}
 }
+
+// TestReduceMixedIntervals: a rank whose long phase doubled its interval
+// and one that did not reduce onto the longer interval, keeping every
+// amount.
+func TestReduceMixedIntervals(t *testing.T) {
+	var job *Job
+	errs := jobtest.Run(t, 2, nil, func(ctx context.Context, c *collectives.Comm) error {
+		r, err := New(time.Millisecond, Steady{})
+		if err != nil {
+			return err
+		}
+		n := 10 // rank 0: 10 intervals of 1 ms
+		if c.Rank() == 1 {
+			n = MaxIntervals + 10 // rank 1: doubles to 2 ms
+		}
+		for i := range n {
+			r.Next(int64(i)*ms+ms/2, 1)
+		}
+		r.Done(int64(n) * ms)
+		j, err := Reduce(ctx, c, r)
+		if c.Rank() == 0 {
+			job = j
+		}
+		return err
+	})
+	jobtest.NoErrors(t, errs)
+	var sum float64
+	for _, v := range job.Series {
+		sum += v
+	}
+	if job.Interval != 2*time.Millisecond || sum != float64(10+MaxIntervals+10) || len(job.Series) != (MaxIntervals+10)/2 {
+		t.Fatalf("interval %v, %d intervals, sum %g", job.Interval, len(job.Series), sum)
+	}
+	if job.Series[0] != 4 || job.Series[6] != 2 { // both ranks' first 2 ms, then rank 1's alone
+		t.Fatalf("series starts %v", job.Series[:8])
+	}
+}
