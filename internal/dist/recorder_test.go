@@ -209,3 +209,60 @@ func TestReduceMixedIntervals(t *testing.T) {
 		t.Fatalf("series starts %v", job.Series[:8])
 	}
 }
+
+// TestSampling: the first operations are all timed; then one in
+// SampleBudget/mean of them, within [1, MaxEvery]; untimed ones still
+// count in the series and the total.
+func TestSampling(t *testing.T) {
+	for _, tc := range []struct {
+		op    int64 // ns per operation
+		every int64
+	}{
+		{1000, 10},
+		{int64(SampleBudget), 1},
+		{3 * int64(SampleBudget), 1},
+		{20, MaxEvery},
+		{3000, 4},
+	} {
+		r, err := New(time.Second, Steady{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		const n = 10000
+		now := int64(0)
+		for range n {
+			if r.Due() {
+				r.Op(now, now+tc.op, 1)
+			} else {
+				r.Skip(1)
+			}
+			now += tc.op
+		}
+		r.Done(now)
+		wantTimed := uint64(calibrate + (n-calibrate)/tc.every)
+		if r.Every() != tc.every || r.Lat.N() != wantTimed || r.Total() != n {
+			t.Errorf("%d ns ops: every %d (want %d), timed %d (want %d), total %g", tc.op, r.Every(), tc.every, r.Lat.N(), wantTimed, r.Total())
+		}
+		if got := r.Lat.Quantile(0.5); math.Abs(got-float64(tc.op)/1e9) > float64(tc.op)/1e9/64 {
+			t.Errorf("%d ns ops: median %g", tc.op, got)
+		}
+	}
+}
+
+// BenchmarkSampled is what a loop that asks Due pays per operation, the
+// clock reads of the timed ones included.
+func BenchmarkSampled(b *testing.B) {
+	r, err := New(DefaultInterval, Steady{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	t0 := time.Now()
+	for b.Loop() {
+		if r.Due() {
+			s := int64(time.Since(t0))
+			r.Op(s, int64(time.Since(t0))+1000, 4096) // as if the operation took 1 us
+		} else {
+			r.Skip(4096)
+		}
+	}
+}
