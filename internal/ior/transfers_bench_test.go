@@ -19,6 +19,7 @@ func BenchmarkTransfers(b *testing.B) {
 		acc       access
 	}{
 		{"DUMMY/write", "DUMMY", accWrite},
+		{"DUMMY/read", "DUMMY", accRead},
 		{"POSIX/write", "POSIX", accWrite},
 		{"POSIX/read", "POSIX", accRead},
 	} {
@@ -50,8 +51,9 @@ func BenchmarkTransfers(b *testing.B) {
 			b.Cleanup(func() { _ = file.Close() })
 			b.SetBytes(pl.count * o.TransferSize)
 			b.ReportAllocs()
+			tt.startDist() // the phase's start, as phase takes it
 			for b.Loop() {
-				if n, _, err := tt.transfers(file, bc.acc, pl, 0, pl.count, math.Inf(1)); err != nil || n != pl.count {
+				if n, _, err := tt.transfers(file, bc.acc, pl, 0, pl.count, math.Inf(1), false); err != nil || n != pl.count {
 					b.Fatalf("transfers = %d, %v; want %d, nil", n, err, pl.count)
 				}
 			}
