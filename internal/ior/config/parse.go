@@ -281,8 +281,8 @@ func (p *parser) addFlags() {
 	sw(&o.SummaryAlways, "summaryAlways", "", "IOR's summary after every test: a no-op at -v 0, as in IOR; refused with -v")
 	fs.Var(intervalValue{o}, "interval", "the archive's throughput per interval of this `duration` (default 1s; 1ms to 1h)")
 	fs.VarPF(steadyValue{o}, "until-steady", "",
-		"end each task's write or read once its throughput per --interval stayed within TOLERANCE of the mean for WINDOW, "+
-			"as -D ends it (`WINDOW,TOLERANCE`, default "+dist.DefaultSteady+"; on the command line, as -O splits at commas)").NoOptDefVal = dist.DefaultSteady
+		"end each task's write or read, as -D does, once its throughput per --interval stayed within TOLERANCE of "+
+			"its mean for `WINDOW,TOLERANCE` (command line only: -O splits at commas)").NoOptDefVal = dist.DefaultSteady
 }
 
 // directiveValue is -O: each Set applies a list of directives.
