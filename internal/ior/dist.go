@@ -56,9 +56,10 @@ func distComm(c Comm) (*collectives.Comm, error) {
 }
 
 // startDist empties the recorder for a phase that starts now on this
-// rank.
-func (t *tester) startDist() {
+// rank, at clock on Env.Clock.
+func (t *tester) startDist(clock float64) {
 	t.rec.Reset()
+	t.clock0 = clock
 	if t.env.Ticks != nil {
 		t.tick0 = t.env.Ticks()
 		return

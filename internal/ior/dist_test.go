@@ -243,3 +243,22 @@ func param(r *report.Result, name string) string {
 	}
 	return ""
 }
+
+// TestStonewallMonotonic: on the wall clock, the timed loop tests the -D
+// deadline on its own monotonic reading: a write of 2048 transfers of at
+// least 1 ms each stops at 1 s, with IOR's stonewalling figures.
+func TestStonewallMonotonic(t *testing.T) {
+	j := runJob(t, 2, "-a DUMMY --dummy.delay-xfer=1000 -b 2g -t 1m -w -D 1 -o x", false)
+	noErrors(t, j)
+	w := rankBytes(distTable(t, j.res, RanksTable))["0 write 0"]
+	if len(w) != 2 || !(w[0] > 0 && w[0] < 1<<30) || !(w[1] > 0 && w[1] < 1<<30) {
+		t.Errorf("bytes per rank %v: want both stopped by the deadline, short of 1 GiB", w)
+	}
+	sum := distTable(t, j.res, report.IORSummaryTable)
+	if st := sum.Rows[0].Metrics[9]; !(st >= 1 && st < 1.5) {
+		t.Errorf("stonewall time %g s, want about 1 s", st)
+	}
+	if !slices.ContainsFunc(j.warn, func(s string) bool { return strings.HasPrefix(s, "stonewalling pairs accessed min: ") }) {
+		t.Errorf("warnings %q lack the stonewalling line", j.warn)
+	}
+}

@@ -67,12 +67,16 @@ type Env struct {
 	// summary) when a test starts and after each of its phases, for
 	// report.WriteIORProgress: IOR prints its rows as they come.
 	Progress func(partial *report.Result)
+
+	// wall is set when Clock is the wall clock (withDefaults): the timed
+	// loop may then test the -D deadline on its monotonic reading.
+	wall bool
 }
 
 // withDefaults fills the nil fields of e.
 func (e Env) withDefaults() Env {
 	if e.Clock == nil {
-		e.Clock = wallClock
+		e.Clock, e.wall = wallClock, true
 	}
 	if e.Now == nil {
 		e.Now = time.Now

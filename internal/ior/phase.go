@@ -115,7 +115,7 @@ func (t *tester) phase(ctx context.Context, acc access, rep int) (phaseFigures, 
 	if t.active {
 		st[xferStart] = t.env.Clock()
 	}
-	t.startDist()
+	t.startDist(st[xferStart])
 	if err := t.prefill(ctx, acc, file, pl); err != nil {
 		return f, err
 	}
@@ -275,6 +275,14 @@ func (t *tester) transfers(file aiori.File, acc access, pl *plan, from, to int64
 	verify := acc == accWriteCheck || (acc == accRead && o.CheckRead)
 	stamp := write && t.ptype.PerTransfer()
 	stone := !math.IsInf(deadline, 1)
+	// On the wall clock, the deadline is tested on the loop's own
+	// monotonic reading, in nanoseconds since the phase's start; on a
+	// test's clock, on Env.Clock.
+	mono := stone && t.env.wall && t.env.Ticks == nil
+	var monoDeadline int64
+	if mono {
+		monoDeadline = int64((deadline - t.clock0) * 1e9)
+	}
 	minEnd := math.Inf(-1)
 	if o.MinTimeDuration > 0 {
 		minEnd = t.env.Clock() + float64(o.MinTimeDuration)
@@ -323,7 +331,7 @@ func (t *tester) transfers(file aiori.File, acc access, pl *plan, from, to int64
 			time.Sleep(delay)
 			prev = t.since()
 		}
-		if stone && t.env.Clock() >= deadline {
+		if stone && (mono && prev >= monoDeadline || !mono && t.env.Clock() >= deadline) {
 			return n, bad, nil
 		}
 		if i == to-1 && minEnd > t.env.Clock() {

@@ -48,10 +48,11 @@ type tester struct {
 	// rec records the distributions of the phase running; dc is the
 	// communicator that reduces them; t0 (or tick0 on Env.Ticks) is the
 	// phase's start.
-	rec   *dist.Recorder
-	dc    *collectives.Comm
-	t0    time.Time
-	tick0 int64
+	rec    *dist.Recorder
+	dc     *collectives.Comm
+	t0     time.Time
+	tick0  int64
+	clock0 float64 // the phase's start on Env.Clock
 }
 
 // report passes the test so far to progress.
