@@ -112,7 +112,9 @@ func normalise(r *report.Result) {
 	start := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	run.Start, run.End = start, start.Add(1500*time.Millisecond)
 	run.Version = "hpcbench test"
+	hostNames := map[string]string{} // a real host name → its stand-in, for the per-host tables' labels
 	for i := range run.Hostnames {
+		hostNames[run.Hostnames[i]] = "host" + string(rune('A'+i))
 		run.Hostnames[i] = "host" + string(rune('A'+i))
 	}
 	for k := range run.Env {
@@ -139,7 +141,8 @@ func normalise(r *report.Result) {
 		for ri := range tb.Rows {
 			row := &tb.Rows[ri]
 			for mi := range row.Metrics {
-				if mi < len(metrics) && (metrics[mi].Better != "" || strings.Contains(strings.ToLower(metrics[mi].Name), "stddev")) {
+				if mi < len(metrics) && (metrics[mi].Better != "" || metrics[mi].Name == "elapsed" ||
+					strings.Contains(strings.ToLower(metrics[mi].Name), "stddev")) {
 					row.Metrics[mi] = fix(row.Metrics[mi])
 				}
 			}
@@ -147,12 +150,22 @@ func normalise(r *report.Result) {
 				if _, err := time.Parse(time.RFC3339, l); err == nil {
 					row.Labels[li] = start.Format(time.RFC3339) // IOR's StartTime
 				}
+				if h, ok := hostNames[l]; ok {
+					row.Labels[li] = h
+				}
 			}
 			for _, s := range row.Samples {
 				for i := range s {
 					s[i] = fix(s[i])
 				}
 			}
+		}
+	}
+	// A note names the phase, then times and the slowest rank, which vary.
+	for ti := range r.Tables {
+		for ni, n := range r.Tables[ti].Notes {
+			name, _, _ := strings.Cut(n, ":")
+			r.Tables[ti].Notes[ni] = name + ": (figures vary from run to run)"
 		}
 	}
 	for i, p := range r.Params {
