@@ -99,8 +99,8 @@ func TestDistTables(t *testing.T) {
 		}
 	}
 	series := distTable(t, j.res, SeriesTable)
-	if !series.Detail || len(series.Rows) < 2*len(phases) {
-		t.Errorf("series: detail %v, %d rows; want a detail table, a 32 ms phase in 10 ms intervals", series.Detail, len(series.Rows))
+	if !series.Detail() || len(series.Rows) < 2*len(phases) {
+		t.Errorf("series: detail %v, %d rows; want a detail table, a 32 ms phase in 10 ms intervals", series.Detail(), len(series.Rows))
 	}
 	for _, k := range phases {
 		if got := seriesBytes(series)[k]; math.Abs(got-2*64<<10) > 1e-6*got {
@@ -260,5 +260,24 @@ func TestStonewallMonotonic(t *testing.T) {
 	}
 	if !slices.ContainsFunc(j.warn, func(s string) bool { return strings.HasPrefix(s, "stonewalling pairs accessed min: ") }) {
 		t.Errorf("warnings %q lack the stonewalling line", j.warn)
+	}
+}
+
+// TestDistSampled: transfers far shorter than dist.SampleBudget (DUMMY
+// with no delay, on the real clock) are timed one in k after the first
+// 64, yet every byte is in the series and the ranks table.
+func TestDistSampled(t *testing.T) {
+	j := runJob(t, 1, "-a DUMMY -b 4m -t 1k -w -o f", false) // 4096 transfers
+	noErrors(t, j)
+	lat := cells(distTable(t, j.res, LatencyTable))
+	if len(lat) != 1 {
+		t.Fatalf("latency rows %v", lat)
+	}
+	ops := lat[0]["ops"].(float64)
+	if ops < 64 || ops >= 4096 {
+		t.Errorf("%g transfers timed of 4096; want the first 64 and a sample of the rest", ops)
+	}
+	if got := seriesBytes(distTable(t, j.res, SeriesTable))["0 write 0"]; math.Abs(got-4<<20) > 1 {
+		t.Errorf("series holds %g bytes, want %d", got, 4<<20)
 	}
 }
