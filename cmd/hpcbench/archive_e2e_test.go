@@ -161,8 +161,13 @@ func normalise(r *report.Result) {
 			}
 		}
 	}
-	// A note names the phase, then times and the slowest rank, which vary.
+	// A straggler note comes and goes with the run's timing: the
+	// normalised figures (all 1) have none. Other notes name the phase,
+	// then times, which vary.
 	for ti := range r.Tables {
+		if r.Tables[ti].Dist == report.DistRanks {
+			r.Tables[ti].Notes = nil
+		}
 		for ni, n := range r.Tables[ti].Notes {
 			name, _, _ := strings.Cut(n, ":")
 			r.Tables[ti].Notes[ni] = name + ": (figures vary from run to run)"

@@ -147,7 +147,7 @@ func (d *distTables) tables() []report.Table {
 func distParams(o *config.Options) []report.Param {
 	var ps []report.Param
 	if o.IntervalSet {
-		ps = append(ps, report.Param{Name: "interval", Value: o.Interval.String()})
+		ps = append(ps, report.Param{Name: "interval", Value: o.Interval.String(), Incidental: true})
 	}
 	if o.UntilSteady.On() {
 		ps = append(ps, report.Param{Name: "until-steady", Value: o.UntilSteady.String()})
