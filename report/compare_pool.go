@@ -27,12 +27,15 @@ type pooled struct {
 	file          string // the first archive that has the metric
 }
 
-// poolKey identifies a benchmark run with its parameters, in their order.
+// poolKey identifies a benchmark run with its parameters, in their order,
+// leaving out the incidental ones.
 func poolKey(r *Result) string {
 	var b strings.Builder
 	b.WriteString(r.Run.Benchmark)
 	for _, p := range r.Params {
-		b.WriteString("\x00" + p.Name + "\x00" + p.Value)
+		if !p.Incidental {
+			b.WriteString("\x00" + p.Name + "\x00" + p.Value)
+		}
 	}
 	return b.String()
 }
@@ -62,7 +65,7 @@ func poolSide(in []CompareInput) ([]*pool, error) {
 func (p *pool) add(file string, r *Result) error {
 	for ti := range r.Tables {
 		t := &r.Tables[ti]
-		if t.Detail {
+		if t.Detail() {
 			continue
 		}
 		labels, metrics := t.split()
@@ -187,6 +190,7 @@ func checkParams(old, new []*pool) error {
 // the same value: `param "xfer" = "1 MiB"`, or `no param "xfer"` when a
 // lacks one b has.
 func paramDiff(a, b []Param) string {
+	a, b = measured(a), measured(b)
 	bv := map[string]string{}
 	for _, p := range b {
 		bv[p.Name] = p.Value
@@ -206,6 +210,17 @@ func paramDiff(a, b []Param) string {
 		}
 	}
 	return "params in another order"
+}
+
+// measured returns the parameters of ps that are not Incidental.
+func measured(ps []Param) []Param {
+	var out []Param
+	for _, p := range ps {
+		if !p.Incidental {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // checkCommon fails when no benchmark is on both sides: nothing would be

@@ -255,3 +255,23 @@ func TestWriteCompare(t *testing.T) {
 		t.Errorf("JSON metric %+v", m)
 	}
 }
+
+// TestCompareIncidentalParams: runs that differ only in an incidental
+// parameter (the test file's name) pool together; a measured one still
+// refuses.
+func TestCompareIncidentalParams(t *testing.T) {
+	build := func(file, xfer string) []CompareInput {
+		r := New("ior")
+		r.Params = []Param{{Name: "testFileName", Value: file, Incidental: true}, {Name: "xfer", Value: xfer}}
+		r.Tables = []Table{{Name: "t", Columns: []Column{{Name: "bw", Kind: KindMetric, Unit: "MiB/s", Better: BetterHigher}},
+			Rows: []Row{{Labels: []string{}, Metrics: []float64{1}}}}}
+		return []CompareInput{{File: file, Result: r}}
+	}
+	if _, err := Compare(build("/a/f", "1m"), build("/b/f", "1m"), CompareOptions{Alpha: 0.05, Threshold: 0.05}); err != nil {
+		t.Errorf("different test files: %v", err)
+	}
+	_, err := Compare(build("/a/f", "1m"), build("/b/f", "4m"), CompareOptions{Alpha: 0.05, Threshold: 0.05})
+	if err == nil || !strings.Contains(err.Error(), `param "xfer"`) || strings.Contains(err.Error(), "testFileName") {
+		t.Errorf("different transfer sizes: %v, want the xfer mismatch named, not the file", err)
+	}
+}

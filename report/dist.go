@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 	"strconv"
@@ -24,7 +25,7 @@ type Latency struct {
 // the label columns, then ops and p50, p90, p99 and max in seconds (shown
 // in microseconds).
 func LatencyTable(name string, labels []Column, rows []Latency) Table {
-	t := Table{Name: name, Columns: append(append([]Column(nil), labels...),
+	t := Table{Name: name, Dist: DistLatency, Columns: append(append([]Column(nil), labels...),
 		Column{Name: "ops", Kind: KindMetric},
 		latencyColumn("p50"), latencyColumn("p90"), latencyColumn("p99"), latencyColumn("max"))}
 	for _, r := range rows {
@@ -53,7 +54,7 @@ type TimeSeries struct {
 // of a phase ends at its End and may be shorter.
 func SeriesTable(name string, labels []Column, rate Column, scale float64, series []TimeSeries) Table {
 	rate.Kind, rate.Better = KindMetric, BetterHigher
-	t := Table{Name: name, Detail: true, Columns: append(append([]Column(nil), labels...),
+	t := Table{Name: name, Dist: DistSeries, Columns: append(append([]Column(nil), labels...),
 		Column{Name: "elapsed", Kind: KindMetric, Unit: "s"}, rate)}
 	for _, s := range series {
 		for i, a := range s.Amount {
@@ -92,14 +93,15 @@ type RankUnits struct {
 // done, rate) and the per-host table (labels, host, ranks, amount,
 // first-done, last-done, and rate: the host's amount over its last-done),
 // and notes under the per-rank table naming, for each set of more than
-// one rank, the slowest rank and host against the fastest.
+// one rank whose slowest rank lags the fastest by StragglerLag or more,
+// the slowest rank and host against the fastest.
 func RankTables(ranksName, hostsName string, labels []Column, u RankUnits, sets []RankSet) (ranks, hosts Table) {
 	amount, rate := u.Amount, u.Rate
 	amount.Kind, rate.Kind, rate.Better = KindMetric, KindMetric, BetterHigher
 	done := Column{Name: "done", Kind: KindMetric, Unit: "s", Better: BetterLower}
-	ranks = Table{Name: ranksName, Detail: true, Columns: append(append([]Column(nil), labels...),
+	ranks = Table{Name: ranksName, Dist: DistRanks, Columns: append(append([]Column(nil), labels...),
 		Column{Name: "rank", Kind: KindLabel}, Column{Name: "host", Kind: KindLabel}, amount, done, rate)}
-	hosts = Table{Name: hostsName, Detail: true, Columns: append(append([]Column(nil), labels...),
+	hosts = Table{Name: hostsName, Dist: DistHosts, Columns: append(append([]Column(nil), labels...),
 		Column{Name: "host", Kind: KindLabel}, Column{Name: "ranks", Kind: KindMetric}, amount,
 		Column{Name: "first-done", Kind: KindMetric, Unit: "s", Better: BetterLower},
 		Column{Name: "last-done", Kind: KindMetric, Unit: "s", Better: BetterLower}, rate)}
@@ -144,8 +146,14 @@ func perSecond(amount, seconds float64) float64 {
 	return amount / seconds
 }
 
+// StragglerLag is how much later than the fastest rank the slowest must
+// end a phase, as a fraction of the fastest's time, to be named a
+// straggler in the notes (and so in the benchmarks' human views).
+const StragglerLag = 0.10
+
 // stragglerNote names the slowest rank of s against the fastest and, on
-// more than one host, the slowest host against the fastest.
+// more than one host, the slowest host against the fastest, when the
+// slowest rank lags by StragglerLag or more; else it returns "".
 func stragglerNote(s RankSet, hosts []string, last func(string) float64) string {
 	if len(s.Done) < 2 {
 		return ""
@@ -159,7 +167,10 @@ func stragglerNote(s RankSet, hosts []string, last func(string) float64) string 
 			fast = i
 		}
 	}
-	n := fmt.Sprintf("%s: slowest rank %d on %s, done at %s, %s after the fastest, rank %d on %s at %s",
+	if !(s.Done[slow]-s.Done[fast] >= StragglerLag*s.Done[fast]) || s.Done[slow] <= s.Done[fast] {
+		return ""
+	}
+	n := fmt.Sprintf("%s: straggler rank %d on %s, done at %s, %s after the fastest, rank %d on %s at %s",
 		s.Name, slow, s.Hosts[slow], seconds(s.Done[slow]), lag(s.Done[slow], s.Done[fast]), fast, s.Hosts[fast], seconds(s.Done[fast]))
 	if len(hosts) > 1 {
 		sh, fh := hosts[0], hosts[0]
@@ -194,5 +205,24 @@ func seconds(v float64) string {
 		return strconv.FormatFloat(v*1e3, 'f', 3, 64) + " ms"
 	default:
 		return strconv.FormatFloat(v*1e6, 'f', 1, 64) + " us"
+	}
+}
+
+// writeNotes writes every note of r's tables, in table order, under a
+// "Notes:" heading after a blank line, or nothing when there are none:
+// the trailer of the benchmarks' own human layouts (IOR's, mdtest's,
+// IMB's), which stay byte for byte the C tools' when nothing needs a note.
+func writeNotes(b *bytes.Buffer, rs ...*Result) {
+	first := true
+	for _, r := range rs {
+		for i := range r.Tables {
+			for _, n := range r.Tables[i].Notes {
+				if first {
+					b.WriteString("\nNotes:\n")
+					first = false
+				}
+				b.WriteString(printable(n) + "\n")
+			}
+		}
 	}
 }

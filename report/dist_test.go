@@ -26,7 +26,7 @@ func TestRankTables(t *testing.T) {
 	if r := hosts.Rows[1]; strings.Join(r.Labels, " ") != "write b" || r.Metrics[0] != 2 || r.Metrics[2] != 1.5 || r.Metrics[3] != 2 || r.Metrics[4] != 1 {
 		t.Errorf("host b row %+v", r)
 	}
-	want := "write: slowest rank 3 on b, done at 2.000 s, 1.000 s (100%) after the fastest, rank 0 on a at 1.000 s; slowest host b, last done at 2.000 s, 750.000 ms (60%) after host a."
+	want := "write: straggler rank 3 on b, done at 2.000 s, 1.000 s (100%) after the fastest, rank 0 on a at 1.000 s; slowest host b, last done at 2.000 s, 750.000 ms (60%) after host a."
 	if len(ranks.Notes) != 1 || ranks.Notes[0] != want {
 		t.Errorf("notes %q, want [%q] (a single rank has no straggler)", ranks.Notes, want)
 	}
@@ -89,5 +89,57 @@ func TestDetailTablesLeftOutOfCompare(t *testing.T) {
 	}
 	if len(pools[0].order) == 0 {
 		t.Error("compare left out the latency table too")
+	}
+}
+
+// TestStragglerThreshold: a slowest rank within StragglerLag of the
+// fastest is no straggler and gets no note.
+func TestStragglerThreshold(t *testing.T) {
+	u := RankUnits{Amount: Column{Name: "items"}, Rate: Column{Name: "rate", Unit: "ops/s"}, Scale: 1}
+	for _, tc := range []struct {
+		done []float64
+		note bool
+	}{
+		{[]float64{1, 1.09}, false},
+		{[]float64{1, 1.1}, true},
+		{[]float64{2, 1}, true},
+		{[]float64{0, 0}, false},
+		{[]float64{1, 1}, false},
+	} {
+		ranks, _ := RankTables("ranks", "hosts", phaseCol, u, []RankSet{{Labels: []string{"create"}, Name: "create",
+			Hosts: []string{"a", "a"}, Amount: []float64{1, 1}, Done: tc.done}})
+		if got := len(ranks.Notes) == 1; got != tc.note {
+			t.Errorf("done %v: notes %q, want a note %v", tc.done, ranks.Notes, tc.note)
+		}
+	}
+}
+
+// TestNotesTrailer: the benchmarks' own human layouts end with the notes
+// of their tables under "Notes:", and are unchanged without any.
+func TestNotesTrailer(t *testing.T) {
+	for name, r := range viewFixtures() {
+		if name == BenchmarkWireup {
+			continue
+		}
+		var plain bytes.Buffer
+		if err := Render(&plain, r, ViewHuman); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		noted := *r
+		noted.Tables = append(append([]Table(nil), r.Tables...), Table{Name: "notes test", Dist: DistRanks,
+			Columns: []Column{{Name: "x", Kind: KindMetric}}, Notes: []string{"write: straggler rank 1 on b."}})
+		var b bytes.Buffer
+		if err := Render(&b, &noted, ViewHuman); err != nil {
+			t.Fatalf("%s with a note: %v", name, err)
+		}
+		if !strings.Contains(b.String(), "\nNotes:\nwrite: straggler rank 1 on b.\n") {
+			t.Errorf("%s: no notes trailer:\n%s", name, b.String())
+		}
+		if strings.Contains(plain.String(), "Notes:") {
+			t.Errorf("%s: a trailer without notes", name)
+		}
+		if b.Len()-plain.Len() != len("\nNotes:\nwrite: straggler rank 1 on b.\n") {
+			t.Errorf("%s: the note changed more than the trailer", name)
+		}
 	}
 }

@@ -23,26 +23,7 @@ const (
 	// EnvOversubscribed is the Run.Env key present when a host runs more
 	// ranks than it has CPUs; its value reads "4 ranks / 2 CPUs".
 	EnvOversubscribed = "oversubscribed"
-
-	// The distribution tables the IMB engine adds after IMB's
-	// (LatencyTable, SeriesTable, RankTables), which WriteIMB leaves out:
-	// IMB prints nothing of the kind. IMB's tables are named
-	// "BENCHMARK np=N", so these names cannot collide with them.
-	IMBLatencyTable = "latency"
-	IMBSeriesTable  = "series"
-	IMBRanksTable   = "ranks"
-	IMBHostsTable   = "hosts"
 )
-
-// isIMBDistTable reports whether name is one of the distribution tables
-// WriteIMB leaves out.
-func isIMBDistTable(name string) bool {
-	switch name {
-	case IMBLatencyTable, IMBSeriesTable, IMBRanksTable, IMBHostsTable:
-		return true
-	}
-	return false
-}
 
 // imbWidth is IMB's ow_format: every table field is 13 characters wide.
 const imbWidth = 13
@@ -84,9 +65,7 @@ func ParseIMBTableName(name string) (bench string, np int, ok bool) {
 // "#repetitions", then "t" (PingPong, PingPing) or "t_min", "t_max" and
 // "t_avg" (times), "Mbytes/sec" (MB/s) for PingPong, PingPing, Sendrecv and
 // Exchange, and "defects" when data was checked. The column set picks IMB's
-// table type. The distribution tables (IMBLatencyTable, IMBSeriesTable,
-// IMBRanksTable, IMBHostsTable) are left out. Anything else is an error,
-// and nothing is written.
+// table type. Anything else is an error, and nothing is written.
 func WriteIMB(w io.Writer, r *Result) error {
 	if err := r.Validate(); err != nil {
 		return err
@@ -96,8 +75,8 @@ func WriteIMB(w io.Writer, r *Result) error {
 	var checked, failed []string
 	for i := range r.Tables {
 		t := &r.Tables[i]
-		if isIMBDistTable(t.Name) {
-			continue
+		if t.Dist != "" {
+			continue // not a table of IMB's
 		}
 		defects, err := writeIMBTable(&b, r, t)
 		if err != nil {
@@ -114,6 +93,7 @@ func WriteIMB(w io.Writer, r *Result) error {
 		}
 	}
 	writeIMBCheckSummary(&b, checked, failed)
+	writeNotes(&b, r)
 	b.WriteString("\n\n# All processes entering MPI_Finalize\n\n")
 	if _, err := b.WriteTo(w); err != nil {
 		return fmt.Errorf("report: writing IMB output: %w", err)

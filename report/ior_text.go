@@ -93,6 +93,7 @@ func writeIOR(w io.Writer, r *Result, final bool) error {
 	if !run.run.End.IsZero() {
 		writeKeyValue(&b, "Finished", IORTime(run.run.End))
 	}
+	writeNotes(&b, r)
 	if _, err := b.WriteTo(w); err != nil {
 		return fmt.Errorf("report: writing IOR output: %w", err)
 	}

@@ -110,6 +110,7 @@ func WriteMdtestSweep(w io.Writer, rs []*Result) error {
 	if last := runs[len(runs)-1]; !last.run.End.IsZero() {
 		fmt.Fprintf(&b, "-- finished at %s --\n", MdtestTime(last.run.End))
 	}
+	writeNotes(&b, rs...)
 	b.WriteByte('\n')
 	if _, err := b.WriteTo(w); err != nil {
 		return fmt.Errorf("report: writing mdtest output: %w", err)

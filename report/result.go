@@ -60,4 +60,9 @@ type Run struct {
 type Param struct {
 	Name  string `json:"name"`
 	Value string `json:"value"`
+	// Incidental marks a parameter that says where or how the run was
+	// recorded rather than what it measured: a test file's or
+	// directory's name, the host in IOR's platform, the interval of the
+	// time series. Compare does not require it to match between runs.
+	Incidental bool `json:"incidental,omitempty"`
 }

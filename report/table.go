@@ -37,10 +37,27 @@ type Table struct {
 	// the straggler of a per-rank table, a phase stopped early by
 	// --until-steady and why. The text writer prints them under the table.
 	Notes []string `json:"notes,omitempty"`
-	// Detail marks a table of per-rank, per-host or per-interval figures
-	// (RankTables, SeriesTable): kept to be read and plotted, left out of
-	// compare, whose rows must mean the same thing from run to run.
-	Detail bool `json:"detail,omitempty"`
+	// Dist names the kind of a distribution table (DistLatency,
+	// DistSeries, DistRanks, DistHosts: see LatencyTable, SeriesTable and
+	// RankTables); empty for the benchmark's own tables. The benchmarks'
+	// own layouts skip distribution tables, and compare skips the
+	// per-interval, per-rank and per-host ones (Table.Detail).
+	Dist string `json:"dist,omitempty"`
+}
+
+// The kinds of distribution table.
+const (
+	DistLatency = "latency" // per-operation latency percentiles
+	DistSeries  = "series"  // throughput per interval
+	DistRanks   = "ranks"   // per-rank figures
+	DistHosts   = "hosts"   // per-host figures
+)
+
+// Detail reports whether t holds per-interval, per-rank or per-host
+// figures: kept to be read and plotted, left out of compare, whose rows
+// must mean the same thing from run to run.
+func (t *Table) Detail() bool {
+	return t.Dist == DistSeries || t.Dist == DistRanks || t.Dist == DistHosts
 }
 
 // Column describes one column of a Table.

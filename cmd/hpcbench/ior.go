@@ -59,6 +59,7 @@ func runIOR(ctx context.Context, stdout, stderr io.Writer, args []string) error 
 				Machine:   e.Record.Machine,
 				Platform:  e.Record.Platform,
 				HostRanks: e.Record.HostRanks,
+				RankHosts: e.Record.RankHosts,
 				Phase:     e.Phase,
 			}
 			if e.Job.PMI.Rank() == 0 {

@@ -31,18 +31,19 @@ func runWireup(ctx context.Context, stdout, stderr io.Writer, args []string) err
 	}
 	o, format, output := wa.opts, wa.format, wa.output
 	// wireup measures the bootstrap itself: it connects to PMI on its
-	// own, and rank 0 knows only its own host.
+	// own, and the ranks send their host names to rank 0 with their
+	// times.
 	return pipeline.Main(ctx, pipeline.Spec{
 		Name: "wireup", Args: args, NoJob: true, Stdout: stdout, Stderr: stderr, Archive: wa.archive, ArchiveFlag: "--archive",
 		Engine: func(ctx context.Context, e *pipeline.Env) (*report.Result, error) {
 			o.Phase = e.Phase
+			o.Host = e.Record.RankHosts[0]
 			start := time.Now()
 			out, err := wireup.Run(ctx, o)
 			if err != nil || out.Rank != 0 {
 				return nil, err
 			}
 			base := e.Record.BaseRun()
-			base.Hosts = 0 // unknown: the ranks' hosts are not gathered
 			return wireup.Result(out, o, wireup.Meta{Run: base, Start: start, End: time.Now()}), nil
 		},
 		Render: func(res *report.Result) error {

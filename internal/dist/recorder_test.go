@@ -172,3 +172,97 @@ func TestReduce(t *testing.T) {
 		t.Errorf("latency %+v", lat)
 	}
 }
+
+// TestReduceMixedIntervals: a rank whose long phase doubled its interval
+// and one that did not reduce onto the longer interval, keeping every
+// amount.
+func TestReduceMixedIntervals(t *testing.T) {
+	var job *Job
+	errs := jobtest.Run(t, 2, nil, func(ctx context.Context, c *collectives.Comm) error {
+		r, err := New(time.Millisecond, Steady{})
+		if err != nil {
+			return err
+		}
+		n := 10 // rank 0: 10 intervals of 1 ms
+		if c.Rank() == 1 {
+			n = MaxIntervals + 10 // rank 1: doubles to 2 ms
+		}
+		for i := range n {
+			r.Next(int64(i)*ms+ms/2, 1)
+		}
+		r.Done(int64(n) * ms)
+		j, err := Reduce(ctx, c, r)
+		if c.Rank() == 0 {
+			job = j
+		}
+		return err
+	})
+	jobtest.NoErrors(t, errs)
+	var sum float64
+	for _, v := range job.Series {
+		sum += v
+	}
+	if job.Interval != 2*time.Millisecond || sum != float64(10+MaxIntervals+10) || len(job.Series) != (MaxIntervals+10)/2 {
+		t.Fatalf("interval %v, %d intervals, sum %g", job.Interval, len(job.Series), sum)
+	}
+	if job.Series[0] != 4 || job.Series[6] != 2 { // both ranks' first 2 ms, then rank 1's alone
+		t.Fatalf("series starts %v", job.Series[:8])
+	}
+}
+
+// TestSampling: the first operations are all timed; then one in
+// SampleBudget/mean of them, within [1, MaxEvery]; untimed ones still
+// count in the series and the total.
+func TestSampling(t *testing.T) {
+	for _, tc := range []struct {
+		op    int64 // ns per operation
+		every int64
+	}{
+		{1000, 10},
+		{int64(SampleBudget), 1},
+		{3 * int64(SampleBudget), 1},
+		{20, MaxEvery},
+		{3000, 4},
+	} {
+		r, err := New(time.Second, Steady{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		const n = 10000
+		now := int64(0)
+		for range n {
+			if r.Due() {
+				r.Op(now, now+tc.op, 1)
+			} else {
+				r.Skip(1)
+			}
+			now += tc.op
+		}
+		r.Done(now)
+		wantTimed := uint64(calibrate + (n-calibrate)/tc.every)
+		if r.Every() != tc.every || r.Lat.N() != wantTimed || r.Total() != n {
+			t.Errorf("%d ns ops: every %d (want %d), timed %d (want %d), total %g", tc.op, r.Every(), tc.every, r.Lat.N(), wantTimed, r.Total())
+		}
+		if got := r.Lat.Quantile(0.5); math.Abs(got-float64(tc.op)/1e9) > float64(tc.op)/1e9/64 {
+			t.Errorf("%d ns ops: median %g", tc.op, got)
+		}
+	}
+}
+
+// BenchmarkSampled is what a loop that asks Due pays per operation, the
+// clock reads of the timed ones included.
+func BenchmarkSampled(b *testing.B) {
+	r, err := New(DefaultInterval, Steady{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	t0 := time.Now()
+	for b.Loop() {
+		if r.Due() {
+			s := int64(time.Since(t0))
+			r.Op(s, int64(time.Since(t0))+1000, 4096) // as if the operation took 1 us
+		} else {
+			r.Skip(4096)
+		}
+	}
+}

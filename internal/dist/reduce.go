@@ -50,13 +50,15 @@ func Reduce(ctx context.Context, c *collectives.Comm, r *Recorder) (*Job, error)
 	if r.Lat.n > 0 {
 		mn = -r.Lat.min
 	}
-	hi, err := allreduceInt64(ctx, c, collectives.Max, []int64{r.iv, int64(len(own)), r.end, r.Lat.max, mn})
+	// The series' length goes in nanoseconds: ranks whose long phase
+	// doubled their interval count intervals of another length.
+	hi, err := allreduceInt64(ctx, c, collectives.Max, []int64{r.iv, int64(len(own)) * r.iv, r.end, r.Lat.max, mn})
 	if err != nil {
 		return nil, fmt.Errorf("reducing the distributions: %w", err)
 	}
 	iv := hi[0]
 	series := rebin(own, r.iv, iv)
-	n := int((hi[1]*r.iv + iv - 1) / iv)
+	n := int((hi[1] + iv - 1) / iv)
 	series = append(series, make([]float64, max(0, n-len(series)))...)
 	// 2. The histogram's counts and the series, summed on rank 0.
 	words := make([]int64, 0, Buckets+2)

@@ -18,18 +18,17 @@ import (
 // benchmark, process count and message size (the measured run of the
 // size; not the warm-up, not the timing probes):
 //
-//   - "latency": p50, p90, p99 and max of every repetition's time over
-//     every active rank, scaled as IMB scales t (halved for PingPong,
-//     whose repetition is a round trip), and ops, the repetitions timed
-//     (each rank's, summed), or the samples: collectives are timed one
-//     repetition at a time already, and so is everything with -check; the
-//     loops IMB times as a whole (PingPong, PingPing, Sendrecv, Exchange,
-//     Barrier) read the clock once more per sample, and t_min, t_max and
-//     t_avg still come from the loop's span. A sample is one repetition
-//     when a repetition lasts 10 µs or more (sampleSpan), else the mean
-//     of enough consecutive repetitions to span 10 to 40 µs, so that the
-//     readings do not slow what t measures; a note under the table says
-//     so. Short tails within a sample are then averaged away.
+//   - "latency": p50, p90, p99 and max of a repetition's time over every
+//     active rank, scaled as IMB scales t (halved for PingPong, whose
+//     repetition is a round trip), and ops, the repetitions timed (each
+//     rank's, summed). Collectives, and every benchmark with -check, are
+//     timed one repetition at a time as IMB does, and every repetition
+//     counts. The loops IMB times as a whole (PingPong, PingPing,
+//     Sendrecv, Exchange, Barrier) time the repetitions dist's sampling
+//     picks (Recorder.Due: the first 64 of a size, then one in k, k = 10
+//     µs over their mean time, at most 64), each alone, so that the clock
+//     readings do not slow what t measures; t_min, t_max and t_avg still
+//     come from the loop's span.
 //   - "series": rate, the benchmark's repetitions per second over each
 //     --interval of the measured run (each active rank's repetitions in
 //     the interval, averaged over the ranks: the job's repetitions per
@@ -44,18 +43,25 @@ import (
 // and "#bytes" (0 for Barrier). They need the job's communicator to be a
 // *collectives.Comm, as it is under hpcbench coll; over another Comm the
 // result has IMB's tables only. The tables' names are report's
-// IMBLatencyTable, IMBSeriesTable, IMBRanksTable and IMBHostsTable, which
-// report.WriteIMB leaves out.
+// distLatency, distSeries, distRanks and distHosts; report.WriteIMB
+// leaves them out (Table.Dist).
 type distState struct {
 	comm  *collectives.Comm // the world, for dist.Reduce; nil: off
 	rec   *dist.Recorder
 	hosts []string
 
-	lat   []report.Latency
-	ser   []report.TimeSeries
-	sets  []report.RankSet
-	notes []string // under the latency table
+	lat  []report.Latency
+	ser  []report.TimeSeries
+	sets []report.RankSet
 }
+
+// The names of the distribution tables; IMB's are "BENCHMARK np=N".
+const (
+	distLatency = "latency"
+	distSeries  = "series"
+	distRanks   = "ranks"
+	distHosts   = "hosts"
+)
 
 // newDistState returns the recording for a run over world, off when world
 // is not a *collectives.Comm (and o.distComm is not set).
@@ -104,14 +110,6 @@ func (d *distState) reduce(ctx context.Context, b benchmark, np, size int, activ
 	l := j.Latency(labels)
 	l.P50, l.P90, l.P99, l.Max = l.P50*b.scaleTime, l.P90*b.scaleTime, l.P99*b.scaleTime, l.Max*b.scaleTime
 	d.lat = append(d.lat, l)
-	var reps float64
-	for _, r := range j.Ranks {
-		reps += r.Amount
-	}
-	if l.Ops > 0 && reps > l.Ops {
-		d.notes = append(d.notes, fmt.Sprintf("%s #bytes %d: %.0f repetitions in %.0f samples, each the mean of about %.0f in a row (one clock reading per %g us)",
-			name, size, reps, l.Ops, reps/l.Ops, sampleSpan*1e6))
-	}
 	s := j.TimeSeries(labels)
 	s.Amount = append([]float64(nil), s.Amount...)
 	for i := range s.Amount {
@@ -134,14 +132,12 @@ func (d *distState) tables() []report.Table {
 	}
 	labels := []report.Column{{Name: "benchmark", Kind: report.KindLabel}, {Name: colBytes, Kind: report.KindLabel}}
 	rate := report.Column{Name: "rate", Unit: "ops/s"}
-	lat := report.LatencyTable(report.IMBLatencyTable, labels, d.lat)
-	lat.Notes = d.notes
 	out := []report.Table{
-		lat,
-		report.SeriesTable(report.IMBSeriesTable, labels, rate, 1, d.ser),
+		report.LatencyTable(distLatency, labels, d.lat),
+		report.SeriesTable(distSeries, labels, rate, 1, d.ser),
 	}
 	if len(d.sets) > 0 {
-		ranks, hosts := report.RankTables(report.IMBRanksTable, report.IMBHostsTable, labels,
+		ranks, hosts := report.RankTables(distRanks, distHosts, labels,
 			report.RankUnits{Amount: report.Column{Name: "repetitions"}, Rate: rate, Scale: 1}, d.sets)
 		out = append(out, ranks, hosts)
 	}

@@ -56,12 +56,12 @@ func TestDistCollective(t *testing.T) {
 	if got := len(res.Tables); got != 5 {
 		t.Fatalf("%d tables, want Allreduce np=2, latency, series, ranks, hosts", got)
 	}
-	lat := table(t, res, report.IMBLatencyTable)
+	lat := table(t, res, distLatency)
 	if len(lat.Rows) != 3 || len(lat.Notes) != 0 {
 		t.Errorf("latency: %d rows, notes %q; want 3 sizes and no note (collectives time every repetition)", len(lat.Rows), lat.Notes)
 	}
 	for si, size := range []string{"0", "4", "8"} {
-		row := distRows(t, res, report.IMBLatencyTable, "Allreduce np=2", size)[0]
+		row := distRows(t, res, distLatency, "Allreduce np=2", size)[0]
 		m := row.Metrics // ops, p50, p90, p99, max
 		if m[0] != 2*n {
 			t.Errorf("#bytes %s: ops %v, want %d (both ranks' repetitions)", size, m[0], 2*n)
@@ -74,7 +74,7 @@ func TestDistCollective(t *testing.T) {
 		// Series: the run takes 5.05 ms on each rank, so 6 intervals of
 		// 1 ms, the last ending at 5.05 ms; the rates times the
 		// intervals add up to the 100 repetitions.
-		ser := distRows(t, res, report.IMBSeriesTable, "Allreduce np=2", size)
+		ser := distRows(t, res, distSeries, "Allreduce np=2", size)
 		if len(ser) != 6 {
 			t.Fatalf("#bytes %s: %d intervals, want 6", size, len(ser))
 		}
@@ -102,7 +102,7 @@ func TestDistCollective(t *testing.T) {
 		if r := ser[0].Metrics[1]; !within(r, float64(first)/1e-3, 1e-9) {
 			t.Errorf("#bytes %s: first interval's rate %g, want %d000/s", size, r, first)
 		}
-		ranks := distRows(t, res, report.IMBRanksTable, "Allreduce np=2", size)
+		ranks := distRows(t, res, distRanks, "Allreduce np=2", size)
 		if len(ranks) != 2 {
 			t.Fatalf("#bytes %s: %d ranks, want 2", size, len(ranks))
 		}
@@ -112,25 +112,25 @@ func TestDistCollective(t *testing.T) {
 				t.Errorf("#bytes %s: rank %d: %q %v; want %s, %d repetitions in 5.05 ms", size, r, row.Labels, row.Metrics, host, n)
 			}
 		}
-		if hosts := distRows(t, res, report.IMBHostsTable, "Allreduce np=2", size); len(hosts) != 2 || hosts[0].Metrics[1] != n {
+		if hosts := distRows(t, res, distHosts, "Allreduce np=2", size); len(hosts) != 2 || hosts[0].Metrics[1] != n {
 			t.Errorf("#bytes %s: hosts %v, want nodeA and nodeB with %d repetitions each", size, hosts, n)
 		}
 	}
-	if notes := table(t, res, report.IMBRanksTable).Notes; len(notes) != 3 || !strings.Contains(notes[0], "Allreduce np=2 #bytes 0: slowest rank") {
-		t.Errorf("ranks notes %q, want one per size naming the slowest rank", notes)
+	if notes := table(t, res, distRanks).Notes; len(notes) != 0 {
+		t.Errorf("ranks notes %q, want none: the ranks end together", notes)
 	}
 	if !slices.Contains(res.Params, report.Param{Name: "interval", Value: "1ms"}) {
 		t.Errorf("params %v lack interval 1ms", res.Params)
 	}
 }
 
-// TestDistSampled: the loops IMB times as a whole read the clock only
-// every few repetitions when a repetition is shorter than sampleSpan, and
-// a sample is the mean of those repetitions; PingPong's latencies are
-// halved as its t is, and t still comes from the loop's span. Rank 0's
-// round trip takes 3 µs (a sample every 4), rank 1's 6 µs (every 2).
+// TestDistSampled: the loops IMB times as a whole time the repetitions
+// dist's sampling picks, each alone: the first 64 of a size, then one in
+// 10 µs over their mean. Rank 0's round trip takes 3 µs (then one in 4 is
+// timed), rank 1's 6 µs (one in 2); PingPong's latencies are halved as
+// its t is, and t still comes from the loop's span.
 func TestDistSampled(t *testing.T) {
-	const n = 20
+	const n = 200
 	w := newFakeWorld(2).withDist(t)
 	w.cost = func(rank int, op string, _ int) float64 {
 		if op == "send" || op == "recv" {
@@ -145,26 +145,31 @@ func TestDistSampled(t *testing.T) {
 	if got := metric(t, pp, 1, "t"); !near(got, 3*us) {
 		t.Errorf("t = %g, want 3 µs (rank 1's half round trip)", got)
 	}
-	lat := table(t, res, report.IMBLatencyTable)
+	lat := table(t, res, distLatency)
 	for _, size := range []string{"0", "1", "2"} {
-		m := distRows(t, res, report.IMBLatencyTable, "PingPong np=2", size)[0].Metrics
-		// 5 samples of 1.5 µs (rank 0), 10 of 3 µs (rank 1).
-		if m[0] != 15 {
-			t.Errorf("#bytes %s: %v samples, want 15", size, m[0])
+		m := distRows(t, res, distLatency, "PingPong np=2", size)[0].Metrics
+		// Rank 0: 64 + 136/4 timed of 1.5 µs; rank 1: 64 + 136/2 of 3 µs.
+		if m[0] != 98+132 {
+			t.Errorf("#bytes %s: %v timed, want 230", size, m[0])
 		}
 		for i, want := range []float64{3, 3, 3, 3} {
 			if !within(m[i+1], want*us, 0.02) {
 				t.Errorf("#bytes %s: %s = %g, want %g µs", size, lat.Columns[i+3].Name, m[i+1], want)
 			}
 		}
-		ser := distRows(t, res, report.IMBSeriesTable, "PingPong np=2", size)
+		// Every repetition counts in the series and the ranks' table.
+		ser := distRows(t, res, distSeries, "PingPong np=2", size)
 		if len(ser) != 1 || !within(ser[0].Metrics[0], n*6*us, 1e-6) || !within(ser[0].Metrics[1], n/(n*6*us), 1e-6) {
 			t.Errorf("#bytes %s: series %v, want one interval to %g s at %g/s", size, ser, n*6*us, n/(n*6*us))
 		}
+		for r, row := range distRows(t, res, distRanks, "PingPong np=2", size) {
+			if row.Metrics[0] != n || !within(row.Metrics[1], float64(n*(r+1))*3*us, 1e-6) {
+				t.Errorf("#bytes %s: rank %d: %v, want %d repetitions in %g s", size, r, row.Metrics, n, float64(n*(r+1))*3*us)
+			}
+		}
 	}
-	want := "PingPong np=2 #bytes 0: 40 repetitions in 15 samples, each the mean of about 3 in a row (one clock reading per 10 us)"
-	if len(lat.Notes) != 3 || lat.Notes[0] != want {
-		t.Errorf("latency notes %q, want 3, the first %q", lat.Notes, want)
+	if notes := table(t, res, distRanks).Notes; len(notes) != 3 || !strings.HasPrefix(notes[0], "PingPong np=2 #bytes 0: straggler rank 1 on ?") {
+		t.Errorf("ranks notes %q, want one per size naming rank 1, twice as slow", notes)
 	}
 }
 
@@ -183,62 +188,11 @@ func TestDistOneRank(t *testing.T) {
 	for _, tb := range res.Tables {
 		names = append(names, tb.Name)
 	}
-	if want := []string{"Barrier np=1", report.IMBLatencyTable, report.IMBSeriesTable}; !slices.Equal(names, want) {
+	if want := []string{"Barrier np=1", distLatency, distSeries}; !slices.Equal(names, want) {
 		t.Fatalf("tables %q, want %q", names, want)
 	}
-	m := distRows(t, res, report.IMBLatencyTable, "Barrier np=1", "0")[0].Metrics
+	m := distRows(t, res, distLatency, "Barrier np=1", "0")[0].Metrics
 	if m[0] != 10 || !within(m[1], 20*us, 0.02) || !within(m[4], 20*us, 1e-4) {
 		t.Errorf("latency %v, want 10 barriers of 20 µs", m)
-	}
-}
-
-// TestSampleStride: one reading per sampleSpan of repetitions, every
-// repetition at sampleSpan or longer; then the stride doubles after a
-// sample shorter than sampleSpan and halves after one over 4 times
-// longer.
-func TestSampleStride(t *testing.T) {
-	for _, c := range []struct {
-		mean float64
-		want int
-	}{{0, 1}, {-1, 1}, {math.NaN(), 1}, {3e-6, 4}, {6e-6, 2}, {10e-6, 1}, {1, 1}, {1e-9, 10000}, {1e-15, maxStride}} {
-		if got := sampleStride(c.mean); got != c.want {
-			t.Errorf("sampleStride(%g) = %d, want %d", c.mean, got, c.want)
-		}
-	}
-	for _, c := range []struct {
-		k    int
-		span int64 // ns
-		want int
-	}{{1, 9999, 2}, {4, 10000, 4}, {4, 40000, 4}, {4, 40001, 2}, {1, 1e9, 1}, {maxStride, 1, maxStride}} {
-		if got := nextStride(c.k, c.span); got != c.want {
-			t.Errorf("nextStride(%d, %d ns) = %d, want %d", c.k, c.span, got, c.want)
-		}
-	}
-}
-
-// TestDistStrideFollowsRun: a warm-up ten times slower than the measured
-// run starts the readings at every repetition, and the stride doubles
-// until a sample spans sampleSpan: 1, 2, 4, then 8 round trips of 2 µs.
-func TestDistStrideFollowsRun(t *testing.T) {
-	const n = 100
-	w := newFakeWorld(2).withDist(t)
-	calls := make([]int, 2)
-	w.cost = func(rank int, op string, _ int) float64 {
-		if op != "send" && op != "recv" {
-			return 0
-		}
-		calls[rank]++
-		if calls[rank] <= 2*warmupReps(n) {
-			return 10 * us
-		}
-		return 1 * us
-	}
-	o := fixedOptions(n, "PingPong")
-	o.MsgLen = []int{8} // one size: the warm-up above is its
-	res := okJob(t, w, o, false)
-	m := distRows(t, res, report.IMBLatencyTable, "PingPong np=2", "8")[0].Metrics
-	// 1+2+4 = 7 repetitions, then 11 samples of 8 and one of 5, per rank.
-	if m[0] != 2*15 || !within(m[1], 1*us, 0.02) || !within(m[4], 1*us, 0.02) {
-		t.Errorf("latency %v, want 30 samples all of 1 µs (half the round trip)", m)
 	}
 }

@@ -237,11 +237,10 @@ func (e *engine) runSize(ctx context.Context, b benchmark, g p2p, c Comm, sched 
 		n = sched.fixed(sel)
 		warm = warmupReps(n)
 	}
-	wmean, _, err := b.kernel(x, warm, false)
-	if err != nil {
+	if _, _, err := b.kernel(x, warm, false); err != nil {
 		return rankFigures{}, fmt.Errorf("warm-up: %w", err)
 	}
-	x.rec, x.stride = e.dist.recorder(), sampleStride(wmean)
+	x.rec = e.dist.recorder()
 	mean, defects, err := b.kernel(x, n, e.o.Check)
 	if err != nil {
 		return rankFigures{}, err

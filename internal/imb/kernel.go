@@ -29,9 +29,6 @@ type sizeRun struct {
 	// now's clock, read after the kernel's barriers.
 	rec *dist.Recorder
 	t0  float64
-	// stride is how many repetitions of a loop timed as a whole go
-	// between the recorder's first two clock readings (sampleStride).
-	stride int
 
 	send, recv []byte
 	want       []byte // what recv must hold, for -check
@@ -90,8 +87,7 @@ func (x *sizeRun) correct() bool { return bytes.Equal(x.recv, x.want) }
 // benchmarks: the whole loop at once, no barrier between repetitions. With
 // check, each repetition is timed alone and verified outside its timing.
 // The mean comes from the loop's span either way; a recorded run without
-// check reads the clock once more every stride repetitions, for the
-// distributions.
+// check also times the repetitions dist's sampling asks for (Due) alone.
 func (x *sizeRun) pointToPoint(n int, check bool, op func() error) (float64, int, error) {
 	if err := x.barriers(); err != nil {
 		return 0, 0, err
@@ -100,24 +96,28 @@ func (x *sizeRun) pointToPoint(n int, check bool, op func() error) (float64, int
 		t0 := x.now()
 		x.begin(t0)
 		if rec := x.rec; rec != nil {
-			// One clock reading every k repetitions: a sample is the
-			// mean of the repetitions since the last reading. k starts
-			// at the warm-up's stride and follows the samples' spans,
-			// so that a warm-up slower or faster than the run does not
-			// leave the readings too dense or too sparse.
-			var prev int64
-			since, k := 0, max(1, x.stride)
-			for i := range n {
+			// dist's sampling: the repetitions rec says are due are
+			// timed alone, the others only counted. A timed repetition
+			// right after another starts at that one's end reading.
+			prev := int64(-1) // end of the previous repetition, if timed
+			for range n {
+				if !rec.Due() {
+					if err := op(); err != nil {
+						return 0, 0, err
+					}
+					rec.Skip(1)
+					prev = -1
+					continue
+				}
+				start := prev
+				if start < 0 {
+					start = x.ns(x.now())
+				}
 				if err := op(); err != nil {
 					return 0, 0, err
 				}
-				if since++; since == k || i == n-1 {
-					end := x.ns(x.now())
-					span := end - prev
-					rec.Op(end-span/int64(since), end, float64(since))
-					prev, since = end, 0
-					k = nextStride(k, span)
-				}
+				prev = x.ns(x.now())
+				rec.Op(start, prev, 1)
 			}
 		} else {
 			for range n {

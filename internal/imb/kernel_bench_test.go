@@ -11,14 +11,15 @@ import (
 // BenchmarkTimedLoop is what the loops IMB times as a whole cost per
 // repetition besides the benchmark's own call (here one that does
 // nothing): "off" is the loop without recording (the warm-up's),
-// "sampled" the measured run's, which reads the clock once per sampleSpan
-// of repetitions, and "reading" what one clock reading and its recording
-// cost, which a reading after every repetition would add to each.
+// "sampled" the measured run's, which times the repetitions dist's
+// sampling picks (with a no-op, one in 64), and "reading" what one clock
+// reading and its recording cost, which a reading after every repetition
+// would add to each.
 func BenchmarkTimedLoop(b *testing.B) {
 	base := time.Now()
 	now := func() float64 { return time.Since(base).Seconds() }
 	newRun := func(b *testing.B, rec bool) *sizeRun {
-		x := &sizeRun{ctx: context.Background(), o: &Options{}, g: newFakeWorld(1).comm(0), now: now, np: 1, stride: 1}
+		x := &sizeRun{ctx: context.Background(), o: &Options{}, g: newFakeWorld(1).comm(0), now: now, np: 1}
 		if rec {
 			r, err := dist.New(time.Second, dist.Steady{})
 			if err != nil {

@@ -20,6 +20,7 @@ type resultBuilder struct {
 	size    int
 	r       *report.Result
 	summary report.Table
+	dist    distTables
 }
 
 func newResultBuilder(env Env, size int, began time.Time) *resultBuilder {
@@ -42,15 +43,17 @@ func newResultBuilder(env Env, size int, began time.Time) *resultBuilder {
 func (b *resultBuilder) finish(finished time.Time) *report.Result {
 	b.r.Run.End = finished
 	b.r.Tables = append(b.r.Tables, b.summary)
+	b.r.Tables = append(b.r.Tables, b.dist.tables()...)
 	return b.r
 }
 
 // addTest adds one test's tables and its summary rows.
 func (b *resultBuilder) addTest(o *config.Options, t *tester, res *testResult) {
 	if b.r.Params == nil {
-		b.r.Params = settingParams(b.parameters(o, t))
+		b.r.Params = append(settingParams(b.parameters(o, t)), distParams(o)...)
 	}
 	b.r.Tables = append(b.r.Tables, b.testTables(o, t, res)...)
+	b.dist.add(o.ID, res, b.env.RankHosts)
 	for _, op := range []string{report.IORWrite, report.IORRead} {
 		if row, ok := b.summaryRow(o, t, res, op); ok {
 			b.summary.Rows = append(b.summary.Rows, row)

@@ -26,6 +26,16 @@
 // of one host (and, as with IOR's MPI_Wtime, only as good as the hosts'
 // clock synchronisation across hosts).
 //
+// # Distributions
+//
+// Beyond IOR's figures, the timed loop reads the monotonic clock once per
+// transfer and records it in an internal/dist Recorder: the archive gets,
+// per write and read phase and repetition, the transfers' latency
+// percentiles (LatencyTable), MiB/s per --interval (SeriesTable) and, with
+// more than one rank, each rank's and host's bytes and end (RanksTable,
+// HostsTable). --until-steady ends a rank's phase once its Recorder finds
+// the throughput steady; the phase then ends as a -D deadline ends it.
+//
 // # Deliberate differences from IOR
 //
 //   - -C on one node reads another rank's data (IOR computes a shift of

@@ -47,6 +47,13 @@ type Env struct {
 	// Clock returns seconds; readings must be comparable between the
 	// ranks of a host. Nil means wall-clock time.
 	Clock func() float64
+	// Ticks, if not nil, returns nanoseconds from any origin in place of
+	// the monotonic clock for the distributions' per-transfer readings
+	// (tests); it must not go back.
+	Ticks func() int64
+	// RankHosts names the host of every rank (run.Record.RankHosts), for
+	// the archive's per-host table; nil names them "?".
+	RankHosts []string
 	// Now returns the date for "Began", "StartTime" and "Finished". Nil
 	// means time.Now.
 	Now func() time.Time
@@ -60,12 +67,16 @@ type Env struct {
 	// summary) when a test starts and after each of its phases, for
 	// report.WriteIORProgress: IOR prints its rows as they come.
 	Progress func(partial *report.Result)
+
+	// wall is set when Clock is the wall clock (withDefaults): the timed
+	// loop may then test the -D deadline on its monotonic reading.
+	wall bool
 }
 
 // withDefaults fills the nil fields of e.
 func (e Env) withDefaults() Env {
 	if e.Clock == nil {
-		e.Clock = wallClock
+		e.Clock, e.wall = wallClock, true
 	}
 	if e.Now == nil {
 		e.Now = time.Now

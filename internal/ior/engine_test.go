@@ -13,30 +13,18 @@ import (
 	"github.com/hpcbench/hpcbench/report"
 )
 
-// rows returns the results rows of test k as label → metrics by column.
+// results returns the results rows of test k as column name → label or
+// metric, formatted.
 func results(t *testing.T, r *report.Result, k int) []map[string]string {
 	t.Helper()
-	var tab *report.Table
-	for i := range r.Tables {
-		if r.Tables[i].Name == report.IORTableName(k, report.IORResults) {
-			tab = &r.Tables[i]
-		}
-	}
-	if tab == nil {
-		t.Fatalf("no results table for test %d", k)
-	}
 	var out []map[string]string
-	for _, row := range tab.Rows {
+	for _, c := range cells(distTable(t, r, report.IORTableName(k, report.IORResults))) {
 		m := map[string]string{}
-		li, mi := 0, 0
-		for _, c := range tab.Columns {
-			if c.Kind == report.KindLabel {
-				m[c.Name] = row.Labels[li]
-				li++
-			} else {
-				m[c.Name] = strconv.FormatFloat(row.Metrics[mi], 'g', -1, 64)
-				mi++
+		for k, v := range c {
+			if f, ok := v.(float64); ok {
+				v = strconv.FormatFloat(f, 'g', -1, 64)
 			}
+			m[k] = v.(string)
 		}
 		out = append(out, m)
 	}

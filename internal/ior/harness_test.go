@@ -3,6 +3,7 @@ package ior
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -48,6 +49,13 @@ func runJob(t *testing.T, n int, args string, fake bool) jobRun {
 // runJobProgress is runJob with a progress callback on rank 0.
 func runJobProgress(t *testing.T, n int, args string, fake bool, progress func(*report.Result)) jobRun {
 	t.Helper()
+	return runJobWith(t, n, args, fake, progress, nil)
+}
+
+// runJobWith is runJobProgress with tweak, if not nil, changing each
+// rank's Env before the run (per-rank clocks).
+func runJobWith(t *testing.T, n int, args string, fake bool, progress func(*report.Result), tweak func(rank int, env *Env)) jobRun {
+	t.Helper()
 	cfg, err := config.Parse(strings.Fields(args), testRegistry(t))
 	if err != nil {
 		t.Fatalf("parse %q: %v", args, err)
@@ -59,9 +67,11 @@ func runJobProgress(t *testing.T, n int, args string, fake bool, progress func(*
 			Run: report.Run{Command: append([]string{"hpcbench", "ior"}, strings.Fields(args)...), Version: "hpcbench test",
 				Hostnames: []string{"testhost"}, Hosts: 1},
 			Machine: "Linux testhost", Platform: "testhost(Linux)", HostRanks: n,
+			RankHosts: slices.Repeat([]string{"testhost"}, n),
 		}
 		if fake {
 			env.Clock = jobtest.FakeClock(0.001)
+			env.Ticks = fakeTicks(time.Microsecond) // the same on every rank: no straggler notes
 			env.Now = func() time.Time { return fixedNow }
 		}
 		if c.Rank() == 0 {
@@ -72,6 +82,9 @@ func runJobProgress(t *testing.T, n int, args string, fake bool, progress func(*
 				out.phases = append(out.phases, fmt.Sprintf("%s %d %d/%d", name, iter, done, total))
 				mu.Unlock()
 			}
+		}
+		if tweak != nil {
+			tweak(c.Rank(), &env)
 		}
 		tests := append([]config.Options(nil), cfg.Tests...) // Run resolves its own copy
 		res, err := Run(ctx, c, tests, env)

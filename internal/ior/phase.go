@@ -12,6 +12,7 @@ import (
 
 	"github.com/hpcbench/hpcbench/aiori"
 	"github.com/hpcbench/hpcbench/collectives"
+	"github.com/hpcbench/hpcbench/internal/dist"
 	"github.com/hpcbench/hpcbench/internal/ior/pattern"
 )
 
@@ -67,6 +68,9 @@ type phaseFigures struct {
 	// rankTotal and rankXfer are each active rank's open-to-close and
 	// transfer times.
 	rankTotal, rankXfer []float64
+	// dist holds the phase's distributions over the job (rank 0; nil for
+	// the remove phase).
+	dist *dist.Job
 }
 
 // phase runs one timed write or read phase on every rank and returns the
@@ -111,6 +115,7 @@ func (t *tester) phase(ctx context.Context, acc access, rep int) (phaseFigures, 
 	if t.active {
 		st[xferStart] = t.env.Clock()
 	}
+	t.startDist(st[xferStart])
 	if err := t.prefill(ctx, acc, file, pl); err != nil {
 		return f, err
 	}
@@ -119,7 +124,7 @@ func (t *tester) phase(ctx context.Context, acc access, rep int) (phaseFigures, 
 		if t.o.DeadlineForStonewalling > 0 {
 			deadline = st[xferStart] + float64(t.o.DeadlineForStonewalling)
 		}
-		count, bad, err = t.transfers(file, acc, pl, 0, pl.count, deadline)
+		count, bad, err = t.transfers(file, acc, pl, 0, pl.count, deadline, t.o.UntilSteady.On())
 		if err == nil && count < pl.count {
 			stone.hit, stone.at = true, t.env.Clock()-st[xferStart]
 		}
@@ -128,7 +133,7 @@ func (t *tester) phase(ctx context.Context, acc access, rep int) (phaseFigures, 
 	if err != nil {
 		return f, err
 	}
-	if t.o.DeadlineForStonewalling > 0 {
+	if t.stonewalls() {
 		if err := t.wearOut(ctx, acc, file, pl, &stone, &count, &bad); err != nil {
 			return f, err
 		}
@@ -147,6 +152,9 @@ func (t *tester) phase(ctx context.Context, acc access, rep int) (phaseFigures, 
 		}
 		st[xferStop] = t.env.Clock()
 		moved = count * t.o.TransferSize
+		t.rec.Done(t.since())
+	} else {
+		t.rec.Done(0)
 	}
 	if err := t.intraBarrier(ctx); err != nil {
 		return f, err
@@ -164,6 +172,9 @@ func (t *tester) phase(ctx context.Context, acc access, rep int) (phaseFigures, 
 	if err := t.reduce(ctx, &f, st, moved, count, bad, stone); err != nil {
 		return f, err
 	}
+	if f.dist, err = t.finishDist(ctx); err != nil {
+		return f, err
+	}
 	if acc == accRead && t.o.CheckRead {
 		if f.errors > 0 && t.rank == 0 {
 			t.env.Warn(fmt.Sprintf("WARNING: Incorrect data on read (%d errors found).", int64(f.errors)))
@@ -177,6 +188,9 @@ func (t *tester) phase(ctx context.Context, acc access, rep int) (phaseFigures, 
 			t.env.Warn(fmt.Sprintf("stonewalling pairs accessed min: %d max: %d -- min data: %.1f GiB mean data: %.1f GiB time: %.1fs",
 				f.stoneMin, f.stoneMax, float64(f.stoneMin*t.o.TransferSize*int64(t.numTasks))/(1<<30),
 				float64(f.stoneBytes)/(1<<30), f.stonewall))
+		}
+		if n := f.dist.SteadyNote(phaseName(t.o.ID, f.access, rep)); n != "" {
+			t.env.Warn(n)
 		}
 	}
 	return f, nil
@@ -237,24 +251,60 @@ func (t *tester) fill(acc access, pl *plan) {
 	}
 }
 
+// stonewalls reports whether a phase may end before its last transfer:
+// at the -D deadline, or once --until-steady's test passed. Such a phase
+// ends as IOR's stonewalled phases do: the job agrees on the transfer
+// counts (wearOut), a later read reads what every rank wrote, and the
+// summary has the stonewall figures.
+func (t *tester) stonewalls() bool {
+	return t.o.DeadlineForStonewalling > 0 || t.o.UntilSteady.On()
+}
+
 // transfers moves transfers [from, to) of pl through file and returns how
 // many it made and how many of them were corrupt. It stops early once the
-// clock passes deadline. This is the timed loop: it allocates nothing,
-// formats nothing and takes no lock.
-func (t *tester) transfers(file aiori.File, acc access, pl *plan, from, to int64, deadline float64) (n, bad int64, err error) {
+// clock passes deadline, or, when steady is true, once the recorder says
+// the phase is steady. It records every transfer's bytes in t.rec, and
+// the latency of the transfers it times: all of them under -D (from the
+// end of the one before, or the call, or the -O interIODelay sleep, to
+// its own end: the deadline's reading serves both), else those the
+// recorder's sampling picks, from their own start to their end. This is
+// the timed loop: it reads the clock at most once per transfer under -D
+// and twice per timed transfer otherwise, allocates nothing, formats
+// nothing and takes no lock.
+func (t *tester) transfers(file aiori.File, acc access, pl *plan, from, to int64, deadline float64, steady bool) (n, bad int64, err error) {
 	o := t.o
 	buf := t.buf
 	write := acc == accWrite
 	verify := acc == accWriteCheck || (acc == accRead && o.CheckRead)
 	stamp := write && t.ptype.PerTransfer()
 	stone := !math.IsInf(deadline, 1)
+	// On the wall clock, the deadline is tested on the loop's own
+	// monotonic reading, in nanoseconds since the phase's start; on a
+	// test's clock, on Env.Clock.
+	mono := stone && t.env.wall && t.env.Ticks == nil
+	var monoDeadline int64
+	if mono {
+		monoDeadline = int64((deadline - t.clock0) * 1e9)
+	}
 	minEnd := math.Inf(-1)
 	if o.MinTimeDuration > 0 {
 		minEnd = t.env.Clock() + float64(o.MinTimeDuration)
 	}
 	delay := time.Duration(o.InterIODelay) * time.Microsecond
+	rec, amount := t.rec, float64(o.TransferSize)
+	// Every transfer is timed when the deadline needs a reading per
+	// transfer anyway, or on a test's clock; otherwise the recorder
+	// samples (dist.Recorder.Due): one transfer in k, timed from its own
+	// start, so that short transfers do not pay a clock read each.
+	timeAll := mono || t.env.Ticks != nil
 	cur := pl.cursor(from)
+	prev := t.since()
+	var start int64
 	for i := from; i < to; i++ {
+		due := timeAll || rec.Due()
+		if due && !timeAll {
+			start = t.since()
+		}
 		off := cur.next()
 		if file != nil {
 			if write {
@@ -285,10 +335,25 @@ func (t *tester) transfers(file aiori.File, acc access, pl *plan, from, to int64
 			}
 		}
 		n++
+		if due {
+			now := t.since()
+			if !timeAll {
+				prev = start
+			}
+			if rec.Op(prev, now, amount) && steady {
+				return n, bad, nil
+			}
+			prev = now
+		} else if rec.Skip(amount) && steady {
+			return n, bad, nil
+		}
 		if delay > 0 {
 			time.Sleep(delay)
+			if timeAll {
+				prev = t.since()
+			}
 		}
-		if stone && t.env.Clock() >= deadline {
+		if stone && (mono && prev >= monoDeadline || !mono && t.env.Clock() >= deadline) {
 			return n, bad, nil
 		}
 		if i == to-1 && minEnd > t.env.Clock() {
@@ -323,7 +388,7 @@ func (t *tester) wearOut(ctx context.Context, acc access, file aiori.File, pl *p
 		t.stoneMax = mx
 		return nil
 	}
-	n, b, err := t.transfers(file, acc, pl, *count, min(mx, pl.count), math.Inf(1))
+	n, b, err := t.transfers(file, acc, pl, *count, min(mx, pl.count), math.Inf(1), false)
 	*count += n
 	*bad += b
 	t.stoneMax = mx
@@ -351,7 +416,7 @@ func (t *tester) transferFile(_ context.Context, acc access, rep int, deadline f
 	if err != nil {
 		return 0, 0, err
 	}
-	n, bad, err = t.transfers(file, acc, pl, 0, pl.count, deadline)
+	n, bad, err = t.transfers(file, acc, pl, 0, pl.count, deadline, false)
 	if file != nil {
 		if cerr := file.Close(); err == nil && cerr != nil {
 			err = fmt.Errorf("close %s: %w", pl.path, cerr)

@@ -64,7 +64,7 @@ func (t *tester) reduce(ctx context.Context, f *phaseFigures, st [nStamps]float6
 	// One SUM over the counts. Bytes moved by the deadline are this
 	// rank's transfers by then.
 	stoneBytes := int64(0)
-	if stone.hit || t.o.DeadlineForStonewalling > 0 {
+	if stone.hit || t.stonewalls() {
 		stoneBytes = stone.count * t.o.TransferSize
 	}
 	if !t.active {
@@ -81,7 +81,7 @@ func (t *tester) reduce(ctx context.Context, f *phaseFigures, st [nStamps]float6
 	f.bytes = int64(binary.LittleEndian.Uint64(recvI[0:]))
 	f.transfers = int64(binary.LittleEndian.Uint64(recvI[8:]))
 	f.errors = float64(int64(binary.LittleEndian.Uint64(recvI[16:])))
-	if t.o.DeadlineForStonewalling > 0 && !math.IsInf(r[7], 0) {
+	if t.stonewalls() && !math.IsInf(r[7], 0) {
 		f.stonewall = -r[7]
 		f.stoneBytes = int64(binary.LittleEndian.Uint64(recvI[24:]))
 		f.stoneMin, f.stoneMax = stone.count, t.stoneMax
@@ -131,7 +131,7 @@ func (t *tester) outliers(f *phaseFigures) {
 // bytes expected and with the file size, and warns as IOR does when they
 // differ.
 func (t *tester) checkSize(f *phaseFigures, acc access, rep int) {
-	if t.o.DryRun || t.o.DeadlineForStonewalling > 0 || t.o.MinTimeDuration > 0 || f.access == "remove" {
+	if t.o.DryRun || t.stonewalls() || t.o.MinTimeDuration > 0 || f.access == "remove" {
 		return
 	}
 	want := t.o.AggregateSize(t.numTasks)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/hpcbench/hpcbench/aiori"
 	"github.com/hpcbench/hpcbench/collectives"
+	"github.com/hpcbench/hpcbench/internal/dist"
 	"github.com/hpcbench/hpcbench/internal/ior/config"
 	"github.com/hpcbench/hpcbench/internal/ior/pattern"
 )
@@ -44,6 +45,14 @@ type tester struct {
 	numaNode int
 	// rep is the repetition running, for -O savePerOpDataCSV's names.
 	rep int
+	// rec records the distributions of the phase running; dc is the
+	// communicator that reduces them; t0 (or tick0 on Env.Ticks) is the
+	// phase's start.
+	rec    *dist.Recorder
+	dc     *collectives.Comm
+	t0     time.Time
+	tick0  int64
+	clock0 float64 // the phase's start on Env.Clock
 }
 
 // report passes the test so far to progress.
@@ -108,6 +117,12 @@ func newTester(ctx context.Context, c Comm, o *config.Options, env Env) (*tester
 			SegmentCount: o.SegmentCount, BlockSize: o.BlockSize, TransferSize: o.TransferSize,
 			ExpectedFileSize: t.fileSize(),
 		})
+	}
+	if t.rec, err = dist.New(o.SeriesInterval(), o.UntilSteady); err != nil {
+		return nil, err
+	}
+	if t.dc, err = distComm(c); err != nil {
+		return nil, err
 	}
 	t.buf = aiori.AlignedBuffer(int(o.TransferSize))
 	// Fault the buffer's pages in now, not in the first timed transfer.

@@ -17,10 +17,13 @@ func BenchmarkTransfers(b *testing.B) {
 	for _, bc := range []struct {
 		name, api string
 		acc       access
+		deadline  bool // a -D deadline far away: the loop tests it per transfer
 	}{
-		{"DUMMY/write", "DUMMY", accWrite},
-		{"POSIX/write", "POSIX", accWrite},
-		{"POSIX/read", "POSIX", accRead},
+		{"DUMMY/write", "DUMMY", accWrite, false},
+		{"DUMMY/read", "DUMMY", accRead, false},
+		{"DUMMY/write-D", "DUMMY", accWrite, true},
+		{"POSIX/write", "POSIX", accWrite, false},
+		{"POSIX/read", "POSIX", accRead, false},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			args := "-a " + bc.api + " -w -r -k -b 64m -t 4k -o " + b.TempDir() + "/f"
@@ -50,8 +53,13 @@ func BenchmarkTransfers(b *testing.B) {
 			b.Cleanup(func() { _ = file.Close() })
 			b.SetBytes(pl.count * o.TransferSize)
 			b.ReportAllocs()
+			tt.startDist(tt.env.Clock()) // the phase's start, as phase takes it
+			deadline := math.Inf(1)
+			if bc.deadline {
+				deadline = tt.env.Clock() + 3600
+			}
 			for b.Loop() {
-				if n, _, err := tt.transfers(file, bc.acc, pl, 0, pl.count, math.Inf(1)); err != nil || n != pl.count {
+				if n, _, err := tt.transfers(file, bc.acc, pl, 0, pl.count, deadline, false); err != nil || n != pl.count {
 					b.Fatalf("transfers = %d, %v; want %d, nil", n, err, pl.count)
 				}
 			}

@@ -2,7 +2,10 @@
 // benchmark subcommand (wireup, coll, ior, mdtest) goes through:
 //
 //  1. bootstrap the job (internal/job), unless the engine bootstraps PMI
-//     itself (wireup, which measures that);
+//     itself (wireup, which measures that); then rank 0, which writes
+//     the archive, checks that its path can be written (a usage error,
+//     exit 2, said once for the job, nothing created; without a job every
+//     rank checks before PMI and only rank 0 says it);
 //  2. fill the run record once for all: command line, version, start and
 //     end, ranks, every rank's host name gathered over the communicator
 //     (so Hosts and Hostnames are true on many hosts), CPUs per host and

@@ -132,15 +132,42 @@ func (e *ExitError) Error() string {
 // written.
 const FailedEnv = "failed"
 
+// firstRank reports whether this process is rank 0 of its job, or a
+// singleton, from the PMI environment (PMI_RANK), before PMI is up.
+func firstRank(getenv func(string) (string, bool)) bool {
+	if getenv == nil {
+		getenv = os.LookupEnv
+	}
+	r, ok := getenv("PMI_RANK")
+	return !ok || r == "" || r == "0"
+}
+
 // Main runs s on this rank: the whole lifecycle (see the package doc). It
 // returns nil, or an *ExitError; any other error is a failure after the
 // results were handled (rendering or writing them, tearing the job down)
 // and exits 1.
 func Main(ctx context.Context, s Spec) error {
 	start := time.Now()
-	if s.Archive != "" {
+	archiveErr := func() error {
+		if s.Archive == "" {
+			return nil
+		}
 		if err := CheckOutput(s.Archive); err != nil {
-			return &ExitError{Code: 2, Msg: fmt.Sprintf("%s: %s %s", s.Name, s.ArchiveFlag, err)}
+			return fmt.Errorf("%s: %s %w", s.Name, s.ArchiveFlag, err)
+		}
+		return nil
+	}
+	if s.NoJob {
+		// No job to abort: every rank refuses the archive before it
+		// connects to PMI, and only the one that writes it (rank 0 or a
+		// singleton) says so and exits; the others wait for the
+		// launcher to end them, so that it names rank 0.
+		if err := archiveErr(); err != nil {
+			if !firstRank(s.Getenv) {
+				quietWait(ctx, abortLinger)
+				return &ExitError{Code: 2}
+			}
+			return &ExitError{Code: 2, Msg: err.Error()}
 		}
 	}
 	var j *job.Job
@@ -167,12 +194,8 @@ func Main(ctx context.Context, s Spec) error {
 		bar = progress.New(f, progress.Options{})
 	}
 	defer bar.Close()
-	fail := func(err error) error {
+	failCode := func(err error, code int) error {
 		bar.Close()
-		code := 1
-		if s.Usage != nil && s.Usage(err) {
-			code = 2
-		}
 		if ctx.Err() != nil {
 			// Cancelled (a signal: the launcher is tearing the job
 			// down, or the user stopped it): the failure is the
@@ -198,6 +221,20 @@ func Main(ctx context.Context, s Spec) error {
 			quietWait(ctx, abortLinger)
 		}
 		return &ExitError{Code: code}
+	}
+	fail := func(err error) error {
+		code := 1
+		if s.Usage != nil && s.Usage(err) {
+			code = 2
+		}
+		return failCode(err, code)
+	}
+	if !s.NoJob && rank == 0 {
+		// Only rank 0 writes the archive, so only its host's path
+		// matters, and the error is printed once for the job.
+		if err := archiveErr(); err != nil {
+			return failCode(err, 2)
+		}
 	}
 	rec, err := newRecord(ctx, &s, j, start)
 	if err != nil {

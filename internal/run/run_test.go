@@ -157,11 +157,14 @@ func TestMainBadArchive(t *testing.T) {
 			var phases []string
 			var rendered []*report.Result
 			s := withSingleton(spec(tc.path, nil, &phases, &rendered))
+			var stderr strings.Builder
+			s.Stderr = &stderr
 			err := Main(context.Background(), s)
 			var ee *ExitError
-			if !errors.As(err, &ee) || ee.Code != 2 || !strings.Contains(ee.Msg, "bench: --archive "+tc.path) ||
-				!strings.Contains(ee.Msg, tc.msg) || strings.Contains(ee.Msg, "\n") {
-				t.Errorf("Main: %v, want exit 2, one line naming --archive and %q", err, tc.msg)
+			msg := stderr.String()
+			if !errors.As(err, &ee) || ee.Code != 2 || !strings.HasPrefix(msg, "hpcbench: bench: --archive "+tc.path) ||
+				!strings.Contains(msg, tc.msg) || strings.Count(msg, "\n") != 1 {
+				t.Errorf("Main: %v, stderr %q; want exit 2, one line naming --archive and %q", err, msg, tc.msg)
 			}
 			if len(phases) != 0 {
 				t.Error("the engine ran")

@@ -44,11 +44,24 @@ func (c *collector) addr() string {
 
 func (c *collector) close() { c.ln.Close() }
 
+// recordSize is the fixed part of a result record: the rank, then its
+// phase times; a byte giving the length of the rank's host name and the
+// name follow.
 const recordSize = 4 + 8*len(phaseNames)
 
+// maxHostLen bounds the host name in a record (a DNS name has at most 253
+// bytes).
+const maxHostLen = 255
+
+// record is one rank's results as rank 0 collects them.
+type record struct {
+	times Times
+	host  string
+}
+
 // gather waits for every other rank's record, until ctx ends.
-func (c *collector) gather(ctx context.Context, own Times) ([]Times, error) {
-	all := make([]Times, c.size)
+func (c *collector) gather(ctx context.Context, own record) ([]record, error) {
+	all := make([]record, c.size)
 	seen := make([]bool, c.size)
 	all[0], seen[0] = own, true
 	stop := context.AfterFunc(ctx, func() { c.ln.Close() })
@@ -76,7 +89,7 @@ func (c *collector) gather(ctx context.Context, own Times) ([]Times, error) {
 			if dl, ok := ctx.Deadline(); ok {
 				conn.SetDeadline(dl)
 			}
-			r, t, err := readRecord(conn, c.size)
+			r, rec, err := readRecord(conn, c.size)
 			mu.Lock()
 			defer mu.Unlock()
 			switch {
@@ -85,7 +98,7 @@ func (c *collector) gather(ctx context.Context, own Times) ([]Times, error) {
 			case seen[r]:
 				firstErr = errors.Join(firstErr, fmt.Errorf("rank %d reported twice", r))
 			default:
-				all[r], seen[r] = t, true
+				all[r], seen[r] = rec, true
 			}
 		})
 	}
@@ -103,30 +116,39 @@ func clipInts(v []int) string {
 	return fmt.Sprint(v)
 }
 
-func readRecord(r io.Reader, size int) (int, Times, error) {
-	var b [recordSize]byte
-	var t Times
-	if _, err := io.ReadFull(r, b[:]); err != nil {
-		return 0, t, fmt.Errorf("read result record: %w", err)
+func readRecord(r io.Reader, size int) (int, record, error) {
+	var b [recordSize + 1 + maxHostLen]byte
+	var rec record
+	if _, err := io.ReadFull(r, b[:recordSize+1]); err != nil {
+		return 0, rec, fmt.Errorf("read result record: %w", err)
 	}
 	rank := int(binary.BigEndian.Uint32(b[:4]))
 	if rank <= 0 || rank >= size {
-		return 0, t, fmt.Errorf("result record names rank %d, outside [1, %d)", rank, size)
+		return 0, rec, fmt.Errorf("result record names rank %d, outside [1, %d)", rank, size)
 	}
-	for i := range t {
-		t[i] = math.Float64frombits(binary.BigEndian.Uint64(b[4+8*i:]))
+	for i := range rec.times {
+		rec.times[i] = math.Float64frombits(binary.BigEndian.Uint64(b[4+8*i:]))
 	}
-	return rank, t, nil
+	n := int(b[recordSize])
+	if _, err := io.ReadFull(r, b[recordSize+1:recordSize+1+n]); err != nil {
+		return 0, rec, fmt.Errorf("read result record of rank %d: host name: %w", rank, err)
+	}
+	rec.host = string(b[recordSize+1 : recordSize+1+n])
+	return rank, rec, nil
 }
 
 // sendTimes dials rank 0's collector (trying each advertised address) and
-// sends this rank's record.
-func sendTimes(ctx context.Context, addrs string, rank int, t Times) error {
-	var b [recordSize]byte
+// sends this rank's record: its times and its host name, cut to
+// maxHostLen bytes.
+func sendTimes(ctx context.Context, addrs string, rank int, t Times, host string) error {
+	host = host[:min(len(host), maxHostLen)]
+	b := make([]byte, recordSize+1, recordSize+1+len(host))
 	binary.BigEndian.PutUint32(b[:4], uint32(rank))
 	for i, v := range t {
 		binary.BigEndian.PutUint64(b[4+8*i:], math.Float64bits(v))
 	}
+	b[recordSize] = byte(len(host))
+	b = append(b, host...)
 	var errs error
 	var d net.Dialer
 	for _, a := range splitComma(addrs) {

@@ -17,7 +17,9 @@ type Meta struct {
 	Start, End time.Time
 }
 
-// Result turns rank 0's outcome into the report model: one "phases" table
+// Result turns rank 0's outcome into the report model, with the hosts
+// the ranks reported (Run.Hostnames in rank order of first appearance,
+// Run.Hosts their count): one "phases" table
 // with a row per phase (and the per-rank total) holding min, mean and max
 // over ranks, each rank's seconds kept as samples.
 func Result(out *Outcome, o Options, m Meta) *report.Result {
@@ -27,6 +29,17 @@ func Result(out *Outcome, o Options, m Meta) *report.Result {
 	r.Run.Ranks = out.Size
 	r.Run.Start, r.Run.End = m.Start, m.End
 	r.Run.Env = maps.Clone(m.Run.Env)
+	if len(out.Hosts) == out.Size && out.Size > 0 {
+		r.Run.Hostnames = nil
+		seen := map[string]bool{}
+		for _, h := range out.Hosts {
+			if !seen[h] {
+				seen[h] = true
+				r.Run.Hostnames = append(r.Run.Hostnames, h)
+			}
+		}
+		r.Run.Hosts = len(r.Run.Hostnames)
+	}
 	r.Params = []report.Param{
 		{Name: "card-size", Value: strconv.Itoa(o.CardSize) + " B"},
 		{Name: "pattern", Value: o.Pattern},

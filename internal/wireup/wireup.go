@@ -39,6 +39,9 @@ type Options struct {
 	Timeout  time.Duration // bound on every PMI wait and on collecting results
 	Trace    io.Writer     // if non-nil, this rank's PMI wire lines
 	Getenv   func(string) (string, bool)
+	// Host is this rank's host name, sent to rank 0 with its times so
+	// that the result names every rank's host.
+	Host string
 	// Phase, if not nil, is told after each phase (outside its timing):
 	// its name, iteration 0, and the phases done out of all of them.
 	Phase func(name string, iter int, done, total int64)
@@ -68,12 +71,14 @@ func Phases() []string { return phaseNames[:] }
 type Times [len(phaseNames)]float64
 
 // Outcome is what one rank learns from a run. Only rank 0 has Ranks
-// (every rank's Times, indexed by rank).
+// (every rank's Times, indexed by rank) and Hosts (every rank's
+// Options.Host).
 type Outcome struct {
 	Rank, Size int
 	Singleton  bool
-	Gets       int     // gets this rank did
-	Ranks      []Times // rank 0 only
+	Gets       int      // gets this rank did
+	Ranks      []Times  // rank 0 only
+	Hosts      []string // rank 0 only
 }
 
 // phase tells o.Phase, if set, that phase i of Phases is done.
@@ -177,15 +182,18 @@ func Run(ctx context.Context, o Options) (*Outcome, error) {
 	out := &Outcome{Rank: rank, Size: size, Singleton: c.Singleton(), Gets: gets}
 	switch {
 	case size == 1:
-		out.Ranks = []Times{t}
+		out.Ranks, out.Hosts = []Times{t}, []string{o.Host}
 	case rank == 0:
-		all, err := col.gather(ctx, t)
+		all, err := col.gather(ctx, record{times: t, host: o.Host})
 		if err != nil {
 			return nil, fmt.Errorf("wireup: collect results: %w", err)
 		}
-		out.Ranks = all
+		out.Ranks, out.Hosts = make([]Times, len(all)), make([]string, len(all))
+		for i, rec := range all {
+			out.Ranks[i], out.Hosts[i] = rec.times, rec.host
+		}
 	default:
-		if err := sendTimes(ctx, colAddr, rank, t); err != nil {
+		if err := sendTimes(ctx, colAddr, rank, t, o.Host); err != nil {
 			return nil, fmt.Errorf("wireup: send results to rank 0: %w", err)
 		}
 	}

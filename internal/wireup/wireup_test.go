@@ -105,15 +105,24 @@ func sampleTimes(rank int) Times {
 func gatherAsync(ctx context.Context, col *collector, own Times) <-chan gatherResult {
 	ch := make(chan gatherResult, 1)
 	go func() {
-		all, err := col.gather(ctx, own)
+		all, err := col.gather(ctx, record{times: own, host: hostOf(0)})
 		ch <- gatherResult{all, err}
 	}()
 	return ch
 }
 
 type gatherResult struct {
-	all []Times
+	all []record
 	err error
+}
+
+// hostOf is the host name rank r reports in these tests; rank 4's is the
+// longest a record carries.
+func hostOf(r int) string {
+	if r == 4 {
+		return strings.Repeat("h", maxHostLen)
+	}
+	return fmt.Sprintf("node%d", r/2)
 }
 
 // waitGather waits for gatherAsync's answer; every wait in these tests is
@@ -171,7 +180,7 @@ func TestCollectorRoundTrip(t *testing.T) {
 		if r == 2 {
 			a = "127.0.0.1:1," + addr
 		}
-		wg.Go(func() { errs[r] = sendTimes(ctx, a, r, tr) })
+		wg.Go(func() { errs[r] = sendTimes(ctx, a, r, tr, hostOf(r)) })
 	}
 	wg.Wait()
 	for r, err := range errs {
@@ -186,7 +195,11 @@ func TestCollectorRoundTrip(t *testing.T) {
 	if len(res.all) != size {
 		t.Fatalf("gather returned %d records, want %d", len(res.all), size)
 	}
-	for r, got := range res.all {
+	for r, rec := range res.all {
+		got := rec.times
+		if rec.host != hostOf(r) {
+			t.Errorf("rank %d host %q, want %q", r, rec.host, hostOf(r))
+		}
 		want := sampleTimes(r)
 		if r == 3 {
 			want = special
@@ -221,18 +234,18 @@ func TestCollectorRejects(t *testing.T) {
 		want string
 	}{
 		{"rank 0 is the collector's own", 2, func(t *testing.T, ctx context.Context, addr string) {
-			sendTimes(ctx, addr, 0, sampleTimes(0))
+			sendTimes(ctx, addr, 0, sampleTimes(0), "h")
 		}, "result record names rank 0, outside [1, 2)"},
 		{"rank equal to size", 3, func(t *testing.T, ctx context.Context, addr string) {
-			sendTimes(ctx, addr, 1, sampleTimes(1))
-			sendTimes(ctx, addr, 3, sampleTimes(3))
+			sendTimes(ctx, addr, 1, sampleTimes(1), "h")
+			sendTimes(ctx, addr, 3, sampleTimes(3), "h")
 		}, "result record names rank 3, outside [1, 3)"},
 		{"rank that wraps negative", 2, func(t *testing.T, ctx context.Context, addr string) {
-			sendTimes(ctx, addr, -1, sampleTimes(1))
+			sendTimes(ctx, addr, -1, sampleTimes(1), "h")
 		}, "result record names rank 4294967295, outside [1, 2)"},
 		{"rank reported twice", 3, func(t *testing.T, ctx context.Context, addr string) {
-			sendTimes(ctx, addr, 1, sampleTimes(1))
-			sendTimes(ctx, addr, 1, sampleTimes(1))
+			sendTimes(ctx, addr, 1, sampleTimes(1), "h")
+			sendTimes(ctx, addr, 1, sampleTimes(1), "h")
 		}, "rank 1 reported twice"},
 		{"truncated record", 2, func(t *testing.T, ctx context.Context, addr string) {
 			rawRecord(t, ctx, addr, []byte{0, 0, 0, 1, 0x3f})
@@ -276,7 +289,7 @@ func TestCollectorMissingRanks(t *testing.T) {
 			col := newTestCollector(t, tc.size)
 			ch := gatherAsync(ctx, col, sampleTimes(0))
 			for _, r := range tc.send {
-				if err := sendTimes(ctx, loopback(col), r, sampleTimes(r)); err != nil {
+				if err := sendTimes(ctx, loopback(col), r, sampleTimes(r), "h"); err != nil {
 					t.Fatalf("sendTimes from rank %d: %v", r, err)
 				}
 			}
@@ -494,5 +507,15 @@ func TestRunJob(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestResultHosts: the hosts the ranks reported become the run record's
+// Hostnames (first appearance, rank order) and Hosts.
+func TestResultHosts(t *testing.T) {
+	out := &Outcome{Size: 4, Ranks: make([]Times, 4), Hosts: []string{"b", "a", "b", "c"}}
+	r := Result(out, Options{CardSize: 1, Pattern: PatternRing}, Meta{Run: report.Run{Hostnames: []string{"b"}, Hosts: 1}})
+	if r.Run.Hosts != 3 || fmt.Sprint(r.Run.Hostnames) != "[b a c]" {
+		t.Errorf("hosts %d %q, want 3 [b a c]", r.Run.Hosts, r.Run.Hostnames)
 	}
 }

@@ -164,6 +164,8 @@ func FuzzParse(f *testing.F) {
 		{"---\x00-\x00--\x00x", ""},
 		{"-a\x00FAKE\x00--fake.x=0", ""},
 		{"-q\x00-H", ""},
+		{"--interval\x0050ms\x00--until-steady=200ms,50%\x00-D\x005", ""},
+		{"--until-steady\x00-O\x00interval=2s", ""},
 	}
 	for _, s := range seeds {
 		f.Add(s.args, s.script)

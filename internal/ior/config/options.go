@@ -8,6 +8,7 @@ import (
 
 	"github.com/hpcbench/hpcbench/aiori"
 	"github.com/hpcbench/hpcbench/internal/cliflag"
+	"github.com/hpcbench/hpcbench/internal/dist"
 	"github.com/hpcbench/hpcbench/internal/units"
 )
 
@@ -171,6 +172,16 @@ type Options struct {
 	// InterIODelay is -O interIODelay: microseconds between I/O calls.
 	InterIODelay int
 
+	// Interval is --interval: the length of the archive's throughput
+	// intervals; IntervalSet records that it was given (SeriesInterval
+	// gives the default otherwise).
+	Interval    time.Duration
+	IntervalSet bool
+	// UntilSteady is --until-steady: end each rank's write or read phase
+	// once its throughput is steady; zero is off. The phase then ends as
+	// a -D deadline ends it.
+	UntilSteady dist.Steady
+
 	// TimeStampSignature is -G: the data signature (and the seed of -l
 	// random); when TimeStampSignatureSet is false the time at the start
 	// of each repetition is used.
@@ -298,6 +309,9 @@ func (o *Options) Validate() error {
 	if err := o.validateStonewalling(); err != nil {
 		return err
 	}
+	if err := o.validateDist(); err != nil {
+		return err
+	}
 	if o.TestFile == "" {
 		return errors.New("-o must name a file")
 	}
@@ -364,8 +378,8 @@ func (o *Options) validateOrdering() error {
 // validateStonewalling checks -D and the stoneWalling directives.
 func (o *Options) validateStonewalling() error {
 	switch {
-	case o.StoneWallingWearOut && o.DeadlineForStonewalling == 0:
-		return errors.New("-O stoneWallingWearOut needs -D (a stonewalling deadline)")
+	case o.StoneWallingWearOut && o.DeadlineForStonewalling == 0 && !o.UntilSteady.On():
+		return errors.New("-O stoneWallingWearOut needs -D (a stonewalling deadline) or --until-steady")
 	case o.StoneWallingStatusFile != "" && !o.KeepFile:
 		return errors.New("-O stoneWallingStatusFile needs -k (the files must stay for the run that reads them)")
 	case o.StoneWallingStatusFile != "" && o.WriteFile && !o.StoneWallingWearOut:

@@ -26,6 +26,10 @@ func TestValidateCombinations(t *testing.T) {
 		{[]string{"-z", "-z", "-b", "1m", "-t", "1m"}, nil}, // -z -z picks offsets anywhere
 		{[]string{"-b", "8", "-t", "8"}, nil},
 		{[]string{"-N", "1"}, nil},
+		{[]string{"--interval", "250ms"}, nil},
+		{[]string{"--until-steady"}, nil},
+		{[]string{"--until-steady=2s,5%", "--interval=100ms", "-D", "60", "-O", "stoneWallingWearOut=1"}, nil},
+		{[]string{"-O", "interval=1s", "--until-steady=5s,10%"}, nil},
 		// SAD PATH: §1.4, one line each, naming the flags
 		{[]string{"-b", "3m", "-t", "2m"}, []string{"-b 3145728 is not a multiple of -t 2097152"}},
 		{[]string{"-b", "1m", "-t", "3m"}, []string{"-b 1048576 is not a multiple of -t 3145728", "smaller"}},
@@ -62,6 +66,17 @@ func TestValidateCombinations(t *testing.T) {
 		{[]string{"-O", "minTimeDuration=-1"}, []string{"-O minTimeDuration must be >= 0"}},
 		{[]string{"-O", "stoneWallingWearOutIterations=-1"}, []string{"-O stoneWallingWearOutIterations must be >= 0"}},
 		{[]string{"-o", ""}, []string{"-o must name a file"}},
+		{[]string{"--interval", "0s"}, []string{"--interval: --interval 0s: want a duration in [1ms, 1h]"}},
+		{[]string{"--interval", "2h"}, []string{"--interval", "want a duration in [1ms, 1h]"}},
+		{[]string{"--interval", "fast"}, []string{"--interval: want a duration such as 1s or 250ms"}},
+		{[]string{"--until-steady=5s"}, []string{"--until-steady", "want WINDOW,TOLERANCE"}},
+		{[]string{"--until-steady=5s,0%"}, []string{"--until-steady", "tolerance"}},
+		{[]string{"--until-steady=1s,5%"}, []string{"--until-steady window 1s must span at least 2 intervals of --interval 1s"}},
+		{[]string{"--until-steady=2h,5%", "--interval=1ms"}, []string{"--until-steady window 2h0m0s spans", "at most 4096"}},
+		// -O splits at commas: --until-steady's value goes on the command line
+		{[]string{"-O", "until-steady=5s,10%"}, []string{`directive "10%": want key=value`}},
+		{[]string{"--until-steady", "-O", "minTimeDuration=5"}, []string{"--until-steady with -O minTimeDuration", "choose one"}},
+		{[]string{"--until-steady", "-O", "stoneWallingWearOutIterations=5"}, []string{"--until-steady with -O stoneWallingWearOutIterations"}},
 		{[]string{"-b", "8p", "-s", "2048"}, []string{"-b 9007199254740992 × -s 2048: larger than"}},
 	}
 	for _, tt := range tests {

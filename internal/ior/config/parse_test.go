@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/hpcbench/hpcbench/aiori"
+	"github.com/hpcbench/hpcbench/internal/dist"
 	"github.com/hpcbench/hpcbench/internal/units"
 )
 
@@ -119,6 +120,13 @@ func TestParseFlagForms(t *testing.T) {
 			o.DeadlineForStonewalling, o.StoneWallingWearOut = 10, true
 		}},
 		{[]string{"-O", "stoneWallingWearOutIterations=100"}, func(o *Options) { o.StoneWallingWearOutIterations = 100 }},
+		// the distribution flags
+		{[]string{"--interval", "250ms"}, func(o *Options) { o.Interval, o.IntervalSet = 250*time.Millisecond, true }},
+		{[]string{"-O", "interval=2s"}, func(o *Options) { o.Interval, o.IntervalSet = 2*time.Second, true }},
+		{[]string{"--until-steady"}, func(o *Options) { o.UntilSteady = dist.Steady{Window: 10 * time.Second, Tolerance: 0.075} }},
+		{[]string{"--until-steady=3s,5%", "--interval=500ms"}, func(o *Options) {
+			o.UntilSteady, o.Interval, o.IntervalSet = dist.Steady{Window: 3 * time.Second, Tolerance: 0.05}, 500*time.Millisecond, true
+		}},
 		{[]string{"-k", "-D5", "-O", "stoneWallingStatusFile=sw,stoneWallingWearOut=1"}, func(o *Options) {
 			o.KeepFile, o.DeadlineForStonewalling = true, 5
 			o.StoneWallingStatusFile, o.StoneWallingWearOut = "sw", true

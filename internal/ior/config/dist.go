@@ -1,0 +1,92 @@
+package config
+
+import (
+	"errors"
+	"time"
+
+	"github.com/hpcbench/hpcbench/internal/dist"
+)
+
+// The distribution flags, hpcbench's own (IOR has neither): --interval,
+// the length of the archive's throughput intervals, and
+// --until-steady[=WINDOW,TOLERANCE], which ends each rank's phase once
+// its throughput is steady (internal/dist).
+
+// SeriesInterval returns --interval, or dist.DefaultInterval when it was
+// not given.
+func (o *Options) SeriesInterval() time.Duration {
+	if o.Interval > 0 {
+		return o.Interval
+	}
+	return dist.DefaultInterval
+}
+
+// validateDist checks --interval, --until-steady and what they cannot be
+// combined with.
+func (o *Options) validateDist() error {
+	if o.IntervalSet {
+		if err := dist.CheckInterval(o.Interval); err != nil {
+			return err
+		}
+	}
+	if !o.UntilSteady.On() {
+		return nil
+	}
+	if _, err := o.UntilSteady.Intervals(o.SeriesInterval()); err != nil {
+		return err
+	}
+	switch {
+	case o.MinTimeDuration > 0:
+		return errors.New("--until-steady with -O minTimeDuration: one ends a phase as soon as its throughput is steady, " +
+			"the other repeats the access until a time has passed; choose one")
+	case o.StoneWallingWearOutIterations > 0:
+		return errors.New("--until-steady with -O stoneWallingWearOutIterations: that directive fixes the transfer count " +
+			"of the read-back; --until-steady would cut it short")
+	}
+	return nil
+}
+
+// intervalValue binds --interval, a Go duration such as 500ms.
+type intervalValue struct{ o *Options }
+
+func (v intervalValue) String() string {
+	if v.o == nil || !v.o.IntervalSet {
+		return ""
+	}
+	return v.o.Interval.String()
+}
+
+func (v intervalValue) Set(s string) error {
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return errors.New("want a duration such as 1s or 250ms")
+	}
+	if err := dist.CheckInterval(d); err != nil {
+		return err
+	}
+	v.o.Interval, v.o.IntervalSet = d, true
+	return nil
+}
+
+func (v intervalValue) Type() string { return "duration" }
+
+// steadyValue binds --until-steady, WINDOW,TOLERANCE (dist.ParseSteady).
+type steadyValue struct{ o *Options }
+
+func (v steadyValue) String() string {
+	if v.o == nil {
+		return ""
+	}
+	return v.o.UntilSteady.String()
+}
+
+func (v steadyValue) Set(s string) error {
+	st, err := dist.ParseSteady(s)
+	if err != nil {
+		return err
+	}
+	v.o.UntilSteady = st
+	return nil
+}
+
+func (v steadyValue) Type() string { return "window,tolerance" }
