@@ -36,8 +36,7 @@ import (
 //   - "ranks" and "hosts", with more than one process: every active
 //     rank's repetitions, its time from the run's start (after IMB's
 //     barriers) to its last repetition's end, and its repetitions per
-//     second; per host the same summed, and a note naming the slowest
-//     rank.
+//     second; per host the same summed, and a note naming a straggler.
 //
 // Their label columns are "benchmark", IMB's table name ("Allreduce np=4"),
 // and "#bytes" (0 for Barrier). They need the job's communicator to be a
