@@ -17,7 +17,7 @@ import (
 	"github.com/hpcbench/hpcbench/report"
 )
 
-func testRegistry(t *testing.T) *aiori.Registry {
+func testRegistry(t testing.TB) *aiori.Registry {
 	t.Helper()
 	reg, err := aiori.NewRegistry(posix.Entry(), dummy.Entry())
 	if err != nil {

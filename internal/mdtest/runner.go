@@ -578,25 +578,7 @@ func (r *runner) itemPhase(ctx context.Context, name string, op opFunc, owner in
 			return phaseResult{}, err
 		}
 	}
-	done := 0
-	stone := !math.IsInf(deadline, 1)
-	untilReport := progressItems // a countdown: no division in the loop
-	for _, p := range ps {
-		if err := op(p); err != nil {
-			if failed == 0 {
-				first = describe(verb(name), p, err).encode()
-			}
-			failed++
-		}
-		done++
-		if untilReport--; untilReport == 0 {
-			untilReport = progressItems
-			r.env.Phase(r.phaseName, r.phaseIter, int64(done), r.items)
-		}
-		if stone && r.env.Clock() >= deadline {
-			break
-		}
-	}
+	done := r.itemLoop(name, ps, op, deadline, &failed, &first)
 	if name == phFileCreate || name == phDirCreate {
 		n, err := r.stonewall(ctx, name, done, ps, op, &failed, &first)
 		if err != nil {
@@ -630,6 +612,33 @@ func (r *runner) itemPhase(ctx context.Context, name string, op opFunc, owner in
 	p, err := r.collect(ctx, name, phaseRank{items: float64(done), before: tBefore - t0, after: t1 - t0}, failed, first)
 	p.done = int64(done)
 	return p, err
+}
+
+// itemLoop is an item phase's timed loop: op on each of ps, failures
+// counted in failed and the first described in first, a report to the
+// Phase hook every progressItems items, until the clock passes deadline.
+// It returns the items done.
+func (r *runner) itemLoop(name string, ps []string, op opFunc, deadline float64, failed *int64, first *string) int {
+	done := 0
+	stone := !math.IsInf(deadline, 1)
+	untilReport := progressItems // a countdown: no division in the loop
+	for _, p := range ps {
+		if err := op(p); err != nil {
+			if *failed == 0 {
+				*first = describe(verb(name), p, err).encode()
+			}
+			*failed++
+		}
+		done++
+		if untilReport--; untilReport == 0 {
+			untilReport = progressItems
+			r.env.Phase(r.phaseName, r.phaseIter, int64(done), r.items)
+		}
+		if stone && r.env.Clock() >= deadline {
+			break
+		}
+	}
+	return done
 }
 
 // collective reports whether rank 0 does phase name's operations for
