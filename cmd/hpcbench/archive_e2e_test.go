@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -112,8 +113,10 @@ func normalise(r *report.Result) {
 	start := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	run.Start, run.End = start, start.Add(1500*time.Millisecond)
 	run.Version = "hpcbench test"
-	for i := range run.Hostnames {
+	hostNames := map[string]string{} // the real names, for the per-rank and per-host tables
+	for i, h := range run.Hostnames {
 		run.Hostnames[i] = "host" + string(rune('A'+i))
+		hostNames[h] = run.Hostnames[i]
 	}
 	for k := range run.Env {
 		switch k {
@@ -128,6 +131,7 @@ func normalise(r *report.Result) {
 		}
 	}
 	fix := func(float64) float64 { return 1 }
+	noteFigures := regexp.MustCompile(`[0-9]+(\.[0-9]+)?( s| ms| us)?`) // the unit follows the figure's size
 	for ti := range r.Tables {
 		tb := &r.Tables[ti]
 		var metrics []report.Column
@@ -139,11 +143,15 @@ func normalise(r *report.Result) {
 		for ri := range tb.Rows {
 			row := &tb.Rows[ri]
 			for mi := range row.Metrics {
-				if mi < len(metrics) && (metrics[mi].Better != "" || strings.Contains(strings.ToLower(metrics[mi].Name), "stddev")) {
+				if mi < len(metrics) && (metrics[mi].Better != "" || metrics[mi].Name == "elapsed" ||
+					strings.Contains(strings.ToLower(metrics[mi].Name), "stddev")) {
 					row.Metrics[mi] = fix(row.Metrics[mi])
 				}
 			}
 			for li, l := range row.Labels {
+				if h, ok := hostNames[l]; ok {
+					row.Labels[li] = h
+				}
 				if _, err := time.Parse(time.RFC3339, l); err == nil {
 					row.Labels[li] = start.Format(time.RFC3339) // IOR's StartTime
 				}
@@ -153,6 +161,12 @@ func normalise(r *report.Result) {
 					s[i] = fix(s[i])
 				}
 			}
+		}
+		for i, n := range tb.Notes { // the straggler's and --until-steady's, with timings
+			for real, h := range hostNames {
+				n = strings.ReplaceAll(n, " "+real, " "+h)
+			}
+			tb.Notes[i] = noteFigures.ReplaceAllString(n, "1")
 		}
 	}
 	for i, p := range r.Params {

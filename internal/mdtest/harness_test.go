@@ -60,6 +60,7 @@ func runJob(t *testing.T, n int, args string, fake bool, runCmd func(ctx context
 		}
 		if fake {
 			env.Clock = jobtest.FakeClock(0.001)
+			env.Tick = fakeTick(time.Millisecond)
 			env.Now = func() time.Time { return fixedNow }
 		}
 		if c.Rank() == 0 {
@@ -77,6 +78,17 @@ func runJob(t *testing.T, n int, args string, fake bool, runCmd func(ctx context
 		return err
 	})
 	return out
+}
+
+// fakeTick returns a per-item clock for one rank, in nanoseconds, that
+// advances by step on every reading: every item then takes step, -W
+// counts items, and the distributions depend only on the rank's calls.
+func fakeTick(step time.Duration) func() int64 {
+	var now int64
+	return func() int64 {
+		now += int64(step)
+		return now
+	}
 }
 
 func noErrors(t *testing.T, j jobRun) {

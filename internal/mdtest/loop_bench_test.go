@@ -1,13 +1,13 @@
 package mdtest
 
 import (
-	"math"
 	"os"
 	"path/filepath"
 	"strconv"
 	"testing"
 
 	"github.com/hpcbench/hpcbench/aiori"
+	"github.com/hpcbench/hpcbench/internal/dist"
 	"github.com/hpcbench/hpcbench/internal/mdtest/config"
 )
 
@@ -30,7 +30,12 @@ func BenchmarkItemLoop(b *testing.B) {
 				b.Fatal(err)
 			}
 			defer be.Close()
-			r := &runner{o: o, env: Env{}.withDefaults(), size: 1, be: be, md: be.(aiori.Metadata), items: n}
+			env := Env{}.withDefaults()
+			rec, err := dist.New(dist.DefaultInterval, dist.Steady{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			r := &runner{o: o, env: env, size: 1, be: be, md: be.(aiori.Metadata), items: n, tick: env.Tick, rec: rec, srec: rec}
 			r.iio, _ = be.(itemIO)
 			ps := make([]string, n)
 			for i := range ps {
@@ -55,5 +60,5 @@ func BenchmarkItemLoop(b *testing.B) {
 
 // benchLoop runs one pass of the stat loop over ps.
 func benchLoop(r *runner, ps []string, failed *int64, first *string) {
-	r.itemLoop(phFileStat, ps, r.fileStat, math.Inf(1), failed, first)
+	r.itemLoop(phFileStat, ps, r.fileStat, r.newLoop(phFileStat), failed, first)
 }
