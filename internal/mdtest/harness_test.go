@@ -3,6 +3,7 @@ package mdtest
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -42,6 +43,13 @@ type jobRun struct {
 // fixed dates; runCmd replaces the phase-command runner.
 func runJob(t *testing.T, n int, args string, fake bool, runCmd func(ctx context.Context, cmd, phase string) error) jobRun {
 	t.Helper()
+	return runJobTick(t, n, args, fake, runCmd, time.Millisecond)
+}
+
+// runJobTick is runJob with the fake clock's per-item Tick advancing by
+// step a reading.
+func runJobTick(t *testing.T, n int, args string, fake bool, runCmd func(ctx context.Context, cmd, phase string) error, step time.Duration) jobRun {
+	t.Helper()
 	opts := make([]*config.Options, n) // Run resolves each rank's own
 	for r := range opts {
 		o, err := config.Parse(strings.Fields(args), testRegistry(t))
@@ -56,11 +64,11 @@ func runJob(t *testing.T, n int, args string, fake bool, runCmd func(ctx context
 		env := Env{
 			Run: report.Run{Command: append([]string{"hpcbench", "mdtest"}, strings.Fields(args)...), Version: "hpcbench test",
 				Hostnames: []string{"testhost"}, Hosts: 1},
-			Machine: "Linux testhost", RunCmd: runCmd,
+			Machine: "Linux testhost", RunCmd: runCmd, RankHosts: slices.Repeat([]string{"testhost"}, n),
 		}
 		if fake {
 			env.Clock = jobtest.FakeClock(0.001)
-			env.Tick = fakeTick(time.Millisecond)
+			env.Tick = fakeTick(step)
 			env.Now = func() time.Time { return fixedNow }
 		}
 		if c.Rank() == 0 {
