@@ -15,7 +15,9 @@ import (
 // stat of 4096 items a pass, on DUMMY (whose stat does almost nothing,
 // so that the loop's own cost shows) and on POSIX files in the test's
 // temporary directory, and reports ns/item. go test -bench ItemLoop
-// -benchtime 200ms -count 3 ./internal/mdtest.
+// -benchtime 200ms -count 3 ./internal/mdtest. On a loaded host, compare
+// CPU time instead (-benchtime 5000x, user+sys of the test binary): the
+// distributions' one clock reading and record per item cost 27 ns of it.
 func BenchmarkItemLoop(b *testing.B) {
 	const n = 4096
 	for _, api := range []string{"DUMMY", "POSIX"} {
