@@ -138,39 +138,55 @@ func TestDistLatencyCost(t *testing.T) {
 // item takes 1 ms: the 5 ms intervals hold 4, 5, 5 items, and the last 10
 // ms (5, 5) are steady at the 15th item.
 func TestUntilSteady(t *testing.T) {
-	dir := t.TempDir()
-	j := runJob(t, 2, "-a POSIX -n 200 -F -u -i 2 --interval 5ms --until-steady=10ms,1% -d "+dir, true, nil)
-	noErrors(t, j)
-	ranks := table(t, j.res, ranksTable)
-	for iter := range 2 {
-		for _, ph := range filePhases {
-			for _, r := range rowsOf(ranks, ph, fmt.Sprint(iter)) {
-				if r.Metrics[0] != 15 {
-					t.Errorf("%s %d, rank %s: %g items, want the 15 created", ph, iter, r.Labels[2], r.Metrics[0])
+	for _, tc := range []struct {
+		flag, create string
+		phases       []string
+	}{
+		{"-F", report.MdtestFileCreate, filePhases},
+		{"-D", report.MdtestDirCreate, []string{report.MdtestDirCreate, report.MdtestDirStat, report.MdtestDirRead,
+			report.MdtestDirRename, report.MdtestDirRemove}},
+	} {
+		t.Run(tc.flag, func(t *testing.T) {
+			dir := t.TempDir()
+			j := runJob(t, 2, "-a POSIX -n 200 -u -i 2 --interval 5ms --until-steady=10ms,1% -d "+dir+" "+tc.flag, true, nil)
+			noErrors(t, j)
+			ranks := table(t, j.res, ranksTable)
+			for iter := range 2 {
+				for _, ph := range tc.phases {
+					rs := rowsOf(ranks, ph, fmt.Sprint(iter))
+					if len(rs) != 2 {
+						t.Errorf("%s %d: %d rank rows, want 2", ph, iter, len(rs))
+					}
+					for _, r := range rs {
+						if r.Metrics[0] != 15 {
+							t.Errorf("%s %d, rank %s: %g items, want the 15 created", ph, iter, r.Labels[2], r.Metrics[0])
+						}
+					}
 				}
 			}
-		}
-	}
-	ser := table(t, j.res, seriesTable)
-	for iter := range 2 {
-		want := fmt.Sprintf("File creation, iteration %d: stopped early by --until-steady=10ms,1%% on 2 of 2 ranks", iter)
-		if !slices.ContainsFunc(ser.Notes, func(n string) bool { return strings.HasPrefix(n, want) }) {
-			t.Errorf("series notes %q lack %q", ser.Notes, want)
-		}
-	}
-	if got, want := j.res.Run.Env[envUntilSteady], "--until-steady=10ms,1% stopped early: File creation, iteration 0, at 15 of 200 items per rank; File creation, iteration 1, at 15 of 200 items per rank"; got != want {
-		t.Errorf("Run.Env[%q] = %q, want %q", envUntilSteady, got, want)
-	}
-	if !slices.Contains(j.warn, "File creation: --until-steady=10ms,1%: a rank's creation rate was steady: every rank went on to 15 items of 200") {
-		t.Errorf("warnings %q lack the stonewall line", j.warn)
-	}
-	for _, p := range []report.Param{{Name: "interval (--interval)", Value: "5ms"}, {Name: "until steady (--until-steady)", Value: "10ms,1%"}} {
-		if !slices.Contains(j.res.Params, p) {
-			t.Errorf("Params lack %v", p)
-		}
-	}
-	if left, _ := os.ReadDir(dir); len(left) != 0 {
-		t.Errorf("left behind: %v", left)
+			ser := table(t, j.res, seriesTable)
+			for iter := range 2 {
+				want := fmt.Sprintf("%s, iteration %d: stopped early by --until-steady=10ms,1%% on 2 of 2 ranks", tc.create, iter)
+				if !slices.ContainsFunc(ser.Notes, func(n string) bool { return strings.HasPrefix(n, want) }) {
+					t.Errorf("series notes %q lack %q", ser.Notes, want)
+				}
+			}
+			want := fmt.Sprintf("--until-steady=10ms,1%% stopped early: %[1]s, iteration 0, at 15 of 200 items per rank; %[1]s, iteration 1, at 15 of 200 items per rank", tc.create)
+			if got := j.res.Run.Env[envUntilSteady]; got != want {
+				t.Errorf("Run.Env[%q] = %q, want %q", envUntilSteady, got, want)
+			}
+			if w := tc.create + ": --until-steady=10ms,1%: a rank's creation rate was steady: every rank went on to 15 items of 200"; !slices.Contains(j.warn, w) {
+				t.Errorf("warnings %q lack %q", j.warn, w)
+			}
+			for _, p := range []report.Param{{Name: "interval (--interval)", Value: "5ms"}, {Name: "until steady (--until-steady)", Value: "10ms,1%"}} {
+				if !slices.Contains(j.res.Params, p) {
+					t.Errorf("Params lack %v", p)
+				}
+			}
+			if left, _ := os.ReadDir(dir); len(left) != 0 {
+				t.Errorf("left behind: %v", left)
+			}
+		})
 	}
 }
 
@@ -181,7 +197,11 @@ func TestUntilSteadyNever(t *testing.T) {
 	// in a row within 1% of their mean.
 	j := runJobTick(t, 2, "-a DUMMY -n 30 -F -C --interval 5ms --until-steady=15ms,1% -d md", true, nil, 2*time.Millisecond)
 	noErrors(t, j)
-	for _, r := range rowsOf(table(t, j.res, ranksTable), report.MdtestFileCreate) {
+	rs := rowsOf(table(t, j.res, ranksTable), report.MdtestFileCreate)
+	if len(rs) != 2 {
+		t.Errorf("%d rank rows of File creation, want 2", len(rs))
+	}
+	for _, r := range rs {
 		if r.Metrics[0] != 30 {
 			t.Errorf("rank %s created %g items, want all 30", r.Labels[2], r.Metrics[0])
 		}
