@@ -39,7 +39,7 @@ func TestDistTables(t *testing.T) {
 	lat, ser := table(t, j.res, latencyTable), table(t, j.res, seriesTable)
 	ranks, hosts := table(t, j.res, ranksTable), table(t, j.res, hostsTable)
 	for _, tb := range []*report.Table{ser, ranks, hosts} {
-		if !tb.Detail {
+		if !tb.Detail() {
 			t.Errorf("%s: not a Detail table", tb.Name)
 		}
 	}

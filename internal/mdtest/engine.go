@@ -53,6 +53,9 @@ type Env struct {
 	// item. Nil means the process's monotonic clock. Tests give a fake one
 	// apart from Clock, so that the per-item readings leave Clock's alone.
 	Tick func() int64
+	// realTick is set when Tick is the monotonic clock (withDefaults):
+	// the item loop then samples which items it times.
+	realTick bool
 	// RankHosts names the host of every rank of the job
 	// (run.Record.RankHosts), for the archive's per-host table.
 	RankHosts []string
@@ -74,6 +77,7 @@ func (e Env) withDefaults() Env {
 	if e.Tick == nil {
 		start := time.Now() // its monotonic reading: time.Since reads only that clock
 		e.Tick = func() int64 { return int64(time.Since(start)) }
+		e.realTick = true
 	}
 	if e.Now == nil {
 		e.Now = time.Now
