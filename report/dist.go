@@ -153,19 +153,24 @@ const StragglerLag = 0.10
 
 // stragglerNote names the slowest rank of s against the fastest and, on
 // more than one host, the slowest host against the fastest, when the
-// slowest rank lags by StragglerLag or more; else it returns "".
+// slowest rank lags by StragglerLag or more; else it returns "". Only
+// ranks that did something count.
 func stragglerNote(s RankSet, hosts []string, last func(string) float64) string {
-	if len(s.Done) < 2 {
-		return ""
-	}
-	slow, fast := 0, 0
+	slow, fast, busy := -1, -1, 0
 	for i, d := range s.Done {
-		if d > s.Done[slow] {
+		if !(s.Amount[i] > 0) {
+			continue // a rank with nothing to do (mdtest's tree on rank 0 only) is no yardstick
+		}
+		busy++
+		if slow < 0 || d > s.Done[slow] {
 			slow = i
 		}
-		if d < s.Done[fast] {
+		if fast < 0 || d < s.Done[fast] {
 			fast = i
 		}
+	}
+	if busy < 2 {
+		return ""
 	}
 	if !(s.Done[slow]-s.Done[fast] >= StragglerLag*s.Done[fast]) || s.Done[slow] <= s.Done[fast] {
 		return ""

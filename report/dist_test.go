@@ -97,17 +97,23 @@ func TestDetailTablesLeftOutOfCompare(t *testing.T) {
 func TestStragglerThreshold(t *testing.T) {
 	u := RankUnits{Amount: Column{Name: "items"}, Rate: Column{Name: "rate", Unit: "ops/s"}, Scale: 1}
 	for _, tc := range []struct {
-		done []float64
-		note bool
+		done   []float64
+		note   bool
+		amount []float64
 	}{
-		{[]float64{1, 1.09}, false},
-		{[]float64{1, 1.1}, true},
-		{[]float64{2, 1}, true},
-		{[]float64{0, 0}, false},
-		{[]float64{1, 1}, false},
+		{[]float64{2, 1}, false, []float64{1, 0}}, // the fast rank did nothing
+		{[]float64{1, 1.09}, false, nil},
+		{[]float64{1, 1.1}, true, nil},
+		{[]float64{2, 1}, true, nil},
+		{[]float64{0, 0}, false, nil},
+		{[]float64{1, 1}, false, nil},
 	} {
+		amount := tc.amount
+		if amount == nil {
+			amount = []float64{1, 1}
+		}
 		ranks, _ := RankTables("ranks", "hosts", phaseCol, u, []RankSet{{Labels: []string{"create"}, Name: "create",
-			Hosts: []string{"a", "a"}, Amount: []float64{1, 1}, Done: tc.done}})
+			Hosts: []string{"a", "a"}, Amount: amount, Done: tc.done}})
 		if got := len(ranks.Notes) == 1; got != tc.note {
 			t.Errorf("done %v: notes %q, want a note %v", tc.done, ranks.Notes, tc.note)
 		}

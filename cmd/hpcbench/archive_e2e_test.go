@@ -112,10 +112,10 @@ func normalise(r *report.Result) {
 	start := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	run.Start, run.End = start, start.Add(1500*time.Millisecond)
 	run.Version = "hpcbench test"
-	hostNames := map[string]string{} // a real host name → its stand-in, for the per-host tables' labels
-	for i := range run.Hostnames {
-		hostNames[run.Hostnames[i]] = "host" + string(rune('A'+i))
+	hostNames := map[string]string{} // the real names, for the per-rank and per-host tables
+	for i, h := range run.Hostnames {
 		run.Hostnames[i] = "host" + string(rune('A'+i))
+		hostNames[h] = run.Hostnames[i]
 	}
 	for k := range run.Env {
 		switch k {
@@ -147,11 +147,11 @@ func normalise(r *report.Result) {
 				}
 			}
 			for li, l := range row.Labels {
-				if _, err := time.Parse(time.RFC3339, l); err == nil {
-					row.Labels[li] = start.Format(time.RFC3339) // IOR's StartTime
-				}
 				if h, ok := hostNames[l]; ok {
 					row.Labels[li] = h
+				}
+				if _, err := time.Parse(time.RFC3339, l); err == nil {
+					row.Labels[li] = start.Format(time.RFC3339) // IOR's StartTime
 				}
 			}
 			for _, s := range row.Samples {

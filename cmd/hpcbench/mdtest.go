@@ -53,7 +53,7 @@ func runMdtest(ctx context.Context, stdout, stderr io.Writer, args []string) err
 				return nil, usagef("mdtest: --archive: -f %d -l %d is a sweep of several task counts and an archive holds one run: archive one task count per run (-f N -l N)",
 					plan.FirstTasks, plan.LastTasks)
 			}
-			env := mdtest.Env{Run: e.Record.BaseRun(), Machine: e.Record.Machine, Phase: e.Phase}
+			env := mdtest.Env{Run: e.Record.BaseRun(), Machine: e.Record.Machine, Phase: e.Phase, RankHosts: e.Record.RankHosts}
 			if e.Job.PMI.Rank() == 0 {
 				env.Warn = func(line string) { fmt.Fprintln(e.Stderr, line) }
 			}

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/hpcbench/hpcbench/internal/testenv"
+	"github.com/hpcbench/hpcbench/report"
 )
 
 // TestMdtestLaunch runs the issue's two command lines under the launcher
@@ -153,6 +155,13 @@ func TestMdtestBadInput(t *testing.T) {
 		{[]string{"-n", "10", "-i", "0"}, "-i"},
 		{[]string{"-n", "10", "-B", "1"}, "-B 1 (no barriers) is not supported"},
 		{[]string{"stray"}, "stray"},
+		// the distributions' flags
+		{[]string{"-n", "10", "--interval", "0s"}, "--interval: 0s: want a duration in [1ms, 1h]"},
+		{[]string{"-n", "10", "--interval", "soon"}, `--interval: "soon" is not a duration`},
+		{[]string{"-n", "10", "--until-steady=10s"}, "--until-steady"},
+		{[]string{"-n", "10", "--until-steady=1s,5%"}, "--until-steady window 1s must span at least 2 intervals of --interval 1s"},
+		{[]string{"-n", "10", "-T", "-r", "--until-steady"}, "--until-steady=10s,7.5% needs the create phase"},
+		{[]string{"-n", "10", "-c", "--until-steady"}, "-c cannot be combined with --until-steady"},
 	} {
 		dir := t.TempDir()
 		args := append([]string{"mdtest", "-d", filepath.Join(dir, "md")}, tc.args...)
@@ -278,4 +287,83 @@ func TestMdtestPerOpCSV(t *testing.T) {
 func runIn(t *testing.T, dir string, timeout time.Duration, args ...string) testenv.Result {
 	t.Helper()
 	return testenv.Run(t, testenv.Context(t, timeout), dir, noPMIEnv, hpcbench, args...)
+}
+
+// TestMdtestArchiveDist: under a 2-rank launch, --archive holds for every
+// phase and iteration the latency, series, ranks and hosts tables, with
+// every item counted: the latencies' operations and the series' items
+// are the 2 ranks' items, and each rank's row holds its own.
+func TestMdtestArchiveDist(t *testing.T) {
+	dir, out := t.TempDir(), t.TempDir()
+	a := filepath.Join(out, "a.json")
+	r := run(t, 2*time.Minute, "launch", "-n", "2", "--", "hpcbench", "mdtest", "-a", "POSIX", "-n", "300", "-F", "-i", "2",
+		"--interval", "1ms", "-d", dir, "--archive", a)
+	if r.Code != 0 {
+		t.Fatalf("exit %d\n%s", r.Code, r.Stderr)
+	}
+	res := readRunArchive(t, a)
+	tables := map[string]*report.Table{}
+	for i := range res.Tables {
+		tables[res.Tables[i].Name] = &res.Tables[i]
+	}
+	for _, name := range []string{"latency", "series", "ranks", "hosts"} {
+		if tables[name] == nil {
+			t.Fatalf("archive lacks the %q table", name)
+		}
+	}
+	for _, iter := range []string{"0", "1"} {
+		for _, ph := range []string{"File creation", "File stat", "File read", "File removal"} {
+			key := ph + ", iteration " + iter
+			var lat []report.Row
+			for _, row := range tables["latency"].Rows {
+				if row.Labels[0] == ph && row.Labels[1] == iter {
+					lat = append(lat, row)
+				}
+			}
+			if len(lat) != 1 {
+				t.Fatalf("%s: %d latency rows", key, len(lat))
+			}
+			m := lat[0].Metrics // ops, p50, p90, p99, max
+			if m[0] != 600 || !(m[1] > 0 && m[1] <= m[2] && m[2] <= m[3] && m[3] <= m[4] && m[4] < 10) {
+				t.Errorf("%s: latency %v, want 600 items and 0 < p50 <= p90 <= p99 <= max", key, m)
+			}
+			items, prev := 0.0, 0.0
+			for _, row := range tables["series"].Rows {
+				if row.Labels[0] == ph && row.Labels[1] == iter {
+					items += row.Metrics[1] * (row.Metrics[0] - prev)
+					prev = row.Metrics[0]
+				}
+			}
+			if math.Abs(items-600) > 1e-6 {
+				t.Errorf("%s: the series sums to %g items, want 600", key, items)
+			}
+			ranks := 0
+			for _, row := range tables["ranks"].Rows {
+				if row.Labels[0] == ph && row.Labels[1] == iter {
+					ranks++
+					if row.Metrics[0] != 300 || !(row.Metrics[1] > 0) || !(row.Metrics[2] > 0) {
+						t.Errorf("%s: rank %s: items, done, rate %v; want 300 items", key, row.Labels[2], row.Metrics)
+					}
+				}
+			}
+			if ranks != 2 {
+				t.Errorf("%s: %d rank rows, want 2", key, ranks)
+			}
+			hosts := 0
+			for _, row := range tables["hosts"].Rows {
+				if row.Labels[0] == ph && row.Labels[1] == iter {
+					hosts++
+					if row.Metrics[0] != 2 || row.Metrics[1] != 600 {
+						t.Errorf("%s: host %s: ranks, items %v; want 2, 600", key, row.Labels[2], row.Metrics[:2])
+					}
+				}
+			}
+			if hosts != 1 {
+				t.Errorf("%s: %d host rows, want 1", key, hosts)
+			}
+		}
+	}
+	if left := dirEntries(t, dir); len(left) != 0 {
+		t.Errorf("left behind: %v", left)
+	}
 }

@@ -34,6 +34,20 @@
 // --savePerOpDataCSV wraps a file phase's operation with two clock
 // readings and writes each rank's PREFIX-PHASE-RANK.csv after the phase.
 //
+// # Distributions, -W and --until-steady
+//
+// Each item's end is read once on a monotonic clock (Env.Tick) and
+// recorded in a dist.Recorder: its latency from the previous item's end
+// and the items per --interval. After each phase the ranks reduce their
+// Recorders (dist.Reduce), and rank 0's Result carries the "latency",
+// "series" and, with more than one rank, "ranks" and "hosts" tables per
+// phase and iteration; mdtest's own views ignore them. The creation
+// phases may end early on a rank: -W's seconds passed on that clock, or
+// --until-steady's test passed on its Recorder (one predicate,
+// loop.stop). The ranks then agree on the most items any rank created and
+// catch up to it (stonewall), so that stat, read and removal work on
+// exactly the items created, as mdtest's -W does.
+//
 // # Failures
 //
 // A failed operation does not stop the phase: failures are counted per

@@ -8,6 +8,7 @@ import (
 
 	"github.com/hpcbench/hpcbench/aiori"
 	"github.com/hpcbench/hpcbench/collectives"
+	"github.com/hpcbench/hpcbench/internal/dist"
 	"github.com/hpcbench/hpcbench/internal/mdtest/config"
 	"github.com/hpcbench/hpcbench/report"
 )
@@ -15,17 +16,6 @@ import (
 // ErrOps is wrapped by Run's error when operations failed. The Result is
 // complete and should still be reported; the command exits 1.
 var ErrOps = errors.New("metadata operations failed")
-
-// Comm is what the engine needs from the job's communicator;
-// *collectives.Comm satisfies it.
-type Comm interface {
-	Rank() int
-	Size() int
-	Barrier(ctx context.Context) error
-	Bcast(ctx context.Context, buf []byte, root int) error
-	Allreduce(ctx context.Context, send, recv []byte, dt collectives.Datatype, op collectives.Op) error
-	Gather(ctx context.Context, send, recv []byte, root int) error
-}
 
 // Env is what the engine learns from its surroundings.
 type Env struct {
@@ -58,6 +48,17 @@ type Env struct {
 	// on rank 0 with the phase's name; nil means a shell (sh -c) with
 	// HPCBENCH_MDTEST_PHASE set.
 	RunCmd func(ctx context.Context, cmd, phase string) error
+	// Tick returns nanoseconds on a monotonic clock: the times of the
+	// archive's distributions and of -W and --until-steady, read once per
+	// item. Nil means the process's monotonic clock. Tests give a fake one
+	// apart from Clock, so that the per-item readings leave Clock's alone.
+	Tick func() int64
+	// realTick is set when Tick is the monotonic clock (withDefaults):
+	// the item loop then samples which items it times.
+	realTick bool
+	// RankHosts names the host of every rank of the job
+	// (run.Record.RankHosts), for the archive's per-host table.
+	RankHosts []string
 	// Warn receives rank 0's warnings and -v notes, one line each, as
 	// they happen. Nil drops them.
 	Warn func(line string)
@@ -72,6 +73,11 @@ var clockEpoch = time.Date(2025, time.January, 1, 0, 0, 0, 0, time.UTC)
 func (e Env) withDefaults() Env {
 	if e.Clock == nil {
 		e.Clock = func() float64 { return time.Since(clockEpoch).Seconds() }
+	}
+	if e.Tick == nil {
+		start := time.Now() // its monotonic reading: time.Since reads only that clock
+		e.Tick = func() int64 { return int64(time.Since(start)) }
+		e.realTick = true
 	}
 	if e.Now == nil {
 		e.Now = time.Now
@@ -108,7 +114,7 @@ func (e Env) withDefaults() Env {
 // operations are counted and reported; Run then returns the Result with an
 // error wrapping ErrOps. Any other error (a dead peer, a backend that
 // cannot be made) ends the run on this rank.
-func Run(ctx context.Context, c Comm, o *config.Options, env Env) (*report.Result, error) {
+func Run(ctx context.Context, c *collectives.Comm, o *config.Options, env Env) (*report.Result, error) {
 	env = env.withDefaults()
 	warnings, err := o.Resolve(c.Size())
 	if err != nil {
@@ -123,8 +129,19 @@ func Run(ctx context.Context, c Comm, o *config.Options, env Env) (*report.Resul
 		be.Close()
 		return nil, fmt.Errorf("mdtest: -a %s: backend does not support mdtest", o.API)
 	}
+	rec, err := dist.New(o.Interval, dist.Steady{})
+	if err != nil {
+		be.Close()
+		return nil, fmt.Errorf("mdtest: %w", err)
+	}
+	srec, err := dist.New(o.Interval, o.Steady)
+	if err != nil {
+		be.Close()
+		return nil, fmt.Errorf("mdtest: %w", err)
+	}
 	// The warnings go into the header, where mdtest prints them.
-	r := &runner{o: o, env: env, c: c, rank: c.Rank(), size: c.Size(), be: be, md: md, began: env.Now(), warnings: warnings}
+	r := &runner{o: o, env: env, c: c, rank: c.Rank(), size: c.Size(), be: be, md: md, began: env.Now(), warnings: warnings,
+		tick: env.Tick, rec: rec, srec: srec}
 	res, runErr := r.run(ctx)
 	if err := be.Close(); err != nil && runErr == nil {
 		runErr = fmt.Errorf("mdtest: -a %s: close: %w", o.API, err)

@@ -3,6 +3,7 @@ package mdtest
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -17,7 +18,7 @@ import (
 	"github.com/hpcbench/hpcbench/report"
 )
 
-func testRegistry(t *testing.T) *aiori.Registry {
+func testRegistry(t testing.TB) *aiori.Registry {
 	t.Helper()
 	reg, err := aiori.NewRegistry(posix.Entry(), dummy.Entry())
 	if err != nil {
@@ -42,6 +43,13 @@ type jobRun struct {
 // fixed dates; runCmd replaces the phase-command runner.
 func runJob(t *testing.T, n int, args string, fake bool, runCmd func(ctx context.Context, cmd, phase string) error) jobRun {
 	t.Helper()
+	return runJobTick(t, n, args, fake, runCmd, time.Millisecond)
+}
+
+// runJobTick is runJob with the fake clock's per-item Tick advancing by
+// step a reading.
+func runJobTick(t *testing.T, n int, args string, fake bool, runCmd func(ctx context.Context, cmd, phase string) error, step time.Duration) jobRun {
+	t.Helper()
 	opts := make([]*config.Options, n) // Run resolves each rank's own
 	for r := range opts {
 		o, err := config.Parse(strings.Fields(args), testRegistry(t))
@@ -56,10 +64,11 @@ func runJob(t *testing.T, n int, args string, fake bool, runCmd func(ctx context
 		env := Env{
 			Run: report.Run{Command: append([]string{"hpcbench", "mdtest"}, strings.Fields(args)...), Version: "hpcbench test",
 				Hostnames: []string{"testhost"}, Hosts: 1},
-			Machine: "Linux testhost", RunCmd: runCmd,
+			Machine: "Linux testhost", RunCmd: runCmd, RankHosts: slices.Repeat([]string{"testhost"}, n),
 		}
 		if fake {
 			env.Clock = jobtest.FakeClock(0.001)
+			env.Tick = fakeTick(step)
 			env.Now = func() time.Time { return fixedNow }
 		}
 		if c.Rank() == 0 {
@@ -77,6 +86,17 @@ func runJob(t *testing.T, n int, args string, fake bool, runCmd func(ctx context
 		return err
 	})
 	return out
+}
+
+// fakeTick returns a per-item clock for one rank, in nanoseconds, that
+// advances by step on every reading: every item then takes step, -W
+// counts items, and the distributions depend only on the rank's calls.
+func fakeTick(step time.Duration) func() int64 {
+	var now int64
+	return func() int64 {
+		now += int64(step)
+		return now
+	}
 }
 
 func noErrors(t *testing.T, j jobRun) {

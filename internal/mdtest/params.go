@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/hpcbench/hpcbench/internal/dist"
 	"github.com/hpcbench/hpcbench/internal/mdtest/config"
 	"github.com/hpcbench/hpcbench/report"
 )
@@ -18,7 +19,7 @@ func params(o *config.Options) []report.Param {
 		}
 		return "0"
 	}
-	return []report.Param{
+	ps := []report.Param{
 		{Name: "api (-a)", Value: o.Backend.Name},
 		{Name: "dirs (-d)", Value: strings.Join(o.Dirs, "@")},
 		{Name: "items (-n)", Value: i(o.Items)},
@@ -42,4 +43,13 @@ func params(o *config.Options) []report.Param {
 		{Name: "verify read (-X)", Value: b(o.VerifyRead)},
 		{Name: "verify write", Value: b(o.VerifyWrite)},
 	}
+	// Only when given, so that the Params of runs without them stay as
+	// they were.
+	if o.Interval != dist.DefaultInterval || o.Steady.On() {
+		ps = append(ps, report.Param{Name: "interval (--interval)", Value: o.Interval.String()})
+	}
+	if o.Steady.On() {
+		ps = append(ps, report.Param{Name: "until steady (--until-steady)", Value: o.Steady.String()})
+	}
+	return ps
 }

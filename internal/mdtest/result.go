@@ -199,6 +199,10 @@ func (r *runner) result(res *runResult, finished time.Time) *report.Result {
 	if len(errs.Rows) > 0 {
 		out.Tables = append(out.Tables, errs)
 	}
+	out.Tables = append(out.Tables, r.distTables(res)...)
+	if o.Steady.On() {
+		out.Run.Env[envUntilSteady] = r.steadyFact(res)
+	}
 	return out
 }
 

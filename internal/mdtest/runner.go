@@ -18,6 +18,7 @@ import (
 
 	"github.com/hpcbench/hpcbench/aiori"
 	"github.com/hpcbench/hpcbench/collectives"
+	"github.com/hpcbench/hpcbench/internal/dist"
 	"github.com/hpcbench/hpcbench/internal/ior/pattern"
 	"github.com/hpcbench/hpcbench/internal/mdtest/config"
 	"github.com/hpcbench/hpcbench/report"
@@ -64,7 +65,7 @@ type runner struct {
 	phaseIter int
 	o         *config.Options
 	env       Env
-	c         Comm
+	c         *collectives.Comm
 	rank      int
 	size      int
 	be        aiori.Backend
@@ -87,6 +88,11 @@ type runner struct {
 	rbuf       []byte // the read phase's buffer
 	ptype      pattern.Type
 	iio        itemIO // the backend's one-call create, read and stat, or nil
+	// tick is Env.Tick: the per-item clock, in nanoseconds.
+	tick func() int64
+	// rec records the phases' distributions; srec the creation phases',
+	// with --until-steady's test (without it, a second one like rec).
+	rec, srec *dist.Recorder
 }
 
 // phaseRank is one rank's figures for one phase of one iteration.
@@ -103,6 +109,12 @@ type phaseResult struct {
 	// failures over all ranks, and the first one's description
 	failed int64
 	first  string
+	// dist is the phase's distributions over the job (rank 0's; nil
+	// elsewhere)
+	dist *dist.Job
+	// stopped is what ended a creation phase early on some rank
+	// (stonewall's agreement; every rank's)
+	stopped stopReason
 }
 
 // runResult is what the run measured.
@@ -565,49 +577,28 @@ func (r *runner) itemPhase(ctx context.Context, name string, op opFunc, owner in
 		return phaseResult{}, err
 	}
 	t0 := r.env.Clock()
-	deadline := math.Inf(1)
-	if name == phFileCreate || name == phDirCreate {
-		if r.o.StonewallSeconds > 0 {
-			deadline = t0 + float64(r.o.StonewallSeconds)
-		}
-	}
+	lp := r.newLoop(name)
 	var failed int64
 	var first string
 	if r.collective(name) {
-		if err := r.collectivePhase(ctx, name, cop, all, &failed, &first); err != nil {
+		if err := r.collectivePhase(ctx, name, cop, all, lp, &failed, &first); err != nil {
 			return phaseResult{}, err
 		}
 	}
-	done := 0
-	stone := !math.IsInf(deadline, 1)
-	untilReport := progressItems // a countdown: no division in the loop
-	for _, p := range ps {
-		if err := op(p); err != nil {
-			if failed == 0 {
-				first = describe(verb(name), p, err).encode()
-			}
-			failed++
-		}
-		done++
-		if untilReport--; untilReport == 0 {
-			untilReport = progressItems
-			r.env.Phase(r.phaseName, r.phaseIter, int64(done), r.items)
-		}
-		if stone && r.env.Clock() >= deadline {
-			break
-		}
-	}
-	if name == phFileCreate || name == phDirCreate {
-		n, err := r.stonewall(ctx, name, done, ps, op, &failed, &first)
+	done, why := r.itemLoop(name, ps, op, lp, &failed, &first)
+	var stopped stopReason
+	if isCreate(name) {
+		n, s, err := r.stonewall(ctx, name, done, why, ps, op, lp, &failed, &first)
 		if err != nil {
 			return phaseResult{}, err
 		}
-		done = n
+		done, stopped = n, s
 	}
 	if r.collective(name) {
 		done = int(r.items) // mdtest counts every rank's items as its own
 	}
 	tBefore := r.env.Clock()
+	lp.rec.Done(r.tick() - lp.base)
 	if r.o.SyncPhases {
 		if s, ok := r.be.(aiori.Syncer); ok {
 			if err := s.Sync(); err != nil {
@@ -628,8 +619,61 @@ func (r *runner) itemPhase(ctx context.Context, name string, op opFunc, owner in
 		}
 	}
 	p, err := r.collect(ctx, name, phaseRank{items: float64(done), before: tBefore - t0, after: t1 - t0}, failed, first)
-	p.done = int64(done)
-	return p, err
+	p.done, p.stopped = int64(done), stopped
+	if err != nil {
+		return p, err
+	}
+	return p, r.reduce(ctx, &p, lp.rec)
+}
+
+// itemLoop is an item phase's timed loop: op on each of ps, failures
+// counted in failed and the first described in first, a report to the
+// Phase hook every progressItems items, every item recorded in lp's
+// Recorder (its latency when it is timed), until lp's rule stops it. It
+// returns the items done and why it stopped early (0 when it did not).
+func (r *runner) itemLoop(name string, ps []string, op opFunc, lp loop, failed *int64, first *string) (int, stopReason) {
+	done := 0
+	untilReport := progressItems // a countdown: no division in the loop
+	// Every item is timed under -W, whose deadline needs a reading per
+	// item anyway, and on a test's clock; otherwise the recorder samples
+	// (dist.Recorder.Due): one item in k, timed from its own start, so
+	// that items of a microsecond do not pay a clock read each.
+	timeAll := lp.deadline != math.MaxInt64 || !r.env.realTick
+	var start int64
+	for _, p := range ps {
+		due := timeAll || lp.rec.Due()
+		if due && !timeAll {
+			start = r.tick() - lp.base
+		}
+		if err := op(p); err != nil {
+			if *failed == 0 {
+				*first = describe(verb(name), p, err).encode()
+			}
+			*failed++
+		}
+		done++
+		if untilReport--; untilReport == 0 {
+			untilReport = progressItems
+			r.env.Phase(r.phaseName, r.phaseIter, int64(done), r.items)
+		}
+		if !due {
+			if lp.rec.Skip(1) && lp.steady {
+				return done, stopSteady
+			}
+			continue
+		}
+		now := r.tick() - lp.base
+		var steady bool
+		if timeAll {
+			steady = lp.rec.Next(now, 1)
+		} else {
+			steady = lp.rec.Op(start, now, 1)
+		}
+		if why := lp.stop(now, steady); why != 0 {
+			return done, why
+		}
+	}
+	return done, 0
 }
 
 // collective reports whether rank 0 does phase name's operations for
@@ -660,7 +704,7 @@ func (r *runner) everyRanksPaths(name string) []string {
 // collectivePhase does on rank 0 the operations of a -c phase for every
 // rank (paths), counting failures as the phase does; for file creation,
 // every rank then waits for it before opening its own files.
-func (r *runner) collectivePhase(ctx context.Context, name string, op opFunc, paths []string, failed *int64, first *string) error {
+func (r *runner) collectivePhase(ctx context.Context, name string, op opFunc, paths []string, lp loop, failed *int64, first *string) error {
 	for _, p := range paths {
 		if err := op(p); err != nil {
 			if *failed == 0 {
@@ -668,6 +712,7 @@ func (r *runner) collectivePhase(ctx context.Context, name string, op opFunc, pa
 			}
 			*failed++
 		}
+		lp.rec.Next(r.tick()-lp.base, 1)
 	}
 	if name == phFileCreate {
 		return r.barrier(ctx)
@@ -697,19 +742,26 @@ func (r *runner) createEmpty(p string) error {
 	return f.Close()
 }
 
-// stonewall agrees, after a create phase cut short by -W, on the most
+// stonewall agrees, after a create phase that lp's rule may have cut
+// short on some ranks (why: this rank's reason, 0 for none), on the most
 // items any rank created, lets every rank catch up to it (mdtest's wear
-// out), and sets the item count the later phases use.
-func (r *runner) stonewall(ctx context.Context, name string, done int, ps []string, op opFunc, failed *int64, first *string) (int, error) {
-	if r.o.StonewallSeconds <= 0 {
-		return done, nil
+// out), and sets the item count the later phases use. It returns this
+// rank's items done and what stopped the phase early on any rank.
+func (r *runner) stonewall(ctx context.Context, name string, done int, why stopReason, ps []string, op opFunc, lp loop, failed *int64, first *string) (int, stopReason, error) {
+	if !r.stoppable() {
+		return done, 0, nil
 	}
-	var s, out [8]byte
-	binary.LittleEndian.PutUint64(s[:], uint64(done))
+	// The most items, and whether any rank stopped on -W's deadline or
+	// on --until-steady's test: each word's maximum.
+	var s, out [8 * 3]byte
+	binary.LittleEndian.PutUint64(s[0:], uint64(done))
+	binary.LittleEndian.PutUint64(s[8:], uint64(why&stopDeadline))
+	binary.LittleEndian.PutUint64(s[16:], uint64(why&stopSteady))
 	if err := r.c.Allreduce(ctx, s[:], out[:], collectives.Int64, collectives.Max); err != nil {
-		return 0, fmt.Errorf("mdtest: allreduce: %w", err)
+		return 0, 0, fmt.Errorf("mdtest: allreduce: %w", err)
 	}
-	most := int(binary.LittleEndian.Uint64(out[:]))
+	most := int(binary.LittleEndian.Uint64(out[0:]))
+	stopped := stopReason(binary.LittleEndian.Uint64(out[8:]) | binary.LittleEndian.Uint64(out[16:]))
 	for _, p := range ps[done:most] {
 		if err := op(p); err != nil {
 			if *failed == 0 {
@@ -717,17 +769,23 @@ func (r *runner) stonewall(ctx context.Context, name string, done int, ps []stri
 			}
 			*failed++
 		}
+		lp.rec.Next(r.tick()-lp.base, 1)
 	}
 	r.items = int64(most)
 	if r.rank == 0 && most < len(ps) {
-		r.env.Warn(fmt.Sprintf("stonewall hit after %d s: every rank went on to %d items of %d", r.o.StonewallSeconds, most, len(ps)))
+		if stopped&stopDeadline != 0 {
+			r.env.Warn(fmt.Sprintf("stonewall hit after %d s: every rank went on to %d items of %d", r.o.StonewallSeconds, most, len(ps)))
+		}
+		if stopped&stopSteady != 0 {
+			r.env.Warn(fmt.Sprintf("%s: --until-steady=%s: a rank's creation rate was steady: every rank went on to %d items of %d", name, r.o.Steady, most, len(ps)))
+		}
 		if f := r.o.StonewallStatusFile; f != "" {
 			if err := os.WriteFile(f, []byte(strconv.Itoa(most)+"\n"), 0o644); err != nil {
-				return 0, fmt.Errorf("mdtest: -x %s: %w", f, err)
+				return 0, 0, fmt.Errorf("mdtest: -x %s: %w", f, err)
 			}
 		}
 	}
-	return most, nil
+	return most, stopped, nil
 }
 
 // treePhase creates or removes this rank's tree (rank 0's shared tree
@@ -750,11 +808,13 @@ func (r *runner) treePhase(ctx context.Context, name string, ts []*tree, create 
 		return phaseResult{}, err
 	}
 	t0 := r.env.Clock()
+	lp := r.newLoop(name)
 	var failed int64
 	var first string
 	done := 0
 	if r.owns() {
 		note := func(p string, err error) {
+			lp.rec.Next(r.tick()-lp.base, 1)
 			if err != nil {
 				if failed == 0 {
 					first = describe(verb(name), p, err).encode()
@@ -779,6 +839,7 @@ func (r *runner) treePhase(ctx context.Context, name string, ts []*tree, create 
 		}
 	}
 	tBefore := r.env.Clock()
+	lp.rec.Done(r.tick() - lp.base)
 	if err := r.hook(ctx, r.o.RunCmdAfterPhase, name); err != nil {
 		return phaseResult{}, err
 	}
@@ -786,7 +847,11 @@ func (r *runner) treePhase(ctx context.Context, name string, ts []*tree, create 
 		return phaseResult{}, err
 	}
 	t1 := r.env.Clock()
-	return r.collect(ctx, name, phaseRank{items: float64(done), before: tBefore - t0, after: t1 - t0}, failed, first)
+	p, err := r.collect(ctx, name, phaseRank{items: float64(done), before: tBefore - t0, after: t1 - t0}, failed, first)
+	if err != nil {
+		return p, err
+	}
+	return p, r.reduce(ctx, &p, lp.rec)
 }
 
 // hook runs a --run-cmd-before-phase / --run-cmd-after-phase command on

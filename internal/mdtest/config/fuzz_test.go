@@ -36,6 +36,9 @@ func FuzzParse(f *testing.F) {
 		"-n1k\x00-Fn100\x00-d/scratch/md",
 		"-n\x001\x00-f\x001\x00-l\x002\x00-s\x001\x00-c\x00--print-all-procs\x00--savePerOpDataCSV=p",
 		"-n\x0010\x00-B\x000",
+		"-n\x0010\x00--interval\x00250ms\x00--until-steady=2s,5%",
+		"-n\x0010\x00--until-steady\x00-W\x005",
+		"-n\x0010\x00--until-steady=1s\x00--interval\x000s",
 	} {
 		f.Add(s)
 	}

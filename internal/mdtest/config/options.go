@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"time"
 
 	"github.com/hpcbench/hpcbench/aiori"
 	"github.com/hpcbench/hpcbench/internal/cliflag"
+	"github.com/hpcbench/hpcbench/internal/dist"
 )
 
 // mdtest's defaults (mdtest_init_args and the locals of mdtest_run).
@@ -227,6 +229,14 @@ type Options struct {
 	// Archive is --archive: the file that gets the run as
 	// report.WriteJSON writes it ("" for none).
 	Archive string
+
+	// Interval is --interval: the length of the archive's time-series
+	// intervals (dist.DefaultInterval unless given).
+	Interval time.Duration
+	// Steady is --until-steady: each rank ends its share of a creation
+	// phase once its creation rate is steady (dist.Steady's test), and the
+	// phase then finishes as a stonewalled one (-W); zero is off.
+	Steady dist.Steady
 }
 
 // DefaultOptions returns mdtest's defaults. API is empty: Parse fills in
@@ -242,6 +252,7 @@ func DefaultOptions() Options {
 		FirstTasks:     1,
 		TasksStride:    1,
 		Format:         FormatHuman,
+		Interval:       dist.DefaultInterval,
 	}
 }
 
@@ -275,6 +286,9 @@ func (o *Options) Validate() error {
 		return err
 	}
 	if err := o.validateCombinations(); err != nil {
+		return err
+	}
+	if err := o.validateDist(); err != nil {
 		return err
 	}
 	if !validFormat(o.Format) {
@@ -427,6 +441,33 @@ func (o *Options) validateCombinations() error {
 		return fmt.Errorf("-f %d must be <= -l %d", o.FirstTasks, o.LastTasks)
 	case len(o.Phases()) == 0:
 		return errors.New("-U alone renames directories, and needs more than one per rank: with -F, -S or one item nothing would run")
+	}
+	return nil
+}
+
+// validateDist checks --interval and --until-steady. --until-steady
+// stops the creation phases as -W does, so it needs what -W needs and a
+// creation phase with items to stop.
+func (o *Options) validateDist() error {
+	if err := dist.CheckInterval(o.Interval); err != nil {
+		return err
+	}
+	if !o.Steady.On() {
+		return nil
+	}
+	if _, err := o.Steady.Intervals(o.Interval); err != nil {
+		return err
+	}
+	us := "--until-steady=" + o.Steady.String()
+	switch {
+	case !o.Create:
+		return fmt.Errorf("%s needs the create phase (-C, or none of -C -T -E -r -U): it ends the creation phases early, as -W does, and the later phases work on the items created", us)
+	case o.Items == 0 && o.ItemsPerDir == 0:
+		return fmt.Errorf("%s needs items to create (-n or -I): without them only the tree phases run, and it does not stop those", us)
+	case o.Collective:
+		return fmt.Errorf("-c cannot be combined with %s: rank 0 creates every rank's items, so no rank's own creation rate can end its share", us)
+	case o.Branch > 1:
+		return fmt.Errorf("%s needs -b <= 1 (got -b %d): it stops the creation phases as the stonewall timer (-W) does, which works only with a branch factor of 1", us, o.Branch)
 	}
 	return nil
 }
