@@ -324,8 +324,10 @@ func TestMdtestArchiveDist(t *testing.T) {
 				t.Fatalf("%s: %d latency rows", key, len(lat))
 			}
 			m := lat[0].Metrics // ops, p50, p90, p99, max
-			if m[0] != 600 || !(m[1] > 0 && m[1] <= m[2] && m[2] <= m[3] && m[3] <= m[4] && m[4] < 10) {
-				t.Errorf("%s: latency %v, want 600 items and 0 < p50 <= p90 <= p99 <= max", key, m)
+			// Each rank times its first 64 items, then a sample of the
+			// rest when they are short (dist.Recorder.Due).
+			if m[0] < 128 || m[0] > 600 || !(m[1] > 0 && m[1] <= m[2] && m[2] <= m[3] && m[3] <= m[4] && m[4] < 10) {
+				t.Errorf("%s: latency %v, want 128 to 600 items timed and 0 < p50 <= p90 <= p99 <= max", key, m)
 			}
 			items, prev := 0.0, 0.0
 			for _, row := range tables["series"].Rows {

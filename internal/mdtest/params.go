@@ -21,7 +21,7 @@ func params(o *config.Options) []report.Param {
 	}
 	ps := []report.Param{
 		{Name: "api (-a)", Value: o.Backend.Name},
-		{Name: "dirs (-d)", Value: strings.Join(o.Dirs, "@")},
+		{Name: "dirs (-d)", Value: strings.Join(o.Dirs, "@"), Incidental: true}, // where, not what
 		{Name: "items (-n)", Value: i(o.Items)},
 		{Name: "items per dir (-I)", Value: i(o.ItemsPerDir)},
 		{Name: "depth (-z)", Value: i(int64(o.Depth))},
@@ -46,7 +46,7 @@ func params(o *config.Options) []report.Param {
 	// Only when given, so that the Params of runs without them stay as
 	// they were.
 	if o.Interval != dist.DefaultInterval || o.Steady.On() {
-		ps = append(ps, report.Param{Name: "interval (--interval)", Value: o.Interval.String()})
+		ps = append(ps, report.Param{Name: "interval (--interval)", Value: o.Interval.String(), Incidental: true})
 	}
 	if o.Steady.On() {
 		ps = append(ps, report.Param{Name: "until steady (--until-steady)", Value: o.Steady.String()})
