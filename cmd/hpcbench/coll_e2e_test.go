@@ -103,7 +103,7 @@ func TestCollDistArchive(t *testing.T) {
 		t.Errorf("IMB's layout shows the distribution tables:\n%s", r.Stdout)
 	}
 	res := readRunArchive(t, filepath.Join(dir, "a.json"))
-	if !slices.Contains(res.Params, report.Param{Name: "interval", Value: "5ms"}) {
+	if !slices.Contains(res.Params, report.Param{Name: "interval", Value: "5ms", Incidental: true}) {
 		t.Errorf("params %v lack interval 5ms", res.Params)
 	}
 	tables := map[string]*report.Table{}
