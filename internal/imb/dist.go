@@ -41,9 +41,9 @@ import (
 // Their label columns are "benchmark", IMB's table name ("Allreduce np=4"),
 // and "#bytes" (0 for Barrier). They need the job's communicator to be a
 // *collectives.Comm, as it is under hpcbench coll; over another Comm the
-// result has IMB's tables only. The tables' names are report's
-// distLatency, distSeries, distRanks and distHosts; report.WriteIMB
-// leaves them out (Table.Dist).
+// result has IMB's tables only. The tables are named distLatency,
+// distSeries, distRanks and distHosts; report.WriteIMB leaves them out
+// (Table.Dist).
 type distState struct {
 	comm  *collectives.Comm // the world, for dist.Reduce; nil: off
 	rec   *dist.Recorder

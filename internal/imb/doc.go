@@ -82,6 +82,13 @@
 // command line spells them; Run.Env carries the transport, CPU count,
 // machine, and "oversubscribed" when a host runs more ranks than CPUs.
 //
+// After IMB's tables come the distribution tables of every benchmark,
+// process count and size (internal/dist, report.LatencyTable, SeriesTable,
+// RankTables): "latency" (percentiles of a repetition's time), "series"
+// (the job's repetitions per second per --interval), and with more than
+// one process "ranks" and "hosts"; dist.go says what they hold and how
+// the loops IMB times as a whole sample their repetitions.
+//
 // # Sub-communicators
 //
 // Collectives on fewer processes than the job need a communicator of those
