@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math"
 	"net"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -333,8 +334,8 @@ func TestResult(t *testing.T) {
 		r.Run.Version != "v1.2.3" || fmt.Sprint(r.Run.Hostnames) != "[node1]" || !r.Run.Start.Equal(start) {
 		t.Errorf("Run = %+v", r.Run)
 	}
-	if got := fmt.Sprint(r.Params); got != "[{card-size 64 B} {pattern all} {gets per rank 3}]" {
-		t.Errorf("Params = %s", got)
+	if want := []report.Param{{Name: "card-size", Value: "64 B"}, {Name: "pattern", Value: "all"}, {Name: "gets per rank", Value: "3"}}; !slices.Equal(r.Params, want) {
+		t.Errorf("Params = %+v, want %+v", r.Params, want)
 	}
 	if len(r.Tables) != 1 || r.Tables[0].Name != "phases" {
 		t.Fatalf("Tables = %+v, want one named phases", r.Tables)
