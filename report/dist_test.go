@@ -149,3 +149,24 @@ func TestNotesTrailer(t *testing.T) {
 		}
 	}
 }
+
+// TestWriteTextDist is the "tables" view of the four distribution
+// tables with their notes: testdata/TestWriteTextDist.golden.
+func TestWriteTextDist(t *testing.T) {
+	labels := []Column{{Name: "access", Kind: KindLabel}, {Name: "iter", Kind: KindLabel}}
+	u := RankUnits{Amount: Column{Name: "bytes", Unit: "B", Display: "MiB"}, Rate: Column{Name: "bw", Unit: "MiB/s"}, Scale: 1 << 20}
+	r := New("ior")
+	r.Run.Ranks, r.Run.Hosts, r.Run.Hostnames = 3, 2, []string{"n1", "n2"}
+	lat := LatencyTable("ior latency", labels, []Latency{{Labels: []string{"write", "0"}, Ops: 3000, P50: 250e-6, P90: 410e-6, P99: 2.5e-3, Max: 31e-3}})
+	series := SeriesTable("ior series", labels, Column{Name: "bw", Unit: "MiB/s"}, 1<<20,
+		[]TimeSeries{{Labels: []string{"write", "0"}, Interval: 1, Amount: []float64{900 << 20, 1000 << 20, 100 << 20}, End: 2.25}})
+	series.Notes = []string{"write, iteration 0: ran to its end; --until-steady=2s,5% never saw every 1s interval of a 2s window within 5% of their mean"}
+	ranks, hosts := RankTables("ior ranks", "ior hosts", labels, u, []RankSet{{Labels: []string{"write", "0"}, Name: "write, iteration 0",
+		Hosts: []string{"n1", "n1", "n2"}, Amount: []float64{700 << 20, 700 << 20, 600 << 20}, Done: []float64{1.5, 1.6, 2.25}}})
+	r.Tables = []Table{lat, series, ranks, hosts}
+	var b bytes.Buffer
+	if err := Render(&b, r, ViewTables); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, b.Bytes())
+}

@@ -20,6 +20,10 @@ const (
 	ViewJSON = "json"
 	// ViewCSV is the tables as CSV, WriteCSV.
 	ViewCSV = "csv"
+	// ViewTables is every table of the Result as hpcbench's own text
+	// (WriteText), the distribution tables and their notes included,
+	// which the benchmarks' own layouts leave out.
+	ViewTables = "tables"
 	// ViewIOR, ViewIORJSON and ViewIORCSV are IOR's three layouts
 	// (summaryFormat default, JSON, CSV): WriteIOR, WriteIORJSON,
 	// WriteIORCSV. ViewIORRankCSV is -O saveRankPerformanceDetailsCSV's
@@ -67,7 +71,7 @@ type View struct {
 // (ViewHuman, what the run prints when no format is asked for) first. A
 // benchmark the registry does not know gets the generic views.
 func Views(benchmark string) []View {
-	generic := []View{{ViewJSON, WriteJSON}, {ViewCSV, WriteCSV}}
+	generic := []View{{ViewJSON, WriteJSON}, {ViewCSV, WriteCSV}, {ViewTables, WriteText}}
 	switch benchmark {
 	case BenchmarkIOR:
 		return append([]View{{ViewHuman, WriteIOR}}, append(generic,

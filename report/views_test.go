@@ -31,13 +31,13 @@ func TestViewsRegistry(t *testing.T) {
 		benchmark string
 		want      []view
 	}{
-		{BenchmarkIOR, []view{{"human", WriteIOR}, {"json", WriteJSON}, {"csv", WriteCSV},
+		{BenchmarkIOR, []view{{"human", WriteIOR}, {"json", WriteJSON}, {"csv", WriteCSV}, {"tables", WriteText},
 			{"ior", WriteIOR}, {"ior-json", WriteIORJSON}, {"ior-csv", WriteIORCSV}, {"ior-rank-csv", WriteIORRankCSV}}},
-		{BenchmarkMdtest, []view{{"human", WriteMdtest}, {"json", WriteJSON}, {"csv", WriteCSV},
+		{BenchmarkMdtest, []view{{"human", WriteMdtest}, {"json", WriteJSON}, {"csv", WriteCSV}, {"tables", WriteText},
 			{"mdtest", WriteMdtest}, {"mdtest-json", WriteMdtestJSON}, {"mdtest-csv", WriteMdtestCSV}, {"mdtest-rank-csv", WriteMdtestRankCSV}}},
-		{BenchmarkIMB, []view{{"human", WriteIMB}, {"json", WriteJSON}, {"csv", WriteCSV}, {"imb", WriteIMB}}},
-		{BenchmarkWireup, []view{{"human", WriteText}, {"json", WriteJSON}, {"csv", WriteCSV}}},
-		{"fabric-from-a-later-build", []view{{"human", WriteText}, {"json", WriteJSON}, {"csv", WriteCSV}}},
+		{BenchmarkIMB, []view{{"human", WriteIMB}, {"json", WriteJSON}, {"csv", WriteCSV}, {"tables", WriteText}, {"imb", WriteIMB}}},
+		{BenchmarkWireup, []view{{"human", WriteText}, {"json", WriteJSON}, {"csv", WriteCSV}, {"tables", WriteText}}},
+		{"fabric-from-a-later-build", []view{{"human", WriteText}, {"json", WriteJSON}, {"csv", WriteCSV}, {"tables", WriteText}}},
 	} {
 		t.Run(tc.benchmark, func(t *testing.T) {
 			r := viewFixtures()[tc.benchmark]
@@ -118,10 +118,10 @@ func TestLookupView(t *testing.T) {
 		{BenchmarkMdtest, "Human", "human", false},
 		{BenchmarkIMB, "imb", "imb", false},
 		{BenchmarkWireup, "csv", "csv", false},
-		{BenchmarkIMB, "ior", `format "ior" does not fit benchmark "imb": its formats are human, json, csv, imb`, true},
-		{BenchmarkWireup, "mdtest-json", `format "mdtest-json" does not fit benchmark "wireup": its formats are human, json, csv`, true},
-		{BenchmarkIOR, "imb", `format "imb" does not fit benchmark "ior": its formats are human, json, csv, ior, ior-json, ior-csv, ior-rank-csv`, true},
-		{BenchmarkIOR, "xml", `unknown format "xml": want one of human, json, csv, ior, ior-json, ior-csv, ior-rank-csv, mdtest, mdtest-json, mdtest-csv, mdtest-rank-csv, imb`, false},
+		{BenchmarkIMB, "ior", `format "ior" does not fit benchmark "imb": its formats are human, json, csv, tables, imb`, true},
+		{BenchmarkWireup, "mdtest-json", `format "mdtest-json" does not fit benchmark "wireup": its formats are human, json, csv, tables`, true},
+		{BenchmarkIOR, "imb", `format "imb" does not fit benchmark "ior": its formats are human, json, csv, tables, ior, ior-json, ior-csv, ior-rank-csv`, true},
+		{BenchmarkIOR, "xml", `unknown format "xml": want one of human, json, csv, tables, ior, ior-json, ior-csv, ior-rank-csv, mdtest, mdtest-json, mdtest-csv, mdtest-rank-csv, imb`, false},
 	} {
 		v, err := LookupView(tc.benchmark, tc.name)
 		var got string

@@ -34,6 +34,8 @@ printed as its benchmark prints by default: IOR's report, mdtest's, IMB's
 tables, wireup's text. A view fits only some benchmarks:
 
   human, json, csv         every benchmark (json is the archive itself)
+  tables                   every benchmark: all its tables as hpcbench's text,
+                           the latency, series, per-rank and per-host ones too
   ior, ior-json, ior-csv   ior: -O summaryFormat=default, JSON, CSV
   ior-rank-csv             ior: -O saveRankPerformanceDetailsCSV's file
   mdtest, mdtest-json,     mdtest: --format human, json, csv
