@@ -52,6 +52,8 @@ type Recorder struct {
 	spent int64  // their durations' sum, while calibrating
 	every int64  // time one operation in every
 	left  int64  // operations still to skip before the next timed one
+
+	onInterval func(done float64) // OnInterval's hook, or nil
 }
 
 // The sampling policy: the first calibrate operations of a phase are all
@@ -156,7 +158,16 @@ func (r *Recorder) roll(now int64) {
 	if r.k > 0 && r.at < 0 && len(r.series) >= r.k && steadyOver(r.series[len(r.series)-r.k:], r.steady.Tolerance) {
 		r.at = now
 	}
+	if r.onInterval != nil {
+		r.onInterval(r.total)
+	}
 }
+
+// OnInterval sets a hook that Op calls, with the amount done so far in
+// the phase, when an operation ends in a new interval: about once per
+// interval, so an engine can report its progress in a long phase without
+// a test of its own in the timed loop. Nil removes it; Reset keeps it.
+func (r *Recorder) OnInterval(f func(done float64)) { r.onInterval = f }
 
 // halve merges neighbouring intervals in pairs and doubles the interval;
 // the interval in progress becomes the first half of the next one.

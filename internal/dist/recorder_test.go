@@ -266,3 +266,20 @@ func BenchmarkSampled(b *testing.B) {
 		}
 	}
 }
+
+// TestOnInterval: the hook hears the amount done once per new interval,
+// not per operation.
+func TestOnInterval(t *testing.T) {
+	r, err := New(10*time.Millisecond, Steady{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var heard []float64
+	r.OnInterval(func(done float64) { heard = append(heard, done) })
+	for i := range 50 { // 50 ops of 1 ms: intervals end at ops 10, 20, 30, 40, 50
+		r.Next(int64(i+1)*ms, 2)
+	}
+	if want := []float64{18, 38, 58, 78, 98}; !slices.Equal(heard, want) {
+		t.Errorf("heard %v, want %v (the amount before the op that opened each interval)", heard, want)
+	}
+}

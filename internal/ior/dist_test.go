@@ -281,3 +281,19 @@ func TestDistSampled(t *testing.T) {
 		t.Errorf("series holds %g bytes, want %d", got, 4<<20)
 	}
 }
+
+// TestProgressInPhase: a phase longer than an interval reports its bytes
+// to the Phase hook as it goes, not only at its start and end.
+func TestProgressInPhase(t *testing.T) {
+	j := runJob(t, 1, "-a DUMMY --dummy.delay-xfer=1000 -b 400k -t 4k -w --interval 20ms -o f", false) // 100 transfers of >= 1 ms
+	noErrors(t, j)
+	var mid int
+	for _, p := range j.phases {
+		if strings.HasPrefix(p, "write 0 ") && !strings.HasPrefix(p, "write 0 0/") && p != "write 0 409600/409600" {
+			mid++
+		}
+	}
+	if mid < 2 {
+		t.Errorf("phase reports %q; want some between the write's start and end", j.phases)
+	}
+}

@@ -90,8 +90,9 @@ func (t *tester) phase(ctx context.Context, acc access, rep int) (phaseFigures, 
 		}
 		t.fill(acc, pl)
 	}
-	// The Phase hook is told outside the timers: before the barrier and
-	// after the close.
+	// The Phase hook is told outside the timers, before the barrier and
+	// after the close, and in between once per --interval through the
+	// recorder (OnInterval): nothing per transfer.
 	var total int64
 	if pl != nil {
 		total = pl.count * t.o.TransferSize
@@ -116,6 +117,8 @@ func (t *tester) phase(ctx context.Context, acc access, rep int) (phaseFigures, 
 		st[xferStart] = t.env.Clock()
 	}
 	t.startDist(st[xferStart])
+	t.rec.OnInterval(func(done float64) { t.env.Phase(f.access, rep, int64(done), total) })
+	defer t.rec.OnInterval(nil)
 	if err := t.prefill(ctx, acc, file, pl); err != nil {
 		return f, err
 	}
