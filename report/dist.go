@@ -109,6 +109,8 @@ func RankTables(ranksName, hostsName string, labels []Column, u RankUnits, sets 
 		type agg struct {
 			n                 int
 			amount, first, at float64
+			busy              int     // ranks that did something
+			busyAt            float64 // the last of them to end
 		}
 		var order []string
 		by := map[string]*agg{}
@@ -125,13 +127,23 @@ func RankTables(ranksName, hostsName string, labels []Column, u RankUnits, sets 
 			a.n++
 			a.amount += s.Amount[i]
 			a.first, a.at = min(a.first, s.Done[i]), max(a.at, s.Done[i])
+			if s.Amount[i] > 0 {
+				a.busy++
+				a.busyAt = max(a.busyAt, s.Done[i])
+			}
 		}
 		for _, h := range order {
 			a := by[h]
 			hosts.Rows = append(hosts.Rows, Row{Labels: append(append([]string(nil), s.Labels...), h),
 				Metrics: []float64{float64(a.n), a.amount, a.first, a.at, perSecond(a.amount/u.Scale, a.at)}})
 		}
-		if n := stragglerNote(s, order, func(h string) float64 { return by[h].at }); n != "" {
+		var busy []string // the hosts where something was done, for the note
+		for _, h := range order {
+			if by[h].busy > 0 {
+				busy = append(busy, h)
+			}
+		}
+		if n := stragglerNote(s, busy, func(h string) float64 { return by[h].busyAt }); n != "" {
 			ranks.Notes = append(ranks.Notes, n)
 		}
 	}

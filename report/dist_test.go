@@ -170,3 +170,14 @@ func TestWriteTextDist(t *testing.T) {
 	}
 	golden(t, b.Bytes())
 }
+
+// TestStragglerIdleHost: a host whose ranks did nothing is neither the
+// fastest nor the slowest host of the note.
+func TestStragglerIdleHost(t *testing.T) {
+	u := RankUnits{Amount: Column{Name: "items"}, Rate: Column{Name: "rate", Unit: "ops/s"}, Scale: 1}
+	ranks, _ := RankTables("ranks", "hosts", phaseCol, u, []RankSet{{Labels: []string{"create"}, Name: "create",
+		Hosts: []string{"a", "a", "idle"}, Amount: []float64{1, 1, 0}, Done: []float64{1, 2, 0}}})
+	if len(ranks.Notes) != 1 || strings.Contains(ranks.Notes[0], "idle") || strings.Contains(ranks.Notes[0], "slowest host") {
+		t.Errorf("notes %q: want the straggler on a, with no host comparison (one busy host)", ranks.Notes)
+	}
+}

@@ -35,7 +35,9 @@ type Recorder struct {
 	// Lat holds the latency of every operation recorded.
 	Lat Hist
 
-	iv     int64     // interval, ns
+	iv     int64     // interval, ns (doubled by halve)
+	iv0    int64     // the interval New was given, which Reset restores
+	k0     int       // the steady window's intervals at iv0
 	edge   int64     // end of the current interval
 	cur    float64   // amount done in the current interval so far
 	series []float64 // amount done in every complete interval
@@ -52,6 +54,7 @@ type Recorder struct {
 	spent int64  // their durations' sum, while calibrating
 	every int64  // time one operation in every
 	left  int64  // operations still to skip before the next timed one
+	rng   uint64 // xorshift state for the skips' jitter
 
 	onInterval func(done float64) // OnInterval's hook, or nil
 }
@@ -80,7 +83,7 @@ func New(iv time.Duration, s Steady) (*Recorder, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Recorder{iv: int64(iv), steady: s, k: k, series: make([]float64, 0, MaxIntervals)}
+	r := &Recorder{iv: int64(iv), iv0: int64(iv), steady: s, k: k, k0: k, series: make([]float64, 0, MaxIntervals), rng: 0x9e3779b97f4a7c15}
 	r.Reset()
 	return r, nil
 }
@@ -88,6 +91,7 @@ func New(iv time.Duration, s Steady) (*Recorder, error) {
 // Reset empties r for the next phase, keeping its interval and test.
 func (r *Recorder) Reset() {
 	r.Lat = Hist{}
+	r.iv, r.k = r.iv0, r.k0 // a long phase's halving does not carry over
 	r.edge, r.cur, r.series, r.total, r.last, r.end, r.at = r.iv, 0, r.series[:0], 0, 0, -1, -1
 	r.timed, r.spent, r.every, r.left = 0, 0, 1, 0
 }
@@ -126,7 +130,7 @@ func (r *Recorder) Op(start, end int64, amount float64) bool {
 			r.every = min(max((int64(SampleBudget)+mean-1)/mean, 1), MaxEvery)
 		}
 	}
-	r.left = r.every - 1
+	r.left = r.skips()
 	r.last = end
 	if end >= r.edge {
 		r.roll(end)
@@ -135,6 +139,25 @@ func (r *Recorder) Op(start, end int64, amount float64) bool {
 	r.total += amount
 	return r.at >= 0
 }
+
+// skips returns how many operations to skip before the next timed one:
+// every-1 on average, drawn uniformly from [0, 2*every-2] so that the
+// timed operations do not fall in step with a periodic workload (IOR's
+// first transfer of every block of 64).
+func (r *Recorder) skips() int64 {
+	if r.every <= 1 {
+		return 0
+	}
+	r.rng ^= r.rng << 13
+	r.rng ^= r.rng >> 7
+	r.rng ^= r.rng << 17
+	return int64(r.rng % uint64(2*r.every-1))
+}
+
+// Mark sets where Next measures its next operation from: now, in place of
+// the end of the previous operation, after a wait that is no operation's
+// (a barrier, a collective).
+func (r *Recorder) Mark(now int64) { r.last = now }
 
 // Next records an operation that ran from the end of the previous one (or
 // the phase's start) to end: for loops that read the clock once per

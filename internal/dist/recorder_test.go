@@ -239,9 +239,11 @@ func TestSampling(t *testing.T) {
 			now += tc.op
 		}
 		r.Done(now)
-		wantTimed := uint64(calibrate + (n-calibrate)/tc.every)
-		if r.Every() != tc.every || r.Lat.N() != wantTimed || r.Total() != n {
-			t.Errorf("%d ns ops: every %d (want %d), timed %d (want %d), total %g", tc.op, r.Every(), tc.every, r.Lat.N(), wantTimed, r.Total())
+		// The skips are jittered around every-1: the count is near, not
+		// exactly, one in every.
+		wantTimed := float64(calibrate) + float64(n-calibrate)/float64(tc.every)
+		if r.Every() != tc.every || math.Abs(float64(r.Lat.N())-wantTimed) > 0.1*(wantTimed-calibrate)+5 || r.Total() != n {
+			t.Errorf("%d ns ops: every %d (want %d), timed %d (want about %.0f), total %g", tc.op, r.Every(), tc.every, r.Lat.N(), wantTimed, r.Total())
 		}
 		if got := r.Lat.Quantile(0.5); math.Abs(got-float64(tc.op)/1e9) > float64(tc.op)/1e9/64 {
 			t.Errorf("%d ns ops: median %g", tc.op, got)
@@ -281,5 +283,44 @@ func TestOnInterval(t *testing.T) {
 	}
 	if want := []float64{18, 38, 58, 78, 98}; !slices.Equal(heard, want) {
 		t.Errorf("heard %v, want %v (the amount before the op that opened each interval)", heard, want)
+	}
+}
+
+// TestResetUndoesHalving: a phase that outlasted MaxIntervals doubled the
+// interval; the next phase starts again from the interval New was given.
+func TestResetUndoesHalving(t *testing.T) {
+	r, err := New(time.Millisecond, Steady{Window: 10 * time.Millisecond, Tolerance: 0.5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range MaxIntervals + 10 {
+		r.Next(int64(i+1)*ms, 1)
+	}
+	if r.Interval() != 2*time.Millisecond {
+		t.Fatalf("interval %v after a long phase, want 2ms", r.Interval())
+	}
+	r.Reset()
+	if r.Interval() != time.Millisecond || r.k != 10 {
+		t.Errorf("after Reset: interval %v, window of %d intervals; want 1ms and 10", r.Interval(), r.k)
+	}
+}
+
+// TestSkipsJitter: the skips average every-1 and vary, so the timed
+// operations do not fall in step with a periodic workload.
+func TestSkipsJitter(t *testing.T) {
+	r := &Recorder{every: 64, rng: 1}
+	seen := map[int64]bool{}
+	var sum int64
+	const n = 20000
+	for range n {
+		s := r.skips()
+		if s < 0 || s > 126 {
+			t.Fatalf("skip %d outside [0, 126]", s)
+		}
+		seen[s] = true
+		sum += s
+	}
+	if mean := float64(sum) / n; math.Abs(mean-63) > 2 || len(seen) < 100 {
+		t.Errorf("skips: mean %.1f (want 63), %d distinct", mean, len(seen))
 	}
 }

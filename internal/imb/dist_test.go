@@ -148,9 +148,10 @@ func TestDistSampled(t *testing.T) {
 	lat := table(t, res, distLatency)
 	for _, size := range []string{"0", "1", "2"} {
 		m := distRows(t, res, distLatency, "PingPong np=2", size)[0].Metrics
-		// Rank 0: 64 + 136/4 timed of 1.5 µs; rank 1: 64 + 136/2 of 3 µs.
-		if m[0] != 98+132 {
-			t.Errorf("#bytes %s: %v timed, want 230", size, m[0])
+		// Rank 0: 64 + about 136/4 timed of 1.5 µs; rank 1: 64 + about
+		// 136/2 of 3 µs (dist jitters the skips around one in k).
+		if math.Abs(m[0]-(98+132)) > 0.15*(34+68) {
+			t.Errorf("#bytes %s: %v timed, want about 230", size, m[0])
 		}
 		for i, want := range []float64{3, 3, 3, 3} {
 			if !within(m[i+1], want*us, 0.02) {

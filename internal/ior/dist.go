@@ -81,7 +81,9 @@ func (t *tester) since() int64 {
 // the job: rank 0 gets the job's figures, cut to the ranks that take part
 // (-N), the others nil. Every rank calls it.
 func (t *tester) finishDist(ctx context.Context) (*dist.Job, error) {
-	t.rec.Done(t.since())
+	// phase has called Done at the transfers' end: a second Done here
+	// would take in the close and the reduction's wait for the slowest
+	// rank, and every rank would end with it.
 	j, err := dist.Reduce(ctx, t.dc, t.rec)
 	if err != nil {
 		return nil, err
@@ -147,7 +149,8 @@ func (d *distTables) tables() []report.Table {
 func distParams(o *config.Options) []report.Param {
 	var ps []report.Param
 	if o.IntervalSet {
-		ps = append(ps, report.Param{Name: "interval", Value: o.Interval.String(), Incidental: true})
+		// Incidental unless --until-steady's window is counted in it.
+		ps = append(ps, report.Param{Name: "interval", Value: o.Interval.String(), Incidental: !o.UntilSteady.On()})
 	}
 	if o.UntilSteady.On() {
 		ps = append(ps, report.Param{Name: "until-steady", Value: o.UntilSteady.String()})

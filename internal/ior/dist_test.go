@@ -297,3 +297,25 @@ func TestProgressInPhase(t *testing.T) {
 		t.Errorf("phase reports %q; want some between the write's start and end", j.phases)
 	}
 }
+
+// TestDistDoneIsTheRanksOwn: on the real clock, a rank's end of a phase
+// in the ranks table is its own: rank 1 lingers 200 ms after its close
+// (in its Phase hook, before the phase's reductions), and rank 0, which
+// waits for it there, still ends when its own transfers did.
+func TestDistDoneIsTheRanksOwn(t *testing.T) {
+	j := runJobWith(t, 2, "-a DUMMY -b 64k -t 4k -w -o f", false, nil, func(rank int, env *Env) {
+		if rank == 1 {
+			env.Phase = func(_ string, _ int, done, total int64) {
+				if total > 0 && done == total {
+					time.Sleep(200 * time.Millisecond)
+				}
+			}
+		}
+	})
+	noErrors(t, j)
+	for _, m := range cells(distTable(t, j.res, RanksTable)) {
+		if d := m["done"].(float64); d > 0.1 {
+			t.Errorf("rank %s done at %.3f s; want its own end, well before the other rank's 200 ms linger", m["rank"], d)
+		}
+	}
+}

@@ -46,7 +46,7 @@ func params(o *config.Options) []report.Param {
 	// Only when given, so that the Params of runs without them stay as
 	// they were.
 	if o.Interval != dist.DefaultInterval || o.Steady.On() {
-		ps = append(ps, report.Param{Name: "interval (--interval)", Value: o.Interval.String(), Incidental: true})
+		ps = append(ps, report.Param{Name: "interval (--interval)", Value: o.Interval.String(), Incidental: !o.Steady.On()})
 	}
 	if o.Steady.On() {
 		ps = append(ps, report.Param{Name: "until steady (--until-steady)", Value: o.Steady.String()})

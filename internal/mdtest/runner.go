@@ -652,25 +652,28 @@ func (r *runner) itemLoop(name string, ps []string, op opFunc, lp loop, failed *
 			*failed++
 		}
 		done++
+		var why stopReason
+		if !due {
+			if lp.rec.Skip(1) && lp.steady {
+				why = stopSteady
+			}
+		} else {
+			now := r.tick() - lp.base
+			var steady bool
+			if timeAll {
+				steady = lp.rec.Next(now, 1)
+			} else {
+				steady = lp.rec.Op(start, now, 1)
+			}
+			why = lp.stop(now, steady)
+		}
+		if why != 0 {
+			return done, why
+		}
+		// After the recording, so that no timed item holds a report.
 		if untilReport--; untilReport == 0 {
 			untilReport = progressItems
 			r.env.Phase(r.phaseName, r.phaseIter, int64(done), r.items)
-		}
-		if !due {
-			if lp.rec.Skip(1) && lp.steady {
-				return done, stopSteady
-			}
-			continue
-		}
-		now := r.tick() - lp.base
-		var steady bool
-		if timeAll {
-			steady = lp.rec.Next(now, 1)
-		} else {
-			steady = lp.rec.Op(start, now, 1)
-		}
-		if why := lp.stop(now, steady); why != 0 {
-			return done, why
 		}
 	}
 	return done, 0
@@ -715,7 +718,10 @@ func (r *runner) collectivePhase(ctx context.Context, name string, op opFunc, pa
 		lp.rec.Next(r.tick()-lp.base, 1)
 	}
 	if name == phFileCreate {
-		return r.barrier(ctx)
+		if err := r.barrier(ctx); err != nil {
+			return err
+		}
+		lp.rec.Mark(r.tick() - lp.base) // waiting for rank 0 is no item's
 	}
 	return nil
 }
@@ -762,6 +768,7 @@ func (r *runner) stonewall(ctx context.Context, name string, done int, why stopR
 	}
 	most := int(binary.LittleEndian.Uint64(out[0:]))
 	stopped := stopReason(binary.LittleEndian.Uint64(out[8:]) | binary.LittleEndian.Uint64(out[16:]))
+	lp.rec.Mark(r.tick() - lp.base) // the wait in the Allreduce is no item's
 	for _, p := range ps[done:most] {
 		if err := op(p); err != nil {
 			if *failed == 0 {
