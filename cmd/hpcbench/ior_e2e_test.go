@@ -182,9 +182,9 @@ func TestIORBadInput(t *testing.T) {
 		{[]string{"-wb"}, "-b: needs a value"},
 		{[]string{"-O", "-f=x.ior"}, "-f cannot be given"},
 		// the distribution flags, with an archive that must not appear
-		{[]string{"--interval", "0s", "--archive", "a.json"}, "--interval 0s: want a duration in [1ms, 1h]"},
-		{[]string{"--interval", "soon", "--archive", "a.json"}, "--interval: want a duration"},
-		{[]string{"--until-steady=5s", "--archive", "a.json"}, "--until-steady \"5s\": want WINDOW,TOLERANCE"},
+		{[]string{"--interval", "0s", "--archive", "a.json"}, "--interval: 0s: want a duration in [1ms, 1h]"},
+		{[]string{"--interval", "soon", "--archive", "a.json"}, "--interval: \"soon\" is not a duration"},
+		{[]string{"--until-steady=5s", "--archive", "a.json"}, "--until-steady: \"5s\": want WINDOW,TOLERANCE"},
 		{[]string{"--until-steady=5s,200%", "--archive", "a.json"}, "tolerance"},
 		{[]string{"--until-steady=1s,5%", "--archive", "a.json"}, "must span at least 2 intervals of --interval 1s"},
 		{[]string{"--until-steady", "-O", "minTimeDuration=5", "--archive", "a.json"}, "--until-steady with -O minTimeDuration"},

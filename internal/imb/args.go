@@ -3,6 +3,7 @@ package imb
 import (
 	"errors"
 	"fmt"
+	"github.com/hpcbench/hpcbench/internal/dist"
 	"io"
 	"slices"
 	"strings"
@@ -85,7 +86,7 @@ func (a *Args) AddFlags(fs *pflag.FlagSet) {
 	fs.Var(switchValue{&o.RootShift}, "root_shift", "move the root by one rank every repetition")
 	fs.Var(switchValue{&o.Sync}, "sync", "barrier after every repetition of a collective, outside the timing")
 	fs.BoolVar(&o.Check, "check", false, "verify every received and reduced buffer; exit 1 on a wrong result")
-	fs.Var(intervalValue{&o.Interval}, "interval", "length of an interval of the archive's series table (repetitions per second)")
+	fs.Var(dist.IntervalValue{D: &o.Interval}, "interval", "length of an interval of the archive's series table (repetitions per second; default 1s, 1ms to 1h)")
 	fs.Var(&a.Format, "format", "output on stdout: human (IMB's layout), json or csv")
 	fs.BoolVar(&a.asJSON, "json", false, "same as --format json")
 	fs.BoolVar(&a.asCSV, "csv", false, "same as --format csv")

@@ -6,8 +6,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/hpcbench/hpcbench/internal/dist"
 )
 
 // The pflag.Value types of IMB's options. Each Set returns the accepted
@@ -139,31 +137,6 @@ func (v secondsValue) Set(s string) error {
 }
 
 func (secondsValue) Type() string { return "seconds" }
-
-// intervalValue is --interval: a Go duration ("1s", "250ms") in
-// dist's range.
-type intervalValue struct{ d *time.Duration }
-
-func (v intervalValue) String() string {
-	if v.d == nil || *v.d == 0 {
-		return dist.DefaultInterval.String()
-	}
-	return v.d.String()
-}
-
-func (v intervalValue) Set(s string) error {
-	d, err := time.ParseDuration(s)
-	if err == nil {
-		err = dist.CheckInterval(d)
-	}
-	if err != nil {
-		return fmt.Errorf("want a duration in [%v, 1h], such as 1s or 250ms", dist.MinInterval)
-	}
-	*v.d = d
-	return nil
-}
-
-func (intervalValue) Type() string { return "duration" }
 
 // switchValue is an IMB on/off switch (-sync, -root_shift): enable, yes,
 // on or 1; disable, no, off or 0; in any case.

@@ -279,8 +279,8 @@ func (p *parser) addFlags() {
 	fs.StringVar(&o.ArchiveFile, "archive", "", "same as -O archiveFile")
 	fs.StringVar(&o.SavePerOpDataCSV, "savePerOpDataCSV", "", "write PREFIX-REP-RANK.csv: start, duration and throughput of every transfer")
 	sw(&o.SummaryAlways, "summaryAlways", "", "IOR's summary after every test: a no-op at -v 0, as in IOR; refused with -v")
-	fs.Var(intervalValue{o}, "interval", "the archive's throughput per interval of this `duration` (default 1s; 1ms to 1h)")
-	fs.VarPF(steadyValue{o}, "until-steady", "",
+	fs.Var(dist.IntervalValue{D: &o.Interval, Given: &o.IntervalSet}, "interval", "the archive's throughput per interval of this `duration` (default 1s; 1ms to 1h)")
+	fs.VarPF(dist.SteadyValue{S: &o.UntilSteady}, "until-steady", "",
 		"end each task's write or read, as -D does, once its throughput per --interval stayed within TOLERANCE of "+
 			"its mean for `WINDOW,TOLERANCE` (command line only: -O splits at commas)").NoOptDefVal = dist.DefaultSteady
 }

@@ -183,9 +183,9 @@ func (p *parser) addFlags() {
 	sw(&o.WarningAsErrors, "warningAsErrors", "", "fail on any warning")
 	fs.Var(formatValue{&o.Format}, "format", "report format: human, json or csv (to stdout, or to --output)")
 	text(&o.Output, "output", "", "write the --format report to this `file`; stdout then gets the human report")
-	fs.Var(intervalValue{&o.Interval}, "interval", "length of the archive's time-series intervals (1ms to 1h)")
-	fs.VarPF(steadyValue{&o.Steady}, "until-steady", "",
-		"end each rank's share of a creation phase once its rate is steady: every --interval of the last w (a duration) within tol per cent of their mean (bare: "+dist.DefaultSteady+"); the phase then ends as with -W, and the later phases work on the items created").NoOptDefVal = dist.DefaultSteady
+	fs.Var(dist.IntervalValue{D: &o.Interval}, "interval", "length of the archive's time-series intervals (1ms to 1h)")
+	fs.VarPF(dist.SteadyValue{S: &o.Steady}, "until-steady", "",
+		"end each rank's share of a creation phase once its rate is steady: every --interval of the last window (a duration) within tolerance per cent of their mean (bare: "+dist.DefaultSteady+"); the phase then ends as with -W, and the later phases work on the items created").NoOptDefVal = dist.DefaultSteady
 	text(&o.Archive, "archive", "", "write the run as hpcbench's archive (JSON, schema hpcbench/1) to this `file`")
 	sw(&p.help, "help", "h", "print this help")
 }

@@ -1,14 +1,11 @@
 package config
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"strings"
-	"time"
 
 	"github.com/hpcbench/hpcbench/internal/cliflag"
-	"github.com/hpcbench/hpcbench/internal/dist"
 	"github.com/hpcbench/hpcbench/internal/units"
 )
 
@@ -44,53 +41,6 @@ func (v randomValue) Set(s string) error {
 }
 
 func (v randomValue) Type() string { return "seed" }
-
-// intervalValue binds --interval: a Go duration in dist's range.
-type intervalValue struct{ p *time.Duration }
-
-func (v intervalValue) String() string {
-	if v.p == nil {
-		return ""
-	}
-	return v.p.String()
-}
-
-func (v intervalValue) Set(s string) error {
-	d, err := time.ParseDuration(s)
-	if err != nil {
-		return fmt.Errorf("%q is not a duration such as 1s or 250ms", s)
-	}
-	if err := dist.CheckInterval(d); err != nil {
-		return fmt.Errorf("%v: want a duration in [%v, 1h]", d, dist.MinInterval)
-	}
-	*v.p = d
-	return nil
-}
-
-func (v intervalValue) Type() string { return "duration" }
-
-// steadyValue binds --until-steady: WINDOW,TOLERANCE (dist.ParseSteady);
-// bare, dist.DefaultSteady.
-type steadyValue struct{ p *dist.Steady }
-
-func (v steadyValue) String() string {
-	if v.p == nil {
-		return ""
-	}
-	return v.p.String()
-}
-
-func (v steadyValue) Set(s string) error {
-	st, err := dist.ParseSteady(s)
-	if err != nil {
-		// ParseSteady names the flag; the parser adds it again.
-		return errors.New(strings.TrimPrefix(err.Error(), "--until-steady "))
-	}
-	*v.p = st
-	return nil
-}
-
-func (v steadyValue) Type() string { return "w,tol" }
 
 // dirsValue binds -d: one directory, or several joined by @.
 type dirsValue struct{ p *[]string }
