@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -782,5 +783,8 @@ func (t *wireTrace) line(prefix, line string) {
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	io.WriteString(t.w, prefix+line+"\n")
+	// Pipelined requests (GetMany) go as one write of several lines.
+	for l := range strings.SplitSeq(line, "\n") {
+		io.WriteString(t.w, prefix+l+"\n")
+	}
 }

@@ -73,7 +73,7 @@ func BenchmarkParseLine(b *testing.B) {
 // benchJob runs a real Server for a one-rank job and connects a real Client
 // to it over the rank's socketpair, as a launched rank does through PMI_FD.
 // Cleanup finalizes the client and waits for the server.
-func benchJob(b *testing.B) (context.Context, *Client) {
+func benchJob(b testing.TB) (context.Context, *Client) {
 	b.Helper()
 	s, err := NewServer(ServerConfig{Engine: EngineConfig{Size: 1, KVSName: benchKVS, ProcessMapping: processMappingFor(1)}})
 	if err != nil {

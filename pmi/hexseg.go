@@ -55,6 +55,12 @@ func (c *Client) GetBytes(ctx context.Context, key string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	return c.decodeValue(ctx, key, v, false)
+}
+
+// decodeValue decodes v, the value of key, fetching its segments (with
+// GetMany, pipelined or not) when v names them.
+func (c *Client) decodeValue(ctx context.Context, key, v string, pipelined bool) ([]byte, error) {
 	count, ok := strings.CutPrefix(v, segmentsPrefix)
 	if !ok {
 		b, err := decodeHex(v)
@@ -67,15 +73,18 @@ func (c *Client) GetBytes(ctx context.Context, key string) ([]byte, error) {
 	if err != nil || n < 1 || n > maxSegments {
 		return nil, fmt.Errorf("pmi: get_bytes %q: value %q: want segments=<n> with n in [1, %d]", clip(key), clip(v), maxSegments)
 	}
+	keys := make([]string, n)
+	for i := range keys {
+		keys[i] = segmentKey(key, i+1, n)
+	}
+	segs, err := c.GetMany(ctx, keys, pipelined)
+	if err != nil {
+		return nil, err
+	}
 	out := make([]byte, 0, min(n, 64)*segmentSize(c.valMax))
-	for i := 1; i <= n; i++ {
-		sk := segmentKey(key, i, n)
-		s, err := c.Get(ctx, sk)
-		if err != nil {
-			return nil, err
-		}
+	for i, s := range segs {
 		if out, err = appendDecodeHex(out, s); err != nil {
-			return nil, fmt.Errorf("pmi: get_bytes %q: segment %d/%d: %w", clip(key), i, n, err)
+			return nil, fmt.Errorf("pmi: get_bytes %q: segment %d/%d: %w", clip(key), i+1, n, err)
 		}
 	}
 	return out, nil

@@ -2,6 +2,7 @@ package pmi
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -74,7 +75,8 @@ type peer struct {
 	child *os.File // the rank's end of the socketpair, until the launcher closes it
 	trace *os.File
 	tw    *bufio.Writer
-	wbuf  []byte // the reply being written, reused from reply to reply
+	wbuf  []byte // the reply being written, reused from reply to reply, or the replies held
+	held  bool   // replies are held in wbuf until flush (see serve)
 	outs  []Out  // the engine's outputs for the request being served, reused
 }
 
@@ -292,8 +294,28 @@ func (s *Server) serve(p *peer, r *bufio.Reader) {
 			return
 		}
 		p.traceLine("C: ", line)
+		// While more whole requests are already buffered (a client
+		// pipelining its gets, Client.GetMany), hold the replies and
+		// write them together after the last: one write, and one
+		// wake-up of the client, per batch instead of per reply.
+		more := hasLine(r)
+		if more {
+			p.hold()
+		}
 		s.handle(p, line)
+		if !more {
+			if err := p.flush(s.cfg.WriteTimeout); err != nil {
+				s.fail(&RankError{Rank: p.rank, Err: fmt.Errorf("pmi: reply to rank %d: %w", p.rank, err)})
+			}
+		}
 	}
+}
+
+// hasLine reports whether r holds a whole line already read from the
+// connection.
+func hasLine(r *bufio.Reader) bool {
+	b, _ := r.Peek(r.Buffered())
+	return bytes.IndexByte(b, '\n') >= 0
 }
 
 // handle serves one request line from p. Only p's serving goroutine calls
@@ -356,11 +378,42 @@ func (p *peer) send(line string, timeout time.Duration) error {
 			p.tw.WriteString(l)
 		}
 	}
+	if p.held {
+		p.wbuf = append(p.wbuf, line...)
+		return nil
+	}
 	p.conn.SetWriteDeadline(time.Now().Add(timeout))
 	// Copy into a reused buffer: io.WriteString would allocate a []byte
 	// per reply, since a net.Conn has no WriteString.
 	p.wbuf = append(p.wbuf[:0], line...)
 	_, err := p.conn.Write(p.wbuf)
+	return err
+}
+
+// hold makes send keep p's replies in p.wbuf until flush.
+func (p *peer) hold() {
+	p.mu.Lock()
+	if !p.held {
+		p.held = true
+		p.wbuf = p.wbuf[:0]
+	}
+	p.mu.Unlock()
+}
+
+// flush writes the replies held since hold, if any, and ends the hold.
+func (p *peer) flush(timeout time.Duration) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !p.held {
+		return nil
+	}
+	p.held = false
+	if len(p.wbuf) == 0 {
+		return nil
+	}
+	p.conn.SetWriteDeadline(time.Now().Add(timeout))
+	_, err := p.conn.Write(p.wbuf)
+	p.wbuf = p.wbuf[:0]
 	return err
 }
 

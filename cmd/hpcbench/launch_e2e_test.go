@@ -138,8 +138,37 @@ func TestWireupUnderHydra(t *testing.T) {
 			if res.Run.Env["pmi"] != name {
 				t.Errorf("pmi mode = %q, want %s", res.Run.Env["pmi"], name)
 			}
+			// Hydra's server is not known to take pipelined requests.
+			if got := paramValue(res.Params, "gets"); got != "one at a time" {
+				t.Errorf("gets = %q under Hydra, want one at a time", got)
+			}
 		})
 	}
+}
+
+// TestWireupPipeline: under hpcbench launch the get phase pipelines its
+// requests, and --pipeline=false sends them one at a time; both read
+// every card intact (wireup verifies each).
+func TestWireupPipeline(t *testing.T) {
+	for _, tc := range []struct {
+		flag, want string
+	}{{"--pipeline", "pipelined"}, {"--pipeline=false", "one at a time"}} {
+		r := run(t, 2*time.Minute, "launch", "-n", "8", "--", hpcbench, "wireup", "--card-size", "3000", tc.flag, "--json")
+		res := wireupResult(t, r, 8, 8)
+		if got := paramValue(res.Params, "gets"); got != tc.want {
+			t.Errorf("%s: gets = %q, want %q", tc.flag, got, tc.want)
+		}
+	}
+}
+
+// paramValue returns the value of the parameter named name, or "".
+func paramValue(ps []report.Param, name string) string {
+	for _, p := range ps {
+		if p.Name == name {
+			return p.Value
+		}
+	}
+	return ""
 }
 
 // TestLaunchMPICH: an unmodified MPICH program (MPI_Init, Allreduce, Barrier,

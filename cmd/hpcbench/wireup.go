@@ -11,7 +11,7 @@ import (
 	"github.com/hpcbench/hpcbench/report"
 )
 
-const wireupUsage = "hpcbench wireup [--card-size BYTES] [--pattern all|ring] [--timeout D] [--format human|json|csv | --json | --csv] [--output FILE] [--archive FILE]"
+const wireupUsage = "hpcbench wireup [--card-size BYTES] [--pattern all|ring] [--pipeline=false] [--timeout D] [--format human|json|csv | --json | --csv] [--output FILE] [--archive FILE]"
 
 // wireupArgs is what wireup's command line asks for.
 type wireupArgs struct {
@@ -68,6 +68,7 @@ func parseWireup(args []string, stdout io.Writer) (wireupArgs, error) {
 	var asJSON, asCSV bool
 	fs.IntVar(&wa.opts.CardSize, "card-size", wireup.DefaultCardSize, "bytes in each rank's business card (hex-encoded and segmented like MPICH's)")
 	fs.StringVar(&wa.opts.Pattern, "pattern", wireup.PatternAll, "get phase: all (each rank gets all N cards) or ring (each gets its successor's)")
+	fs.BoolVar(&wa.opts.Pipeline, "pipeline", true, "under hpcbench launch, send the get phase's requests 64 at a time instead of one per round trip (--pipeline=false: as MPICH's clients do)")
 	fs.DurationVar(&wa.opts.Timeout, "timeout", wireup.DefaultTimeout, "bound on every PMI wait and on collecting the results")
 	fs.Var(&wa.format, "format", "output format on stdout: human, json or csv")
 	fs.BoolVar(&asJSON, "json", false, "same as --format json")

@@ -44,6 +44,7 @@ func Result(out *Outcome, o Options, m Meta) *report.Result {
 		{Name: "card-size", Value: strconv.Itoa(o.CardSize) + " B"},
 		{Name: "pattern", Value: o.Pattern},
 		{Name: "gets per rank", Value: strconv.Itoa(out.Gets)},
+		{Name: "gets", Value: getsMode(out.Pipelined)},
 	}
 	col := func(name string) report.Column {
 		return report.Column{Name: name, Kind: report.KindMetric, Unit: "s", Display: "ms",
@@ -72,4 +73,12 @@ func Result(out *Outcome, o Options, m Meta) *report.Result {
 	add("total", total)
 	r.Tables = []report.Table{t}
 	return r
+}
+
+// getsMode names how the get phase sent its requests.
+func getsMode(pipelined bool) string {
+	if pipelined {
+		return "pipelined"
+	}
+	return "one at a time"
 }

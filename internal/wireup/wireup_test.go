@@ -317,7 +317,7 @@ func TestSplitComma(t *testing.T) {
 }
 
 func TestResult(t *testing.T) {
-	out := &Outcome{Rank: 0, Size: 3, Gets: 3, Ranks: []Times{
+	out := &Outcome{Rank: 0, Size: 3, Gets: 3, Pipelined: true, Ranks: []Times{
 		{0.001, 0.002, 0.030, 0.004, 0.0005},
 		{0.003, 0.001, 0.010, 0.006, 0.0001},
 		{0.002, 0.004, 0.020, 0.005, 0.0003},
@@ -334,7 +334,7 @@ func TestResult(t *testing.T) {
 		r.Run.Version != "v1.2.3" || fmt.Sprint(r.Run.Hostnames) != "[node1]" || !r.Run.Start.Equal(start) {
 		t.Errorf("Run = %+v", r.Run)
 	}
-	if want := []report.Param{{Name: "card-size", Value: "64 B"}, {Name: "pattern", Value: "all"}, {Name: "gets per rank", Value: "3"}}; !slices.Equal(r.Params, want) {
+	if want := []report.Param{{Name: "card-size", Value: "64 B"}, {Name: "pattern", Value: "all"}, {Name: "gets per rank", Value: "3"}, {Name: "gets", Value: "pipelined"}}; !slices.Equal(r.Params, want) {
 		t.Errorf("Params = %+v, want %+v", r.Params, want)
 	}
 	if len(r.Tables) != 1 || r.Tables[0].Name != "phases" {
