@@ -117,8 +117,8 @@ job_cmd() {
 # named FAULT RANK prints the extended regular expression stderr must match.
 named() {
 	case $1 in
-	kill-rank) printf 'rank %s was killed by SIGKILL' "$2" ;;
-	term-rank) printf 'rank %s was killed by SIGTERM' "$2" ;;
+	kill-rank) printf 'rank %s was killed by (signal [0-9]+ \\()?SIGKILL' "$2" ;;
+	term-rank) printf 'rank %s was killed by (signal [0-9]+ \\()?SIGTERM' "$2" ;;
 	stop-rank) printf 'rank %s .*stopped' "$2" ;;
 	kill-spawner) printf 'spawner .*(killed|died|exited)' ;;
 	int-launcher) printf 'interrupted \\(SIGINT\\)' ;;
