@@ -135,7 +135,7 @@ hb_log "seed $SEED, $RUNS runs, --phase-timeout $PHASE_TIMEOUT"
 
 for ((i = 0; i < RUNS; i++)); do
 	fault=${faults[i % ${#faults[@]}]}
-	bench=${benches[(i / ${#faults[@]}) % ${#benches[@]}]}
+	bench=${benches[i % ${#benches[@]}]} # 3 and 5 are coprime: 15 runs make every pair
 	work=$tmp/run$i
 	mkdir -p "$work"
 	tag=$tag_base-$i

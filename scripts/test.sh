@@ -12,7 +12,8 @@
 #      `go test -list '^Fuzz' ./...`, so a new FuzzX in any package is picked
 #      up without editing this file, and each runs alone with
 #      `go test -run '^$' -fuzz '^FuzzX$' -fuzztime $HPCBENCH_FUZZTIME PKG`,
-#   5. ends with `go test -race -count=1 ./...`, whose own summary is the
+#   5. runs the fault campaign's short version (scripts/faults.sh, 10 runs),
+#   6. ends with `go test -race -count=1 ./...`, whose own summary is the
 #      last thing printed and whose exit status is this script's.
 #
 # Arguments are passed to that last go test before ./..., for example
@@ -21,6 +22,10 @@
 # Environment:
 #   HPCBENCH_FUZZTIME        time per fuzz target (default 10s; 0 skips fuzzing)
 #   HPCBENCH_TEST_TIMEOUT    go test -timeout for each test binary (default 8m)
+#   HPCBENCH_FAULTS          runs of scripts/faults.sh (default 10; 0 skips it)
+#   HPCBENCH_FAULTS_SLACK    its SLACK: seconds past the watchdog's deadline
+#                            a stopped rank's job may take to end (default 2,
+#                            for a machine busy with the build)
 #   HPCBENCH_APT_LOCK_WAIT   seconds to wait for another package manager's
 #                            locks before installing (default 300)
 #   HPCBENCH_REQUIRE_TOOLS   default 1: a test that needs a missing tool such as
@@ -110,6 +115,16 @@ else
 		read -r pkg name <<<"$t"
 		fuzz_one "$pkg" "$name"
 	done
+fi
+
+# The fault campaign's short version (scripts/faults.sh): 10 jobs, each hit
+# by one fault, checked for exit, blame, time and leftovers. HPCBENCH_FAULTS=0
+# skips it.
+if [[ ${HPCBENCH_FAULTS:-10} == 0 ]]; then
+	hb_log "fault campaign skipped (HPCBENCH_FAULTS=0)"
+else
+	hb_log "scripts/faults.sh: ${HPCBENCH_FAULTS:-10} runs"
+	RUNS=${HPCBENCH_FAULTS:-10} SLACK=${HPCBENCH_FAULTS_SLACK:-2} scripts/faults.sh
 fi
 
 hb_log "go test -race ./..."
