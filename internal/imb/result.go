@@ -83,6 +83,9 @@ func (tb *tableBuilder) row(size, reps int, all []rankFigures) (report.Row, int)
 	// times all three are NaN (not measured).
 	ts := report.Summarize(times)
 	tmin, tmax, tavg := ts.Min, ts.Max, ts.Mean
+	if len(times) > 0 {
+		tavg = meanOfMeans(times, reps, tb.b.scaleTime)
+	}
 	row := report.Row{Samples: map[string][]float64{sampleRank: times}}
 	if tb.b.kind != kindSync {
 		row.Labels = []string{strconv.Itoa(size)}
