@@ -94,6 +94,9 @@ func runColl(ctx context.Context, stdout, stderr io.Writer, args []string) error
 		Archive: a.Archive, ArchiveFlag: "--archive",
 		Engine: func(ctx context.Context, e *pipeline.Env) (*report.Result, error) {
 			j, rec := e.Job, &e.Record
+			if err := o.ValidateSize(j.Comm.Size()); err != nil {
+				return nil, usagef("coll: %v", err) // exit 2, said by rank 0
+			}
 			extra := map[string]string{"pmi": rec.Run.Env["pmi"], "hosts": fmt.Sprint(rec.Run.Hosts)}
 			o.Env = imb.Env{
 				Run:       rec.BaseRun(),
@@ -128,7 +131,12 @@ func runColl(ctx context.Context, stdout, stderr io.Writer, args []string) error
 				}
 			}
 			if a.Format == report.FormatText {
-				return report.WriteIMB(stdout, res)
+				return report.WriteIMB(stdout, res) // it says what was not run
+			}
+			for _, p := range res.Params {
+				if p.Name == report.IMBSkippedParam {
+					fmt.Fprintf(stderr, "hpcbench: coll: %s\n", oneLine(p.Value))
+				}
 			}
 			return report.Write(stdout, res, a.Format)
 		},

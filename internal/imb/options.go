@@ -257,3 +257,12 @@ func (o *Options) sizesSpec() (name, value string) {
 	}
 	return "msglog", fmt.Sprintf("%d:%d", o.MinLog, o.MaxLog)
 }
+
+// ValidateSize checks what depends on the job's size n: -root must be one
+// of its ranks. The error is one line naming the flag and the range.
+func (o *Options) ValidateSize(n int) error {
+	if o.Root >= n {
+		return fmt.Errorf("-root %d: want a rank of the job, in [0, %d]", o.Root, n-1)
+	}
+	return nil
+}

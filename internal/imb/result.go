@@ -127,7 +127,7 @@ func (e *engine) result(start, end time.Time) *report.Result {
 	r.Run.Env = runEnv(env, r.Run.Ranks)
 	r.Params = params(o)
 	for _, n := range e.notes {
-		r.Params = append(r.Params, report.Param{Name: "skipped", Value: n})
+		r.Params = append(r.Params, report.Param{Name: report.IMBSkippedParam, Value: n})
 	}
 	r.Tables = append(e.tables, e.dist.tables()...)
 	if r.Tables == nil {

@@ -132,8 +132,14 @@ func (e *ExitError) Error() string {
 // written.
 const FailedEnv = "failed"
 
-// firstRank reports whether this process is rank 0 of its job, or a
-// singleton, from the PMI environment (PMI_RANK), before PMI is up.
+// FirstRank reports whether this process is rank 0 of its job, or a
+// singleton, from the PMI environment, before PMI is up: PMI_RANK, which
+// hpcbench launch, MPICH's Hydra and Slurm's --mpi=pmi2 set for every
+// rank. getenv nil means os.LookupEnv. A usage error found before the job
+// is printed by the first rank only (every rank has it).
+func FirstRank(getenv func(string) (string, bool)) bool { return firstRank(getenv) }
+
+// firstRank is FirstRank.
 func firstRank(getenv func(string) (string, bool)) bool {
 	if getenv == nil {
 		getenv = os.LookupEnv
