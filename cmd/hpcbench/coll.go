@@ -91,7 +91,7 @@ func runColl(ctx context.Context, stdout, stderr io.Writer, args []string) error
 	}
 	return pipeline.Main(ctx, pipeline.Spec{
 		Name: "coll", Args: args, Job: jo, Soft: imb.ErrCheck, Usage: isUsage, Stdout: stdout, Stderr: stderr,
-		Archive: a.Archive, ArchiveFlag: "--archive",
+		Archive: a.Archive, ArchiveFlag: "--archive", Outputs: optionalOutput("--output", a.Output),
 		Engine: func(ctx context.Context, e *pipeline.Env) (*report.Result, error) {
 			j, rec := e.Job, &e.Record
 			if err := o.ValidateSize(j.Comm.Size()); err != nil {

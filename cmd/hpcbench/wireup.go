@@ -36,6 +36,7 @@ func runWireup(ctx context.Context, stdout, stderr io.Writer, args []string) err
 	// times.
 	return pipeline.Main(ctx, pipeline.Spec{
 		Name: "wireup", Args: args, NoJob: true, Stdout: stdout, Stderr: stderr, Archive: wa.archive, ArchiveFlag: "--archive",
+		Outputs: optionalOutput("--output", output),
 		Engine: func(ctx context.Context, e *pipeline.Env) (*report.Result, error) {
 			o.Phase = e.Phase
 			o.Host = e.Record.RankHosts[0]
@@ -90,6 +91,15 @@ func parseWireup(args []string, stdout io.Writer) (wireupArgs, error) {
 		return wa, usagef("wireup: %v", err)
 	}
 	return wa, nil
+}
+
+// optionalOutput is the pipeline's list of one output file named by
+// flag, or none when path is empty.
+func optionalOutput(flag, path string) []pipeline.Output {
+	if path == "" {
+		return nil
+	}
+	return []pipeline.Output{{Flag: flag, Path: path}}
 }
 
 // writeFileAtomic writes through a temporary file in the same directory and

@@ -72,6 +72,11 @@ type Spec struct {
 	// writes it ("" for none), and ArchiveFlag the option that named it,
 	// for errors ("--archive", "-O archiveFile").
 	Archive, ArchiveFlag string
+	// Outputs are the other files rank 0 writes once the run is over
+	// (--output, -O summaryFile, ...): each is checked with the archive,
+	// before any work (CheckOutput), and refused with exit 2 naming its
+	// flag.
+	Outputs []Output
 	// Backend names the I/O backend and BackendOptions holds its options,
 	// for the run record.
 	Backend        string
@@ -93,6 +98,12 @@ type Spec struct {
 	// Render writes rank 0's views (stdout, report files) of res, which
 	// is the Result the engine returned, with the record applied.
 	Render func(res *report.Result) error
+}
+
+// Output is a file a run writes and the option that named it, for
+// errors ("--output", "-O summaryFile").
+type Output struct {
+	Flag, Path string
 }
 
 // Env is what the pipeline hands the engine.
@@ -154,21 +165,24 @@ func firstRank(getenv func(string) (string, bool)) bool {
 // and exits 1.
 func Main(ctx context.Context, s Spec) error {
 	start := time.Now()
-	archiveErr := func() error {
-		if s.Archive == "" {
-			return nil
+	outputsErr := func() error {
+		outs := s.Outputs
+		if s.Archive != "" {
+			outs = append([]Output{{Flag: s.ArchiveFlag, Path: s.Archive}}, outs...)
 		}
-		if err := CheckOutput(s.Archive); err != nil {
-			return fmt.Errorf("%s: %s %w", s.Name, s.ArchiveFlag, err)
+		for _, o := range outs {
+			if err := CheckOutput(o.Path); err != nil {
+				return fmt.Errorf("%s: %s %w", s.Name, o.Flag, err)
+			}
 		}
 		return nil
 	}
 	if s.NoJob {
-		// No job to abort: every rank refuses the archive before it
+		// No job to abort: every rank refuses the outputs before it
 		// connects to PMI, and only the one that writes it (rank 0 or a
 		// singleton) says so and exits; the others wait for the
 		// launcher to end them, so that it names rank 0.
-		if err := archiveErr(); err != nil {
+		if err := outputsErr(); err != nil {
 			if !firstRank(s.Getenv) {
 				quietWait(ctx, abortLinger)
 				return &ExitError{Code: 2}
@@ -236,9 +250,9 @@ func Main(ctx context.Context, s Spec) error {
 		return failCode(err, code)
 	}
 	if !s.NoJob && rank == 0 {
-		// Only rank 0 writes the archive, so only its host's path
-		// matters, and the error is printed once for the job.
-		if err := archiveErr(); err != nil {
+		// Only rank 0 writes the archive and the outputs, so only its host's paths
+		// matter, and the error is printed once for the job.
+		if err := outputsErr(); err != nil {
 			return failCode(err, 2)
 		}
 	}
