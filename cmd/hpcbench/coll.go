@@ -15,6 +15,7 @@ import (
 	"github.com/hpcbench/hpcbench/fabric"
 	"github.com/hpcbench/hpcbench/fabric/shm"
 	"github.com/hpcbench/hpcbench/fabric/tcp"
+	"github.com/hpcbench/hpcbench/internal/cliflag"
 	"github.com/hpcbench/hpcbench/internal/imb"
 	"github.com/hpcbench/hpcbench/internal/job"
 	pipeline "github.com/hpcbench/hpcbench/internal/run"
@@ -96,6 +97,12 @@ func runColl(ctx context.Context, stdout, stderr io.Writer, args []string) error
 			j, rec := e.Job, &e.Record
 			if err := o.ValidateSize(j.Comm.Size()); err != nil {
 				return nil, usagef("coll: %v", err) // exit 2, said by rank 0
+			}
+			np := j.Comm.Size()
+			if err := checkHostMemory("coll", rec, j.PMI.Rank(), func(ranks int, host cliflag.HostMemory) error {
+				return o.CheckMemory(np, ranks, host)
+			}); err != nil {
+				return nil, err
 			}
 			extra := map[string]string{"pmi": rec.Run.Env["pmi"], "hosts": fmt.Sprint(rec.Run.Hosts)}
 			o.Env = imb.Env{

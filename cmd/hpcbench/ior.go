@@ -54,6 +54,11 @@ func runIOR(ctx context.Context, stdout, stderr io.Writer, args []string) error 
 		Archive: last.ArchiveFile, ArchiveFlag: "-O archiveFile", Outputs: iorOutputs(cfg.Tests),
 		Backend: cfg.Tests[0].Backend.Name, BackendOptions: cfg.Tests[0].BackendOptions,
 		Engine: func(ctx context.Context, e *pipeline.Env) (*report.Result, error) {
+			for i := range cfg.Tests {
+				if err := checkHostMemory("ior", &e.Record, e.Job.PMI.Rank(), cfg.Tests[i].CheckMemory); err != nil {
+					return nil, err
+				}
+			}
 			env := ior.Env{
 				Run:       e.Record.BaseRun(),
 				Machine:   e.Record.Machine,

@@ -138,6 +138,17 @@ func (e *ExitError) Error() string {
 	return fmt.Sprintf("exit status %d", e.Code)
 }
 
+// OwnError is an engine's usage error that is this rank's own rather than
+// every rank's (its host's memory is short): the rank prints it even when
+// it is not rank 0, where the pipeline prints other usage errors from rank
+// 0 only. An engine returns it from one rank per host at most.
+type OwnError struct{ Err error }
+
+func (e *OwnError) Error() string { return e.Err.Error() }
+
+// Unwrap returns the usage error.
+func (e *OwnError) Unwrap() error { return e.Err }
+
 // FailedEnv is the Run.Env key that marks a run whose benchmark failed
 // (verification, operations), holding the error; its results are still
 // written.
@@ -228,7 +239,8 @@ func Main(ctx context.Context, s Spec) error {
 			// same one, say every rank's open failing) and said it.
 			return &ExitError{Code: 1}
 		}
-		if code == 1 || rank == 0 { // a usage error: every rank has it
+		var own *OwnError
+		if code == 1 || rank == 0 || errors.As(err, &own) { // a usage error: every rank has it, but an OwnError
 			fmt.Fprintf(stderr, "hpcbench: %v\n", err)
 		}
 		if j != nil {
