@@ -63,6 +63,15 @@ func runMdtest(ctx context.Context, stdout, stderr io.Writer, args []string) err
 				env.Warn = func(line string) { fmt.Fprintln(e.Stderr, line) }
 			}
 			rs, err := mdtest.Sweep(ctx, e.Job.Comm, o, env)
+			var bad *mdtest.BadInputError
+			if errors.As(err, &bad) {
+				// Found by the rank that has that -d: it says so.
+				uerr := usagef("mdtest: %v", bad)
+				if e.Job.PMI.Rank() != 0 {
+					return nil, &pipeline.OwnError{Err: uerr}
+				}
+				return nil, uerr
+			}
 			results = rs
 			if len(rs) == 0 {
 				return nil, err
