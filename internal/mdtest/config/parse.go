@@ -145,7 +145,7 @@ func (p *parser) addFlags() {
 	integer(&o.Depth, "depth", "z", "depth of the directory tree")
 	integer(&o.Branch, "branch-factor", "b", "branching factor of the directory tree")
 	sw(&o.LeafOnly, "leaf-only", "L", "items only in the leaf directories of the tree")
-	fs.VarP(dirsValue{&o.Dirs}, "dir", "d", "directory the test runs in; several joined by @ (needs -u)")
+	fs.VarP(dirsValue{&o.Dirs}, "dir", "d", "directory the test runs in, made if missing but not its parent; several joined by @ (needs -u)")
 	sw(&o.UniqueDir, "unique-dir-per-task", "u", "a tree per rank")
 	sw(&o.TimeUniqueDir, "time-unique-dir-overhead", "t", "accepted for mdtest's command lines; hpcbench never changes into the tree, so there is nothing to time")
 	sw(&o.FilesOnly, "files-only", "F", "files only, no directories")
