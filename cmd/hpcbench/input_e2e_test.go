@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/csv"
 	"errors"
 	"os"
@@ -102,4 +103,27 @@ func significant(s string) int {
 	}
 	d := strings.TrimLeft(strings.ReplaceAll(strings.TrimPrefix(s, "-"), ".", ""), "0")
 	return len(d)
+}
+
+// TestUsageErrorOnOtherRanks: a rank other than 0 (PMI_RANK, as every
+// launcher sets it) with a usage error prints nothing while it waits for
+// the launcher to end it, rank 0 having said it for the job; if nobody
+// ends it, it says it itself and exits 2.
+func TestUsageErrorOnOtherRanks(t *testing.T) {
+	env := append(append([]string{}, noPMIEnv...), "PMI_RANK=2", "PMI_SIZE=3")
+	dir := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	r := testenv.Run(t, ctx, dir, env, hpcbench, "ior", "-t", "7")
+	if !r.TimedOut || r.Stderr != "" || r.Stdout != "" {
+		t.Errorf("within 2 s: timed out %v, stderr %q, stdout %q; want it waiting, silent", r.TimedOut, r.Stderr, r.Stdout)
+	}
+	r = testenv.Run(t, testenv.Context(t, time.Minute), dir, env, hpcbench, "ior", "-t", "7")
+	if r.Code != 2 || !strings.HasPrefix(r.Stderr, "hpcbench: ior: -b and -t must be multiples of 8 bytes") || r.Elapsed < 9*time.Second || r.Elapsed > 30*time.Second {
+		t.Errorf("exit %d after %v, stderr %q; want 2 after about 10 s, with the error", r.Code, r.Elapsed, r.Stderr)
+	}
+	r = testenv.Run(t, testenv.Context(t, time.Minute), dir, append(env, "PMI_RANK=0"), hpcbench, "ior", "-t", "7")
+	if r.Code != 2 || !strings.HasPrefix(r.Stderr, "hpcbench: ior: -b and -t") || r.Elapsed > 5*time.Second {
+		t.Errorf("rank 0: exit %d after %v, stderr %q; want 2 at once, with the error", r.Code, r.Elapsed, r.Stderr)
+	}
 }
