@@ -92,6 +92,7 @@ func WriteIMB(w io.Writer, r *Result) error {
 			}
 		}
 	}
+	writeIMBSkipped(&b, r)
 	writeIMBCheckSummary(&b, checked, failed)
 	writeNotes(&b, r)
 	b.WriteString("\n\n# All processes entering MPI_Finalize\n\n")
@@ -99,6 +100,23 @@ func WriteIMB(w io.Writer, r *Result) error {
 		return fmt.Errorf("report: writing IMB output: %w", err)
 	}
 	return nil
+}
+
+// IMBSkippedParam is the parameter under which coll records a benchmark
+// it did not run and why ("PingPong needs at least 2 ranks; this job has
+// 1: not run"); WriteIMB prints each as IMB_valid prints a benchmark that
+// is invalid for the process count.
+const IMBSkippedParam = "skipped"
+
+// writeIMBSkipped writes the IMBSkippedParam parameters of r, one
+// "# !! ... !!" line each, as IMB says "# !! Benchmark PingPong invalid
+// for 1 processes !!".
+func writeIMBSkipped(b *bytes.Buffer, r *Result) {
+	for _, p := range r.Params {
+		if p.Name == IMBSkippedParam {
+			fmt.Fprintf(b, "\n# !! %s !!\n", printable(p.Value))
+		}
+	}
 }
 
 // writeIMBHeader writes IMB_show_selections' block.

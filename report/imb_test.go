@@ -205,3 +205,20 @@ func TestParseIMBTableName(t *testing.T) {
 		}
 	}
 }
+
+// TestWriteIMBSkipped: a benchmark the run did not run (IMBSkippedParam)
+// is said where IMB says "# !! Benchmark PingPong invalid for 1
+// processes !!", after the tables.
+func TestWriteIMBSkipped(t *testing.T) {
+	r := imbResult()
+	r.Params = append(r.Params, Param{Name: IMBSkippedParam, Value: "PingPong needs at least 2 ranks; this job has 1: not run"})
+	var b strings.Builder
+	if err := WriteIMB(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	line := "\n# !! PingPong needs at least 2 ranks; this job has 1: not run !!\n"
+	if !strings.Contains(out, line) || strings.Index(out, line) < strings.LastIndex(out, "#bytes") {
+		t.Errorf("no %q after the tables in:\n%s", line, out)
+	}
+}

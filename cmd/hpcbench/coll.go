@@ -15,6 +15,7 @@ import (
 	"github.com/hpcbench/hpcbench/fabric"
 	"github.com/hpcbench/hpcbench/fabric/shm"
 	"github.com/hpcbench/hpcbench/fabric/tcp"
+	"github.com/hpcbench/hpcbench/internal/cliflag"
 	"github.com/hpcbench/hpcbench/internal/imb"
 	"github.com/hpcbench/hpcbench/internal/job"
 	pipeline "github.com/hpcbench/hpcbench/internal/run"
@@ -91,9 +92,18 @@ func runColl(ctx context.Context, stdout, stderr io.Writer, args []string) error
 	}
 	return pipeline.Main(ctx, pipeline.Spec{
 		Name: "coll", Args: args, Job: jo, Soft: imb.ErrCheck, Usage: isUsage, Stdout: stdout, Stderr: stderr,
-		Archive: a.Archive, ArchiveFlag: "--archive",
+		Archive: a.Archive, ArchiveFlag: "--archive", Outputs: optionalOutput("--output", a.Output),
 		Engine: func(ctx context.Context, e *pipeline.Env) (*report.Result, error) {
 			j, rec := e.Job, &e.Record
+			if err := o.ValidateSize(j.Comm.Size()); err != nil {
+				return nil, usagef("coll: %v", err) // exit 2, said by rank 0
+			}
+			np := j.Comm.Size()
+			if err := checkHostMemory("coll", rec, j.PMI.Rank(), func(ranks int, host cliflag.HostMemory) error {
+				return o.CheckMemory(np, ranks, host)
+			}); err != nil {
+				return nil, err
+			}
 			extra := map[string]string{"pmi": rec.Run.Env["pmi"], "hosts": fmt.Sprint(rec.Run.Hosts)}
 			o.Env = imb.Env{
 				Run:       rec.BaseRun(),
@@ -128,7 +138,12 @@ func runColl(ctx context.Context, stdout, stderr io.Writer, args []string) error
 				}
 			}
 			if a.Format == report.FormatText {
-				return report.WriteIMB(stdout, res)
+				return report.WriteIMB(stdout, res) // it says what was not run
+			}
+			for _, p := range res.Params {
+				if p.Name == report.IMBSkippedParam {
+					fmt.Fprintf(stderr, "hpcbench: coll: %s\n", oneLine(p.Value))
+				}
 			}
 			return report.Write(stdout, res, a.Format)
 		},

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/hpcbench/hpcbench/internal/cliflag"
 	pipeline "github.com/hpcbench/hpcbench/internal/run"
 	"github.com/hpcbench/hpcbench/report"
 )
@@ -80,9 +81,13 @@ func parseCompare(args []string, stdout io.Writer) (compareArgs, error) {
 	var ca compareArgs
 	threshold := fs.String("threshold", "5%", "a significant regression of the median smaller than `PCT` (5% or 5) does not fail")
 	fs.Float64Var(&ca.opts.Alpha, "alpha", 0.05, "significance level of the Mann-Whitney U test, in (0, 1)")
-	fs.Var(&ca.format, "format", "output format on stdout: human, csv or json")
+	var formats cliflag.OneOf
+	fs.Var(formats.Value("--format", &ca.format), "format", "output format on stdout: human, csv or json")
 	if err := parseFlags(fs, args, stdout, compareUsage); err != nil {
 		return ca, err
+	}
+	if err := formats.Err(); err != nil {
+		return ca, usagef("compare: %v", err)
 	}
 	t, err := parsePercent(*threshold)
 	if err != nil {

@@ -51,9 +51,14 @@ func runIOR(ctx context.Context, stdout, stderr io.Writer, args []string) error 
 	}
 	return pipeline.Main(ctx, pipeline.Spec{
 		Name: "ior", Args: args, Job: jo, Soft: ior.ErrVerify, Usage: isUsage, Stdout: stdout, Stderr: stderr,
-		Archive: last.ArchiveFile, ArchiveFlag: "-O archiveFile",
+		Archive: last.ArchiveFile, ArchiveFlag: "-O archiveFile", Outputs: iorOutputs(cfg.Tests),
 		Backend: cfg.Tests[0].Backend.Name, BackendOptions: cfg.Tests[0].BackendOptions,
 		Engine: func(ctx context.Context, e *pipeline.Env) (*report.Result, error) {
+			for i := range cfg.Tests {
+				if err := checkHostMemory("ior", &e.Record, e.Job.PMI.Rank(), cfg.Tests[i].CheckMemory); err != nil {
+					return nil, err
+				}
+			}
 			env := ior.Env{
 				Run:       e.Record.BaseRun(),
 				Machine:   e.Record.Machine,
@@ -106,6 +111,40 @@ func writeIORReports(stdout io.Writer, human *ior.Stream, res *report.Result, o 
 		}
 	}
 	return nil
+}
+
+// iorOutputs lists the files a run of tests writes, for the pipeline to
+// check before any work: the last test's summaryFile and per-rank CSV
+// (the command writes those once, at the end), and each test's per-op CSV
+// prefix (rank 0's first file) and, when it writes, its stonewalling
+// status file.
+func iorOutputs(tests []config.Options) []pipeline.Output {
+	last := &tests[len(tests)-1]
+	var outs []pipeline.Output
+	add := func(flag, path string) {
+		for _, o := range outs {
+			if o.Path == path {
+				return
+			}
+		}
+		outs = append(outs, pipeline.Output{Flag: flag, Path: path})
+	}
+	if last.SummaryFile != "" {
+		add("-O summaryFile", last.SummaryFile)
+	}
+	if last.SaveRankPerformanceDetailsCSV != "" {
+		add("-O saveRankPerformanceDetailsCSV", last.SaveRankPerformanceDetailsCSV)
+	}
+	for i := range tests {
+		t := &tests[i]
+		if t.SavePerOpDataCSV != "" {
+			add("-O savePerOpDataCSV", t.SavePerOpDataCSV+"-0-00000.csv")
+		}
+		if t.StoneWallingStatusFile != "" && t.WriteFile {
+			add("-O stoneWallingStatusFile", t.StoneWallingStatusFile)
+		}
+	}
+	return outs
 }
 
 // benchJob is the bootstrap of ior's and mdtest's ranks: every transport

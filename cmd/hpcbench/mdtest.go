@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
+	"strings"
 
 	"github.com/hpcbench/hpcbench/internal/mdtest"
 	"github.com/hpcbench/hpcbench/internal/mdtest/config"
@@ -37,7 +39,7 @@ func runMdtest(ctx context.Context, stdout, stderr io.Writer, args []string) err
 	var results []*report.Result
 	return pipeline.Main(ctx, pipeline.Spec{
 		Name: "mdtest", Args: args, Job: jo, Soft: mdtest.ErrOps, Usage: isUsage, Stdout: stdout, Stderr: stderr,
-		Archive: o.Archive, ArchiveFlag: "--archive",
+		Archive: o.Archive, ArchiveFlag: "--archive", Outputs: mdtestOutputs(o),
 		Backend: o.Backend.Name, BackendOptions: o.BackendOptions,
 		Engine: func(ctx context.Context, e *pipeline.Env) (*report.Result, error) {
 			// What depends on the job size (-l, --warningAsErrors) is bad
@@ -45,6 +47,9 @@ func runMdtest(ctx context.Context, stdout, stderr io.Writer, args []string) err
 			plan := *o
 			if _, err := plan.Resolve(e.Job.Comm.Size()); err != nil {
 				return nil, usagef("mdtest: %v", err)
+			}
+			if err := checkHostMemory("mdtest", &e.Record, e.Job.PMI.Rank(), o.CheckMemory); err != nil {
+				return nil, err
 			}
 			if o.Archive != "" && plan.LastTasks > plan.FirstTasks {
 				// One archive is one run: rather refuse than keep one
@@ -58,6 +63,15 @@ func runMdtest(ctx context.Context, stdout, stderr io.Writer, args []string) err
 				env.Warn = func(line string) { fmt.Fprintln(e.Stderr, line) }
 			}
 			rs, err := mdtest.Sweep(ctx, e.Job.Comm, o, env)
+			var bad *mdtest.BadInputError
+			if errors.As(err, &bad) {
+				// Found by the rank that has that -d: it says so.
+				uerr := usagef("mdtest: %v", bad)
+				if e.Job.PMI.Rank() != 0 {
+					return nil, &pipeline.OwnError{Err: uerr}
+				}
+				return nil, uerr
+			}
 			results = rs
 			if len(rs) == 0 {
 				return nil, err
@@ -97,4 +111,35 @@ func writeMdtestReports(stdout io.Writer, rs []*report.Result, o *config.Options
 		}
 	}
 	return nil
+}
+
+// mdtestOutputs lists the files a run writes, for the pipeline to check
+// before any work: --output, --saveRankPerformanceDetails, rank 0's first
+// --savePerOpDataCSV file, and -x's status file when the run creates and
+// the file is not under a test directory the run makes.
+func mdtestOutputs(o *config.Options) []pipeline.Output {
+	var outs []pipeline.Output
+	if o.Output != "" {
+		outs = append(outs, pipeline.Output{Flag: "--output", Path: o.Output})
+	}
+	if o.SaveRankPerformanceDetails != "" {
+		outs = append(outs, pipeline.Output{Flag: "--saveRankPerformanceDetails", Path: o.SaveRankPerformanceDetails})
+	}
+	if o.SavePerOpDataCSV != "" {
+		outs = append(outs, pipeline.Output{Flag: "--savePerOpDataCSV", Path: o.SavePerOpDataCSV + "-0-00000.csv"})
+	}
+	if f := o.StonewallStatusFile; f != "" && o.Create && !underAny(f, o.Dirs) {
+		outs = append(outs, pipeline.Output{Flag: "-x", Path: f})
+	}
+	return outs
+}
+
+// underAny reports whether path lies under one of dirs.
+func underAny(path string, dirs []string) bool {
+	for _, d := range dirs {
+		if rel, err := filepath.Rel(d, path); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
+			return true
+		}
+	}
+	return false
 }

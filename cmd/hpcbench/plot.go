@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	pipeline "github.com/hpcbench/hpcbench/internal/run"
 	"github.com/hpcbench/hpcbench/report/plot"
 )
 
@@ -92,6 +93,11 @@ func parsePlot(args []string, stdout io.Writer) (plotArgs, error) {
 		return pa, usagef("plot: -o %q: the file name must end in .png or .svg", oneLine(pa.output))
 	case len(pa.files) == 0:
 		return pa, usagef("plot: no archives: give one or more FILEs written by --archive or --output")
+	}
+	if pa.output != "" {
+		if err := pipeline.CheckOutput(pa.output); err != nil {
+			return pa, usagef("plot: -o %s", oneLine(err.Error()))
+		}
 	}
 	return pa, nil
 }

@@ -8,6 +8,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/hpcbench/hpcbench/internal/cliflag"
 	"github.com/hpcbench/hpcbench/report"
 )
 
@@ -21,11 +22,17 @@ func runReport(_ context.Context, stdout, _ io.Writer, args []string) error {
 	fset := newFlagSet("report")
 	format := fset.String("format", "", "the view to render (default: the one the benchmark prints by default): "+
 		strings.Join(report.ViewNames(), ", "))
+	var formats cliflag.OneOf
+	f := fset.Lookup("format")
+	f.Value = formats.Value("--format", f.Value)
 	if err := parseFlags(fset, args, stdout, reportUsage); err != nil {
 		if errors.Is(err, errHelp) {
 			return nil
 		}
 		return err
+	}
+	if err := formats.Err(); err != nil {
+		return usagef("report: %v", err)
 	}
 	var unknown *report.UnknownViewError
 	if _, err := report.LookupView("", *format); errors.As(err, &unknown) {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/hpcbench/hpcbench/internal/cliflag"
 	pipeline "github.com/hpcbench/hpcbench/internal/run"
 	"github.com/hpcbench/hpcbench/internal/wireup"
 	"github.com/hpcbench/hpcbench/report"
@@ -35,6 +36,7 @@ func runWireup(ctx context.Context, stdout, stderr io.Writer, args []string) err
 	// times.
 	return pipeline.Main(ctx, pipeline.Spec{
 		Name: "wireup", Args: args, NoJob: true, Stdout: stdout, Stderr: stderr, Archive: wa.archive, ArchiveFlag: "--archive",
+		Outputs: optionalOutput("--output", output),
 		Engine: func(ctx context.Context, e *pipeline.Env) (*report.Result, error) {
 			o.Phase = e.Phase
 			o.Host = e.Record.RankHosts[0]
@@ -65,14 +67,16 @@ func runWireup(ctx context.Context, stdout, stderr io.Writer, args []string) err
 func parseWireup(args []string, stdout io.Writer) (wireupArgs, error) {
 	fs := newFlagSet("wireup")
 	var wa wireupArgs
-	var asJSON, asCSV bool
+	var formats cliflag.OneOf
 	fs.IntVar(&wa.opts.CardSize, "card-size", wireup.DefaultCardSize, "bytes in each rank's business card (hex-encoded and segmented like MPICH's)")
 	fs.StringVar(&wa.opts.Pattern, "pattern", wireup.PatternAll, "get phase: all (each rank gets all N cards) or ring (each gets its successor's)")
 	fs.BoolVar(&wa.opts.Pipeline, "pipeline", true, "under hpcbench launch, send the get phase's requests 64 at a time instead of one per round trip (--pipeline=false: as MPICH's clients do)")
 	fs.DurationVar(&wa.opts.Timeout, "timeout", wireup.DefaultTimeout, "bound on every PMI wait and on collecting the results")
-	fs.Var(&wa.format, "format", "output format on stdout: human, json or csv")
-	fs.BoolVar(&asJSON, "json", false, "same as --format json")
-	fs.BoolVar(&asCSV, "csv", false, "same as --format csv")
+	fs.Var(formats.Value("--format", &wa.format), "format", "output format on stdout: human, json or csv")
+	fs.Var(formats.Implied("--json", report.FormatJSON.String(), &wa.format), "json", "same as --format json")
+	fs.Lookup("json").NoOptDefVal = "true"
+	fs.Var(formats.Implied("--csv", report.FormatCSV.String(), &wa.format), "csv", "same as --format csv")
+	fs.Lookup("csv").NoOptDefVal = "true"
 	fs.StringVar(&wa.output, "output", "", "also write the result to `FILE`, as CSV if it ends in .csv, else JSON")
 	fs.StringVar(&wa.archive, "archive", "", "write the run as hpcbench's archive (JSON, schema hpcbench/1) to `FILE`")
 	if err := parseFlags(fs, args, stdout, wireupUsage); err != nil {
@@ -81,18 +85,22 @@ func parseWireup(args []string, stdout io.Writer) (wireupArgs, error) {
 	if fs.NArg() > 0 {
 		return wa, usagef("wireup: unexpected argument %q", fs.Arg(0))
 	}
-	if asJSON && asCSV {
-		return wa, usagef("wireup: --json and --csv: choose one")
-	}
-	if asJSON {
-		wa.format = report.FormatJSON
-	} else if asCSV {
-		wa.format = report.FormatCSV
+	if err := formats.Err(); err != nil {
+		return wa, usagef("wireup: %v", err)
 	}
 	if err := wa.opts.Validate(); err != nil {
 		return wa, usagef("wireup: %v", err)
 	}
 	return wa, nil
+}
+
+// optionalOutput is the pipeline's list of one output file named by
+// flag, or none when path is empty.
+func optionalOutput(flag, path string) []pipeline.Output {
+	if path == "" {
+		return nil
+	}
+	return []pipeline.Output{{Flag: flag, Path: path}}
 }
 
 // writeFileAtomic writes through a temporary file in the same directory and

@@ -3,13 +3,14 @@ package imb
 import (
 	"errors"
 	"fmt"
-	"github.com/hpcbench/hpcbench/internal/dist"
 	"io"
 	"slices"
 	"strings"
 
 	"github.com/spf13/pflag"
 
+	"github.com/hpcbench/hpcbench/internal/cliflag"
+	"github.com/hpcbench/hpcbench/internal/dist"
 	"github.com/hpcbench/hpcbench/report"
 )
 
@@ -32,7 +33,9 @@ type Args struct {
 	// Result as report.WriteJSON writes it; "" for none.
 	Archive string
 
-	asJSON, asCSV bool
+	// formats records --format, --json and --csv as given, to refuse
+	// two different choices.
+	formats cliflag.OneOf
 }
 
 // NewArgs returns the arguments of an empty command line: IMB's defaults.
@@ -87,9 +90,11 @@ func (a *Args) AddFlags(fs *pflag.FlagSet) {
 	fs.Var(switchValue{&o.Sync}, "sync", "barrier after every repetition of a collective, outside the timing")
 	fs.BoolVar(&o.Check, "check", false, "verify every received and reduced buffer; exit 1 on a wrong result")
 	fs.Var(dist.IntervalValue{D: &o.Interval}, "interval", "length of an interval of the archive's series table (repetitions per second; default 1s, 1ms to 1h)")
-	fs.Var(&a.Format, "format", "output on stdout: human (IMB's layout), json or csv")
-	fs.BoolVar(&a.asJSON, "json", false, "same as --format json")
-	fs.BoolVar(&a.asCSV, "csv", false, "same as --format csv")
+	fs.Var(a.formats.Value("--format", &a.Format), "format", "output on stdout: human (IMB's layout), json or csv")
+	fs.Var(a.formats.Implied("--json", report.FormatJSON.String(), &a.Format), "json", "same as --format json")
+	fs.Lookup("json").NoOptDefVal = "true"
+	fs.Var(a.formats.Implied("--csv", report.FormatCSV.String(), &a.Format), "csv", "same as --format csv")
+	fs.Lookup("csv").NoOptDefVal = "true"
 	fs.StringVar(&a.Output, "output", "", "also write the result to `FILE`")
 	fs.StringVar(&a.Archive, "archive", "", "write the run as hpcbench's archive (JSON, schema hpcbench/1) to `FILE`")
 	fs.StringVar(&o.Alg, "alg", "", "collective algorithms, such as allreduce=ring,bcast=binomial")
@@ -97,8 +102,8 @@ func (a *Args) AddFlags(fs *pflag.FlagSet) {
 }
 
 // Finish completes parsing once the flags are set: the positional
-// arguments are benchmark names in any case; --json and --csv pick the
-// format; then the options are validated.
+// arguments are benchmark names in any case; --format, --json and --csv
+// must not choose two formats; then the options are validated.
 func (a *Args) Finish(positional []string) error {
 	for _, name := range positional {
 		canon, err := CanonicalName(name)
@@ -107,13 +112,8 @@ func (a *Args) Finish(positional []string) error {
 		}
 		a.Options.Benchmarks = append(a.Options.Benchmarks, canon)
 	}
-	if a.asJSON && a.asCSV {
-		return fmt.Errorf("--json and --csv: choose one")
-	}
-	if a.asJSON {
-		a.Format = report.FormatJSON
-	} else if a.asCSV {
-		a.Format = report.FormatCSV
+	if err := a.formats.Err(); err != nil {
+		return err
 	}
 	if err := a.Options.Validate(); err != nil {
 		return errors.New(oneLine(err.Error()))

@@ -60,8 +60,8 @@ func run(ctx context.Context, world Comm, o *Options, now func() float64, stamp 
 		return nil, fmt.Errorf("imb: %w", err)
 	}
 	n := world.Size()
-	if o.Root >= n {
-		return nil, fmt.Errorf("imb: -root %d: must be a rank of the job, in [0, %d]", o.Root, n-1)
+	if err := o.ValidateSize(n); err != nil {
+		return nil, fmt.Errorf("imb: %w", err)
 	}
 	e := &engine{o: o, world: world, now: now, stamp: stamp, groups: make(map[int]Comm), failed: make(map[string]int)}
 	e.alloc, _ = world.(fabric.Allocator)
@@ -73,7 +73,7 @@ func run(ctx context.Context, world Comm, o *Options, now func() float64, stamp 
 	for _, b := range o.selected() {
 		counts := processCounts(b.kind, n, o.NPMin)
 		if len(counts) == 0 {
-			e.note("%s needs 2 processes; the job has %d", b.name, n)
+			e.note("%s needs at least 2 ranks; this job has %d: not run", b.name, n)
 		}
 		for _, np := range counts {
 			if np < n && o.Group == nil && (b.kind == kindCollective || b.kind == kindSync) {

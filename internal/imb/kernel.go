@@ -128,7 +128,7 @@ func (x *sizeRun) pointToPoint(n int, check bool, op func() error) (float64, int
 		}
 		t1 := x.now()
 		x.done(t1)
-		return (t1 - t0) / float64(n), 0, nil
+		return meanSeconds(t1-t0, n), 0, nil
 	}
 	var sum float64
 	defects := 0
@@ -148,7 +148,7 @@ func (x *sizeRun) pointToPoint(n int, check bool, op func() error) (float64, int
 		}
 	}
 	x.done(x.now())
-	return sum / float64(n), defects, nil
+	return meanSeconds(sum, n), defects, nil
 }
 
 // collective times n repetitions of op as IMB times collectives: each call
@@ -181,7 +181,7 @@ func (x *sizeRun) collective(n int, check bool, op func(root int) error) (float6
 		}
 	}
 	x.done(x.now())
-	return sum / float64(n), defects, nil
+	return meanSeconds(sum, n), defects, nil
 }
 
 // recvFull receives exactly len(b) bytes from peer.

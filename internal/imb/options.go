@@ -3,10 +3,12 @@ package imb
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/hpcbench/hpcbench/collectives"
+	"github.com/hpcbench/hpcbench/internal/cliflag"
 	"github.com/hpcbench/hpcbench/internal/dist"
 	"github.com/hpcbench/hpcbench/report"
 )
@@ -256,4 +258,54 @@ func (o *Options) sizesSpec() (name, value string) {
 		return report.IMBParamMsglen, v
 	}
 	return "msglog", fmt.Sprintf("%d:%d", o.MinLog, o.MaxLog)
+}
+
+// ValidateSize checks what depends on the job's size n: -root must be one
+// of its ranks. The error is one line naming the flag and the range.
+func (o *Options) ValidateSize(n int) error {
+	if o.Root >= n {
+		return fmt.Errorf("-root %d: want a rank of the job, in [0, %d]", o.Root, n-1)
+	}
+	return nil
+}
+
+// BufferBytes returns the most memory a rank's message buffers take in a
+// job of np ranks: the engine keeps one send and one receive buffer (and
+// with -check one for the expected result), each grown to the largest any
+// selected benchmark needs at its largest message size (Alltoall's are np
+// times the message).
+func (o *Options) BufferBytes(np int) int64 {
+	var send, recv int64
+	for _, b := range o.selected() {
+		sz := sizes(o, b)
+		if len(sz) == 0 {
+			continue
+		}
+		largest := slices.Max(sz)
+		s, r := b.bufs(largest, max(1, np))
+		send, recv = max(send, int64(s)), max(recv, int64(r))
+	}
+	if o.Check {
+		return send + 2*recv
+	}
+	return send + recv
+}
+
+// SizesFlag returns the option that set the message sizes, as given:
+// "-msglog 0:22" or "-msglen FILE".
+func (o *Options) SizesFlag() string {
+	if len(o.MsgLen) > 0 {
+		return "-msglen " + o.MsgLenFile
+	}
+	return fmt.Sprintf("-msglog %d:%d", o.MinLog, o.MaxLog)
+}
+
+// CheckMemory refuses, in one line naming the option that set the sizes,
+// a run whose buffers do not fit this host's memory for its ranks ranks
+// in a job of np.
+func (o *Options) CheckMemory(np, ranks int, host cliflag.HostMemory) error {
+	if err := cliflag.BufferError(o.BufferBytes(np), ranks, host); err != nil {
+		return fmt.Errorf("%s: %w", o.SizesFlag(), err)
+	}
+	return nil
 }

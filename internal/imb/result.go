@@ -83,6 +83,9 @@ func (tb *tableBuilder) row(size, reps int, all []rankFigures) (report.Row, int)
 	// times all three are NaN (not measured).
 	ts := report.Summarize(times)
 	tmin, tmax, tavg := ts.Min, ts.Max, ts.Mean
+	if len(times) > 0 {
+		tavg = meanOfMeans(times, reps, tb.b.scaleTime)
+	}
 	row := report.Row{Samples: map[string][]float64{sampleRank: times}}
 	if tb.b.kind != kindSync {
 		row.Labels = []string{strconv.Itoa(size)}
@@ -124,7 +127,7 @@ func (e *engine) result(start, end time.Time) *report.Result {
 	r.Run.Env = runEnv(env, r.Run.Ranks)
 	r.Params = params(o)
 	for _, n := range e.notes {
-		r.Params = append(r.Params, report.Param{Name: "skipped", Value: n})
+		r.Params = append(r.Params, report.Param{Name: report.IMBSkippedParam, Value: n})
 	}
 	r.Tables = append(e.tables, e.dist.tables()...)
 	if r.Tables == nil {

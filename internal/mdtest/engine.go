@@ -17,6 +17,13 @@ import (
 // complete and should still be reported; the command exits 1.
 var ErrOps = errors.New("metadata operations failed")
 
+// BadInputError is an engine error that is bad input found once the
+// backend is up (a -d whose parent does not exist): nothing was done, and
+// the command exits 2.
+type BadInputError struct{ Msg string }
+
+func (e *BadInputError) Error() string { return e.Msg }
+
 // Env is what the engine learns from its surroundings.
 type Env struct {
 	// Run is the run record (internal/run's): the command line, version,

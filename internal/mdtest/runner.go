@@ -11,6 +11,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"os/exec"
+	"path"
 	"runtime"
 	"strconv"
 	"strings"
@@ -141,15 +142,31 @@ func (r *runner) run(ctx context.Context) (*runResult, error) {
 	r.rbuf = aiori.AlignedBuffer(int(max(r.o.WriteBytes, r.o.ReadBytes)))
 	// As mdtest, the first ranks make their -d directory if it is missing
 	// (so that rank 0's statfs sees the file system it will test), and
-	// remove it at the end if they made it and the run removes.
-	created := false
+	// remove it at the end if they made it and the run removes. mdtest
+	// makes it with one mkdir: only the last component, so a missing
+	// parent is refused here, before any work (mdtest warns "Unable to
+	// create test directory path" and fails later).
+	created, missing := false, false
 	if r.rank < len(r.o.Dirs) {
 		if _, err := r.md.Stat(base); errors.Is(err, fs.ErrNotExist) {
-			if err := r.mkdirAll(base); err != nil {
-				return nil, err
+			missing = true
+			if _, err := r.md.Stat(path.Dir(base)); errors.Is(err, fs.ErrNotExist) {
+				return nil, &BadInputError{fmt.Sprintf("-d %s: directory %s does not exist, and mdtest creates only the last directory of -d",
+					base, path.Dir(base))}
 			}
-			created = true
 		}
+	}
+	// Every rank's -d checked before any is created: a refused one
+	// leaves nothing behind.
+	if err := r.barrier(ctx); err != nil {
+		return nil, err
+	}
+	if missing {
+		err := r.md.Mkdir(base, 0o755)
+		if err != nil && !errors.Is(err, fs.ErrExist) {
+			return nil, fmt.Errorf("mdtest: create %s: %w", base, err)
+		}
+		created = err == nil // not when another process made it first
 	}
 	// Before any rank works under it: another rank's MkdirAll of its own
 	// tree would make the -d directory first, and this rank, finding it,
@@ -172,6 +189,10 @@ func (r *runner) run(ctx context.Context) (*runResult, error) {
 			}
 		}
 		if err := r.iteration(ctx, iter, base, res); err != nil {
+			var he *hookError
+			if errors.As(err, &he) && r.o.Remove && created {
+				_ = r.md.Rmdir(base) // every rank's part is gone (iteration)
+			}
 			return nil, err
 		}
 	}
@@ -287,6 +308,22 @@ func (r *runner) iteration(ctx context.Context, iter int, base string, res *runR
 			continue
 		}
 		if err != nil {
+			var he *hookError
+			if errors.As(err, &he) && o.Remove {
+				// As after a failing phase: every rank done with the
+				// phase, then nothing of the iteration left, every
+				// rank's part removed before rank 0 reports the
+				// failure and the job ends.
+				if berr := r.barrier(ctx); berr != nil {
+					return errors.Join(err, berr)
+				}
+				if cerr := r.cleanup(ctx, mine); cerr != nil {
+					return errors.Join(err, cerr)
+				}
+				if berr := r.barrier(ctx); berr != nil {
+					return errors.Join(err, berr)
+				}
+			}
 			return err
 		}
 		p.iter = iter
@@ -308,7 +345,7 @@ func (r *runner) iteration(ctx context.Context, iter int, base string, res *runR
 		if err := r.barrier(ctx); err != nil {
 			return err
 		}
-		r.cleanup(mine)
+		return r.cleanup(ctx, mine)
 	}
 	return nil
 }
@@ -340,8 +377,10 @@ func (r *runner) mkdirAll(dir string) error {
 }
 
 // cleanup removes, best effort, whatever a failed iteration left in this
-// rank's trees.
-func (r *runner) cleanup(ts []*tree) {
+// rank's trees: every rank's items first, then, after a barrier, the trees
+// (a tree's owner removing it while another rank's items are still in it
+// would leave it behind).
+func (r *runner) cleanup(ctx context.Context, ts []*tree) error {
 	for _, name := range []string{phFileRemove, phDirRemove} {
 		for _, p := range r.pathsOf(name, r.rank, r.layout.ItemsPerRank) {
 			if name == phFileRemove {
@@ -351,6 +390,9 @@ func (r *runner) cleanup(ts []*tree) {
 				_ = r.md.Rmdir(p + renameSuffix)
 			}
 		}
+	}
+	if err := r.barrier(ctx); err != nil {
+		return err
 	}
 	if r.owns() {
 		for _, t := range ts {
@@ -362,6 +404,7 @@ func (r *runner) cleanup(ts []*tree) {
 			_ = r.md.Rmdir(d)
 		}
 	}
+	return nil
 }
 
 // barrier is the job barrier, with the error worded.
@@ -864,14 +907,39 @@ func (r *runner) treePhase(ctx context.Context, name string, ts []*tree, create 
 // hook runs a --run-cmd-before-phase / --run-cmd-after-phase command on
 // rank 0.
 func (r *runner) hook(ctx context.Context, cmd, phase string) error {
-	if cmd == "" || r.rank != 0 {
+	if cmd == "" {
 		return nil
 	}
-	if err := r.env.RunCmd(ctx, cmd, phase); err != nil {
-		return fmt.Errorf("mdtest: %s: command %q: %w", phase, cmd, err)
+	// Rank 0 runs it and tells every rank how it went, so that a failed
+	// command ends the iteration on every rank alike, its trees cleaned
+	// up as after a failing phase (iteration), rather than rank 0 alone
+	// failing with the others waiting at the next barrier and the tree
+	// left behind.
+	var herr error
+	status := []byte{0}
+	if r.rank == 0 {
+		if err := r.env.RunCmd(ctx, cmd, phase); err != nil {
+			herr = &hookError{fmt.Errorf("mdtest: %s: command %q: %w", phase, cmd, err)}
+			status[0] = 1
+		}
 	}
-	return nil
+	if r.size > 1 {
+		if err := r.c.Bcast(ctx, status, 0); err != nil {
+			return fmt.Errorf("mdtest: %s: sharing the command's status: %w", phase, err)
+		}
+	}
+	if status[0] != 0 && herr == nil {
+		herr = &hookError{fmt.Errorf("mdtest: %s: command %q failed on rank 0", phase, cmd)}
+	}
+	return herr
 }
+
+// hookError is a --run-cmd-before-phase or --run-cmd-after-phase command
+// that failed: every rank has it (hook shares it).
+type hookError struct{ err error }
+
+func (e *hookError) Error() string { return e.err.Error() }
+func (e *hookError) Unwrap() error { return e.err }
 
 // shellCmd runs cmd with sh -c, the phase name in HPCBENCH_MDTEST_PHASE,
 // its output on this process's stderr.

@@ -13,7 +13,9 @@ import (
 
 // CheckOutput reports, before any work, why path cannot be written as an
 // output file: empty, a directory, or in a directory that does not exist
-// or is not writable. It creates nothing.
+// or where no file can be created (not writable, read-only, /proc). It
+// finds the last by creating a file there and removing it at once, as
+// WriteFile's temporary file will be created, so it leaves nothing.
 func CheckOutput(path string) error {
 	if path == "" {
 		return errors.New("\"\": want a file name")
@@ -21,7 +23,7 @@ func CheckOutput(path string) error {
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
 		return fmt.Errorf("%s: is a directory, want a file", path)
 	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("%s: %w", path, err)
+		return fmt.Errorf("%s: %w", path, bare(err))
 	}
 	dir := filepath.Dir(path)
 	fi, err := os.Stat(dir)
@@ -29,14 +31,33 @@ func CheckOutput(path string) error {
 	case errors.Is(err, fs.ErrNotExist):
 		return fmt.Errorf("%s: directory %s does not exist", path, dir)
 	case err != nil:
-		return fmt.Errorf("%s: %w", path, err)
+		return fmt.Errorf("%s: %w", path, bare(err))
 	case !fi.IsDir():
 		return fmt.Errorf("%s: %s is not a directory", path, dir)
 	}
 	if err := unix.Access(dir, unix.W_OK); err != nil {
 		return fmt.Errorf("%s: directory %s is not writable", path, dir)
 	}
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".check*")
+	if err != nil {
+		return fmt.Errorf("%s: cannot create a file in %s: %w", path, dir, bare(err))
+	}
+	name := f.Name()
+	f.Close()
+	if err := os.Remove(name); err != nil {
+		return fmt.Errorf("%s: cannot remove a file created in %s: %w", path, dir, bare(err))
+	}
 	return nil
+}
+
+// bare returns err without the path of an *fs.PathError, whose path may
+// be a temporary file's that means nothing to the user.
+func bare(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }
 
 // WriteFile writes through a temporary file in the same directory and
@@ -48,14 +69,14 @@ func WriteFile(path string, write func(io.Writer) error) error {
 	}
 	f, err := os.CreateTemp(dir, "."+base+".tmp*")
 	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+		return fmt.Errorf("write %s: %w", path, bare(err))
 	}
 	// CreateTemp makes it 0600; a result file is for others to read too
 	// (a CI baseline, a shared results directory), as C's fopen makes it.
 	if err := f.Chmod(0o644); err != nil {
 		f.Close()
 		os.Remove(f.Name())
-		return fmt.Errorf("write %s: %w", path, err)
+		return fmt.Errorf("write %s: %w", path, bare(err))
 	}
 	if err := write(f); err != nil {
 		f.Close()
@@ -64,11 +85,11 @@ func WriteFile(path string, write func(io.Writer) error) error {
 	}
 	if err := f.Close(); err != nil {
 		os.Remove(f.Name())
-		return fmt.Errorf("write %s: %w", path, err)
+		return fmt.Errorf("write %s: %w", path, bare(err))
 	}
 	if err := os.Rename(f.Name(), path); err != nil {
 		os.Remove(f.Name())
-		return fmt.Errorf("write %s: %w", path, err)
+		return fmt.Errorf("write %s: %w", path, bare(err))
 	}
 	return nil
 }

@@ -72,6 +72,11 @@ type Spec struct {
 	// writes it ("" for none), and ArchiveFlag the option that named it,
 	// for errors ("--archive", "-O archiveFile").
 	Archive, ArchiveFlag string
+	// Outputs are the other files rank 0 writes once the run is over
+	// (--output, -O summaryFile, ...): each is checked with the archive,
+	// before any work (CheckOutput), and refused with exit 2 naming its
+	// flag.
+	Outputs []Output
 	// Backend names the I/O backend and BackendOptions holds its options,
 	// for the run record.
 	Backend        string
@@ -93,6 +98,12 @@ type Spec struct {
 	// Render writes rank 0's views (stdout, report files) of res, which
 	// is the Result the engine returned, with the record applied.
 	Render func(res *report.Result) error
+}
+
+// Output is a file a run writes and the option that named it, for
+// errors ("--output", "-O summaryFile").
+type Output struct {
+	Flag, Path string
 }
 
 // Env is what the pipeline hands the engine.
@@ -127,13 +138,30 @@ func (e *ExitError) Error() string {
 	return fmt.Sprintf("exit status %d", e.Code)
 }
 
+// OwnError is an engine's usage error that is this rank's own rather than
+// every rank's (its host's memory is short): the rank prints it even when
+// it is not rank 0, where the pipeline prints other usage errors from rank
+// 0 only. An engine returns it from one rank per host at most.
+type OwnError struct{ Err error }
+
+func (e *OwnError) Error() string { return e.Err.Error() }
+
+// Unwrap returns the usage error.
+func (e *OwnError) Unwrap() error { return e.Err }
+
 // FailedEnv is the Run.Env key that marks a run whose benchmark failed
 // (verification, operations), holding the error; its results are still
 // written.
 const FailedEnv = "failed"
 
-// firstRank reports whether this process is rank 0 of its job, or a
-// singleton, from the PMI environment (PMI_RANK), before PMI is up.
+// FirstRank reports whether this process is rank 0 of its job, or a
+// singleton, from the PMI environment, before PMI is up: PMI_RANK, which
+// hpcbench launch, MPICH's Hydra and Slurm's --mpi=pmi2 set for every
+// rank. getenv nil means os.LookupEnv. A usage error found before the job
+// is printed by the first rank only (every rank has it).
+func FirstRank(getenv func(string) (string, bool)) bool { return firstRank(getenv) }
+
+// firstRank is FirstRank.
 func firstRank(getenv func(string) (string, bool)) bool {
 	if getenv == nil {
 		getenv = os.LookupEnv
@@ -148,21 +176,24 @@ func firstRank(getenv func(string) (string, bool)) bool {
 // and exits 1.
 func Main(ctx context.Context, s Spec) error {
 	start := time.Now()
-	archiveErr := func() error {
-		if s.Archive == "" {
-			return nil
+	outputsErr := func() error {
+		outs := s.Outputs
+		if s.Archive != "" {
+			outs = append([]Output{{Flag: s.ArchiveFlag, Path: s.Archive}}, outs...)
 		}
-		if err := CheckOutput(s.Archive); err != nil {
-			return fmt.Errorf("%s: %s %w", s.Name, s.ArchiveFlag, err)
+		for _, o := range outs {
+			if err := CheckOutput(o.Path); err != nil {
+				return fmt.Errorf("%s: %s %w", s.Name, o.Flag, err)
+			}
 		}
 		return nil
 	}
 	if s.NoJob {
-		// No job to abort: every rank refuses the archive before it
+		// No job to abort: every rank refuses the outputs before it
 		// connects to PMI, and only the one that writes it (rank 0 or a
 		// singleton) says so and exits; the others wait for the
 		// launcher to end them, so that it names rank 0.
-		if err := archiveErr(); err != nil {
+		if err := outputsErr(); err != nil {
 			if !firstRank(s.Getenv) {
 				quietWait(ctx, abortLinger)
 				return &ExitError{Code: 2}
@@ -208,7 +239,8 @@ func Main(ctx context.Context, s Spec) error {
 			// same one, say every rank's open failing) and said it.
 			return &ExitError{Code: 1}
 		}
-		if code == 1 || rank == 0 { // a usage error: every rank has it
+		var own *OwnError
+		if code == 1 || rank == 0 || errors.As(err, &own) { // a usage error: every rank has it, but an OwnError
 			fmt.Fprintf(stderr, "hpcbench: %v\n", err)
 		}
 		if j != nil {
@@ -230,9 +262,9 @@ func Main(ctx context.Context, s Spec) error {
 		return failCode(err, code)
 	}
 	if !s.NoJob && rank == 0 {
-		// Only rank 0 writes the archive, so only its host's path
-		// matters, and the error is printed once for the job.
-		if err := archiveErr(); err != nil {
+		// Only rank 0 writes the archive and the outputs, so only its host's paths
+		// matter, and the error is printed once for the job.
+		if err := outputsErr(); err != nil {
 			return failCode(err, 2)
 		}
 	}

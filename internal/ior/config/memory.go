@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
@@ -100,3 +101,43 @@ func (v taskMemoryValue) Set(s string) error {
 }
 
 func (v taskMemoryValue) Type() string { return "size" }
+
+// MaxTransferSize is the largest -t: 2 GiB less 4 KiB, the most one
+// read(2) or write(2) moves on Linux (MAX_RW_COUNT). IOR sets no bound,
+// but a larger transfer is never one I/O call: IOR's POSIX backend then
+// warns "partial write()" on every transfer and retries (or gives up with
+// -x), so its figures are no longer IOR's per-call ones.
+const MaxTransferSize = 1<<31 - 4096
+
+// BufferBytes returns the memory a rank allocates for the test: the
+// transfer buffer (-t) and, with --randomPrefill, the prefill buffer.
+// -M and -O memoryPerTask are held on purpose and checked on their own
+// against the node's physical memory, as IOR does.
+func (o *Options) BufferBytes() int64 {
+	t, p := max(0, o.TransferSize), max(0, o.RandomPrefill)
+	if t > math.MaxInt64-p {
+		return math.MaxInt64
+	}
+	return t + p
+}
+
+// CheckMemory refuses, in one line naming the flag, a test whose buffers
+// do not fit this host's memory for its ranks ranks, or whose -t is
+// beyond MaxTransferSize.
+func (o *Options) CheckMemory(ranks int, host cliflag.HostMemory) error {
+	flag := "-t " + cliflag.SizeArg(o.TransferSize)
+	if o.RandomPrefill > 0 {
+		flag += " --randomPrefill " + cliflag.SizeArg(o.RandomPrefill)
+	}
+	if err := cliflag.BufferError(o.BufferBytes(), ranks, host); err != nil {
+		if o.TransferSize > MaxTransferSize {
+			return fmt.Errorf("%s: %w; -t takes at most %d bytes (2 GiB - 4 KiB)", flag, err, MaxTransferSize)
+		}
+		return fmt.Errorf("%s: %w", flag, err)
+	}
+	if o.TransferSize > MaxTransferSize {
+		return fmt.Errorf("-t %s: more than one read or write moves on Linux, so IOR would split every transfer: want -t in [8, %d] (2 GiB - 4 KiB)",
+			cliflag.SizeArg(o.TransferSize), MaxTransferSize)
+	}
+	return nil
+}

@@ -246,7 +246,7 @@ func (p *parser) addFlags() {
 	sw(&o.ReadFile, "readFile", "r", "read phase")
 	sw(&o.CheckRead, "checkRead", "R", "verify the data of the read phase (needs -G without -w)")
 	fs.VarP(cliflag.Int64{P: &o.SegmentCount}, "segmentCount", "s", "number of segments")
-	fs.VarP(cliflag.Size{P: &o.TransferSize}, "transferSize", "t", "bytes per I/O call")
+	fs.VarP(cliflag.Size{P: &o.TransferSize}, "transferSize", "t", "bytes per I/O call (at most 2 GiB - 4 KiB, and what the host's memory holds for its ranks)")
 	integer(&o.MaxTimeDuration, "maxTimeDuration", "T", "start no repetition after this many minutes (0: off)")
 	sw(&o.UniqueDir, "uniqueDir", "u", "with -F, a directory per task")
 	count(&o.Verbose, "verbose", "v", "more output (repeat for more)")

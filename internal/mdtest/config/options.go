@@ -569,3 +569,25 @@ func (o *Options) ForTasks(n int) *Options {
 	c.FirstTasks, c.LastTasks, c.TasksStride = n, n, 1
 	return &c
 }
+
+// BufferBytes returns the memory a rank allocates for file data: the
+// write buffer (-w) and the read buffer (the larger of -w and -e).
+func (o *Options) BufferBytes() int64 {
+	return max(0, o.WriteBytes) + max(0, o.WriteBytes, o.ReadBytes)
+}
+
+// CheckMemory refuses, in one line naming -w or -e, a run whose data
+// buffers do not fit this host's memory for its ranks ranks.
+func (o *Options) CheckMemory(ranks int, host cliflag.HostMemory) error {
+	if err := cliflag.BufferError(o.BufferBytes(), ranks, host); err != nil {
+		flag := "-w " + cliflag.SizeArg(o.WriteBytes)
+		if o.ReadBytes > o.WriteBytes {
+			flag = "-e " + cliflag.SizeArg(o.ReadBytes)
+			if o.WriteBytes > 0 {
+				flag = "-w " + cliflag.SizeArg(o.WriteBytes) + " " + flag
+			}
+		}
+		return fmt.Errorf("%s: %w", flag, err)
+	}
+	return nil
+}

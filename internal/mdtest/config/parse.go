@@ -52,7 +52,13 @@ func parse(args []string, reg *aiori.Registry) (*Options, error) {
 	if err := p.parseArgs(args); err != nil {
 		return nil, err
 	}
+	if err := p.formats.Err(); err != nil {
+		return nil, err
+	}
 	o := p.finish()
+	if err := outputFormatAgrees(&o, p.fs.Changed("format")); err != nil {
+		return nil, err
+	}
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
@@ -76,6 +82,7 @@ type parser struct {
 	o        Options
 	backends *cliflag.Backends
 	help     bool
+	formats  cliflag.OneOf // --format as given, to refuse two choices
 }
 
 // newParser returns a parser with mdtest's defaults and every backend's
@@ -138,7 +145,7 @@ func (p *parser) addFlags() {
 	integer(&o.Depth, "depth", "z", "depth of the directory tree")
 	integer(&o.Branch, "branch-factor", "b", "branching factor of the directory tree")
 	sw(&o.LeafOnly, "leaf-only", "L", "items only in the leaf directories of the tree")
-	fs.VarP(dirsValue{&o.Dirs}, "dir", "d", "directory the test runs in; several joined by @ (needs -u)")
+	fs.VarP(dirsValue{&o.Dirs}, "dir", "d", "directory the test runs in, made if missing but not its parent; several joined by @ (needs -u)")
 	sw(&o.UniqueDir, "unique-dir-per-task", "u", "a tree per rank")
 	sw(&o.TimeUniqueDir, "time-unique-dir-overhead", "t", "accepted for mdtest's command lines; hpcbench never changes into the tree, so there is nothing to time")
 	sw(&o.FilesOnly, "files-only", "F", "files only, no directories")
@@ -181,7 +188,7 @@ func (p *parser) addFlags() {
 	fs.VarPF(cliflag.Count{P: &o.Verbose, Parse: cliflag.ParseSuffixedInt}, "verbose", "v", "more output (repeat for more)").NoOptDefVal = cliflag.CountUp
 	integer(&o.Verbose, "verbosity", "V", "verbosity `level`")
 	sw(&o.WarningAsErrors, "warningAsErrors", "", "fail on any warning")
-	fs.Var(formatValue{&o.Format}, "format", "report format: human, json or csv (to stdout, or to --output)")
+	fs.Var(p.formats.Value("--format", formatValue{&o.Format}), "format", "report format: human, json or csv (to stdout, or to --output)")
 	text(&o.Output, "output", "", "write the --format report to this `file`; stdout then gets the human report")
 	fs.Var(dist.IntervalValue{D: &o.Interval}, "interval", "length of the archive's time-series intervals (1ms to 1h)")
 	fs.VarPF(dist.SteadyValue{S: &o.Steady}, "until-steady", "",
@@ -225,6 +232,28 @@ func (p *parser) finish() Options {
 		}
 	}
 	return o
+}
+
+// outputFormatAgrees refuses --format with an --output whose name says
+// the other format (--format json --output r.csv): the file would hold
+// what its name does not say. Other names take --format as it is.
+func outputFormatAgrees(o *Options, formatGiven bool) error {
+	if o.Output == "" || !formatGiven {
+		return nil
+	}
+	var named string
+	switch strings.ToLower(filepath.Ext(o.Output)) {
+	case ".csv":
+		named = FormatCSV
+	case ".json":
+		named = FormatJSON
+	default:
+		return nil
+	}
+	if o.Format != named {
+		return fmt.Errorf("--format %s and --output %s: the file's name says %s; choose one", o.Format, o.Output, named)
+	}
+	return nil
 }
 
 // unsupportedShort names mdtest's short options that hpcbench refuses.

@@ -168,7 +168,6 @@ func TestParseFlagForms(t *testing.T) {
 		{"--output RUN.CSV", false, func(o *Options) { o.Format, o.Output = FormatCSV, "RUN.CSV" }},
 		{"--output run", false, func(o *Options) { o.Format, o.Output = FormatJSON, "run" }},
 		{"--format human --output run.txt", false, func(o *Options) { o.Format, o.Output = FormatHuman, "run.txt" }},
-		{"--format csv --output run.json", false, func(o *Options) { o.Format, o.Output = FormatCSV, "run.json" }},
 		// backends
 		{"-a dummy", false, func(o *Options) { o.API = "DUMMY" }},
 		{"-a fake-old", false, func(o *Options) { o.API = "FAKE" }},
@@ -310,6 +309,9 @@ func TestParseErrors(t *testing.T) {
 		{[]string{"-n", "10", "-a", "FOO"}, []string{`-a: unknown API "FOO": want one of POSIX, DUMMY, FAKE`}},
 		{[]string{"-n", "10", "--dataPacketType=x"}, []string{`--dataPacketType: unknown data packet type "x"`}},
 		{[]string{"-n", "10", "--format=xml"}, []string{`--format: unknown format "xml": want human, json or csv`}},
+		// SAD PATH: two formats chosen
+		{[]string{"-n", "10", "--format", "csv", "--output", "run.json"}, []string{"--format csv and --output run.json: the file's name says json; choose one"}},
+		{[]string{"-n", "10", "--format", "json", "--format", "csv"}, []string{"--format json and --format csv: choose one"}},
 		{[]string{"-n", "10", "-d", ""}, []string{`-d: empty directory`}},
 		{[]string{"-n", "10", "-d", "a@@b", "-u"}, []string{`-d: "a@@b": directory 2 of 3 is empty`}},
 		{[]string{"-n", "10", "-d", "a@", "-u"}, []string{`-d: "a@": directory 2 of 2 is empty`}},

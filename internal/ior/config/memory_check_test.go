@@ -1,0 +1,37 @@
+package config
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/hpcbench/hpcbench/internal/cliflag"
+	"github.com/hpcbench/hpcbench/internal/units"
+)
+
+// TestCheckMemory: -t (and --randomPrefill) against the host's memory for
+// the ranks on it, and -t's bound, each refused in one line naming -t.
+func TestCheckMemory(t *testing.T) {
+	host := cliflag.HostMemory{Bytes: 23 * units.GiB, Source: "MemAvailable"}
+	for _, c := range []struct {
+		t, prefill int64
+		ranks      int
+		want       string // "" when it fits
+	}{
+		{64 * units.GiB, 0, 1, "-t 64g: needs 64 GiB of buffer per rank, this host has 23 GiB available (MemAvailable); -t takes at most 2147479552 bytes (2 GiB - 4 KiB)"},
+		{1 * units.GiB, 0, 32, "-t 1g: needs 1 GiB of buffer per rank, 32 GiB for the 32 ranks on this host"},
+		{1 * units.GiB, 1 * units.GiB, 16, "-t 1g --randomPrefill 1g: needs 2 GiB of buffer per rank"},
+		{4 * units.GiB, 0, 1, "-t 4g: more than one read or write moves on Linux, so IOR would split every transfer: want -t in [8, 2147479552]"},
+		{MaxTransferSize, 0, 1, ""},
+		{1 * units.GiB, 0, 16, ""},
+	} {
+		o := DefaultOptions()
+		o.TransferSize, o.RandomPrefill = c.t, c.prefill
+		err := o.CheckMemory(c.ranks, host)
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("-t %d × %d ranks: %v, want it to fit", c.t, c.ranks, err)
+		case c.want != "" && (err == nil || !strings.HasPrefix(err.Error(), c.want)):
+			t.Errorf("-t %d × %d ranks: %v, want %q", c.t, c.ranks, err, c.want)
+		}
+	}
+}
