@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/hpcbench/hpcbench/fabric/fabrictest"
+	"github.com/hpcbench/hpcbench/fabric/pipe"
 	"github.com/hpcbench/hpcbench/fabric/shm"
 )
 
@@ -17,6 +18,15 @@ import (
 func BenchmarkSmallShm(b *testing.B) {
 	for _, s := range stallBenchCases {
 		b.Run(s.name, func(b *testing.B) { benchSmallShm(b, s.opts) })
+	}
+}
+
+// BenchmarkSmallPipe is BenchmarkSmallShm over an in-process pipe, whose
+// messages cost less than shared memory's, so that the watch's share
+// shows more.
+func BenchmarkSmallPipe(b *testing.B) {
+	for _, s := range stallBenchCases {
+		b.Run(s.name, func(b *testing.B) { benchSmall(b, newComms(b, 2, pipe.Options{}, s.opts)) })
 	}
 }
 
@@ -37,6 +47,11 @@ func benchSmallShm(b *testing.B, o Options) {
 			c.Close()
 		}
 	}()
+	benchSmall(b, comms)
+}
+
+// benchSmall runs the small calls on two ranks.
+func benchSmall(b *testing.B, comms []*Comm) {
 	run := func(b *testing.B, f func(ctx context.Context, c *Comm, r int, in, out []byte) error) {
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
