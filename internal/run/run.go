@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hpcbench/hpcbench/aiori"
+	"github.com/hpcbench/hpcbench/collectives"
 	"github.com/hpcbench/hpcbench/internal/job"
 	"github.com/hpcbench/hpcbench/internal/progress"
 	"github.com/hpcbench/hpcbench/report"
@@ -203,13 +204,22 @@ func Main(ctx context.Context, s Spec) error {
 			return &ExitError{Code: 1}
 		}
 		multi := j != nil && j.Comm.Size() > 1
-		if multi && rank != 0 && !quietWait(ctx, peerFailDelay) {
+		// A stall is not the same error on every rank: each says whom it
+		// waited for, and the rank that waited for the stopped one may not
+		// be rank 0 (rank 0 may wait for a rank that waits for it). Every
+		// stalled rank says so at once, and aborts a moment later, so
+		// that the others' lines get out before the job ends.
+		stalled := errors.Is(err, collectives.ErrStalled)
+		if multi && rank != 0 && !stalled && !quietWait(ctx, peerFailDelay) {
 			// Stopped while waiting: rank 0 had its own failure (the
 			// same one, say every rank's open failing) and said it.
 			return &ExitError{Code: 1}
 		}
 		if code == 1 || rank == 0 { // a usage error: every rank has it
 			fmt.Fprintf(stderr, "hpcbench: %v\n", err)
+		}
+		if stalled && multi && !quietWait(ctx, peerFailDelay) {
+			return &ExitError{Code: 1}
 		}
 		if j != nil {
 			j.PMI.Abort(code, s.Name+" failed")
