@@ -10,6 +10,7 @@ import (
 
 	"github.com/hpcbench/hpcbench/aiori"
 	"github.com/hpcbench/hpcbench/collectives"
+	"github.com/hpcbench/hpcbench/fabric"
 	"github.com/hpcbench/hpcbench/internal/job"
 	"github.com/hpcbench/hpcbench/internal/progress"
 	"github.com/hpcbench/hpcbench/report"
@@ -210,7 +211,11 @@ func Main(ctx context.Context, s Spec) error {
 		// stalled rank says so at once, and aborts a moment later, so
 		// that the others' lines get out before the job ends.
 		stalled := errors.Is(err, collectives.ErrStalled)
-		if multi && rank != 0 && !stalled && !quietWait(ctx, peerFailDelay) {
+		// A connection a peer closed is the echo of that peer's failure
+		// (a stall it found closes its connections), which the peer
+		// reports: rank 0 waits too before it speaks.
+		echo := errors.Is(err, fabric.ErrClosed)
+		if multi && (rank != 0 || echo) && !stalled && !quietWait(ctx, peerFailDelay) {
 			// Stopped while waiting: rank 0 had its own failure (the
 			// same one, say every rank's open failing) and said it.
 			return &ExitError{Code: 1}
