@@ -63,6 +63,18 @@ func runMdtest(ctx context.Context, stdout, stderr io.Writer, args []string) err
 				return nil, usagef("mdtest: --archive: -f %d -l %d is a sweep of several task counts and an archive holds one run: archive one task count per run (-f N -l N)",
 					plan.FirstTasks, plan.LastTasks)
 			}
+			if o.Collective && !pt.Given && e.Job.PMI.Rank() != 0 {
+				// -c: rank 0 does every rank's creates and removes while
+				// the others wait at the barrier, for a time their own
+				// phase says nothing about: they keep no default
+				// deadline (rank 0 keeps its own, and finds a stopped
+				// rank at the barrier after its work).
+				co := e.Job.Comm.Options()
+				co.StallTimeout = 0
+				if err := e.Job.Comm.SetOptions(co); err != nil {
+					return nil, fmt.Errorf("mdtest: %w", err)
+				}
+			}
 			env := mdtest.Env{Run: e.Record.BaseRun(), Machine: e.Record.Machine, Phase: stallPhase(e.Job.Comm, e.Phase), RankHosts: e.Record.RankHosts}
 			if e.Job.PMI.Rank() == 0 {
 				env.Warn = func(line string) { fmt.Fprintln(e.Stderr, line) }
