@@ -11,7 +11,7 @@ import "context"
 // p, plus a local rotation); ring (p−1 steps, each rank passing one block
 // to its right neighbour, bandwidth-optimal for large blocks).
 func (c *Comm) Allgather(ctx context.Context, send, recv []byte) error {
-	tag, err := c.begin(ctx)
+	ctx, tag, err := c.begin(ctx)
 	n := len(send)
 	a := c.choose(collAllgather, n)
 	if err == nil {

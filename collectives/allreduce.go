@@ -24,7 +24,7 @@ import (
 // power of two, recursive-doubling and rabenseifner fold the extra ranks
 // in first (see fold).
 func (c *Comm) Allreduce(ctx context.Context, send, recv []byte, dt Datatype, op Op) error {
-	tag, err := c.begin(ctx)
+	ctx, tag, err := c.begin(ctx)
 	n := len(send)
 	a := c.choose(collAllreduce, n)
 	if err == nil {

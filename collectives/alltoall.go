@@ -13,7 +13,7 @@ import "context"
 // each a Sendrecv with one partner: r^i when p is a power of two, else
 // r+i and r−i).
 func (c *Comm) Alltoall(ctx context.Context, send, recv []byte) error {
-	tag, err := c.begin(ctx)
+	ctx, tag, err := c.begin(ctx)
 	n := len(send) / c.size
 	a := c.choose(collAlltoall, n)
 	if err == nil {

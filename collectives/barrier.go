@@ -23,7 +23,7 @@ import "context"
 // barrier's own cost decides and dissemination, one latency instead of
 // two, is kept.
 func (c *Comm) Barrier(ctx context.Context) error {
-	tag, err := c.begin(ctx)
+	ctx, tag, err := c.begin(ctx)
 	a := c.choose(collBarrier, 0)
 	if err == nil && c.size > 1 {
 		switch a {

@@ -10,7 +10,7 @@ import "context"
 // parts of the buffer down a binomial tree and then circulates them around
 // a ring, so each rank moves about 2n bytes whatever p is.
 func (c *Comm) Bcast(ctx context.Context, buf []byte, root int) error {
-	tag, err := c.begin(ctx)
+	ctx, tag, err := c.begin(ctx)
 	a := c.choose(collBcast, len(buf))
 	if err == nil {
 		err = c.checkRoot(root)

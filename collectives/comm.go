@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -57,6 +58,7 @@ type Comm struct {
 	ids        *idSet // the ids in use on these connections, shared with Sub's communicators
 	sub        bool   // made by Sub: the connections belong to the parent
 
+	stall   *stallWatch      // nil until Options.StallTimeout is first positive
 	alloc   fabric.Allocator // Options.Allocator at New; nil for the heap
 	scratch [3][]byte        // reused by the algorithms; see buf
 
@@ -149,12 +151,15 @@ func (c *Comm) Size() int { return c.size }
 // Options returns the options in effect, with the thresholds' defaults
 // filled in.
 func (c *Comm) Options() Options {
-	return Options{Algorithms: maps.Clone(c.opts.Algorithms), Thresholds: c.th}
+	return Options{Algorithms: maps.Clone(c.opts.Algorithms), Thresholds: c.th,
+		StallTimeout: c.opts.StallTimeout, StallScale: c.opts.StallScale}
 }
 
-// SetOptions replaces the options (the algorithms forced and the
-// thresholds). Like a collective call, every rank must make it at the same
-// point with the same options.
+// SetOptions replaces the options (the algorithms forced, the thresholds
+// and the stall deadline). Like a collective call, every rank must make it
+// at the same point with the same algorithms and thresholds; the stall
+// deadline may differ. It is not safe to call while another call of this
+// Comm runs.
 func (c *Comm) SetOptions(o Options) error {
 	if err := o.Validate(); err != nil {
 		return err
@@ -167,7 +172,13 @@ func (c *Comm) SetOptions(o Options) error {
 		forced[id] = a
 		algs[id.String()] = a.String()
 	}
-	c.opts = Options{Algorithms: algs, Thresholds: o.Thresholds}
+	c.opts = Options{Algorithms: algs, Thresholds: o.Thresholds, StallTimeout: o.StallTimeout, StallScale: o.StallScale}
+	switch {
+	case c.stall != nil:
+		c.stall.set(o.StallTimeout, o.StallScale)
+	case o.StallTimeout > 0:
+		c.stall = newStallWatch(o.StallTimeout, o.StallScale)
+	}
 	c.th = o.Thresholds.withDefaults()
 	c.forced = forced
 	return nil
@@ -190,6 +201,9 @@ func (c *Comm) Close() error {
 	c.closed = true
 	c.failed.CompareAndSwap(nil, &abortedError{reason: "closed"})
 	c.mu.Unlock()
+	if c.stall != nil {
+		c.stall.stop()
+	}
 	scratch := c.scratch
 	c.scratch = [3][]byte{}
 	var err error
@@ -237,13 +251,17 @@ func (c *Comm) closeConns() error {
 }
 
 // begin starts a collective call: it fails if the Comm was aborted or ctx
-// has ended, and returns the call's tag.
-func (c *Comm) begin(ctx context.Context) (uint32, error) {
+// has ended, and returns the context the call's waits use (ctx, under the
+// stall watch if there is one) and the call's tag.
+func (c *Comm) begin(ctx context.Context) (context.Context, uint32, error) {
 	tag := c.nextTag()
 	if failed := c.failed.Load(); failed != nil {
-		return tag, failed
+		return ctx, tag, failed
 	}
-	return tag, ctx.Err()
+	if err := ctx.Err(); err != nil {
+		return ctx, tag, err
+	}
+	return c.watch(ctx), tag, nil
 }
 
 // end finishes a collective call. On failure it wraps err with the call's
@@ -258,6 +276,13 @@ func (c *Comm) end(err error, id coll, a alg, bytes int) error {
 	call := fmt.Sprintf("%s (%s, %d bytes) on rank %d of %d", id, a, bytes, c.rank, c.size)
 	if c.failed.CompareAndSwap(nil, &abortedError{reason: call, cause: err}) {
 		c.closeConns() // peers see ErrClosed; our own error is the one to report
+	}
+	var se *StallError
+	if errors.As(err, &se) {
+		// The StallError says it all: which rank, whom, how long, in what.
+		name := id.String()
+		se.Call = fmt.Sprintf("%s%s (%s, %d bytes, %d ranks)", strings.ToUpper(name[:1]), name[1:], a, bytes, c.size)
+		return se
 	}
 	return fmt.Errorf("collectives: %s: %w", call, err)
 }

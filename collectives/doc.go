@@ -76,6 +76,22 @@
 // p and over TCP. All thresholds
 // should be revisited with measurements on real fabrics.
 //
+// # Stall deadlines
+//
+// A rank that stops (SIGSTOP, a hung file system call) would leave every
+// rank waiting for it forever. With Options.StallTimeout, a wait for a peer
+// during which no message of the Comm moves for that long fails with a
+// *StallError wrapping ErrStalled that names both ranks, the call and,
+// after SetPhase, the phase: "collectives: rank 0 waited 2s for rank 2 in
+// Barrier (dissemination, 0 bytes, 4 ranks), 1.2s into phase "write"
+// (iteration 0): no 0-byte message came from rank 2". A collective that
+// stalls aborts the Comm like any failed collective, closing its
+// connections, so the ranks waiting on this one fail at once. The rank
+// named may itself be waiting for the stopped one; that rank's own error
+// names it. Options.StallScale lengthens the deadline at a barrier after a
+// phase in proportion to how long the phase took this rank. The cost on
+// the fast path is two uncontended atomic additions per message.
+//
 // # Reductions
 //
 // Reduction buffers hold elements of a Datatype in native byte order.

@@ -10,7 +10,7 @@ import "context"
 // as one message, ⌈log2 p⌉ steps); linear (root receives from each rank in
 // turn).
 func (c *Comm) Gather(ctx context.Context, send, recv []byte, root int) error {
-	tag, err := c.begin(ctx)
+	ctx, tag, err := c.begin(ctx)
 	n := len(send)
 	a := c.choose(collGather, n)
 	if err == nil {

@@ -3,6 +3,7 @@ package collectives
 import (
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/hpcbench/hpcbench/fabric"
 )
@@ -25,6 +26,19 @@ type Options struct {
 	// move between processes with one copy instead of two. Only New reads
 	// it; it need not be the same on every rank.
 	Allocator fabric.Allocator
+	// StallTimeout, if positive, is the stall deadline: a call that waits
+	// for a peer (a receive, or a send the peer must take) while no
+	// message of this Comm moves for that long fails with a *StallError
+	// wrapping ErrStalled, naming the peer. Zero leaves waits unbounded
+	// but for the caller's context. It need not be the same on every
+	// rank.
+	StallTimeout time.Duration
+	// StallScale, if positive, lengthens the deadline of a wait that
+	// begins d after the phase set by Comm.SetPhase began to
+	// max(StallTimeout, StallScale × d): at a barrier after a phase,
+	// ranks that took longer over it may legitimately be late in
+	// proportion.
+	StallScale float64
 }
 
 // Thresholds is the one table the automatic algorithm choice reads; see
@@ -120,6 +134,12 @@ func (o Options) Validate() error {
 		if _, err := lookupAlgorithm(coll, alg); err != nil {
 			errs = append(errs, fmt.Errorf("collectives: Options.Algorithms[%q]: %w", coll, err))
 		}
+	}
+	if o.StallTimeout < 0 {
+		errs = append(errs, fmt.Errorf("collectives: Options.StallTimeout %v must not be negative (0 for none)", o.StallTimeout))
+	}
+	if o.StallScale < 0 {
+		errs = append(errs, fmt.Errorf("collectives: Options.StallScale %v must not be negative (0 for none)", o.StallScale))
 	}
 	if o.Thresholds.AlltoallThrottle < 0 {
 		errs = append(errs, fmt.Errorf("collectives: Thresholds.AlltoallThrottle %d must be at least 1 (0 for the default)", o.Thresholds.AlltoallThrottle))

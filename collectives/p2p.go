@@ -18,8 +18,8 @@ func (c *Comm) Send(ctx context.Context, peer int, b []byte) error {
 	if err := c.checkPeer("send to", peer); err != nil {
 		return err
 	}
-	if err := c.send(ctx, peer, c.userTag(), b); err != nil {
-		return fmt.Errorf("collectives: rank %d: %w", c.rank, err)
+	if err := c.send(c.watch(ctx), peer, c.userTag(), b); err != nil {
+		return c.p2pError("Send", err)
 	}
 	return nil
 }
@@ -32,9 +32,9 @@ func (c *Comm) Recv(ctx context.Context, peer int, b []byte) (int, error) {
 	if err := c.checkPeer("receive from", peer); err != nil {
 		return 0, err
 	}
-	n, err := c.recvN(ctx, peer, c.userTag(), b)
+	n, err := c.recvN(c.watch(ctx), peer, c.userTag(), b)
 	if err != nil {
-		return n, fmt.Errorf("collectives: rank %d: %w", c.rank, err)
+		return n, c.p2pError("Recv", err)
 	}
 	return n, nil
 }
@@ -67,11 +67,22 @@ func (c *Comm) Sendrecv(ctx context.Context, dst int, sb []byte, src int, rb []b
 	if err := c.checkPeer("receive from", src); err != nil {
 		return 0, err
 	}
-	n, err := c.sendrecvN(ctx, c.userTag(), dst, sb, src, rb)
+	n, err := c.sendrecvN(c.watch(ctx), c.userTag(), dst, sb, src, rb)
 	if err != nil {
-		return n, fmt.Errorf("collectives: rank %d: %w", c.rank, err)
+		return n, c.p2pError("Sendrecv", err)
 	}
 	return n, nil
+}
+
+// p2pError words the error of a point-to-point call: a StallError names
+// the call and says the rest itself.
+func (c *Comm) p2pError(call string, err error) error {
+	var se *StallError
+	if errors.As(err, &se) {
+		se.Call = call
+		return se
+	}
+	return fmt.Errorf("collectives: rank %d: %w", c.rank, err)
 }
 
 // EagerLimit returns the largest message a Send to rank peer delivers
@@ -97,18 +108,41 @@ func (c *Comm) checkPeer(what string, peer int) error {
 	return nil
 }
 
-// send sends b to peer with tag.
+// send sends b to peer with tag. ctx is the call's, from begin or watch:
+// a wait the stall watch ends fails with a *StallError.
 func (c *Comm) send(ctx context.Context, peer int, tag uint32, b []byte) error {
-	if err := c.conns[peer].Send(ctx, tag, b); err != nil {
+	w := c.stall
+	if w != nil {
+		w.state.Add(waitBegin)
+	}
+	err := c.conns[peer].Send(ctx, tag, b)
+	if w != nil {
+		w.state.Add(waitEnd)
+	}
+	if err != nil {
+		if se := c.stalled(ctx, peer, true, len(b)); se != nil {
+			return se
+		}
 		return fmt.Errorf("send %d bytes to rank %d: %w", len(b), peer, err)
 	}
 	return nil
 }
 
 // recvN receives a tag message from peer into b and returns its length.
+// ctx is as for send.
 func (c *Comm) recvN(ctx context.Context, peer int, tag uint32, b []byte) (int, error) {
+	w := c.stall
+	if w != nil {
+		w.state.Add(waitBegin)
+	}
 	n, err := c.conns[peer].Recv(ctx, tag, b)
+	if w != nil {
+		w.state.Add(waitEnd)
+	}
 	if err != nil {
+		if se := c.stalled(ctx, peer, false, len(b)); se != nil {
+			return n, se
+		}
 		return n, fmt.Errorf("receive %d bytes from rank %d: %w", len(b), peer, err)
 	}
 	return n, nil

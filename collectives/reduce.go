@@ -17,7 +17,7 @@ import (
 // moving about 2n bytes per rank for large vectors; non-power-of-two p
 // first folds the extra ranks in, see fold).
 func (c *Comm) Reduce(ctx context.Context, send, recv []byte, dt Datatype, op Op, root int) error {
-	tag, err := c.begin(ctx)
+	ctx, tag, err := c.begin(ctx)
 	n := len(send)
 	a := c.choose(collReduce, n)
 	if err == nil {

@@ -9,7 +9,7 @@ import "context"
 // Algorithms: binomial (root hands each subtree of the binomial tree its
 // blocks, ⌈log2 p⌉ steps); linear (root sends each rank its block in turn).
 func (c *Comm) Scatter(ctx context.Context, send, recv []byte, root int) error {
-	tag, err := c.begin(ctx)
+	ctx, tag, err := c.begin(ctx)
 	n := len(recv)
 	a := c.choose(collScatter, n)
 	if err == nil {

@@ -22,8 +22,9 @@ import (
 	"github.com/hpcbench/hpcbench/report"
 )
 
-// parseColl parses coll's command line (IMB's single-dash options too).
-func parseColl(args []string, stdout io.Writer) (imb.Args, error) {
+// parseColl parses coll's command line (IMB's single-dash options too),
+// --phase-timeout into pt.
+func parseColl(args []string, stdout io.Writer, pt *cliflag.PhaseTimeout) (imb.Args, error) {
 	a := imb.NewArgs()
 	norm, err := imb.NormalizeArgs(args)
 	if err != nil {
@@ -31,6 +32,7 @@ func parseColl(args []string, stdout io.Writer) (imb.Args, error) {
 	}
 	fs := newFlagSet("coll")
 	a.AddFlags(fs)
+	cliflag.AddPhaseTimeout(fs, pt, false)
 	if err := parseFlags(fs, norm, stdout, imb.Usage); err != nil {
 		return a, err
 	}
@@ -58,7 +60,8 @@ func transports() (fabric.Registry, error) {
 }
 
 func runColl(ctx context.Context, stdout, stderr io.Writer, args []string) error {
-	a, err := parseColl(args, stdout)
+	var pt cliflag.PhaseTimeout
+	a, err := parseColl(args, stdout, &pt)
 	if err != nil {
 		if errors.Is(err, errHelp) || errors.Is(err, pflag.ErrHelp) {
 			return nil
@@ -84,6 +87,9 @@ func runColl(ctx context.Context, stdout, stderr io.Writer, args []string) error
 		return fmt.Errorf("coll: %w", err)
 	}
 	jo := job.Options{Fabric: o.Fabric, Transports: reg, Coll: collectives.Options{Algorithms: algs}}
+	if err := stallJob("coll", &jo, &pt, false); err != nil {
+		return err
+	}
 	if err := jo.Validate(); err != nil {
 		return usagef("coll: %v", err)
 	}
@@ -112,13 +118,15 @@ func runColl(ctx context.Context, stdout, stderr io.Writer, args []string) error
 				HostRanks: rec.HostRanks,
 				RankHosts: rec.RankHosts,
 				Extra:     extra,
-				Phase:     e.Phase,
 			}
+			stall := newCollStall(j.Comm)
+			o.Env.Phase = stall.phase(e.Phase)
 			o.Group = func(ctx context.Context, n int) (imb.Comm, error) {
 				sub, err := j.Comm.Sub(ctx, n)
 				if sub == nil || err != nil {
 					return nil, err // nil Comm: this rank waits
 				}
+				stall.group(sub)
 				return sub, nil
 			}
 			res, err := imb.Run(ctx, j.Comm, o)

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hpcbench/hpcbench/internal/cliflag"
 	"github.com/hpcbench/hpcbench/report"
 )
 
@@ -78,7 +79,7 @@ func FuzzCollFlags(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		args := splitArgs(s)
-		_, err := parseColl(args, io.Discard)
+		_, err := parseColl(args, io.Discard, new(cliflag.PhaseTimeout))
 		checkParseError(t, args, err)
 	})
 }

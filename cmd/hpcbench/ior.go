@@ -10,6 +10,7 @@ import (
 	"github.com/hpcbench/hpcbench/aiori/dummy"
 	"github.com/hpcbench/hpcbench/aiori/mmap"
 	"github.com/hpcbench/hpcbench/aiori/posix"
+	"github.com/hpcbench/hpcbench/internal/cliflag"
 	"github.com/hpcbench/hpcbench/internal/ior"
 	"github.com/hpcbench/hpcbench/internal/ior/config"
 	"github.com/hpcbench/hpcbench/internal/job"
@@ -29,10 +30,16 @@ func runIOR(ctx context.Context, stdout, stderr io.Writer, args []string) error 
 	if err != nil {
 		return fmt.Errorf("ior: %w", err)
 	}
-	cfg, err := config.Parse(args, reg)
+	var pt cliflag.PhaseTimeout
+	iorArgs, err := cliflag.SplitPhaseTimeout(args, &pt)
+	if err != nil {
+		return usagef("ior: %v", err)
+	}
+	cfg, err := config.Parse(iorArgs, reg)
 	if err != nil {
 		if errors.Is(err, config.ErrHelp) {
-			writeHelp(stdout, "ior", "hpcbench ior [-a API] [-b SIZE] [-t SIZE] [-s N] [-F] [-w] [-r] [-W] [-R] [-o FILE] [OPTION...]", config.Usage(reg))
+			writeHelp(stdout, "ior", "hpcbench ior [-a API] [-b SIZE] [-t SIZE] [-s N] [-F] [-w] [-r] [-W] [-R] [-o FILE] [OPTION...]",
+				config.Usage(reg)+"\n"+cliflag.PhaseTimeoutHelp(true))
 			return nil
 		}
 		return usagef("ior: %v", err)
@@ -47,6 +54,9 @@ func runIOR(ctx context.Context, stdout, stderr io.Writer, args []string) error 
 	var human *ior.Stream
 	jo, err := benchJob("ior")
 	if err != nil {
+		return err
+	}
+	if err := stallJob("ior", &jo, &pt, true); err != nil {
 		return err
 	}
 	return pipeline.Main(ctx, pipeline.Spec{
@@ -65,7 +75,7 @@ func runIOR(ctx context.Context, stdout, stderr io.Writer, args []string) error 
 				Platform:  e.Record.Platform,
 				HostRanks: e.Record.HostRanks,
 				RankHosts: e.Record.RankHosts,
-				Phase:     e.Phase,
+				Phase:     stallPhase(e.Job.Comm, e.Phase),
 			}
 			if e.Job.PMI.Rank() == 0 {
 				env.Warn = func(line string) { fmt.Fprintln(e.Stderr, line) }

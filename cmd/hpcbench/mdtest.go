@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/hpcbench/hpcbench/internal/cliflag"
 	"github.com/hpcbench/hpcbench/internal/mdtest"
 	"github.com/hpcbench/hpcbench/internal/mdtest/config"
 	pipeline "github.com/hpcbench/hpcbench/internal/run"
@@ -22,16 +23,25 @@ func runMdtest(ctx context.Context, stdout, stderr io.Writer, args []string) err
 	if err != nil {
 		return fmt.Errorf("mdtest: %w", err)
 	}
-	o, err := config.Parse(args, reg)
+	var pt cliflag.PhaseTimeout
+	mdArgs, err := cliflag.SplitPhaseTimeout(args, &pt)
+	if err != nil {
+		return usagef("mdtest: %v", err)
+	}
+	o, err := config.Parse(mdArgs, reg)
 	if err != nil {
 		if errors.Is(err, config.ErrHelp) {
-			writeHelp(stdout, "mdtest", "hpcbench mdtest [-a API] [-n N | -I N -z DEPTH -b BRANCH] [-d DIR] [-F|-D] [-u] [-i N] [OPTION...]", config.Usage(reg))
+			writeHelp(stdout, "mdtest", "hpcbench mdtest [-a API] [-n N | -I N -z DEPTH -b BRANCH] [-d DIR] [-F|-D] [-u] [-i N] [OPTION...]",
+				config.Usage(reg)+"\n"+cliflag.PhaseTimeoutHelp(true))
 			return nil
 		}
 		return usagef("mdtest: %v", err)
 	}
 	jo, err := benchJob("mdtest")
 	if err != nil {
+		return err
+	}
+	if err := stallJob("mdtest", &jo, &pt, true); err != nil {
 		return err
 	}
 	// Rank 0's Results, one per number of tasks of a -f/-l/-s sweep; the
@@ -58,7 +68,19 @@ func runMdtest(ctx context.Context, stdout, stderr io.Writer, args []string) err
 				return nil, usagef("mdtest: --archive: -f %d -l %d is a sweep of several task counts and an archive holds one run: archive one task count per run (-f N -l N)",
 					plan.FirstTasks, plan.LastTasks)
 			}
-			env := mdtest.Env{Run: e.Record.BaseRun(), Machine: e.Record.Machine, Phase: e.Phase, RankHosts: e.Record.RankHosts}
+			if o.Collective && !pt.Given && e.Job.PMI.Rank() != 0 {
+				// -c: rank 0 does every rank's creates and removes while
+				// the others wait at the barrier, for a time their own
+				// phase says nothing about: they keep no default
+				// deadline (rank 0 keeps its own, and finds a stopped
+				// rank at the barrier after its work).
+				co := e.Job.Comm.Options()
+				co.StallTimeout = 0
+				if err := e.Job.Comm.SetOptions(co); err != nil {
+					return nil, fmt.Errorf("mdtest: %w", err)
+				}
+			}
+			env := mdtest.Env{Run: e.Record.BaseRun(), Machine: e.Record.Machine, Phase: stallPhase(e.Job.Comm, e.Phase), RankHosts: e.Record.RankHosts}
 			if e.Job.PMI.Rank() == 0 {
 				env.Warn = func(line string) { fmt.Fprintln(e.Stderr, line) }
 			}

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/hpcbench/hpcbench/aiori"
+	"github.com/hpcbench/hpcbench/collectives"
+	"github.com/hpcbench/hpcbench/fabric"
 	"github.com/hpcbench/hpcbench/internal/job"
 	"github.com/hpcbench/hpcbench/internal/progress"
 	"github.com/hpcbench/hpcbench/report"
@@ -234,7 +236,17 @@ func Main(ctx context.Context, s Spec) error {
 			return &ExitError{Code: 1}
 		}
 		multi := j != nil && j.Comm.Size() > 1
-		if multi && rank != 0 && !quietWait(ctx, peerFailDelay) {
+		// A stall is not the same error on every rank: each says whom it
+		// waited for, and the rank that waited for the stopped one may not
+		// be rank 0 (rank 0 may wait for a rank that waits for it). Every
+		// stalled rank says so at once, and aborts a moment later, so
+		// that the others' lines get out before the job ends.
+		stalled := errors.Is(err, collectives.ErrStalled)
+		// A connection a peer closed is the echo of that peer's failure
+		// (a stall it found closes its connections), which the peer
+		// reports: rank 0 waits too before it speaks.
+		echo := errors.Is(err, fabric.ErrClosed)
+		if multi && (rank != 0 || echo) && !stalled && !quietWait(ctx, peerFailDelay) {
 			// Stopped while waiting: rank 0 had its own failure (the
 			// same one, say every rank's open failing) and said it.
 			return &ExitError{Code: 1}
@@ -242,6 +254,9 @@ func Main(ctx context.Context, s Spec) error {
 		var own *OwnError
 		if code == 1 || rank == 0 || errors.As(err, &own) { // a usage error: every rank has it, but an OwnError
 			fmt.Fprintf(stderr, "hpcbench: %v\n", err)
+		}
+		if stalled && multi && !quietWait(ctx, peerFailDelay) {
+			return &ExitError{Code: 1}
 		}
 		if j != nil {
 			j.PMI.Abort(code, s.Name+" failed")

@@ -1,0 +1,259 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/hpcbench/hpcbench/internal/testenv"
+)
+
+// TestStalledRankEndsJob: a SIGSTOPped rank of a 4-rank coll or ior job
+// ends the job, under hpcbench launch and under MPICH's mpiexec, whose
+// ranks are the same PMI-1 clients: the other ranks find it at their
+// next wait for it (--phase-timeout 2s), print whom they waited for and
+// abort through PMI. Today's behaviour was a hang until killed from
+// outside. The job must exit non-zero within 15 s of the SIGSTOP (2 s of
+// deadline plus a loaded machine's slack) and a rank's line must name the
+// stopped rank.
+//
+// Rank 1 and rank 2 are stopped in turn: with 4 ranks, rank 0 waits for
+// rank 2 directly in a dissemination barrier, but for rank 1 only through
+// rank 2, whose line must then get out before the job ends.
+func TestStalledRankEndsJob(t *testing.T) {
+	dir := t.TempDir()
+	coll := []string{"coll", "--phase-timeout", "2s", "-npmin", "4", "-time", "1", "-iter", "1000", "-msglog", "0:22",
+		"Allreduce", "Bcast", "Allgather", "Alltoall"}
+	ior := []string{"ior", "--phase-timeout", "2s", "-a", "DUMMY", "-b", "16m", "-t", "1m", "--dummy.delay-xfer", "50000",
+		"-w", "-r", "-i", "100", "-o", filepath.Join(dir, "f")}
+	launchers := []struct {
+		name   string
+		prefix []string
+	}{
+		{"launch", []string{hpcbench, "launch", "-n", "4", "--", hpcbench}},
+	}
+	if mpiexec, err := exec.LookPath("mpiexec.mpich"); err == nil {
+		launchers = append(launchers, struct {
+			name   string
+			prefix []string
+		}{"mpiexec", []string{mpiexec, "-n", "4", hpcbench}})
+	} else {
+		// The requirement is stated, not skipped silently: RequireTool
+		// fails or skips the subtest with the package to install.
+		t.Run("mpiexec", func(t *testing.T) { testenv.RequireTool(t, "mpiexec.mpich") })
+	}
+	for _, l := range launchers {
+		for _, bench := range []struct {
+			args   []string
+			marker string // on stdout once the benchmark runs ("": coll prints at the end)
+		}{{coll, ""}, {ior, "Results:"}} {
+			for _, stopped := range []int{1, 2} {
+				t.Run(l.name+"/"+bench.args[0]+"/rank"+strconv.Itoa(stopped), func(t *testing.T) {
+					elapsed, code, stderr := stopRank(t, append(append([]string{}, l.prefix...), bench.args...), bench.marker, stopped)
+					t.Logf("SIGSTOP of rank %d to exit %d: %v; stderr:\n%s", stopped, code, elapsed.Round(time.Millisecond), stderr)
+					if code == 0 {
+						t.Errorf("exit 0; want non-zero\nstderr:\n%s", stderr)
+					}
+					if elapsed > 15*time.Second {
+						t.Errorf("job ended %v after the SIGSTOP; want within 15 s", elapsed)
+					}
+					if want := "waited 2s for rank " + strconv.Itoa(stopped); !strings.Contains(stderr, want) {
+						t.Errorf("stderr does not name the stopped rank (%q):\n%s", want, stderr)
+					}
+				})
+			}
+		}
+	}
+}
+
+// stopRank starts argv in a process group of its own, waits for marker on
+// its stdout (for 2 s after the rank's process appears when marker is
+// ""), SIGSTOPs the process of PMI rank rank and returns how long
+// the job took to exit after that, its exit status and its stderr. Every
+// process it started is continued and killed when the test ends, the
+// ranks hpcbench launch puts in sessions of their own too.
+func stopRank(t *testing.T, argv []string, marker string, rank int) (time.Duration, int, string) {
+	t.Helper()
+	dir := t.TempDir()
+	stdout, err := os.Create(filepath.Join(dir, "stdout"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stdout.Close()
+	stderr, err := os.Create(filepath.Join(dir, "stderr"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stderr.Close()
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), noPMIEnv...)
+	cmd.Env = append(cmd.Env, "HPCBENCH_PHASE_TIMEOUT=") // the flag decides
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("start %s: %v", argv[0], err)
+	}
+	root := cmd.Process.Pid
+	var seen []int // every descendant seen, for the cleanup
+	stoppedPid := 0
+	t.Cleanup(func() {
+		if stoppedPid != 0 {
+			syscall.Kill(stoppedPid, syscall.SIGCONT)
+		}
+		syscall.Kill(-root, syscall.SIGKILL)
+		for _, p := range seen {
+			syscall.Kill(p, syscall.SIGKILL)
+		}
+	})
+	exited := make(chan struct{})
+	go func() {
+		cmd.Wait()
+		close(exited)
+	}()
+	t.Cleanup(func() { <-exited })
+
+	deadline := time.Now().Add(90 * time.Second)
+	var found time.Time
+	for stoppedPid == 0 {
+		if time.Now().After(deadline) {
+			out, _ := os.ReadFile(stdout.Name())
+			t.Fatalf("no rank %d running %q after 90 s\nstdout:\n%s", rank, marker, out)
+		}
+		select {
+		case <-exited:
+			out, _ := os.ReadFile(stdout.Name())
+			errOut, _ := os.ReadFile(stderr.Name())
+			t.Fatalf("job ended before the SIGSTOP\nstdout:\n%s\nstderr:\n%s", out, errOut)
+		case <-time.After(50 * time.Millisecond):
+		}
+		seen = append(seen, descendants(root)...)
+		if found.IsZero() {
+			for _, p := range seen {
+				if isRank(p, rank) {
+					found = time.Now()
+				}
+			}
+			continue
+		}
+		out, _ := os.ReadFile(stdout.Name())
+		if marker != "" && !bytes.Contains(out, []byte(marker)) || marker == "" && time.Since(found) < 2*time.Second {
+			continue
+		}
+		for _, p := range descendants(root) {
+			if isRank(p, rank) {
+				stoppedPid = p
+			}
+		}
+	}
+	time.Sleep(500 * time.Millisecond) // into the benchmark's work
+	seen = append(seen, descendants(root)...)
+	if err := syscall.Kill(stoppedPid, syscall.SIGSTOP); err != nil {
+		t.Fatalf("SIGSTOP rank %d (pid %d): %v", rank, stoppedPid, err)
+	}
+	start := time.Now()
+	select {
+	case <-exited:
+	case <-time.After(60 * time.Second):
+		t.Errorf("job still running 60 s after the SIGSTOP of rank %d: hung", rank)
+		return time.Since(start), -1, ""
+	}
+	elapsed := time.Since(start)
+	errOut, _ := os.ReadFile(stderr.Name())
+	return elapsed, cmd.ProcessState.ExitCode(), string(errOut)
+}
+
+// descendants returns the pids whose parent chain leads to root, from
+// /proc.
+func descendants(root int) []int {
+	parent := map[int]int{}
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		i := bytes.LastIndexByte(b, ')')
+		if i < 0 {
+			continue
+		}
+		f := strings.Fields(string(b[i+1:]))
+		if len(f) < 2 {
+			continue
+		}
+		if pp, err := strconv.Atoi(f[1]); err == nil {
+			parent[pid] = pp
+		}
+	}
+	var out []int
+	for pid := range parent {
+		for p, n := parent[pid], 0; p != 0 && n < 64; p, n = parent[p], n+1 {
+			if p == root {
+				out = append(out, pid)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// isRank reports whether pid is a benchmark rank (not a launcher, proxy or
+// spawner) with PMI_RANK rank in its environment.
+func isRank(pid, rank int) bool {
+	env, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
+	if err != nil || !bytes.Contains(append([]byte{0}, env...), []byte("\x00PMI_RANK="+strconv.Itoa(rank)+"\x00")) {
+		return false
+	}
+	argv, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
+	if err != nil {
+		return false
+	}
+	args := strings.Split(string(argv), "\x00")
+	return len(args) > 1 && filepath.Base(args[0]) == filepath.Base(hpcbench) && (args[1] == "coll" || args[1] == "ior")
+}
+
+// TestPhaseTimeoutBadInput: a bad --phase-timeout, or a bad
+// $HPCBENCH_PHASE_TIMEOUT when the flag is not given, is one line naming
+// it and the accepted range, exit 2, before any work; a flag given
+// overrides the variable.
+func TestPhaseTimeoutBadInput(t *testing.T) {
+	for _, tc := range []struct {
+		env  string
+		args []string
+		want string
+	}{
+		{"", []string{"ior", "--phase-timeout", "1ms"}, "hpcbench: ior: --phase-timeout: 1ms: want 0 (off) or a duration in [100ms, 1000h]\n"},
+		{"", []string{"mdtest", "--phase-timeout=soon"}, "hpcbench: mdtest: --phase-timeout: \"soon\" is not a duration such as 30s or 2m\n"},
+		{"", []string{"ior", "-w", "--phase-timeout"}, "hpcbench: ior: --phase-timeout: needs a value (a duration, 0 for off)\n"},
+		{"", []string{"coll", "-phase-timeout", "2000h", "Barrier"}, "hpcbench: coll: invalid argument \"2000h\" for \"--phase-timeout\" flag: 2000h0m0s: want 0 (off) or a duration in [100ms, 1000h]\n"},
+		{"5", []string{"coll", "Barrier"}, "hpcbench: coll: $HPCBENCH_PHASE_TIMEOUT: \"5\" is not a duration such as 30s or 2m\n"},
+		{"-1s", []string{"ior", "-w"}, "hpcbench: ior: $HPCBENCH_PHASE_TIMEOUT: -1s: want 0 (off) or a duration in [100ms, 1000h]\n"},
+		{"soon", []string{"mdtest", "-n", "1"}, "hpcbench: mdtest: $HPCBENCH_PHASE_TIMEOUT: \"soon\" is not a duration such as 30s or 2m\n"},
+	} {
+		dir := t.TempDir()
+		env := append(append([]string{}, noPMIEnv...), "HPCBENCH_PHASE_TIMEOUT="+tc.env)
+		r := testenv.Run(t, testenv.Context(t, time.Minute), dir, env, hpcbench, tc.args...)
+		if r.Code != 2 || r.Stderr != tc.want {
+			t.Errorf("%v with $HPCBENCH_PHASE_TIMEOUT=%q: exit %d, stderr %q; want 2, %q", tc.args, tc.env, r.Code, r.Stderr, tc.want)
+		}
+		if left := dirEntries(t, dir); len(left) != 0 {
+			t.Errorf("%v: created %v", tc.args, left)
+		}
+	}
+	// The flag given wins over a bad variable.
+	r := testenv.Run(t, testenv.Context(t, time.Minute), t.TempDir(), append(append([]string{}, noPMIEnv...), "HPCBENCH_PHASE_TIMEOUT=5"),
+		hpcbench, "coll", "--phase-timeout", "0", "-iter", "5", "-msglog", "0:1", "Barrier")
+	if r.Code != 0 {
+		t.Errorf("--phase-timeout 0 over a bad variable: exit %d\nstderr:\n%s", r.Code, r.Stderr)
+	}
+}
