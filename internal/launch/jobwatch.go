@@ -87,7 +87,7 @@ func (jb *job) applyNotes() {
 		case pmi.NotePhase:
 			jb.wd.enter(n.Rank, phaseKey{n.Phase, n.Iter}, n.at)
 		case pmi.NoteFinalize:
-			jb.wd.finished(n.Rank, n.at)
+			jb.wd.finished(n.Rank, n.at, true)
 		}
 	}
 }

@@ -229,6 +229,9 @@ func (j *Job) Run(ctx context.Context) error {
 		}
 		if started {
 			jb.pending++ // it runs, and its exit is still to come
+			// Now, not on the spawner's report of its pid: that can
+			// come after the rank's first PMI notes.
+			jb.wd.started(r, time.Now())
 		}
 		if err != nil {
 			jb.fail = &Failure{Rank: r, Code: 1, Msg: fmt.Sprintf("launch: rank %d: %v", r, err)}
@@ -347,7 +350,6 @@ func (jb *job) handle(ev procEvent) {
 	switch ev.kind {
 	case evStarted:
 		jb.pids[r] = ev.pid
-		jb.wd.started(r, time.Now())
 		switch {
 		case jb.tornDown:
 			syscall.Kill(-ev.pid, syscall.SIGKILL)
@@ -369,7 +371,7 @@ func (jb *job) handle(ev procEvent) {
 	case evStartFailed:
 		jb.pending--
 		jb.exited[r] = true
-		jb.wd.finished(r, time.Now())
+		jb.wd.finished(r, time.Now(), false)
 		if jb.fail == nil {
 			jb.fail = &Failure{Rank: r, Code: 1, Msg: fmt.Sprintf("launch: rank %d: start %s: %v", r, jb.o.Command[0], ev.err)}
 		}
@@ -377,7 +379,7 @@ func (jb *job) handle(ev procEvent) {
 	case evExited:
 		jb.pending--
 		jb.exited[r] = true
-		jb.wd.finished(r, time.Now())
+		jb.wd.finished(r, time.Now(), false)
 		code, msg := describeExit(ev.status)
 		if jb.o.Verbose {
 			fmt.Fprintf(jb.stderr, "launch: rank %d %s\n", r, msg)

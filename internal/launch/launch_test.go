@@ -136,6 +136,9 @@ func TestParseSpawnerMsg(t *testing.T) {
 		{in: "S 3 1234", want: procEvent{kind: evStarted, rank: 3, pid: 1234}},
 		{in: "X 0 256", want: procEvent{kind: evExited, rank: 0, status: 256}},
 		{in: "E 1 exec format error", want: procEvent{kind: evStartFailed, rank: 1}},
+		{in: "T 2 19", want: procEvent{kind: evStopped, rank: 2, sig: syscall.SIGSTOP}},
+		{in: "C 2 0", want: procEvent{kind: evContinued, rank: 2}},
+		{in: "T 2 x", bad: true},
 		{in: "S x 1", bad: true},
 		{in: "Q 1 1", bad: true},
 		{in: "S 1", bad: true},
@@ -148,11 +151,14 @@ func TestParseSpawnerMsg(t *testing.T) {
 			}
 			continue
 		}
-		if err != nil || ev.kind != tc.want.kind || ev.rank != tc.want.rank || ev.pid != tc.want.pid || ev.status != tc.want.status {
+		if err != nil || ev.kind != tc.want.kind || ev.rank != tc.want.rank || ev.pid != tc.want.pid || ev.status != tc.want.status || ev.sig != tc.want.sig {
 			t.Errorf("%q = %+v, %v", tc.in, ev, err)
 		}
 	}
 }
+
+// pmiInit is the shell that opens a rank's PMI connection (fd 3).
+const pmiInit = `printf 'cmd=init pmi_version=1 pmi_subversion=1\n' >&3; read l <&3; `
 
 // runJob runs a job with the test binary as the spawner.
 func runJob(t *testing.T, o Options) (stdout, stderr string, err error) {
@@ -206,6 +212,17 @@ func TestRunJobFailures(t *testing.T) {
 		// rank dies under them, and their abort can reach the PMI
 		// server before the dead rank's exit status reaches us).
 		{"signal death just after an abort", Options{N: 2, Command: []string{"sh", "-c", `if [ $PMI_RANK = 0 ]; then sleep 0.05; kill -9 $$; fi; printf 'cmd=abort exitcode=1\n' >&3; sleep 30`}}, 137, 0, "rank 0 was killed by SIGKILL (signal 9)"},
+		// SIGTERM was taken for the teardown's own, so the abort's
+		// sender was named.
+		{"SIGTERM just after an abort", Options{N: 2, Command: []string{"sh", "-c", `if [ $PMI_RANK = 0 ]; then sleep 0.05; kill -TERM $$; fi; printf 'cmd=abort exitcode=1\n' >&3; sleep 30`}}, 143, 0, "rank 0 was killed by SIGTERM (signal 15)"},
+		{"count: a peer that exited on its own", Options{N: 2, Command: []string{"sh", "-c", `[ $PMI_RANK = 0 ] && exit 0; sleep 0.3; exit 3`}}, 3, 1, "rank 1 exited with status 3"},
+		{"count: one peer still running", Options{N: 3, Command: []string{"sh", "-c", `[ $PMI_RANK = 0 ] && exit 0; [ $PMI_RANK = 1 ] && { sleep 0.3; exit 3; }; sleep 30`}}, 3, 1, "rank 1 exited with status 3; the other rank still running was terminated"},
+		{"watchdog: stopped", Options{N: 2, PhaseTimeout: time.Second, Command: []string{"sh", "-c", `[ $PMI_RANK = 1 ] && kill -STOP $$; sleep 30`}}, ExitWatchdog, 1,
+			`watchdog: rank 1 (pid `},
+		{"watchdog: stuck in a phase", Options{N: 3, PhaseTimeout: time.Second, Command: []string{"sh", "-c", pmiInit + `printf 'cmd=hpcbench_phase name=a iter=0\n' >&3; [ $PMI_RANK = 2 ] && exec sleep 30; sleep 0.2; printf 'cmd=hpcbench_phase name=b iter=0\n' >&3; sleep 30`}}, ExitWatchdog, 2,
+			`is running (S) in phase "a" iter 0 for `},
+		{"watchdog: never connects", Options{N: 3, PhaseTimeout: time.Second, Command: []string{"sh", "-c", `[ $PMI_RANK = 2 ] && exec sleep 30; ` + pmiInit + `printf 'cmd=barrier_in\n' >&3; read l <&3; sleep 30`}}, ExitWatchdog, 2,
+			`in phase "start-up (not connected to PMI)" for `},
 		{"timeout", Options{N: 2, Timeout: 300 * time.Millisecond, Grace: 100 * time.Millisecond, Command: []string{"sh", "-c", `trap '' TERM; sleep 30`}}, 124, -1, "job exceeded --timeout 300ms"},
 		{"not a program", Options{N: 2, Command: []string{garbage}}, 1, 0, "rank 0: start " + garbage + ": exec format error"},
 	} {

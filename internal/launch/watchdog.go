@@ -77,6 +77,7 @@ type watchdog struct {
 	ranks     []rankWatch
 	phases    []phaseStat
 	byKey     map[phaseKey]int
+	live      int // ranks started and not finished
 	// armed reports that a deadline may exist (a phase was left or a
 	// rank stopped): until then next costs nothing.
 	armed bool
@@ -108,6 +109,9 @@ func (w *watchdog) phaseIndex(k phaseKey) int {
 
 // started records that rank r runs, in the start-up phase.
 func (w *watchdog) started(r int, now time.Time) {
+	if !w.ranks[r].live {
+		w.live++
+	}
 	w.ranks[r] = rankWatch{live: true, since: now}
 }
 
@@ -146,14 +150,19 @@ func (w *watchdog) barrier(r int, now time.Time) {
 	w.enter(r, phaseKey{phaseBarrier + strconv.Itoa(w.ranks[r].barriers), -1}, now)
 }
 
-// finished records that r finalized or exited: it has left every phase.
-func (w *watchdog) finished(r int, now time.Time) {
+// finished records that r finalized (it has left every phase) or exited.
+// An exit alone leaves no phase: a rank of a program that does not use PMI
+// exiting early says nothing of its peers still in start-up.
+func (w *watchdog) finished(r int, now time.Time, finalized bool) {
 	rw := &w.ranks[r]
 	if !rw.live {
 		return
 	}
-	w.leave(r, now)
+	if finalized {
+		w.leave(r, now)
+	}
 	rw.live, rw.stopped = false, false
+	w.live--
 }
 
 // stop and cont record that r was stopped by sig, and continued.
@@ -189,7 +198,9 @@ func (w *watchdog) deadline(r int) (time.Time, bool) {
 		return rw.stoppedAt.Add(w.stopAfter), true
 	}
 	p := &w.phases[rw.phase]
-	if p.left.IsZero() {
+	if p.left.IsZero() || w.live < 2 {
+		// No rank has left its phase, or none is left to wait for it
+		// (they all finalized): a rank alone at the end is --timeout's.
 		return time.Time{}, false
 	}
 	from := p.left
