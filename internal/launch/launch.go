@@ -164,9 +164,7 @@ func (j *Job) Run(ctx context.Context) error {
 		TraceDir: o.TraceDir,
 	}
 	notes := &noteBox{wake: make(chan struct{}, 1)}
-	if o.PhaseTimeout != PhaseTimeoutOff {
-		srvCfg.Notify = notes.add
-	}
+	srvCfg.Notify = notes.add // --timeout's message names phases even with the watchdog off
 	if o.PMIPort {
 		srvCfg.Listen = "127.0.0.1:0"
 	}

@@ -328,6 +328,9 @@ func (w *watchdog) states(info rankInfo) string {
 			continue
 		}
 		_, state := info(r)
+		if strings.HasPrefix(state, "running") {
+			state = "running" // R or S: one group, not two
+		}
 		if rw.stopped {
 			state = "stopped (" + unix.SignalName(rw.stopSig) + ")"
 		}

@@ -164,7 +164,7 @@ func TestWatchdogStates(t *testing.T) {
 		wdStep{rank: 2, do: "phase", name: "write"}, wdStep{rank: 3, do: "phase", name: "write"},
 		wdStep{rank: 2, do: "stop"}, wdStep{rank: 3, do: "finish", name: "finalize"}))
 	got := w.states(func(r int) (int, string) { return r, "running (R)" })
-	want := `ranks 0,1 running (R) in "write" iter 0; rank 2 stopped (SIGSTOP) in "write" iter 0`
+	want := `ranks 0,1 running in "write" iter 0; rank 2 stopped (SIGSTOP) in "write" iter 0`
 	if got != want {
 		t.Errorf("states = %q, want %q", got, want)
 	}
