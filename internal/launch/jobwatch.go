@@ -98,6 +98,10 @@ func (jb *job) armWatchdog() {
 		jb.stopWatchdog()
 		return
 	}
+	if !jb.wd.dirty {
+		return // the timer, armed or not, is still right
+	}
+	jb.wd.dirty = false
 	r, at, ok := jb.wd.next()
 	if !ok {
 		jb.stopWatchdog()
@@ -132,6 +136,7 @@ func (jb *job) stopWatchdog() {
 // have left.
 func (jb *job) watchdogFired(now time.Time) {
 	jb.wdT, jb.wdRank = nil, -1
+	jb.wd.dirty = true // re-arm for the next deadline, if the job goes on
 	jb.applyNotes()
 	if jb.fail != nil {
 		return // the job is already failing; its cause is known

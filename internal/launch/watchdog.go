@@ -81,6 +81,8 @@ type watchdog struct {
 	// armed reports that a deadline may exist (a phase was left or a
 	// rank stopped): until then next costs nothing.
 	armed bool
+	// dirty reports a change since the launcher last asked for next.
+	dirty bool
 }
 
 // newWatchdog returns the watchdog of n ranks; phaseTimeout is
@@ -113,6 +115,7 @@ func (w *watchdog) started(r int, now time.Time) {
 		w.live++
 	}
 	w.ranks[r] = rankWatch{live: true, since: now}
+	w.dirty = true
 }
 
 // leave records that r left its phase at now.
@@ -138,6 +141,7 @@ func (w *watchdog) enter(r int, k phaseKey, now time.Time) {
 	}
 	w.leave(r, now)
 	rw.phase, rw.since = i, now
+	w.dirty = true
 }
 
 // initialized records r's PMI init, barrier its entry into a PMI barrier.
@@ -163,6 +167,7 @@ func (w *watchdog) finished(r int, now time.Time, finalized bool) {
 	}
 	rw.live, rw.stopped = false, false
 	w.live--
+	w.dirty = true
 }
 
 // stop and cont record that r was stopped by sig, and continued.
@@ -172,10 +177,10 @@ func (w *watchdog) stop(r int, sig syscall.Signal, now time.Time) {
 		return
 	}
 	rw.stopped, rw.stopSig, rw.stoppedAt = true, sig, now
-	w.armed = true
+	w.armed, w.dirty = true, true
 }
 
-func (w *watchdog) cont(r int) { w.ranks[r].stopped = false }
+func (w *watchdog) cont(r int) { w.ranks[r].stopped, w.dirty = false, true }
 
 // allowance is how long a rank may stay in p once another rank left it.
 func (w *watchdog) allowance(p *phaseStat) time.Duration {
