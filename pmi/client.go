@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/url"
 	"os"
 	"strconv"
 	"strings"
@@ -492,6 +493,39 @@ func (c *Client) Abort(code int, msg string) error {
 	}
 	return nil
 }
+
+// SendPhase reports to the server that this rank entered phase name,
+// iteration iter, as "cmd=hpcbench_phase name=NAME iter=I" (NAME
+// path-escaped, clipped to 200 bytes) with no reply. Only hpcbench's own
+// launcher understands it: any other server fails the job on an unknown
+// command, so the caller sends it only when that launcher started the job
+// (see Client.KVS). It is safe to call while another goroutine's request is
+// in flight (the line goes whole, between that request's lines), and does
+// nothing for a singleton or once the client is closed.
+func (c *Client) SendPhase(name string, iter int) error {
+	if c.local != nil || c.closed.Load() {
+		return nil
+	}
+	name = url.PathEscape(name)
+	if len(name) > maxPhaseName {
+		name = name[:maxPhaseName]
+	}
+	line := Format(PhaseCommand, "name", name, "iter", strconv.Itoa(iter))
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	if err := c.conn.SetWriteDeadline(time.Now().Add(abortWriteTimeout)); err != nil {
+		return wireError(PhaseCommand, "setting write deadline", err)
+	}
+	c.trace.line("C: ", line)
+	if _, err := io.WriteString(c.conn, line); err != nil {
+		return wireError(PhaseCommand, "sending", err)
+	}
+	return nil
+}
+
+// maxPhaseName bounds the escaped name of a phase report, well inside a
+// wire line.
+const maxPhaseName = 200
 
 // Finalize tells the server this rank is done (finalize, then wait for
 // finalize_ack) and closes the connection. Calling it again returns the

@@ -2,6 +2,7 @@ package pmi
 
 import (
 	"fmt"
+	"net/url"
 	"strconv"
 	"strings"
 )
@@ -26,6 +27,10 @@ type EngineConfig struct {
 	// MPI_Init on an empty mapping and MVAPICH2 on a missing one.
 	ProcessMapping string
 	ValLenMax      int // advertised vallen_max; DefaultValLenMax when 0
+	// Notes asks for an OutNote at each step of a rank's progress (init,
+	// barrier_in, finalize, and the hpcbench_phase reports of ranks under
+	// hpcbench's own launcher), for the owner's watchdog.
+	Notes bool
 }
 
 // OutKind tells what an Out asks of the Engine's owner.
@@ -45,7 +50,36 @@ const (
 	OutAbort
 	// OutFail: Rank broke the protocol (Err says how); the job must end.
 	OutFail
+	// OutNote: Rank made progress (Note says which); only with
+	// EngineConfig.Notes, and nothing to send.
+	OutNote
 )
+
+// NoteKind is the step of a rank's progress a Note reports.
+type NoteKind int
+
+// The steps a Note reports.
+const (
+	NoteInit     NoteKind = iota // the rank sent init
+	NoteBarrier                  // the rank entered a barrier
+	NotePhase                    // the rank entered a phase of its work (hpcbench_phase)
+	NoteFinalize                 // the rank sent finalize
+)
+
+// PhaseCommand is the wire command of a phase report: "cmd=hpcbench_phase
+// name=NAME iter=I", NAME path-escaped (see Client.SendPhase). It has no
+// reply, is accepted in any state (in a barrier, after finalize) and is sent
+// only to hpcbench's own launcher: other PMI servers fail the job on an
+// unknown command.
+const PhaseCommand = "hpcbench_phase"
+
+// Note is one step of a rank's progress.
+type Note struct {
+	Rank  int
+	Kind  NoteKind
+	Phase string // NotePhase: the phase's name, unescaped
+	Iter  int    // NotePhase: the phase's iteration
+}
 
 // Out is one thing the owner of an Engine must do after a call.
 type Out struct {
@@ -55,6 +89,7 @@ type Out struct {
 	Code int    // OutAbort
 	Msg  string // OutAbort
 	Err  error  // OutFail
+	Note Note   // OutNote
 }
 
 type rankState int
@@ -173,6 +208,11 @@ func (e *Engine) handle(rank int, line string, dst []Out) []Out {
 		return append(dst, Out{Kind: OutFail, Rank: rank, Err: fmt.Errorf("rank %d sent a bad request: %w", rank, err)})
 	}
 	e.pairs = m.Pairs[:0] // keep any growth for the next line
+	if m.Cmd == PhaseCommand {
+		// A rank's main goroutine may be waiting in a barrier, or
+		// finalizing, while its engine reports a phase.
+		return e.phase(rank, m, dst)
+	}
 	if e.state[rank] == stateFinalized {
 		return append(dst, fail(rank, "pmi: rank %d sent %q after finalize", rank, m.Cmd))
 	}
@@ -181,7 +221,11 @@ func (e *Engine) handle(rank int, line string, dst []Out) []Out {
 	}
 	switch m.Cmd {
 	case "init":
-		return append(dst, e.init(rank, m))
+		dst = append(dst, e.init(rank, m))
+		if e.cfg.Notes && e.state[rank] == stateInit {
+			dst = append(dst, Out{Kind: OutNote, Rank: rank, Note: Note{Rank: rank, Kind: NoteInit}})
+		}
+		return dst
 	case "initack":
 		return append(dst, e.initAck(rank, m))
 	case "get_maxes":
@@ -204,6 +248,9 @@ func (e *Engine) handle(rank int, line string, dst []Out) []Out {
 	case "finalize":
 		e.state[rank] = stateFinalized
 		dst = append(dst, reply(rank, "finalize_ack"), Out{Kind: OutFinalized, Rank: rank})
+		if e.cfg.Notes {
+			dst = append(dst, Out{Kind: OutNote, Rank: rank, Note: Note{Rank: rank, Kind: NoteFinalize}})
+		}
 		if e.entered > 0 {
 			dst = append(dst, fail(rank, "pmi: rank %d finalized while other ranks wait in a barrier it never entered", rank))
 		}
@@ -320,10 +367,32 @@ func (e *Engine) barrierIn(rank int, dst []Out) []Out {
 	}
 	e.inBarrier[rank] = true
 	e.entered++
+	if e.cfg.Notes {
+		dst = append(dst, Out{Kind: OutNote, Rank: rank, Note: Note{Rank: rank, Kind: NoteBarrier}})
+	}
 	if e.entered < e.cfg.Size {
 		return dst
 	}
 	return append(dst, Out{Kind: OutBarrier})
+}
+
+// phase turns a phase report into an OutNote (nothing without Notes); a
+// report that does not parse is dropped, not the job's failure: it is
+// advice for the watchdog.
+func (e *Engine) phase(rank int, m Msg, dst []Out) []Out {
+	if !e.cfg.Notes || e.state[rank] == stateFinalized {
+		return dst
+	}
+	name, _ := m.Get("name")
+	iterS, _ := m.Get("iter")
+	iter, err := atoiStrict(iterS)
+	if err != nil {
+		return dst
+	}
+	if un, err := url.PathUnescape(name); err == nil {
+		name = un
+	}
+	return append(dst, Out{Kind: OutNote, Rank: rank, Note: Note{Rank: rank, Kind: NotePhase, Phase: strings.Clone(name), Iter: iter}})
 }
 
 func stateVerb(st rankState) string {

@@ -30,6 +30,11 @@ type ServerConfig struct {
 	// WriteTimeout bounds each reply write; a rank that stops reading its
 	// socket fails the job instead of stalling it. Default 10s.
 	WriteTimeout time.Duration
+	// Notify, when not nil, receives each rank's progress (see Note): init,
+	// barrier entries, phase reports and finalize. It is called from the
+	// rank's serving goroutine, concurrently for different ranks, and must
+	// return at once.
+	Notify func(Note)
 }
 
 // RankError is why a job failed, naming the rank responsible.
@@ -82,6 +87,7 @@ type peer struct {
 
 // NewServer validates cfg and returns a Server with one socketpair per rank.
 func NewServer(cfg ServerConfig) (*Server, error) {
+	cfg.Engine.Notes = cfg.Notify != nil
 	eng, err := NewEngine(cfg.Engine)
 	if err != nil {
 		return nil, err
@@ -359,6 +365,10 @@ func (s *Server) failures(outs []Out) {
 // do sends the engine's replies; failures has recorded the rest.
 func (s *Server) do(outs []Out) {
 	for _, o := range outs {
+		if o.Kind == OutNote {
+			s.cfg.Notify(o.Note)
+			continue
+		}
 		if o.Kind != OutReply {
 			continue
 		}

@@ -55,7 +55,7 @@ func TestCollRankKilled(t *testing.T) {
 	script := `if [ "$PMI_RANK" = 2 ]; then (sleep 2; kill -9 $$) & fi; exec "$0" coll -msglog 10:22 -time 10 Allreduce Alltoall`
 	start := time.Now()
 	r := run(t, 2*time.Minute, "launch", "-n", "4", "--", "sh", "-c", script, hpcbench)
-	if r.Code != 137 || !strings.Contains(r.Stderr, "hpcbench: launch: rank 2 was killed by signal 9") {
+	if r.Code != 137 || !strings.Contains(r.Stderr, "hpcbench: launch: rank 2 was killed by SIGKILL") {
 		t.Errorf("exit %d, stderr:\n%s", r.Code, r.Stderr)
 	}
 	if d := time.Since(start); d > 20*time.Second {

@@ -31,6 +31,9 @@ func runLaunch(ctx context.Context, stdout, stderr io.Writer, args []string) err
 	err = job.Run(ctx)
 	var f *launch.Failure
 	if errors.As(err, &f) {
+		if f.Said {
+			return &exitError{code: f.Code} // printed when it happened
+		}
 		return &exitError{code: f.Code, msg: f.Msg}
 	}
 	return err
@@ -43,6 +46,7 @@ func parseLaunch(args []string, stdout io.Writer) (launch.Options, error) {
 	var o launch.Options
 	fs.IntVarP(&o.N, "np", "n", 1, "number of ranks to start (Hydra's -np N too); rank 0 reads the launcher's stdin, the others /dev/null")
 	fs.DurationVar(&o.Timeout, "timeout", 0, "kill the job and exit 124 when it runs longer than this (e.g. 10m); 0 means no limit")
+	fs.DurationVar(&o.PhaseTimeout, "phase-timeout", 0, "watchdog: end the job (exit 123) when a rank stays stopped, or stays in a phase another rank has left, this long; 0 turns it off (default: 10s stopped, max(30s, twice the first rank's time) in a phase)")
 	fs.BoolVar(&o.TagOutput, "tag-output", false, "prefix every output line with [rank]")
 	fs.BoolVar(&o.PMIPort, "pmi-port", false, "serve PMI over a loopback TCP port (PMI_PORT, PMI_ID) instead of an inherited fd (PMI_FD)")
 	fs.StringVar(&o.TraceDir, "pmi-trace", "", "write each rank's PMI wire lines to `DIR`/rank<R>.txt (C: client, S: server)")
@@ -51,6 +55,14 @@ func parseLaunch(args []string, stdout io.Writer) (launch.Options, error) {
 	bind := fs.String("bind-to", string(launch.BindNone), "bind rank r to the r-th (round robin) `unit` of the CPUs the launcher may use: none, hwthread, core or socket (Hydra's -bind-to)")
 	if err := parseFlags(fs, args, stdout, launchUsage); err != nil {
 		return o, err
+	}
+	if fs.Changed("phase-timeout") {
+		if o.PhaseTimeout < 0 {
+			return o, usagef("launch: --phase-timeout %v: must not be negative", o.PhaseTimeout)
+		}
+		if o.PhaseTimeout == 0 {
+			o.PhaseTimeout = launch.PhaseTimeoutOff
+		}
 	}
 	b, err := launch.ParseBinding(*bind)
 	if err != nil {

@@ -241,7 +241,7 @@ func TestLaunchFailFast(t *testing.T) {
 		msg        string
 	}{
 		{"exit 3", "exit 3", 3, "rank 2 exited with status 3"},
-		{"kill -9", "kill -9 $$", 137, "rank 2 was killed by signal 9 (SIGKILL)"},
+		{"kill -9", "kill -9 $$", 137, "rank 2 was killed by SIGKILL (signal 9)"},
 		{"closes PMI", "exec 3>&-; sleep 30", 1, "rank 2 closed its PMI connection before finalize"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

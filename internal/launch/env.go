@@ -6,12 +6,14 @@ import (
 )
 
 // scrubbedEnv returns env without the variables a launcher above us may have
-// set for its own ranks (PMI_*, HYDI_*, MPI_LOCAL*), so that a rank never
-// talks to the wrong PMI server.
-func scrubbedEnv(env []string) []string {
-	out := make([]string, 0, len(env)+6)
+// set for its own ranks (PMI_*, HYDI_*, MPI_LOCAL*, and EnvLauncherKVS), so
+// that a rank never talks to the wrong PMI server, and without
+// EnvPhaseTimeout when the job sets its own (phaseTimeout).
+func scrubbedEnv(env []string, phaseTimeout bool) []string {
+	out := make([]string, 0, len(env)+8)
 	for _, kv := range env {
-		if strings.HasPrefix(kv, "PMI_") || strings.HasPrefix(kv, "HYDI_") || strings.HasPrefix(kv, "MPI_LOCAL") {
+		if strings.HasPrefix(kv, "PMI_") || strings.HasPrefix(kv, "HYDI_") || strings.HasPrefix(kv, "MPI_LOCAL") ||
+			strings.HasPrefix(kv, EnvLauncherKVS+"=") || phaseTimeout && strings.HasPrefix(kv, EnvPhaseTimeout+"=") {
 			continue
 		}
 		out = append(out, kv)

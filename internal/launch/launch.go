@@ -26,6 +26,10 @@ type Failure struct {
 	Code int
 	Msg  string
 
+	// Said reports that Msg was printed on Options.Stderr when it happened
+	// (an interrupt): the caller need not print it again.
+	Said bool
+
 	fromPMI bool // the PMI server saw it; the rank's exit status may say more
 	abort   bool // a rank called abort; a peer's death just before may be the cause
 }
@@ -96,13 +100,34 @@ type job struct {
 	fail    *Failure
 
 	tornDown, killSent bool
+	interrupted        bool // the launcher got SIGINT or SIGTERM
 	// sent is the last signal sent to the ranks, 0 for none: a rank whose
 	// pid is reported after it (the spawner sends the pids of ranks
 	// started back to back together) gets it then.
-	sent       syscall.Signal
+	sent syscall.Signal
+	// sentMask has bit s set once signal s was sent to the ranks: a rank
+	// dead of it (or exiting 128+s) died of the launcher's doing.
+	sentMask uint64
+	// terminated marks the ranks the launcher signalled to end while
+	// they ran; the failure's message counts them.
+	terminated []bool
 	extended   bool // the abort hold was extended for a dead rank's status
 	killTimer  <-chan time.Time
 	statusWait <-chan time.Time
+
+	stderr *lineWriter // the launcher's own lines, between the ranks'
+	wd     *watchdog
+	notes  *noteBox
+	wdRank int // the rank the watchdog timer is armed for
+	wdAt   time.Time
+	wdT    *time.Timer
+}
+
+// newJob returns the state of a job of o.N ranks whose launcher lines go to
+// stderr and PMI notes come through notes.
+func newJob(o Options, stderr *lineWriter, notes *noteBox) *job {
+	return &job{o: o, pids: make([]int, o.N), exited: make([]bool, o.N), terminated: make([]bool, o.N),
+		stderr: stderr, wd: newWatchdog(o.N, o.PhaseTimeout), notes: notes, wdRank: -1}
 }
 
 // Run starts the ranks and waits for the job to end. It returns nil when
@@ -113,8 +138,9 @@ func (j *Job) Run(ctx context.Context) error {
 	o := j.opts
 	raiseNoFile()
 	start := time.Now()
-	base := scrubbedEnv(o.Env)
-	events := make(chan procEvent, 2*o.N+1)
+	kvs := kvsName()
+	base := append(scrubbedEnv(o.Env, o.PhaseTimeout != 0), jobVars(kvs, o.PhaseTimeout)...)
+	events := make(chan procEvent, 2*o.N+1+stopRoom)
 	sp, err := startSpawner(o.Self, j.path, o.Command, o.Dir, base, events)
 	if err != nil {
 		return &Failure{Rank: -1, Code: 1, Msg: "launch: " + err.Error()}
@@ -132,11 +158,13 @@ func (j *Job) Run(ctx context.Context) error {
 	srvCfg := pmi.ServerConfig{
 		Engine: pmi.EngineConfig{
 			Size:           o.N,
-			KVSName:        kvsName(),
+			KVSName:        kvs,
 			ProcessMapping: processMapping(o.N),
 		},
 		TraceDir: o.TraceDir,
 	}
+	notes := &noteBox{wake: make(chan struct{}, 1)}
+	srvCfg.Notify = notes.add // --timeout's message names phases even with the watchdog off
 	if o.PMIPort {
 		srvCfg.Listen = "127.0.0.1:0"
 	}
@@ -154,7 +182,9 @@ func (j *Job) Run(ctx context.Context) error {
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(sigs)
 
-	jb := &job{o: o, srv: srv, pids: make([]int, o.N), exited: make([]bool, o.N)}
+	jb := newJob(o, stderr, notes)
+	jb.srv = srv
+	defer jb.stopWatchdog()
 	srvFailed := srv.Failed()
 
 	var stdin *stdinCopy
@@ -197,6 +227,9 @@ func (j *Job) Run(ctx context.Context) error {
 		}
 		if started {
 			jb.pending++ // it runs, and its exit is still to come
+			// Now, not on the spawner's report of its pid: that can
+			// come after the rank's first PMI notes.
+			jb.wd.started(r, time.Now())
 		}
 		if err != nil {
 			jb.fail = &Failure{Rank: r, Code: 1, Msg: fmt.Sprintf("launch: rank %d: %v", r, err)}
@@ -210,6 +243,8 @@ func (j *Job) Run(ctx context.Context) error {
 			case <-srvFailed:
 				srvFailed = nil
 				jb.serverFailed()
+			case <-notes.wake:
+				jb.applyNotes()
 			default:
 				drained = true
 			}
@@ -226,7 +261,12 @@ func (j *Job) Run(ctx context.Context) error {
 		timeout = t.C
 	}
 	for jb.pending > 0 {
+		jb.armWatchdog()
 		select {
+		case <-notes.wake:
+			jb.applyNotes()
+		case now := <-jb.watchdogC():
+			jb.watchdogFired(now)
 		case ev := <-events:
 			jb.handle(ev)
 		case <-srvFailed:
@@ -245,7 +285,9 @@ func (j *Job) Run(ctx context.Context) error {
 		case <-timeout:
 			timeout = nil
 			if jb.fail == nil {
-				jb.fail = &Failure{Rank: -1, Code: 124, Msg: fmt.Sprintf("launch: job exceeded --timeout %v; %d of %d ranks still running were killed", o.Timeout, jb.pending, o.N)}
+				jb.applyNotes()
+				jb.fail = &Failure{Rank: -1, Code: 124, Msg: fmt.Sprintf("launch: job exceeded --timeout %v; %d of %d ranks still running were killed: %s",
+					o.Timeout, jb.pending, o.N, jb.wd.states(jb.info))}
 			}
 			jb.teardown()
 		case <-ctx.Done():
@@ -254,15 +296,7 @@ func (j *Job) Run(ctx context.Context) error {
 			}
 			jb.teardown()
 		case sig := <-sigs:
-			// Forward as mpiexec does; a second signal, or ranks that
-			// ignore it for longer than the grace period, get SIGKILL.
-			if jb.killTimer != nil {
-				jb.signal(syscall.SIGKILL)
-				jb.killSent = true
-				continue
-			}
-			jb.signal(sig.(syscall.Signal))
-			jb.killTimer = time.After(o.Grace)
+			jb.interrupt(sig.(syscall.Signal))
 		case <-jb.killTimer:
 			jb.signal(syscall.SIGKILL)
 			jb.killTimer, jb.killSent = nil, true
@@ -296,8 +330,12 @@ func (j *Job) Run(ctx context.Context) error {
 		fmt.Fprintf(o.Stderr, "launch: job of %d ranks ended after %v\n", o.N, time.Since(start).Round(time.Microsecond))
 	}
 	if f := jb.fail; f != nil {
-		if f.Rank >= 0 && o.N > 1 {
-			f.Msg += fmt.Sprintf("; the other %d ranks were terminated", o.N-1)
+		if n := jb.terminatedOthers(f.Rank); f.Rank >= 0 && n > 0 {
+			if n == 1 {
+				f.Msg += "; the other rank still running was terminated"
+			} else {
+				f.Msg += fmt.Sprintf("; the other %d ranks still running were terminated", n)
+			}
 		}
 		return f
 	}
@@ -313,12 +351,25 @@ func (jb *job) handle(ev procEvent) {
 		switch {
 		case jb.tornDown:
 			syscall.Kill(-ev.pid, syscall.SIGKILL)
+			jb.terminated[r] = true
 		case jb.sent != 0:
 			syscall.Kill(-ev.pid, jb.sent)
+			jb.terminated[r] = jb.sent == syscall.SIGTERM || jb.sent == syscall.SIGKILL
+		}
+	case evStopped:
+		jb.wd.stop(r, ev.sig, time.Now())
+		if jb.o.Verbose {
+			fmt.Fprintf(jb.stderr, "launch: rank %d was stopped by %s\n", r, unix.SignalName(ev.sig))
+		}
+	case evContinued:
+		jb.wd.cont(r)
+		if jb.o.Verbose {
+			fmt.Fprintf(jb.stderr, "launch: rank %d continued\n", r)
 		}
 	case evStartFailed:
 		jb.pending--
 		jb.exited[r] = true
+		jb.wd.finished(r, time.Now(), false)
 		if jb.fail == nil {
 			jb.fail = &Failure{Rank: r, Code: 1, Msg: fmt.Sprintf("launch: rank %d: start %s: %v", r, jb.o.Command[0], ev.err)}
 		}
@@ -326,23 +377,25 @@ func (jb *job) handle(ev procEvent) {
 	case evExited:
 		jb.pending--
 		jb.exited[r] = true
+		jb.wd.finished(r, time.Now(), false)
 		code, msg := describeExit(ev.status)
 		if jb.o.Verbose {
-			fmt.Fprintf(jb.o.Stderr, "launch: rank %d %s\n", r, msg)
+			fmt.Fprintf(jb.stderr, "launch: rank %d %s\n", r, msg)
 		}
+		ours := jb.ourSignal(ev.status)
 		if code == 0 {
 			return
 		}
 		switch {
 		case jb.fail == nil:
 			jb.fail = &Failure{Rank: r, Code: code, Msg: fmt.Sprintf("launch: rank %d %s", r, msg)}
-		case jb.fail.fromPMI && jb.fail.Rank == r && !ourSignal(ev.status, jb.killSent):
+		case jb.fail.fromPMI && jb.fail.Rank == r && !ours:
 			// The PMI server saw this rank's connection drop first; its
 			// exit status, unless it is the signal the teardown sent,
 			// says more.
 			jb.fail = &Failure{Rank: r, Code: code, Msg: fmt.Sprintf("launch: rank %d %s", r, msg)}
-		case jb.fail.abort && jb.fail.Rank != r && !jb.tornDown && ev.status.Signaled() &&
-			ev.status.Signal() != syscall.SIGPIPE && !ourSignal(ev.status, jb.killSent):
+		case jb.fail.abort && jb.fail.Rank != r && !jb.tornDown && killedBy(ev.status) != 0 &&
+			killedBy(ev.status) != syscall.SIGPIPE && !ours:
 			// Another rank died by a signal while the abort was held
 			// back: it died first, and the abort is its peers noticing.
 			// (SIGPIPE is a rank writing to the PMI server after the
@@ -358,8 +411,11 @@ func (jb *job) handle(ev procEvent) {
 		}
 		jb.teardown()
 	case evSpawnerDied:
-		if jb.fail == nil {
-			jb.fail = &Failure{Rank: -1, Code: 1, Msg: fmt.Sprintf("launch: the process spawner failed: %v", ev.err)}
+		if jb.fail == nil || (!jb.tornDown && (jb.fail.fromPMI || jb.fail.abort)) {
+			// Its ranks die with it (Pdeathsig): their closed PMI
+			// connections, and their peers' aborts, are the
+			// consequence, not the cause.
+			jb.fail = &Failure{Rank: -1, Code: 1, Msg: fmt.Sprintf("launch: the process spawner died (%v); the %d ranks it had started and not yet reaped were killed with it", ev.err, jb.pending)}
 		}
 		// No exit statuses will come: kill what is known and stop waiting.
 		jb.signalAll(syscall.SIGKILL)
@@ -389,7 +445,8 @@ func (jb *job) serverFailed() {
 	jb.teardown()
 }
 
-// teardown sends SIGTERM to every live rank and arms the SIGKILL timer.
+// teardown sends SIGTERM to every live rank, then SIGCONT so that a
+// stopped one gets it too, and arms the SIGKILL timer.
 func (jb *job) teardown() {
 	if jb.tornDown {
 		return
@@ -397,6 +454,38 @@ func (jb *job) teardown() {
 	jb.tornDown = true
 	jb.statusWait = nil
 	jb.signal(syscall.SIGTERM)
+	jb.signal(syscall.SIGCONT)
+	jb.sent = syscall.SIGTERM
+	jb.killTimer = time.After(jb.o.Grace)
+}
+
+// interrupt handles SIGINT or SIGTERM to the launcher. The first says so
+// at once ("interrupted (SIGINT): stopping 4 ranks"), is the job's failure
+// unless another came first, and is forwarded to the ranks, as mpiexec
+// does, with SIGKILL after the grace period; a second kills at once.
+func (jb *job) interrupt(sig syscall.Signal) {
+	if jb.interrupted || jb.killTimer != nil {
+		jb.signalAll(syscall.SIGKILL)
+		jb.signal(syscall.SIGKILL)
+		jb.killTimer, jb.killSent = nil, true
+		return
+	}
+	jb.interrupted = true
+	if jb.fail == nil {
+		live := 0
+		for r := range jb.pids {
+			if !jb.exited[r] {
+				live++
+			}
+		}
+		msg := fmt.Sprintf("launch: interrupted (%s): stopping %d %s", unix.SignalName(sig), live, plural(live, "rank", "ranks"))
+		fmt.Fprintf(jb.stderr, "hpcbench: %s\n", msg)
+		jb.fail = &Failure{Rank: -1, Code: 128 + int(sig), Msg: msg, Said: true}
+	}
+	jb.statusWait = nil
+	jb.signal(sig)
+	jb.signal(syscall.SIGCONT)
+	jb.sent = sig
 	jb.killTimer = time.After(jb.o.Grace)
 }
 
@@ -404,11 +493,36 @@ func (jb *job) teardown() {
 // exited, and to those whose start is reported later.
 func (jb *job) signal(sig syscall.Signal) {
 	jb.sent = sig
+	if sig < 64 {
+		jb.sentMask |= 1 << uint(sig)
+	}
 	for r, pid := range jb.pids {
 		if pid > 0 && !jb.exited[r] {
 			syscall.Kill(-pid, sig)
+			if sig != syscall.SIGCONT {
+				jb.terminated[r] = true
+			}
 		}
 	}
+}
+
+// terminatedOthers counts the ranks but rank the launcher signalled to end
+// while they still ran.
+func (jb *job) terminatedOthers(rank int) int {
+	n := 0
+	for r, t := range jb.terminated {
+		if t && r != rank {
+			n++
+		}
+	}
+	return n
+}
+
+// ourSignal reports whether ws is a death by a signal the launcher sent
+// (or the exit status 128+S a rank that caught it exits with).
+func (jb *job) ourSignal(ws syscall.WaitStatus) bool {
+	sig := killedBy(ws)
+	return sig != 0 && sig < 64 && jb.sentMask&(1<<uint(sig)) != 0
 }
 
 // signalAll sends sig to every rank's process group, exited or not: what a
@@ -461,17 +575,36 @@ func describeExit(ws syscall.WaitStatus) (int, string) {
 	switch {
 	case ws.Signaled():
 		sig := ws.Signal()
-		return 128 + int(sig), fmt.Sprintf("was killed by signal %d (%s)", int(sig), unix.SignalName(sig))
+		return 128 + int(sig), fmt.Sprintf("was killed by %s (signal %d)", unix.SignalName(sig), int(sig))
+	case killedBy(ws) != 0:
+		return ws.ExitStatus(), fmt.Sprintf("was killed by %s (it caught it and exited with status %d)", unix.SignalName(killedBy(ws)), ws.ExitStatus())
 	case ws.ExitStatus() != 0:
 		return ws.ExitStatus(), "exited with status " + strconv.Itoa(ws.ExitStatus())
 	}
 	return 0, "exited with status 0"
 }
 
-// ourSignal reports whether ws is death by a signal the teardown sent:
-// SIGTERM, or SIGKILL once the launcher has sent it.
-func ourSignal(ws syscall.WaitStatus, killSent bool) bool {
-	return ws.Signaled() && (ws.Signal() == syscall.SIGTERM || ws.Signal() == syscall.SIGKILL && killSent)
+// killedBy returns the signal ws says the process died of, 0 for none: the
+// signal that killed it, or SIGHUP, SIGINT or SIGTERM for an exit status of
+// 128 plus it, as hpcbench's ranks (and shells) exit when they catch one.
+func killedBy(ws syscall.WaitStatus) syscall.Signal {
+	if ws.Signaled() {
+		return ws.Signal()
+	}
+	if ws.Exited() {
+		switch sig := syscall.Signal(ws.ExitStatus() - 128); sig {
+		case syscall.SIGHUP, syscall.SIGINT, syscall.SIGTERM:
+			return sig
+		}
+	}
+	return 0
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 // failureFrom turns a PMI server error into a Failure.

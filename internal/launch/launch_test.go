@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"strings"
@@ -61,10 +62,27 @@ func TestPrepare(t *testing.T) {
 }
 
 func TestScrubbedEnv(t *testing.T) {
-	in := []string{"HOME=/root", "PMI_FD=6", "PMI_RANK=1", "HYDI_CONTROL_FD=7", "MPI_LOCALNRANKS=2", "MPI_LOCALRANKID=0", "PMIX_RANK=0", "PATH=/bin"}
-	got := strings.Join(scrubbedEnv(in), " ")
-	if want := "HOME=/root PMIX_RANK=0 PATH=/bin"; got != want {
+	in := []string{"HOME=/root", "PMI_FD=6", "PMI_RANK=1", "HYDI_CONTROL_FD=7", "MPI_LOCALNRANKS=2", "MPI_LOCALRANKID=0", "PMIX_RANK=0", "PATH=/bin",
+		EnvLauncherKVS + "=kvs_other", EnvPhaseTimeout + "=5s"}
+	got := strings.Join(scrubbedEnv(in, false), " ")
+	if want := "HOME=/root PMIX_RANK=0 PATH=/bin " + EnvPhaseTimeout + "=5s"; got != want {
 		t.Errorf("scrubbedEnv = %q, want %q", got, want)
+	}
+	got = strings.Join(scrubbedEnv(in, true), " ")
+	if want := "HOME=/root PMIX_RANK=0 PATH=/bin"; got != want {
+		t.Errorf("scrubbedEnv with a phase timeout = %q, want %q", got, want)
+	}
+	for _, tc := range []struct {
+		d    time.Duration
+		want string
+	}{
+		{0, EnvLauncherKVS + "=k"},
+		{2 * time.Second, EnvLauncherKVS + "=k " + EnvPhaseTimeout + "=2s"},
+		{PhaseTimeoutOff, EnvLauncherKVS + "=k " + EnvPhaseTimeout + "=0s"},
+	} {
+		if got := strings.Join(jobVars("k", tc.d), " "); got != tc.want {
+			t.Errorf("jobVars(%v) = %q, want %q", tc.d, got, tc.want)
+		}
 	}
 }
 
@@ -88,16 +106,24 @@ func TestDescribeExit(t *testing.T) {
 	}{
 		{0, 0, "exited with status 0"},
 		{3 << 8, 3, "exited with status 3"},
-		{9, 137, "was killed by signal 9 (SIGKILL)"},
-		{15, 143, "was killed by signal 15 (SIGTERM)"},
+		{9, 137, "was killed by SIGKILL (signal 9)"},
+		{15, 143, "was killed by SIGTERM (signal 15)"},
+		{143 << 8, 143, "was killed by SIGTERM (it caught it and exited with status 143)"},
+		{130 << 8, 130, "was killed by SIGINT (it caught it and exited with status 130)"},
+		{137 << 8, 137, "exited with status 137"},
 	} {
 		code, msg := describeExit(tc.ws)
 		if code != tc.code || msg != tc.msg {
 			t.Errorf("describeExit(%#x) = %d %q, want %d %q", int(tc.ws), code, msg, tc.code, tc.msg)
 		}
 	}
-	if !ourSignal(15, false) || ourSignal(9, false) || !ourSignal(9, true) || ourSignal(3<<8, true) {
-		t.Error("ourSignal")
+	jb := newJob(Options{N: 1}, &lineWriter{w: io.Discard}, &noteBox{})
+	if jb.ourSignal(15) || jb.ourSignal(143<<8) {
+		t.Error("a SIGTERM the launcher did not send is taken for its own")
+	}
+	jb.signal(syscall.SIGTERM)
+	if !jb.ourSignal(15) || !jb.ourSignal(143<<8) || jb.ourSignal(9) || jb.ourSignal(3<<8) {
+		t.Error("ourSignal after SIGTERM")
 	}
 }
 
@@ -110,6 +136,9 @@ func TestParseSpawnerMsg(t *testing.T) {
 		{in: "S 3 1234", want: procEvent{kind: evStarted, rank: 3, pid: 1234}},
 		{in: "X 0 256", want: procEvent{kind: evExited, rank: 0, status: 256}},
 		{in: "E 1 exec format error", want: procEvent{kind: evStartFailed, rank: 1}},
+		{in: "T 2 19", want: procEvent{kind: evStopped, rank: 2, sig: syscall.SIGSTOP}},
+		{in: "C 2 0", want: procEvent{kind: evContinued, rank: 2}},
+		{in: "T 2 x", bad: true},
 		{in: "S x 1", bad: true},
 		{in: "Q 1 1", bad: true},
 		{in: "S 1", bad: true},
@@ -122,11 +151,14 @@ func TestParseSpawnerMsg(t *testing.T) {
 			}
 			continue
 		}
-		if err != nil || ev.kind != tc.want.kind || ev.rank != tc.want.rank || ev.pid != tc.want.pid || ev.status != tc.want.status {
+		if err != nil || ev.kind != tc.want.kind || ev.rank != tc.want.rank || ev.pid != tc.want.pid || ev.status != tc.want.status || ev.sig != tc.want.sig {
 			t.Errorf("%q = %+v, %v", tc.in, ev, err)
 		}
 	}
 }
+
+// pmiInit is the shell that opens a rank's PMI connection (fd 3).
+const pmiInit = `printf 'cmd=init pmi_version=1 pmi_subversion=1\n' >&3; read l <&3; `
 
 // runJob runs a job with the test binary as the spawner.
 func runJob(t *testing.T, o Options) (stdout, stderr string, err error) {
@@ -173,13 +205,24 @@ func TestRunJobFailures(t *testing.T) {
 		msg  string
 	}{
 		{"exit status", Options{N: 4, Command: []string{"sh", "-c", `[ $PMI_RANK = 1 ] && exit 5; sleep 30`}}, 5, 1, "rank 1 exited with status 5"},
-		{"signal", Options{N: 2, Command: []string{"sh", "-c", `[ $PMI_RANK = 0 ] && kill -9 $$; sleep 30`}}, 137, 0, "rank 0 was killed by signal 9 (SIGKILL)"},
+		{"signal", Options{N: 2, Command: []string{"sh", "-c", `[ $PMI_RANK = 0 ] && kill -9 $$; sleep 30`}}, 137, 0, "rank 0 was killed by SIGKILL (signal 9)"},
 		{"pmi abort", Options{N: 2, Command: []string{"sh", "-c", `printf 'cmd=abort exitcode=9\n' >&3; sleep 30`}}, 9, -2, "called abort with exit code 9"},
 		// An abort is held back for abortGrace: a rank that dies by a
 		// signal within it is named as the cause (peers abort when a
 		// rank dies under them, and their abort can reach the PMI
 		// server before the dead rank's exit status reaches us).
-		{"signal death just after an abort", Options{N: 2, Command: []string{"sh", "-c", `if [ $PMI_RANK = 0 ]; then sleep 0.05; kill -9 $$; fi; printf 'cmd=abort exitcode=1\n' >&3; sleep 30`}}, 137, 0, "rank 0 was killed by signal 9 (SIGKILL)"},
+		{"signal death just after an abort", Options{N: 2, Command: []string{"sh", "-c", `if [ $PMI_RANK = 0 ]; then sleep 0.05; kill -9 $$; fi; printf 'cmd=abort exitcode=1\n' >&3; sleep 30`}}, 137, 0, "rank 0 was killed by SIGKILL (signal 9)"},
+		// SIGTERM was taken for the teardown's own, so the abort's
+		// sender was named.
+		{"SIGTERM just after an abort", Options{N: 2, Command: []string{"sh", "-c", `if [ $PMI_RANK = 0 ]; then sleep 0.05; kill -TERM $$; fi; printf 'cmd=abort exitcode=1\n' >&3; sleep 30`}}, 143, 0, "rank 0 was killed by SIGTERM (signal 15)"},
+		{"count: a peer that exited on its own", Options{N: 2, Command: []string{"sh", "-c", `[ $PMI_RANK = 0 ] && exit 0; sleep 0.3; exit 3`}}, 3, 1, "rank 1 exited with status 3"},
+		{"count: one peer still running", Options{N: 3, Command: []string{"sh", "-c", `[ $PMI_RANK = 0 ] && exit 0; [ $PMI_RANK = 1 ] && { sleep 0.3; exit 3; }; sleep 30`}}, 3, 1, "rank 1 exited with status 3; the other rank still running was terminated"},
+		{"watchdog: stopped", Options{N: 2, PhaseTimeout: time.Second, Command: []string{"sh", "-c", `[ $PMI_RANK = 1 ] && kill -STOP $$; sleep 30`}}, ExitWatchdog, 1,
+			`watchdog: rank 1 (pid `},
+		{"watchdog: stuck in a phase", Options{N: 3, PhaseTimeout: time.Second, Command: []string{"sh", "-c", pmiInit + `printf 'cmd=hpcbench_phase name=a iter=0\n' >&3; [ $PMI_RANK = 2 ] && exec sleep 30; sleep 0.2; printf 'cmd=hpcbench_phase name=b iter=0\n' >&3; sleep 30`}}, ExitWatchdog, 2,
+			`is running (S) in phase "a" iter 0 for `},
+		{"watchdog: never connects", Options{N: 3, PhaseTimeout: time.Second, Command: []string{"sh", "-c", `[ $PMI_RANK = 2 ] && exec sleep 30; ` + pmiInit + `printf 'cmd=barrier_in\n' >&3; read l <&3; sleep 30`}}, ExitWatchdog, 2,
+			`in phase "start-up (not connected to PMI)" for `},
 		{"timeout", Options{N: 2, Timeout: 300 * time.Millisecond, Grace: 100 * time.Millisecond, Command: []string{"sh", "-c", `trap '' TERM; sleep 30`}}, 124, -1, "job exceeded --timeout 300ms"},
 		{"not a program", Options{N: 2, Command: []string{garbage}}, 1, 0, "rank 0: start " + garbage + ": exec format error"},
 	} {
@@ -220,7 +263,8 @@ func TestLateStartGetsSignal(t *testing.T) {
 			if err := cmd.Start(); err != nil {
 				t.Fatal(err)
 			}
-			jb := &job{pids: make([]int, 1), exited: make([]bool, 1), sent: tc.sent, tornDown: tc.tornDown}
+			jb := newJob(Options{N: 1}, &lineWriter{w: io.Discard}, &noteBox{})
+			jb.sent, jb.tornDown = tc.sent, tc.tornDown
 			jb.handle(procEvent{kind: evStarted, rank: 0, pid: cmd.Process.Pid})
 			done := make(chan error, 1)
 			go func() { done <- cmd.Wait() }()

@@ -45,6 +45,13 @@ type Options struct {
 	// Bind binds each rank to CPUs before it starts (see Binding); "" is
 	// BindNone, Hydra's default.
 	Bind Binding
+	// PhaseTimeout configures the watchdog: 0 derives its deadlines (a
+	// rank stopped for DefaultStopDeadline; a rank still in a phase
+	// max(MinPhaseDeadline, twice what it took the first rank to leave)
+	// after another rank left it), a positive value is every deadline,
+	// PhaseTimeoutOff turns it off. A job the watchdog ends exits
+	// ExitWatchdog.
+	PhaseTimeout time.Duration
 }
 
 // Validate reports the first invalid field, naming the flag it comes from.
@@ -62,6 +69,9 @@ func (o *Options) Validate() error {
 		if _, err := ParseBinding(string(o.Bind)); err != nil {
 			return err
 		}
+	}
+	if o.PhaseTimeout < 0 && o.PhaseTimeout != PhaseTimeoutOff {
+		return fmt.Errorf("--phase-timeout %v: must not be negative", o.PhaseTimeout)
 	}
 	if o.Grace < 0 {
 		return fmt.Errorf("--grace %v: must not be negative", o.Grace)

@@ -35,6 +35,8 @@ import (
 //	                    "S <rank> <pid>"   started
 //	                    "E <rank> <error>" could not start
 //	                    "X <rank> <wait status>" exited and reaped
+//	                    "T <rank> <signal>" stopped by the signal
+//	                    "C <rank> 0"       continued after a stop
 //
 // The spawner's own argv is the rank's program and arguments, its working
 // directory and environment are the ranks' (before their own variables), and
@@ -62,6 +64,9 @@ type spawner struct {
 	done   chan struct{} // closed when the reader has returned
 	mu     sync.Mutex
 	closed bool
+
+	waitOnce sync.Once
+	exited   chan struct{} // closed once the spawner is reaped (see wait)
 }
 
 type procEventKind int
@@ -71,6 +76,8 @@ const (
 	evStartFailed
 	evExited
 	evSpawnerDied
+	evStopped   // the rank is stopped; sig says by what
+	evContinued // the rank runs again after a stop
 )
 
 // procEvent is what the spawner reports about one rank.
@@ -79,12 +86,14 @@ type procEvent struct {
 	rank   int
 	pid    int
 	status syscall.WaitStatus
+	sig    syscall.Signal // evStopped
 	err    error
 }
 
 // startSpawner starts the spawner for the job's program. Its events go to
-// events, which must have room for every event of the job so the reader
-// never blocks (two per rank, plus one).
+// events, which must have room for every start, exit and failure of the job
+// so the reader never blocks (two per rank, plus one); stops and continues
+// take what room is left.
 func startSpawner(self, path string, argv []string, dir string, env []string, events chan<- procEvent) (*spawner, error) {
 	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
@@ -207,6 +216,17 @@ func (s *spawner) read() {
 					reported = true
 					return true
 				}
+				if ev.kind == evStopped || ev.kind == evContinued {
+					// Stops are not bounded by the ranks' count: one
+					// that finds no room is dropped rather than
+					// stall the reader (the watchdog reads /proc
+					// before it acts on a stop).
+					select {
+					case s.events <- ev:
+					default:
+					}
+					continue
+				}
 				s.events <- ev
 			}
 		}
@@ -222,10 +242,35 @@ func (s *spawner) read() {
 	s.mu.Unlock()
 	if !closed {
 		if end == nil {
-			end = errors.New("it exited")
+			end = s.death()
 		}
 		s.events <- procEvent{kind: evSpawnerDied, rank: -1, err: end}
 	}
+}
+
+// death says how the spawner ended, once its socket closed while the
+// launcher still needed it: "was killed by signal 9 (SIGKILL)", or "exited"
+// when its status does not come within a second.
+func (s *spawner) death() error {
+	select {
+	case <-s.wait():
+	case <-time.After(time.Second):
+		return fmt.Errorf("spawner (pid %d) closed its socket", s.cmd.Process.Pid)
+	}
+	ws, _ := s.cmd.ProcessState.Sys().(syscall.WaitStatus)
+	_, how := describeExit(ws)
+	return fmt.Errorf("pid %d %s", s.cmd.Process.Pid, how)
+}
+
+// wait reaps the spawner, once; the channel is closed when it is reaped.
+// It is not started before it is needed: a goroutine blocked in wait4 for
+// the whole job would cost what the non-blocking sockets save.
+func (s *spawner) wait() <-chan struct{} {
+	s.waitOnce.Do(func() {
+		s.exited = make(chan struct{})
+		go func() { s.cmd.Wait(); close(s.exited) }()
+	})
+	return s.exited
 }
 
 func parseSpawnerMsg(b []byte) (procEvent, error) {
@@ -250,6 +295,13 @@ func parseSpawnerMsg(b []byte) (procEvent, error) {
 		var st int
 		st, err = strconv.Atoi(string(f[2]))
 		ev.status = syscall.WaitStatus(st)
+	case 'T':
+		ev.kind = evStopped
+		var sig int
+		sig, err = strconv.Atoi(string(f[2]))
+		ev.sig = syscall.Signal(sig)
+	case 'C':
+		ev.kind = evContinued
 	default:
 		err = errors.New("unknown kind")
 	}
@@ -267,8 +319,7 @@ func (s *spawner) close() {
 	s.closed = true
 	s.mu.Unlock()
 	s.rc.Control(func(fd uintptr) { unix.Shutdown(int(fd), unix.SHUT_WR) })
-	exited := make(chan struct{})
-	go func() { s.cmd.Wait(); close(exited) }()
+	exited := s.wait()
 	select {
 	case <-exited:
 	case <-time.After(5 * time.Second):

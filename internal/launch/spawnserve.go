@@ -120,29 +120,47 @@ func ServeSpawner(path string, argv []string) error {
 	// first, and TestCollRankKilled named the messenger.)
 	forked := make(chan struct{}, 1<<16)
 	var reaper sync.WaitGroup
+	//
+	// WUNTRACED and WCONTINUED make the same wait4 report a rank stopped
+	// ("T", for the launcher's watchdog) and continued ("C") at no cost:
+	// such a report consumes no fork, and the wait goes on for a death.
 	reaper.Go(func() {
 		for range forked {
-			var ws unix.WaitStatus
-			var pid int
-			var err error
 			for {
-				pid, err = unix.Wait4(-1, &ws, 0, nil)
-				if !errors.Is(err, unix.EINTR) {
-					break
+				var ws unix.WaitStatus
+				var pid int
+				var err error
+				for {
+					pid, err = unix.Wait4(-1, &ws, unix.WUNTRACED|unix.WCONTINUED, nil)
+					if !errors.Is(err, unix.EINTR) {
+						break
+					}
+				}
+				if err != nil {
+					fmt.Fprintf(os.Stderr, "hpcbench spawner: wait: %v\n", err)
+					return
+				}
+				mu.Lock()
+				r, ok := ranks[pid]
+				var rec string
+				switch {
+				case ws.Stopped():
+					rec = "T " + strconv.Itoa(r) + " " + strconv.Itoa(int(ws.StopSignal()))
+				case ws.Continued():
+					rec = "C " + strconv.Itoa(r) + " 0"
+				default:
+					delete(ranks, pid)
+					rec = "X " + strconv.Itoa(r) + " " + strconv.Itoa(int(ws))
+				}
+				if ok {
+					flush()
+					send(rc, rec)
+				}
+				mu.Unlock()
+				if !ws.Stopped() && !ws.Continued() {
+					break // one death per fork
 				}
 			}
-			if err != nil {
-				fmt.Fprintf(os.Stderr, "hpcbench spawner: wait: %v\n", err)
-				return
-			}
-			mu.Lock()
-			r, ok := ranks[pid]
-			delete(ranks, pid)
-			if ok {
-				flush()
-				send(rc, "X "+strconv.Itoa(r)+" "+strconv.Itoa(int(ws)))
-			}
-			mu.Unlock()
 		}
 	})
 	defer func() { close(forked); reaper.Wait() }()

@@ -1,6 +1,7 @@
 package launch
 
 import (
+	"io"
 	"os"
 	"os/exec"
 	"syscall"
@@ -12,7 +13,8 @@ import (
 // of their own (they noticed the same death) do not end the hold, and the
 // dead rank's signal, arriving last, is named as the cause.
 func TestAbortHold(t *testing.T) {
-	jb := &job{o: Options{N: 4, Grace: time.Second}, pids: make([]int, 4), exited: make([]bool, 4), pending: 4}
+	jb := newJob(Options{N: 4, Grace: time.Second}, &lineWriter{w: io.Discard}, &noteBox{})
+	jb.pending = 4
 	jb.fail = &Failure{Rank: 3, Code: 1, Msg: "launch: rank 3 called abort with exit code 1", abort: true}
 	jb.statusWait = time.After(time.Hour)
 	const exit1 = syscall.WaitStatus(1 << 8)

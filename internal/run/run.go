@@ -294,6 +294,13 @@ func Main(ctx context.Context, s Spec) error {
 			bar.Phase(name, iter, done, total)
 		}
 	}
+	if report := launcherPhase(j, s.Getenv); report != nil {
+		inner := phase
+		phase = func(name string, iter int, done, total int64) {
+			report(name, iter, done, total)
+			inner(name, iter, done, total)
+		}
+	}
 	res, runErr := s.Engine(ctx, &Env{Job: j, Record: rec, Phase: phase,
 		Stdout: bar.Stdout(stdout), Stderr: bar.Stdout(stderr)})
 	bar.Close() // before the views, and before a failure is printed

@@ -1,0 +1,170 @@
+package launch
+
+import (
+	"os"
+	"sync"
+	"time"
+
+	"github.com/hpcbench/hpcbench/pmi"
+)
+
+// stopRoom is the room the event channel keeps, beyond every start and
+// exit, for ranks' stops and continues (see startSpawner).
+const stopRoom = 64
+
+// Environment variables the launcher sets for every rank.
+const (
+	// EnvLauncherKVS holds the job's PMI KVS name: a rank whose PMI
+	// server answers get_my_kvsname with it runs under hpcbench's own
+	// launcher, and may send it phase reports (pmi.PhaseCommand). A
+	// variable inherited through another launcher (hpcbench launch --
+	// mpiexec ...) names another KVS, so no report reaches a server that
+	// would choke on it.
+	EnvLauncherKVS = "HPCBENCH_LAUNCHER_KVS"
+	// EnvPhaseTimeout holds --phase-timeout as a Go duration ("2s"; "0s"
+	// is off) when it was given, for the ranks' own stall detection.
+	EnvPhaseTimeout = "HPCBENCH_PHASE_TIMEOUT"
+)
+
+// jobVars are the variables every rank of the job gets besides PMI's.
+func jobVars(kvs string, phaseTimeout time.Duration) []string {
+	env := []string{EnvLauncherKVS + "=" + kvs}
+	switch {
+	case phaseTimeout < 0:
+		env = append(env, EnvPhaseTimeout+"=0s")
+	case phaseTimeout > 0:
+		env = append(env, EnvPhaseTimeout+"="+phaseTimeout.String())
+	}
+	return env
+}
+
+// timedNote is a PMI progress note with the time the server saw it.
+type timedNote struct {
+	pmi.Note
+	at time.Time
+}
+
+// noteBox carries the PMI server's notes, which come from its serving
+// goroutines, to the launcher's loop: add queues one and wakes the loop.
+type noteBox struct {
+	mu    sync.Mutex
+	notes []timedNote
+	wake  chan struct{} // capacity 1: one wake-up covers every note queued
+}
+
+func (b *noteBox) add(n pmi.Note) {
+	now := time.Now()
+	b.mu.Lock()
+	b.notes = append(b.notes, timedNote{n, now})
+	b.mu.Unlock()
+	select {
+	case b.wake <- struct{}{}:
+	default:
+	}
+}
+
+// take returns the queued notes, handing back spare for the next batch.
+func (b *noteBox) take(spare []timedNote) []timedNote {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	n := b.notes
+	b.notes = spare[:0]
+	return n
+}
+
+// applyNotes feeds the queued notes to the watchdog.
+func (jb *job) applyNotes() {
+	notes := jb.notes.take(nil)
+	for _, n := range notes {
+		if n.Rank < 0 || n.Rank >= len(jb.pids) {
+			continue
+		}
+		switch n.Kind {
+		case pmi.NoteInit:
+			jb.wd.initialized(n.Rank, n.at)
+		case pmi.NoteBarrier:
+			jb.wd.barrier(n.Rank, n.at)
+		case pmi.NotePhase:
+			jb.wd.enter(n.Rank, phaseKey{n.Phase, n.Iter}, n.at)
+		case pmi.NoteFinalize:
+			jb.wd.finished(n.Rank, n.at, true)
+		}
+	}
+}
+
+// armWatchdog sets the watchdog's timer to the job's next deadline.
+func (jb *job) armWatchdog() {
+	if jb.tornDown {
+		jb.stopWatchdog()
+		return
+	}
+	if !jb.wd.dirty {
+		return // the timer, armed or not, is still right
+	}
+	jb.wd.dirty = false
+	r, at, ok := jb.wd.next()
+	if !ok {
+		jb.stopWatchdog()
+		return
+	}
+	if jb.wdT != nil && r == jb.wdRank && at.Equal(jb.wdAt) {
+		return
+	}
+	jb.stopWatchdog()
+	jb.wdRank, jb.wdAt = r, at
+	jb.wdT = time.NewTimer(time.Until(at))
+}
+
+// watchdogC is the armed timer's channel, nil (never ready) without one.
+func (jb *job) watchdogC() <-chan time.Time {
+	if jb.wdT == nil {
+		return nil
+	}
+	return jb.wdT.C
+}
+
+func (jb *job) stopWatchdog() {
+	if jb.wdT != nil {
+		jb.wdT.Stop()
+		jb.wdT, jb.wdRank = nil, -1
+	}
+}
+
+// watchdogFired ends the job when a rank's deadline has passed: a stopped
+// rank still stopped (so /proc says: a continue the spawner's report of
+// which was dropped does not count), or a rank still in a phase others
+// have left.
+func (jb *job) watchdogFired(now time.Time) {
+	jb.wdT, jb.wdRank = nil, -1
+	jb.wd.dirty = true // re-arm for the next deadline, if the job goes on
+	jb.applyNotes()
+	if jb.fail != nil {
+		return // the job is already failing; its cause is known
+	}
+	var late []int
+	for _, r := range jb.wd.overdue(now) {
+		if jb.wd.ranks[r].stopped {
+			if st, ok := procState(jb.pids[r]); ok && st != 'T' && st != 't' && st != '?' {
+				jb.wd.cont(r)
+				continue
+			}
+		}
+		late = append(late, r)
+	}
+	if len(late) == 0 {
+		return
+	}
+	host, _ := os.Hostname()
+	msg := jb.wd.stallMessage(late, now, host, jb.info)
+	jb.fail = &Failure{Rank: late[0], Code: ExitWatchdog, Msg: "launch: " + msg}
+	jb.teardown()
+}
+
+// info is a rank's pid and state from /proc, for the watchdog's messages.
+func (jb *job) info(r int) (int, string) {
+	pid := jb.pids[r]
+	if pid <= 0 {
+		return pid, "not started"
+	}
+	return pid, describeState(procState(pid))
+}
