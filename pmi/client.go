@@ -88,6 +88,14 @@ type Client struct {
 	broken      error  // why the connection can no longer carry requests
 	finalized   bool
 	finalizeErr error
+
+	own bool // hpcbench launch serves the job (OwnLauncher); fixed at Connect
+}
+
+// ownLauncher reports whether EnvLauncherKVS names kvs, the job's KVS.
+func ownLauncher(getenv func(string) (string, bool), kvs string) bool {
+	v, ok := getenv(EnvLauncherKVS)
+	return ok && v == kvs
 }
 
 // Connect discovers the process manager and initializes PMI-1.
@@ -138,6 +146,7 @@ func Connect(ctx context.Context, opts ClientOptions) (*Client, error) {
 			c.Close()
 			return nil, err
 		}
+		c.own = ownLauncher(getenv, c.kvs)
 		return c, nil
 	}
 
@@ -167,6 +176,7 @@ func Connect(ctx context.Context, opts ClientOptions) (*Client, error) {
 			c.Close()
 			return nil, err
 		}
+		c.own = ownLauncher(getenv, c.kvs)
 		return c, nil
 	}
 

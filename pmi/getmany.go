@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 )
 
 // pipelineWindow is how many get requests GetMany sends before it reads
@@ -132,13 +131,14 @@ func (c *Client) GetBytesMany(ctx context.Context, keys []string, pipelined bool
 	return out, nil
 }
 
-// OwnLauncherKVSPrefix starts the KVS name of every job hpcbench launch
-// serves; Client.OwnLauncher tests for it.
-const OwnLauncherKVSPrefix = "kvs_hpcbench_"
+// EnvLauncherKVS is the variable hpcbench launch sets for every rank to
+// the job's KVS name. A client whose server answers get_my_kvsname with
+// that name runs under hpcbench's own launcher (Client.OwnLauncher); one
+// inherited through another launcher (hpcbench launch -- mpiexec ...)
+// names another KVS.
+const EnvLauncherKVS = "HPCBENCH_LAUNCHER_KVS"
 
-// OwnLauncher reports whether hpcbench's own launcher serves this job (its
-// KVS name says so), and so whether the server takes GetMany's pipelined
-// requests.
-func (c *Client) OwnLauncher() bool {
-	return c.local == nil && strings.HasPrefix(c.kvs, OwnLauncherKVSPrefix)
-}
+// OwnLauncher reports whether hpcbench's own launcher serves this job, and
+// so whether the server takes GetMany's pipelined requests and SendPhase's
+// reports (any other server would fail the job on them).
+func (c *Client) OwnLauncher() bool { return c.own }

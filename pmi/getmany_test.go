@@ -120,3 +120,22 @@ func BenchmarkGetMany(b *testing.B) {
 		})
 	}
 }
+
+// TestOwnLauncher: only a variable naming the job's own KVS says that
+// hpcbench launch serves it.
+func TestOwnLauncher(t *testing.T) {
+	for _, tc := range []struct {
+		env  map[string]string
+		want bool
+	}{
+		{map[string]string{}, false},
+		{map[string]string{EnvLauncherKVS: "kvs_theirs"}, false},
+		{map[string]string{EnvLauncherKVS: ""}, false},
+		{map[string]string{EnvLauncherKVS: "kvs_ours"}, true},
+	} {
+		getenv := func(k string) (string, bool) { v, ok := tc.env[k]; return v, ok && v != "" }
+		if got := ownLauncher(getenv, "kvs_ours"); got != tc.want {
+			t.Errorf("ownLauncher(%v) = %v, want %v", tc.env, got, tc.want)
+		}
+	}
+}

@@ -14,13 +14,9 @@ const stopRoom = 64
 
 // Environment variables the launcher sets for every rank.
 const (
-	// EnvLauncherKVS holds the job's PMI KVS name: a rank whose PMI
-	// server answers get_my_kvsname with it runs under hpcbench's own
-	// launcher, and may send it phase reports (pmi.PhaseCommand). A
-	// variable inherited through another launcher (hpcbench launch --
-	// mpiexec ...) names another KVS, so no report reaches a server that
-	// would choke on it.
-	EnvLauncherKVS = "HPCBENCH_LAUNCHER_KVS"
+	// EnvLauncherKVS holds the job's PMI KVS name (see
+	// pmi.EnvLauncherKVS and pmi.Client.OwnLauncher).
+	EnvLauncherKVS = pmi.EnvLauncherKVS
 	// EnvPhaseTimeout holds --phase-timeout as a Go duration ("2s"; "0s"
 	// is off) when it was given, for the ranks' own stall detection.
 	EnvPhaseTimeout = "HPCBENCH_PHASE_TIMEOUT"

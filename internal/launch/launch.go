@@ -630,7 +630,7 @@ func trimPMI(s string) string {
 func kvsName() string {
 	var b [4]byte
 	rand.Read(b[:])
-	return pmi.OwnLauncherKVSPrefix + strconv.Itoa(os.Getpid()) + "_" + hex.EncodeToString(b[:])
+	return "kvs_hpcbench_" + strconv.Itoa(os.Getpid()) + "_" + hex.EncodeToString(b[:])
 }
 
 // raiseNoFile lifts the soft open-file limit to the hard one: each rank costs

@@ -1,11 +1,9 @@
 package run
 
 import (
-	"os"
 	"sync"
 
 	"github.com/hpcbench/hpcbench/internal/job"
-	"github.com/hpcbench/hpcbench/internal/launch"
 )
 
 // phaseReporter sends the launcher's watchdog a report each time this
@@ -21,16 +19,13 @@ type phaseReporter struct {
 
 // launcherPhase returns the Phase hook that reports to hpcbench's own
 // launcher, or nil when the job is not its: no job, a singleton, or a PMI
-// server (Hydra, Slurm) whose KVS is not the one the launcher named in
-// launch.EnvLauncherKVS, which would fail the job on the unknown command.
-func launcherPhase(j *job.Job, getenv func(string) (string, bool)) Phase {
+// server (Hydra, Slurm) that is not hpcbench's (pmi.Client.OwnLauncher),
+// which would fail the job on the unknown command.
+func launcherPhase(j *job.Job) Phase {
 	if j == nil || j.PMI == nil || j.PMI.Singleton() {
 		return nil
 	}
-	if getenv == nil {
-		getenv = os.LookupEnv
-	}
-	if kvs, ok := getenv(launch.EnvLauncherKVS); !ok || kvs == "" || kvs != j.PMI.KVS() {
+	if !j.PMI.OwnLauncher() {
 		return nil
 	}
 	p := &phaseReporter{j: j}

@@ -294,7 +294,7 @@ func Main(ctx context.Context, s Spec) error {
 			bar.Phase(name, iter, done, total)
 		}
 	}
-	if report := launcherPhase(j, s.Getenv); report != nil {
+	if report := launcherPhase(j); report != nil {
 		inner := phase
 		phase = func(name string, iter int, done, total int64) {
 			report(name, iter, done, total)
