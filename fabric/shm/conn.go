@@ -103,7 +103,7 @@ func newConn(p connParams) (*Conn, error) {
 		peerMapsArena: p.peerMapsArena,
 		myBells:       &lay.hdr.bells[p.side],
 		peerBells:     &lay.hdr.bells[1-p.side],
-		opts:          p.opts,
+		opts:          p.opts.forRing(int(lay.hdr.ringSize)),
 		sock:          p.sock,
 		watchDone:     make(chan struct{}),
 	}

@@ -18,7 +18,7 @@ const cacheLine = 64
 const (
 	headerSize = 4096
 	magic      = 0x316d68732d637068 // "hpc-shm1", little-endian
-	version    = 2
+	version    = 3
 )
 
 // Sides of a pair, also the index of the ring a side writes.
