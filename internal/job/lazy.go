@@ -202,11 +202,11 @@ func (m *mesh) connected() []int {
 
 // States of a lazy connection.
 const (
-	stateIdle       = iota // nothing yet
-	stateDialing           // this rank is dialing (or, the lower rank, waiting for the verdict)
-	stateAccepting         // the arbiter is accepting the lower rank's dial
-	stateConnected         // conn is the pair's connection
-	stateFailed            // err says why; also after Close
+	stateIdle      = iota // nothing yet
+	stateDialing          // this rank is dialing (or, the lower rank, waiting for the verdict)
+	stateAccepting        // the arbiter is accepting the lower rank's dial
+	stateConnected        // conn is the pair's connection
+	stateFailed           // err says why; also after Close
 )
 
 // lazyConn is a fabric.Conn that connects on its first Send or Recv.
