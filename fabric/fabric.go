@@ -68,6 +68,8 @@ type Hint struct {
 	// LocalRanks is how many of the job's ranks run on the host of the
 	// two, both included; 0 if unknown.
 	LocalRanks int
+	// HostCPUs is how many CPUs that host has online; 0 if unknown.
+	HostCPUs int
 }
 
 // Traits are what a transport's connections promise, known before one is

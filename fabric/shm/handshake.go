@@ -16,6 +16,8 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/hpcbench/hpcbench/fabric"
 )
 
 // Set-up, over the listener's unix socket:
@@ -57,7 +59,8 @@ var helloSize = binary.Size(hello{})
 const sealed = unix.F_SEAL_SHRINK | unix.F_SEAL_GROW | unix.F_SEAL_SEAL
 
 // dial connects to the listener at addr and sets the pair up.
-func (t *Transport) dial(ctx context.Context, self int, addr string, ringSize int) (*Conn, int, error) {
+func (t *Transport) dial(ctx context.Context, self int, addr string, hint fabric.Hint) (*Conn, int, error) {
+	ringSize := t.opts.ringFor(hint)
 	if err := checkRank(self); err != nil {
 		return nil, 0, fmt.Errorf("shm: dial %s: %w", addr, err)
 	}
@@ -98,7 +101,7 @@ func (t *Transport) dial(ctx context.Context, self int, addr string, ringSize in
 	if err != nil {
 		return fail(err)
 	}
-	initHeader(mem, ringSize, t.opts.CMAChunk)
+	initHeader(mem, ringSize, t.opts.CMAChunk, crowded(hint))
 	cookie, err := newCookie()
 	if err != nil {
 		_ = unix.Close(fd)

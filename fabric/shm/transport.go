@@ -120,7 +120,7 @@ var _ fabric.HintedTransport = (*Transport)(nil)
 // DialHint is Dial for a job with h.LocalRanks ranks on this host: the
 // pair's rings are sized by Options.RingBudget.
 func (t *Transport) DialHint(ctx context.Context, self int, addr string, h fabric.Hint) (fabric.Conn, error) {
-	c, _, err := t.dial(ctx, self, addr, t.opts.ringFor(h))
+	c, _, err := t.dial(ctx, self, addr, h)
 	if err != nil {
 		return nil, err
 	}

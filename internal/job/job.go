@@ -210,7 +210,7 @@ func (j *Job) wire(ctx context.Context, o Options) error {
 			local++
 		}
 	}
-	hint := fabric.Hint{LocalRanks: local}
+	hint := fabric.Hint{LocalRanks: local, HostCPUs: HostCPUs()}
 	via := make([]int, size) // transport index per peer
 	traits := make([]fabric.Traits, size)
 	for p := range cards {

@@ -205,6 +205,7 @@ func TestLazyInterleavings(t *testing.T) {
 			if err := tn.conn(1, 0).Send(ctx, 7, []byte("1")); err != nil {
 				t.Fatal(err)
 			}
+			waitState(t, tn.conn(0, 1), stateConnected) // its accept loop took the dial
 			exchange(t, ctx, tn, 0, 1)
 		}, 0, 1},
 		{"HigherFirstLowerIdleRecv", func(t *testing.T, ctx context.Context, tn *testNet) {
