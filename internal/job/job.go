@@ -77,9 +77,8 @@ type Job struct {
 	// this rank itself).
 	PeerTransport []string
 
-	conns     []fabric.Conn
-	listeners []fabric.Listener // until the mesh takes them
-	mesh      *mesh
+	conns []fabric.Conn
+	mesh  *mesh // the lazy connections and the listeners
 }
 
 // Transports summarises PeerTransport: the distinct transports in use, in
@@ -166,13 +165,20 @@ func (j *Job) wire(ctx context.Context, o Options) error {
 		t, _ := o.Transports.Lookup(o.Fabric)
 		transports = fabric.Registry{t}
 	}
+	timeout := o.ConnectTimeout
+	if timeout == 0 {
+		timeout = DefaultConnectTimeout
+	}
+	// Accept from the start: a rank that has read the cards may dial one
+	// still reading them (at 1024 ranks that takes a minute).
+	j.mesh = newMesh(rank, size, timeout)
 	own := card{host: hostID()}
 	for _, t := range transports {
 		ln, err := t.Listen(ctx, rank)
 		if err != nil {
 			return fmt.Errorf("listen on %s: %w", t.Name(), err)
 		}
-		j.listeners = append(j.listeners, ln)
+		j.mesh.serve(ln, t.Name())
 		own.addrs = append(own.addrs, ln.Addr())
 	}
 	if err := j.PMI.PutBytes(ctx, cardKey(rank), []byte(own.String())); err != nil {
@@ -228,11 +234,7 @@ func (j *Job) wire(ctx context.Context, o Options) error {
 			traits[p] = h.Traits(hint)
 		}
 	}
-	timeout := o.ConnectTimeout
-	if timeout == 0 {
-		timeout = DefaultConnectTimeout
-	}
-	j.mesh = newMesh(rank, size, timeout, traits, func(ctx context.Context, p int) (fabric.Conn, error) {
+	j.mesh.route(traits, func(ctx context.Context, p int) (fabric.Conn, error) {
 		t := transports[via[p]]
 		var c fabric.Conn
 		var err error
@@ -246,10 +248,6 @@ func (j *Job) wire(ctx context.Context, o Options) error {
 		}
 		return c, nil
 	})
-	for i, ln := range j.listeners {
-		j.mesh.serve(ln, transports[i].Name())
-	}
-	j.listeners = nil // the mesh's now
 	j.conns = j.mesh.conns()
 	coll := o.Coll
 	if coll.Allocator == nil {
@@ -287,9 +285,6 @@ func choose(ts fabric.Registry, to card, peer int) (int, error) {
 }
 
 func (j *Job) closeConns() {
-	for _, ln := range j.listeners {
-		ln.Close()
-	}
 	if j.mesh != nil {
 		_ = j.mesh.close()
 	}

@@ -68,18 +68,29 @@ type mesh struct {
 	acceptErr error // the last accept that failed other than by close
 }
 
-// newMesh makes the lazy connections of rank self to size ranks; dial
-// connects to a peer; traits[p] is what the connection to p promises.
-func newMesh(self, size int, timeout time.Duration, traits []fabric.Traits,
-	dial func(ctx context.Context, peer int) (fabric.Conn, error)) *mesh {
+// newMesh makes the lazy connections of rank self to size ranks. It
+// accepts (see serve) at once; route must be called before the
+// connections are used.
+func newMesh(self, size int, timeout time.Duration) *mesh {
 	ctx, cancel := context.WithCancel(context.Background())
-	m := &mesh{self: self, timeout: timeout, dial: dial, peers: make([]*lazyConn, size), ctx: ctx, cancel: cancel}
+	m := &mesh{self: self, timeout: timeout, peers: make([]*lazyConn, size), ctx: ctx, cancel: cancel}
 	for p := range m.peers {
 		if p != self {
-			m.peers[p] = &lazyConn{m: m, peer: p, traits: traits[p], ready: make(chan struct{})}
+			m.peers[p] = &lazyConn{m: m, peer: p, ready: make(chan struct{})}
 		}
 	}
 	return m
+}
+
+// route tells the mesh how to dial a peer and what each connection
+// promises (traits[p]), once the peers' business cards are read.
+func (m *mesh) route(traits []fabric.Traits, dial func(ctx context.Context, peer int) (fabric.Conn, error)) {
+	m.dial = dial
+	for p, c := range m.peers {
+		if c != nil {
+			c.traits = traits[p]
+		}
+	}
 }
 
 // conns returns the connections for collectives.New: nil at self.

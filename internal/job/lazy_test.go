@@ -67,7 +67,8 @@ func newTestNet(t *testing.T, n int, timeout time.Duration) *testNet {
 	for r := range n {
 		ln := &chanListener{ch: make(chan arrival), done: make(chan struct{})}
 		tn.lns = append(tn.lns, ln)
-		m := newMesh(r, n, timeout, traits, func(ctx context.Context, p int) (fabric.Conn, error) { return tn.dial(ctx, r, p) })
+		m := newMesh(r, n, timeout)
+		m.route(traits, func(ctx context.Context, p int) (fabric.Conn, error) { return tn.dial(ctx, r, p) })
 		tn.meshes = append(tn.meshes, m)
 	}
 	for r, m := range tn.meshes {
