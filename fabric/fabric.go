@@ -62,6 +62,44 @@ type Transport interface {
 	Reachable(addr string) bool
 }
 
+// Hint is what a job knows about two of its ranks before it connects them,
+// for transports that size a connection by it.
+type Hint struct {
+	// LocalRanks is how many of the job's ranks run on the host of the
+	// two, both included; 0 if unknown.
+	LocalRanks int
+	// HostCPUs is how many CPUs that host has online; 0 if unknown.
+	HostCPUs int
+}
+
+// Traits are what a transport's connections promise, known before one is
+// made, so that a communicator can plan by them for a connection it has
+// not made yet.
+type Traits struct {
+	// EagerLimit is the largest message a Send delivers without waiting
+	// for the peer to Recv it (the connection buffers it), or -1 for no
+	// such promise.
+	EagerLimit int
+	// SharedMemory is true when messages move through memory both
+	// processes map.
+	SharedMemory bool
+}
+
+// HintedTransport is implemented by transports that size a connection by
+// a Hint (fabric/shm: the more ranks share a host, the smaller each pair's
+// rings, so that memory grows with the ranks, not with the pairs) and can
+// tell what its connections will promise before they exist. The two ends
+// of a pair must be given the same Hint and transports with the same
+// options: the dialer sizes the pair, and Traits describes both ends.
+type HintedTransport interface {
+	Transport
+	// DialHint is Dial for a job described by h.
+	DialHint(ctx context.Context, self int, addr string, h Hint) (Conn, error)
+	// Traits returns what a Conn dialed with h, or accepted from a peer
+	// that dialed with h, promises.
+	Traits(h Hint) Traits
+}
+
 // Allocator is implemented by transports that move messages faster from
 // and into buffers they allocate (shm: one copy between two processes
 // instead of two). Its buffers work with every transport.

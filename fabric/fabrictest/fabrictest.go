@@ -208,7 +208,7 @@ func testConnPair(t *testing.T, mk func(t *testing.T) (a, b fabric.Conn), alloc 
 // context.DeadlineExceeded and the listener still accepts afterwards; closing
 // a listener unblocks Accept and leaves its connections open; dialing a
 // closed listener fails; and four ranks connect all-to-all the way
-// internal/job does (see AllToAll) and exchange a message on every Conn.
+// internal/job did (see AllToAll) and exchange a message on every Conn.
 func TestTransport(t *testing.T, tr fabric.Transport) {
 	alloc, _ := tr.(fabric.Allocator)
 	for _, c := range transportCases {

@@ -34,7 +34,8 @@ func Pair(tb testing.TB, tr fabric.Transport) (a, b fabric.Conn) {
 // the listeners and registers every Conn's Close with tb.Cleanup; any failure
 // is fatal to tb.
 //
-// The pattern is the one internal/job uses. Every rank listens first (in a
+// The pattern is the one internal/job used before it connected lazily.
+// Every rank listens first (in a
 // job, it then publishes Addr in the PMI KVS and enters a barrier). Then each
 // rank i, in its own goroutine, dials every j < i in increasing order, and
 // after that accepts n-1-i connections, placing each by the rank Accept

@@ -103,11 +103,15 @@ func newConn(p connParams) (*Conn, error) {
 		peerMapsArena: p.peerMapsArena,
 		myBells:       &lay.hdr.bells[p.side],
 		peerBells:     &lay.hdr.bells[1-p.side],
-		opts:          p.opts,
+		opts:          p.opts.forRing(int(lay.hdr.ringSize)),
 		sock:          p.sock,
 		watchDone:     make(chan struct{}),
 	}
-	w := waiter{maxSpin: p.opts.Spin, yield: p.opts.Yield, mine: &lay.hdr.cpu[p.side].v, peer: &lay.hdr.cpu[1-p.side].v,
+	spin, yield := p.opts.Spin, p.opts.Yield
+	if lay.hdr.crowded != 0 {
+		spin, yield = min(spin, shortSpin), 0
+	}
+	w := waiter{maxSpin: spin, yield: yield, mine: &lay.hdr.cpu[p.side].v, peer: &lay.hdr.cpu[1-p.side].v,
 		singleP: runtime.GOMAXPROCS(0) == 1}
 	c.snd.w, c.rcv.w = w, w
 	c.snd.warm = prefetchWSupported()

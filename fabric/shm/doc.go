@@ -33,6 +33,21 @@
 //
 // # The shared mapping
 //
+// The dialer sizes the pair: DialHint, told how many ranks share the host,
+// gives the rings RingBudget/(ranks-1) bytes each (a power of two from
+// 64 KiB up to RingSize), so that a rank connected to all the others maps
+// about RingBudget of rings: two to five ranks keep 1 MiB rings, 64 and
+// more get 64 KiB ones. (At 16 and 64 ranks on the 2-vCPU VM, Allreduce
+// and Alltoall up to 1 MiB ran as fast with 256 KiB and 64 KiB rings as
+// with 1 MiB ones: from 64 KiB on, messages from arena buffers bypass the
+// ring.) Both sides fault every page in for writing when they map it
+// (madvise MADV_POPULATE_WRITE), so that the first messages take no page
+// faults, and a system out of memory fails the set-up with an error that
+// says so instead of a SIGBUS on first touch. A host with more than four
+// ranks per CPU (the hint also carries the CPU count) is marked crowded in
+// the header, and its waiters sleep in the kernel after a microsecond's
+// spin instead of spinning and yielding (see Waiting).
+//
 // One page of control words followed by two rings, one per direction, each
 // written by one side and read by the other (single producer, single
 // consumer). A ring is a byte ring: the producer's head and the consumer's

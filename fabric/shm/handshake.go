@@ -16,6 +16,8 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/hpcbench/hpcbench/fabric"
 )
 
 // Set-up, over the listener's unix socket:
@@ -45,6 +47,7 @@ type hello struct {
 	Cookie     uint64
 	ArenaBase  uint64 // the sender's address of its arena; 0 without one
 	ArenaSize  uint64 // bytes of the arena whose descriptor is attached
+	NoMemory   uint32 // 1: the listener could not map the pair's memory: the system is out of memory
 }
 
 // helloSize is the encoded size of a hello.
@@ -56,7 +59,8 @@ var helloSize = binary.Size(hello{})
 const sealed = unix.F_SEAL_SHRINK | unix.F_SEAL_GROW | unix.F_SEAL_SEAL
 
 // dial connects to the listener at addr and sets the pair up.
-func (t *Transport) dial(ctx context.Context, self int, addr string) (*Conn, int, error) {
+func (t *Transport) dial(ctx context.Context, self int, addr string, hint fabric.Hint) (*Conn, int, error) {
+	ringSize := t.opts.ringFor(hint)
 	if err := checkRank(self); err != nil {
 		return nil, 0, fmt.Errorf("shm: dial %s: %w", addr, err)
 	}
@@ -93,11 +97,11 @@ func (t *Transport) dial(ctx context.Context, self int, addr string) (*Conn, int
 	if err != nil {
 		return fail(err)
 	}
-	mem, fd, err := createShared(mapSize(t.opts.RingSize))
+	mem, fd, err := createShared(mapSize(ringSize))
 	if err != nil {
 		return fail(err)
 	}
-	initHeader(mem, t.opts.RingSize, t.opts.CMAChunk)
+	initHeader(mem, ringSize, t.opts.CMAChunk, crowded(hint))
 	cookie, err := newCookie()
 	if err != nil {
 		_ = unix.Close(fd)
@@ -113,6 +117,10 @@ func (t *Transport) dial(ctx context.Context, self int, addr string) (*Conn, int
 	runtime.KeepAlive(cookie)
 	if err != nil {
 		return fail(fmt.Errorf("reading reply: %w", err))
+	}
+	if reply.NoMemory != 0 {
+		closeAll(got)
+		return fail(fmt.Errorf("%w on rank %d: it could not map the pair's %s of shared memory", errNoMemory, reply.Rank, kib(mapSize(ringSize))))
 	}
 	peerMem = t.mapArenaFrom(reply, got)
 	canAccess := t.probe(pid, reply.CookieAddr, reply.Cookie)
@@ -166,7 +174,11 @@ func (t *Transport) accept(ctx context.Context, self int, sock *net.UnixConn) (*
 	_ = unix.Close(fds[0])
 	if err != nil {
 		closeAll(fds[1:])
-		return fail(err)
+		if errors.Is(err, errNoMemory) {
+			// Tell the dialer why, or it sees only the socket close.
+			_ = writeHello(sock, hello{Rank: uint32(self), NoMemory: 1})
+		}
+		return fail(fmt.Errorf("rank %d: %w", in.Rank, err))
 	}
 	peerMem = t.mapArenaFrom(in, fds[1:])
 	if _, err := newLayout(mem); err != nil {
@@ -250,20 +262,19 @@ func peerPid(sock *net.UnixConn) (int, error) {
 func createShared(size int) (mem []byte, fd int, err error) {
 	fd, err = unix.MemfdCreate("hpcbench-shm", unix.MFD_CLOEXEC|unix.MFD_ALLOW_SEALING)
 	if err != nil {
-		return nil, -1, fmt.Errorf("memfd_create: %w", err)
+		return nil, -1, memErr("memfd_create", size, err)
 	}
 	if err := unix.Ftruncate(fd, int64(size)); err != nil {
 		_ = unix.Close(fd)
-		return nil, -1, fmt.Errorf("sizing shared memory to %d bytes: %w", size, err)
+		return nil, -1, memErr("sizing it", size, err)
 	}
 	if _, err := unix.FcntlInt(uintptr(fd), unix.F_ADD_SEALS, sealed); err != nil {
 		_ = unix.Close(fd)
 		return nil, -1, fmt.Errorf("sealing shared memory: %w", err)
 	}
-	mem, err = unix.Mmap(fd, 0, size, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED|unix.MAP_POPULATE)
-	if err != nil {
+	if mem, err = mapPopulated(fd, size); err != nil {
 		_ = unix.Close(fd)
-		return nil, -1, fmt.Errorf("mapping %d bytes of shared memory: %w", size, err)
+		return nil, -1, err
 	}
 	return mem, fd, nil
 }
@@ -285,12 +296,45 @@ func mapShared(fd int) ([]byte, error) {
 	if seals&unix.F_SEAL_SHRINK == 0 {
 		return nil, errors.New("shared memory is not sealed against shrinking")
 	}
-	mem, err := unix.Mmap(fd, 0, int(st.Size), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED|unix.MAP_POPULATE)
+	return mapPopulated(fd, int(st.Size))
+}
+
+// mapPopulated maps size bytes of the memfd fd and faults every page in
+// for writing, so that the first messages do not take page faults. It
+// populates with madvise(MADV_POPULATE_WRITE) rather than MAP_POPULATE,
+// which ignores failures and leaves the first touch of a page the system
+// has no memory for to raise SIGBUS: madvise says so, and the pair is not
+// made.
+func mapPopulated(fd, size int) ([]byte, error) {
+	mem, err := unix.Mmap(fd, 0, size, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED)
 	if err != nil {
-		return nil, fmt.Errorf("mapping %d bytes of shared memory: %w", st.Size, err)
+		return nil, memErr("mmap", size, err)
+	}
+	switch err := unix.Madvise(mem, unix.MADV_POPULATE_WRITE); {
+	case err == nil, errors.Is(err, unix.EINVAL): // EINVAL: before Linux 5.14; pages fault in on first use
+	default:
+		_ = unix.Munmap(mem)
+		return nil, memErr("populating it", size, err)
 	}
 	return mem, nil
 }
+
+// errNoMemory is in the errors of a pair that could not get its shared
+// memory because the system has none to give.
+var errNoMemory = errors.New("out of memory")
+
+// memErr words a failure to get shared memory: when the system is out of
+// memory (ENOMEM; ENOSPC from a full shared-memory file system; EFAULT
+// from populating pages that cannot be had), it says so first.
+func memErr(what string, size int, err error) error {
+	if errors.Is(err, unix.ENOMEM) || errors.Is(err, unix.ENOSPC) || errors.Is(err, unix.EFAULT) {
+		return fmt.Errorf("%w for %s of shared memory: %s: %w", errNoMemory, kib(size), what, err)
+	}
+	return fmt.Errorf("%s of shared memory: %s: %w", kib(size), what, err)
+}
+
+// kib prints a byte count in KiB.
+func kib(n int) string { return fmt.Sprintf("%d KiB", n>>10) }
 
 // writeHello sends h, with fds attached.
 func writeHello(sock *net.UnixConn, h hello, fds ...int) error {

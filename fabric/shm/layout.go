@@ -18,7 +18,7 @@ const cacheLine = 64
 const (
 	headerSize = 4096
 	magic      = 0x316d68732d637068 // "hpc-shm1", little-endian
-	version    = 2
+	version    = 3
 )
 
 // Sides of a pair, also the index of the ring a side writes.
@@ -75,7 +75,8 @@ type header struct {
 	version  uint32
 	ringSize uint32
 	cmaChunk uint32
-	_        [cacheLine - 20]byte
+	crowded  uint32 // 1: many more ranks than CPUs on the host (see crowdedFactor)
+	_        [cacheLine - 24]byte
 
 	closed word    // bit 1<<side set when that side closes its Conn
 	cpu    [2]word // the CPU each side's last long wait ran on (see waiter)
@@ -122,12 +123,15 @@ func newLayout(mem []byte) (layout, error) {
 
 // initHeader writes a fresh header into mem, which must be zeroed and
 // mapSize(ringSize) long.
-func initHeader(mem []byte, ringSize, cmaChunk int) {
+func initHeader(mem []byte, ringSize, cmaChunk int, crowded bool) {
 	h := (*header)(unsafe.Pointer(&mem[0]))
 	h.magic = magic
 	h.version = version
 	h.ringSize = uint32(ringSize)
 	h.cmaChunk = uint32(cmaChunk)
+	if crowded {
+		h.crowded = 1
+	}
 	h.cpu[0].v.Store(noCPU)
 	h.cpu[1].v.Store(noCPU)
 }

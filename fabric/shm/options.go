@@ -2,7 +2,10 @@ package shm
 
 import (
 	"fmt"
+	"math/bits"
 	"time"
+
+	"github.com/hpcbench/hpcbench/fabric"
 )
 
 // Defaults for Options, chosen by measurement with this package's
@@ -12,6 +15,11 @@ const (
 	// 512 KiB and up stream at full speed, 256 KiB and less lose a
 	// quarter to a third.
 	DefaultRingSize = 1 << 20
+	// DefaultRingBudget is the ring memory one rank's pairs may take
+	// together if it connected to every other rank of its host (see
+	// Options.RingBudget): 4 MiB keeps DefaultRingSize up to 5 ranks on
+	// a host and reaches the 64 KiB floor at 64.
+	DefaultRingBudget = 4 << 20
 	// DefaultEagerLimit is the largest message copied whole into the ring;
 	// between 4 and 64 KiB it made no measurable difference.
 	DefaultEagerLimit = 16 << 10
@@ -58,8 +66,14 @@ type Options struct {
 	// RingSize is the size in bytes of each direction's ring, a power of two
 	// from 64 KiB to 1 GiB. Each pair maps 2×RingSize plus a page.
 	RingSize int `json:"ringBytes"`
+	// RingBudget, if not 0, shrinks the rings of a pair dialed with a
+	// fabric.Hint of more than two local ranks: they take the largest
+	// power of two no more than RingBudget/(LocalRanks-1), from 64 KiB up
+	// to RingSize, so that a rank connected to every other rank of its
+	// host maps about RingBudget of rings. 0: always RingSize.
+	RingBudget int `json:"ringBudgetBytes"`
 	// EagerLimit is the largest message copied whole into the ring; at most
-	// RingSize/4.
+	// RingSize/4 (and a quarter of a smaller ring the dialer chose).
 	EagerLimit int `json:"eagerLimitBytes"`
 	// CMAThreshold, if not 0, is the smallest message this side sends by
 	// cross-memory attach (process_vm_readv by the receiver, helped by
@@ -73,7 +87,8 @@ type Options struct {
 	// the receiver reads the rest.
 	SenderHelps bool `json:"senderHelps"`
 	// PipeChunk is how many bytes a pipelined message publishes at a time,
-	// from 4 KiB to RingSize/2.
+	// from 4 KiB to RingSize/2 (and at most half a smaller ring the dialer
+	// chose).
 	PipeChunk int `json:"pipeChunkBytes"`
 	// CMAChunk is the unit of work of a cross-memory copy, at least 4 KiB.
 	CMAChunk int `json:"cmaChunkBytes"`
@@ -109,6 +124,7 @@ type Options struct {
 func DefaultOptions() Options {
 	return Options{
 		RingSize:         DefaultRingSize,
+		RingBudget:       DefaultRingBudget,
 		EagerLimit:       DefaultEagerLimit,
 		CMAThreshold:     DefaultCMAThreshold,
 		SenderHelps:      true,
@@ -127,6 +143,8 @@ func (o Options) Validate() error {
 	switch {
 	case o.RingSize < minRingSize || o.RingSize > maxRingSize || o.RingSize&(o.RingSize-1) != 0:
 		return fmt.Errorf("shm: options: ring size %d: must be a power of two from %d to %d", o.RingSize, minRingSize, maxRingSize)
+	case o.RingBudget < 0:
+		return fmt.Errorf("shm: options: ring budget %d: must not be negative", o.RingBudget)
 	case o.EagerLimit < 0 || o.EagerLimit > o.RingSize/4:
 		return fmt.Errorf("shm: options: eager limit %d: must be from 0 to a quarter of the ring (%d)", o.EagerLimit, o.RingSize/4)
 	case o.CMAThreshold != 0 && o.CMAThreshold <= o.EagerLimit:
@@ -145,4 +163,26 @@ func (o Options) Validate() error {
 		return fmt.Errorf("shm: options: handshake timeout %v: must be positive", o.HandshakeTimeout)
 	}
 	return nil
+}
+
+// ringFor returns the ring size a pair dialed with h gets: RingSize, or
+// less when RingBudget shares memory among many local ranks.
+func (o Options) ringFor(h fabric.Hint) int {
+	if o.RingBudget == 0 || h.LocalRanks <= 2 {
+		return o.RingSize
+	}
+	per := o.RingBudget / (h.LocalRanks - 1)
+	if per < minRingSize {
+		return minRingSize
+	}
+	return min(1<<(bits.Len(uint(per))-1), o.RingSize)
+}
+
+// forRing returns the options this side uses on a pair whose rings are
+// ringSize bytes (the dialer's choice): the eager limit and the pipe chunk
+// shrink to fit a smaller ring than RingSize.
+func (o Options) forRing(ringSize int) Options {
+	o.EagerLimit = min(o.EagerLimit, ringSize/4)
+	o.PipeChunk = min(o.PipeChunk, ringSize/2)
+	return o
 }

@@ -21,7 +21,7 @@ func testRing(t *testing.T, ringSize int) (*producer, *consumer) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = unix.Munmap(mem) })
-	initHeader(mem, ringSize, DefaultCMAChunk)
+	initHeader(mem, ringSize, DefaultCMAChunk, false)
 	lay, err := newLayout(mem)
 	if err != nil {
 		t.Fatal(err)

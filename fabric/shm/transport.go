@@ -112,11 +112,25 @@ func (t *Transport) Listen(ctx context.Context, self int) (fabric.Listener, erro
 // Dial connects rank self to the listener at addr, which must be
 // Reachable.
 func (t *Transport) Dial(ctx context.Context, self int, addr string) (fabric.Conn, error) {
-	c, _, err := t.dial(ctx, self, addr)
+	return t.DialHint(ctx, self, addr, fabric.Hint{})
+}
+
+var _ fabric.HintedTransport = (*Transport)(nil)
+
+// DialHint is Dial for a job with h.LocalRanks ranks on this host: the
+// pair's rings are sized by Options.RingBudget.
+func (t *Transport) DialHint(ctx context.Context, self int, addr string, h fabric.Hint) (fabric.Conn, error) {
+	c, _, err := t.dial(ctx, self, addr, h)
 	if err != nil {
 		return nil, err
 	}
 	return c, nil
+}
+
+// Traits returns what a Conn dialed with h promises: its eager limit (see
+// Conn.EagerLimit) and shared memory.
+func (t *Transport) Traits(h fabric.Hint) fabric.Traits {
+	return fabric.Traits{EagerLimit: t.opts.forRing(t.opts.ringFor(h)).EagerLimit, SharedMemory: true}
 }
 
 // note passes a message to Logf the first time a kind of note occurs.

@@ -1,8 +1,9 @@
 // Package job bootstraps one rank of a job: it connects to the PMI server,
 // opens the rank's fabric endpoints and publishes their addresses as the
 // rank's business card in the PMI KVS, waits for every rank at a barrier,
-// reads the peers' cards, connects to every peer over the best transport
-// they share, and returns a collectives.Comm over those connections.
+// reads the peers' cards, and returns a collectives.Comm over connections
+// to every peer, each made on the pair's first message over the best
+// transport they share (see lazy.go).
 //
 // A singleton (no launcher) gets a size-1 Comm and opens nothing.
 package job
@@ -15,7 +16,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/hpcbench/hpcbench/collectives"
@@ -41,8 +41,11 @@ type Options struct {
 	Transports fabric.Registry
 	// Coll configures the collectives.
 	Coll collectives.Options
-	// Timeout bounds the bootstrap (connect, barrier, peer connections).
+	// Timeout bounds the bootstrap (PMI connect, barrier, business cards).
 	Timeout time.Duration
+	// ConnectTimeout bounds the set-up of each peer connection, made on
+	// the pair's first message; 0 means DefaultConnectTimeout.
+	ConnectTimeout time.Duration
 	// Getenv replaces os.LookupEnv for PMI discovery (tests).
 	Getenv func(string) (string, bool)
 }
@@ -56,6 +59,9 @@ func (o *Options) Validate() error {
 	}
 	if o.Timeout < 0 {
 		return fmt.Errorf("bootstrap timeout %v: must not be negative", o.Timeout)
+	}
+	if o.ConnectTimeout < 0 {
+		return fmt.Errorf("connect timeout %v: must not be negative", o.ConnectTimeout)
 	}
 	return nil
 }
@@ -71,8 +77,8 @@ type Job struct {
 	// this rank itself).
 	PeerTransport []string
 
-	conns     []fabric.Conn
-	listeners []fabric.Listener
+	conns []fabric.Conn
+	mesh  *mesh // the lazy connections and the listeners
 }
 
 // Transports summarises PeerTransport: the distinct transports in use, in
@@ -159,13 +165,20 @@ func (j *Job) wire(ctx context.Context, o Options) error {
 		t, _ := o.Transports.Lookup(o.Fabric)
 		transports = fabric.Registry{t}
 	}
+	timeout := o.ConnectTimeout
+	if timeout == 0 {
+		timeout = DefaultConnectTimeout
+	}
+	// Accept from the start: a rank that has read the cards may dial one
+	// still reading them (at 1024 ranks that takes a minute).
+	j.mesh = newMesh(rank, size, timeout)
 	own := card{host: hostID()}
 	for _, t := range transports {
 		ln, err := t.Listen(ctx, rank)
 		if err != nil {
 			return fmt.Errorf("listen on %s: %w", t.Name(), err)
 		}
-		j.listeners = append(j.listeners, ln)
+		j.mesh.serve(ln, t.Name())
 		own.addrs = append(own.addrs, ln.Addr())
 	}
 	if err := j.PMI.PutBytes(ctx, cardKey(rank), []byte(own.String())); err != nil {
@@ -195,94 +208,47 @@ func (j *Job) wire(ctx context.Context, o Options) error {
 		j.HostRanks = max(j.HostRanks, n)
 	}
 
-	// Rank i dials every peer below it and accepts every peer above it.
-	j.conns = make([]fabric.Conn, size)
-	var mu sync.Mutex
-	var errs []error
-	record := func(peer int, tname string, c fabric.Conn, err error) {
-		mu.Lock()
-		defer mu.Unlock()
-		switch {
-		case err != nil:
-			errs = append(errs, err)
-		case peer < 0 || peer >= size || peer == rank || j.conns[peer] != nil:
-			c.Close()
-			errs = append(errs, fmt.Errorf("unexpected connection claiming rank %d", peer))
-		default:
-			j.conns[peer] = c
-			j.PeerTransport[peer] = tname
+	// Connections are made on first use (see lazy.go); the listeners
+	// stay open for the job's life.
+	local := 0
+	for _, cd := range cards {
+		if cd.host == own.host {
+			local++
 		}
 	}
-	// Peers above this rank dial it over whichever transport they choose;
-	// accept on every listener until all of them are in.
-	type accepted struct {
-		c     fabric.Conn
-		peer  int
-		tname string
-		err   error
-	}
-	want := size - 1 - rank
-	acc := make(chan accepted)
-	stop := make(chan struct{})
-	var accepters sync.WaitGroup
-	for i, ln := range j.listeners {
-		accepters.Go(func() {
-			for {
-				c, peer, err := ln.Accept(ctx)
-				a := accepted{c: c, peer: peer, tname: transports[i].Name()}
-				if err != nil {
-					a = accepted{err: fmt.Errorf("accept on %s: %w", transports[i].Name(), err)}
-				}
-				select {
-				case acc <- a:
-				case <-stop:
-					if c != nil {
-						c.Close() // raced in after the last expected peer
-					}
-					return
-				}
-				if err != nil {
-					return
-				}
-			}
-		})
-	}
-	var dialers sync.WaitGroup
-	for p := 0; p < rank; p++ {
-		i, err := choose(transports, cards[p], p)
-		if err != nil {
-			record(p, "", nil, err)
+	hint := fabric.Hint{LocalRanks: local, HostCPUs: HostCPUs()}
+	via := make([]int, size) // transport index per peer
+	traits := make([]fabric.Traits, size)
+	for p := range cards {
+		if p == rank {
 			continue
 		}
-		dialers.Go(func() {
-			c, err := transports[i].Dial(ctx, rank, cards[p].addrs[i])
-			if err != nil {
-				err = fmt.Errorf("connect to rank %d over %s: %w", p, transports[i].Name(), err)
-			}
-			record(p, transports[i].Name(), c, err)
-		})
-	}
-	for got := 0; got < want; {
-		a := <-acc
-		if a.err != nil {
-			// An accept fails only when ctx ends (or the listener
-			// breaks): the peers still missing will not come.
-			record(-1, "", nil, a.err)
-			break
+		i, err := choose(transports, cards[p], p)
+		if err != nil {
+			return err
 		}
-		record(a.peer, a.tname, a.c, nil)
-		got++
+		via[p] = i
+		j.PeerTransport[p] = transports[i].Name()
+		traits[p] = fabric.Traits{EagerLimit: -1}
+		if h, ok := transports[i].(fabric.HintedTransport); ok {
+			traits[p] = h.Traits(hint)
+		}
 	}
-	close(stop)
-	for _, ln := range j.listeners {
-		ln.Close()
-	}
-	accepters.Wait()
-	j.listeners = nil
-	dialers.Wait()
-	if err := errors.Join(errs...); err != nil {
-		return err
-	}
+	j.mesh.route(traits, func(ctx context.Context, p int) (fabric.Conn, error) {
+		t := transports[via[p]]
+		var c fabric.Conn
+		var err error
+		if h, ok := t.(fabric.HintedTransport); ok {
+			c, err = h.DialHint(ctx, rank, cards[p].addrs[via[p]], hint)
+		} else {
+			c, err = t.Dial(ctx, rank, cards[p].addrs[via[p]])
+		}
+		if err != nil {
+			return nil, fmt.Errorf("connect to rank %d over %s: %w", p, t.Name(), err)
+		}
+		return c, nil
+	})
+	j.conns = j.mesh.conns()
 	coll := o.Coll
 	if coll.Allocator == nil {
 		coll.Allocator = allocator(transports, j.PeerTransport)
@@ -319,14 +285,18 @@ func choose(ts fabric.Registry, to card, peer int) (int, error) {
 }
 
 func (j *Job) closeConns() {
-	for _, ln := range j.listeners {
-		ln.Close()
+	if j.mesh != nil {
+		_ = j.mesh.close()
 	}
-	for _, c := range j.conns {
-		if c != nil {
-			c.Close()
-		}
+}
+
+// Connected returns the peers this rank has connected to so far:
+// connections are made on a pair's first message.
+func (j *Job) Connected() []int {
+	if j.mesh == nil {
+		return nil
 	}
+	return j.mesh.connected()
 }
 
 // Close closes the peer connections and finalizes PMI.

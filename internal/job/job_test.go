@@ -117,3 +117,57 @@ func TestCards(t *testing.T) {
 		t.Errorf("choose = %v", err)
 	}
 }
+
+// TestLazyPartnersOnly bootstraps 64 ranks over shm and runs a Barrier and
+// an Allreduce: every rank has connected only to the partners those
+// algorithms talk to, O(log N), not to all 63 peers, and the collectives'
+// results are right.
+func TestLazyPartnersOnly(t *testing.T) {
+	const size = 64
+	jobs := startAll(t, size, "shm")
+	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+	defer cancel()
+	for r, j := range jobs {
+		if n := len(j.Connected()); n != 0 {
+			t.Errorf("rank %d connected to %d peers before any message", r, n)
+		}
+	}
+	var wg sync.WaitGroup
+	errs := make([]error, size)
+	sums := make([][]byte, size)
+	for r, j := range jobs {
+		wg.Go(func() {
+			if errs[r] = j.Comm.Barrier(ctx); errs[r] != nil {
+				return
+			}
+			sums[r] = make([]byte, 4)
+			errs[r] = j.Comm.Allreduce(ctx, []byte{1, 0, 0, 0}, sums[r], collectives.Int32, collectives.Sum)
+		})
+	}
+	wg.Wait()
+	most := 0
+	for r, j := range jobs {
+		if errs[r] != nil {
+			t.Errorf("rank %d: %v", r, errs[r])
+			continue
+		}
+		if !bytes.Equal(sums[r], []byte{size, 0, 0, 0}) {
+			t.Errorf("rank %d: sum %v, want %d", r, sums[r], size)
+		}
+		most = max(most, len(j.Connected()))
+	}
+	// Recursive doubling and dissemination: log2(64) = 6 partners each.
+	if most == 0 || most > 12 {
+		t.Errorf("a rank connected to %d peers; want at most 12 (2 log2 N), not N-1 = %d", most, size-1)
+	}
+	t.Logf("most peers any rank connected to: %d of %d", most, size-1)
+	for r, j := range jobs {
+		wg.Go(func() { errs[r] = j.Close(ctx) })
+	}
+	wg.Wait()
+	for r, err := range errs {
+		if err != nil {
+			t.Errorf("rank %d: close: %v", r, err)
+		}
+	}
+}

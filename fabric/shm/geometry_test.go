@@ -1,0 +1,155 @@
+//go:build linux
+
+package shm
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/hpcbench/hpcbench/fabric"
+)
+
+// TestRingFor checks the ring geometry a hint gives: today's 1 MiB rings
+// up to five ranks on a host (bench-coll's 2 and 4 ranks keep their
+// speed), then smaller rings down to the 64 KiB floor.
+func TestRingFor(t *testing.T) {
+	o := DefaultOptions()
+	for _, c := range []struct{ local, want int }{
+		{0, 1 << 20}, {1, 1 << 20}, {2, 1 << 20}, {4, 1 << 20}, {5, 1 << 20}, {6, 512 << 10},
+		{8, 512 << 10}, {16, 256 << 10}, {32, 128 << 10}, {64, 64 << 10}, {256, 64 << 10}, {1024, 64 << 10},
+	} {
+		if got := o.ringFor(fabric.Hint{LocalRanks: c.local}); got != c.want {
+			t.Errorf("ringFor(%d local ranks) = %d, want %d", c.local, got, c.want)
+		}
+	}
+	o.RingBudget = 0
+	if got := o.ringFor(fabric.Hint{LocalRanks: 256}); got != o.RingSize {
+		t.Errorf("no budget: ringFor(256) = %d, want RingSize %d", got, o.RingSize)
+	}
+	o = DefaultOptions()
+	o.RingSize = 256 << 10
+	if got := o.ringFor(fabric.Hint{LocalRanks: 4}); got != 256<<10 {
+		t.Errorf("RingSize 256 KiB: ringFor(4) = %d, want 256 KiB (RingSize is the ceiling)", got)
+	}
+}
+
+// TestDialHintGeometry dials with a hint of 256 local ranks: the pair
+// maps 64 KiB rings, both ends shrink the eager limit and pipe chunk that
+// a large EagerLimit would not fit, Traits says what the Conns promise,
+// and messages of every path still arrive.
+func TestDialHintGeometry(t *testing.T) {
+	o := DefaultOptions()
+	o.EagerLimit, o.PipeChunk, o.ArenaThreshold = 64<<10, 256<<10, 128<<10 // valid for 1 MiB rings, too big for 64 KiB ones
+	tr := newTransport(t, o)
+	h := fabric.Hint{LocalRanks: 256}
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	defer cancel()
+	ln, err := tr.Listen(ctx, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	acc := make(chan fabric.Conn, 1)
+	go func() {
+		c, _, err := ln.Accept(ctx)
+		if err != nil {
+			t.Error(err)
+		}
+		acc <- c
+	}()
+	dc, err := tr.DialHint(ctx, 0, ln.Addr(), h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ac := <-acc
+	if ac == nil {
+		t.FailNow()
+	}
+	defer dc.Close()
+	defer ac.Close()
+	d, a := dc.(*Conn), ac.(*Conn)
+	if rs := len(d.lay.ringData(0)); rs != 64<<10 || len(d.lay.mem) != mapSize(64<<10) {
+		t.Errorf("ring %d bytes, mapping %d; want 64 KiB rings", rs, len(d.lay.mem))
+	}
+	tr2 := tr.Traits(h)
+	for name, c := range map[string]*Conn{"dialer": d, "listener": a} {
+		if c.EagerLimit() != 16<<10 || c.opts.PipeChunk != 32<<10 || tr2.EagerLimit != c.EagerLimit() || !tr2.SharedMemory {
+			t.Errorf("%s: eager %d pipe chunk %d, Traits %+v; want 16 KiB, 32 KiB, the same eager limit", name, c.EagerLimit(), c.opts.PipeChunk, tr2)
+		}
+	}
+	if tr.Traits(fabric.Hint{LocalRanks: 2}).EagerLimit != 64<<10 {
+		t.Errorf("Traits(2 ranks) = %+v, want the 64 KiB eager limit of a 1 MiB ring", tr.Traits(fabric.Hint{LocalRanks: 2}))
+	}
+	for _, n := range []int{0, 100, 16 << 10, 16<<10 + 1, 200 << 10, 3 << 20} {
+		msg := make([]byte, n)
+		for i := range msg {
+			msg[i] = byte(i*7 + n)
+		}
+		errc := make(chan error, 1)
+		go func() { errc <- d.Send(ctx, 5, msg) }()
+		got := make([]byte, n)
+		if k, err := a.Recv(ctx, 5, got); err != nil || k != n || string(got) != string(msg) {
+			t.Fatalf("%d bytes: got %d, %v", n, k, err)
+		}
+		if err := <-errc; err != nil {
+			t.Fatalf("send %d bytes: %v", n, err)
+		}
+	}
+}
+
+// TestMemErr checks that failures to get shared memory for lack of it say
+// memory, and others do not pretend to.
+func TestMemErr(t *testing.T) {
+	for _, c := range []struct {
+		err  error
+		want string
+		mem  bool
+	}{
+		{unix.ENOMEM, "out of memory for 132 KiB of shared memory: mmap: cannot allocate memory", true},
+		{unix.ENOSPC, "out of memory for 132 KiB of shared memory: mmap: no space left on device", true},
+		{unix.EFAULT, "out of memory for 132 KiB of shared memory: mmap: bad address", true},
+		{unix.EBADF, "132 KiB of shared memory: mmap: bad file descriptor", false},
+	} {
+		err := memErr("mmap", mapSize(64<<10), c.err)
+		if err.Error() != c.want || errors.Is(err, errNoMemory) != c.mem || !errors.Is(err, c.err) {
+			t.Errorf("memErr(%v) = %q (out of memory: %v), want %q (%v)", c.err, err, errors.Is(err, errNoMemory), c.want, c.mem)
+		}
+	}
+}
+
+// TestMapPopulatedPopulates checks that the rings are resident once
+// mapped (what MAP_POPULATE did), and that a mapping failure is worded.
+func TestMapPopulatedPopulates(t *testing.T) {
+	fd, err := unix.MemfdCreate("test", unix.MFD_CLOEXEC)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(fd)
+	size := mapSize(64 << 10)
+	if err := unix.Ftruncate(fd, int64(size)); err != nil {
+		t.Fatal(err)
+	}
+	mem, err := mapPopulated(fd, size)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Munmap(mem)
+	vec := make([]byte, size/4096)
+	if _, _, e := unix.Syscall(unix.SYS_MINCORE, uintptr(unsafe.Pointer(&mem[0])), uintptr(len(mem)), uintptr(unsafe.Pointer(&vec[0]))); e != 0 {
+		t.Fatal(e)
+	}
+	for i, v := range vec {
+		if v&1 == 0 {
+			t.Fatalf("page %d of %d not resident after mapPopulated", i, len(vec))
+		}
+	}
+	if _, err := mapPopulated(-1, size); err == nil || !strings.Contains(err.Error(), "132 KiB of shared memory: mmap") {
+		t.Errorf("mapPopulated(bad fd) = %v", err)
+	}
+}
