@@ -187,16 +187,27 @@ func (j *Job) wire(ctx context.Context, o Options) error {
 	if err := j.PMI.Barrier(ctx); err != nil {
 		return fmt.Errorf("barrier after publishing cards: %w", err)
 	}
+	// Every rank reads every card: N² gets in the job, pipelined when
+	// hpcbench launch serves it (at 1,024 ranks, one get per round trip
+	// took up to two minutes).
+	keys := make([]string, 0, size-1)
+	for r := range size {
+		if r != rank {
+			keys = append(keys, cardKey(r))
+		}
+	}
+	raw, err := j.PMI.GetBytesMany(ctx, keys, j.PMI.OwnLauncher())
+	if err != nil {
+		return fmt.Errorf("read business cards: %w", err)
+	}
 	cards := make([]card, size)
 	hosts := map[string]int{}
 	for r := range cards {
 		if r == rank {
 			cards[r] = own
 		} else {
-			b, err := j.PMI.GetBytes(ctx, cardKey(r))
-			if err != nil {
-				return fmt.Errorf("read business card of rank %d: %w", r, err)
-			}
+			b := raw[0]
+			raw = raw[1:]
 			if cards[r], err = parseCard(string(b)); err != nil {
 				return fmt.Errorf("business card of rank %d: %w", r, err)
 			}
