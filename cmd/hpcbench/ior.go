@@ -69,6 +69,18 @@ func runIOR(ctx context.Context, stdout, stderr io.Writer, args []string) error 
 					return nil, err
 				}
 			}
+			if !pt.Given && idleInSomeTest(cfg.Tests, e.Job.Comm.Rank(), e.Job.Comm.Size()) {
+				// -N below the job's size: this rank sits out a test's
+				// phases at their barriers, for as long as the working
+				// ranks take, which its own (empty) phase says nothing
+				// about: it keeps no default deadline. The working ranks
+				// keep theirs and find a stopped one among them.
+				co := e.Job.Comm.Options()
+				co.StallTimeout = 0
+				if err := e.Job.Comm.SetOptions(co); err != nil {
+					return nil, fmt.Errorf("ior: %w", err)
+				}
+			}
 			env := ior.Env{
 				Run:       e.Record.BaseRun(),
 				Machine:   e.Record.Machine,
@@ -171,4 +183,15 @@ func benchJob(name string) (job.Options, error) {
 func isUsage(err error) bool {
 	var ue *usageError
 	return errors.As(err, &ue)
+}
+
+// idleInSomeTest reports whether rank, of a job of size ranks, takes no
+// part in one of the tests (-N below the job's size).
+func idleInSomeTest(tests []config.Options, rank, size int) bool {
+	for _, t := range tests {
+		if n := t.NumTasks; n > 0 && n < size && rank >= n {
+			return true
+		}
+	}
+	return false
 }

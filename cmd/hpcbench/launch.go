@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"github.com/hpcbench/hpcbench/internal/cliflag"
 	"io"
 	"os"
 
@@ -57,8 +58,10 @@ func parseLaunch(args []string, stdout io.Writer) (launch.Options, error) {
 		return o, err
 	}
 	if fs.Changed("phase-timeout") {
-		if o.PhaseTimeout < 0 {
-			return o, usagef("launch: --phase-timeout %v: must not be negative", o.PhaseTimeout)
+		// The ranks take the value from $HPCBENCH_PHASE_TIMEOUT: refuse
+		// here what they would refuse there, naming this flag.
+		if _, err := cliflag.ParsePhaseTimeout(o.PhaseTimeout.String()); err != nil || o.PhaseTimeout < 0 {
+			return o, usagef("launch: --phase-timeout %v: want 0 (off) or a duration in [100ms, 1000h]", o.PhaseTimeout)
 		}
 		if o.PhaseTimeout == 0 {
 			o.PhaseTimeout = launch.PhaseTimeoutOff

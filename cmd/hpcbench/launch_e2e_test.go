@@ -396,6 +396,9 @@ func TestLaunchBadInput(t *testing.T) {
 		{[]string{"-n", "2", "--", "no-such-program-xyz"}, `command "no-such-program-xyz": executable file not found`},
 		{[]string{"--timeout", "xyz", "-n", "2", "--", "touch", marker}, `invalid argument "xyz" for "--timeout" flag`},
 		{[]string{"--bogus", "-n", "2", "--", "touch", marker}, "unknown flag: --bogus"},
+		{[]string{"--phase-timeout", "50ms", "-n", "2", "--", "touch", marker}, "launch: --phase-timeout 50ms: want 0 (off) or a duration in [100ms, 1000h]"},
+		{[]string{"--phase-timeout", "2000h", "-n", "2", "--", "touch", marker}, "launch: --phase-timeout 2000h0m0s: want 0 (off)"},
+		{[]string{"--phase-timeout", "-1s", "-n", "2", "--", "touch", marker}, "launch: --phase-timeout -1s: want 0 (off)"},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			r := run(t, 30*time.Second, append([]string{"launch"}, tc.args...)...)

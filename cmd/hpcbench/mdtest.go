@@ -68,12 +68,15 @@ func runMdtest(ctx context.Context, stdout, stderr io.Writer, args []string) err
 				return nil, usagef("mdtest: --archive: -f %d -l %d is a sweep of several task counts and an archive holds one run: archive one task count per run (-f N -l N)",
 					plan.FirstTasks, plan.LastTasks)
 			}
-			if o.Collective && !pt.Given && e.Job.PMI.Rank() != 0 {
-				// -c: rank 0 does every rank's creates and removes while
-				// the others wait at the barrier, for a time their own
-				// phase says nothing about: they keep no default
+			if rank0Works(o) && !pt.Given && e.Job.PMI.Rank() != 0 {
+				// Rank 0 alone does some phases' work while the others
+				// wait for it, for a time their own phase says nothing
+				// about: every rank's creates and removes with -c, the
+				// shared tree's creation and removal without -u, the
+				// --run-cmd-*-phase commands. Those ranks keep no default
 				// deadline (rank 0 keeps its own, and finds a stopped
-				// rank at the barrier after its work).
+				// rank at the barrier after its work; a stopped rank 0 is
+				// left to the launcher's watchdog, or --phase-timeout).
 				co := e.Job.Comm.Options()
 				co.StallTimeout = 0
 				if err := e.Job.Comm.SetOptions(co); err != nil {
@@ -164,4 +167,11 @@ func underAny(path string, dirs []string) bool {
 		}
 	}
 	return false
+}
+
+// rank0Works reports whether rank 0 alone works in some phase of o while
+// the other ranks wait for it: -c, the shared tree without -u, the
+// --run-cmd-*-phase commands.
+func rank0Works(o *config.Options) bool {
+	return o.Collective || !o.UniqueDir || o.RunCmdBeforePhase != "" || o.RunCmdAfterPhase != ""
 }

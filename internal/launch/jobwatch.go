@@ -132,13 +132,26 @@ func (jb *job) stopWatchdog() {
 // have left.
 func (jb *job) watchdogFired(now time.Time) {
 	jb.wdT, jb.wdRank = nil, -1
-	jb.wd.dirty = true // re-arm for the next deadline, if the job goes on
 	jb.applyNotes()
-	if jb.fail != nil {
-		return // the job is already failing; its cause is known
+	if jb.fail != nil && !(jb.fail.abort && !jb.tornDown) {
+		// The job is already failing and its cause is known; no re-arm
+		// (the deadline has passed: it would fire again at once).
+		return
 	}
+	jb.wd.dirty = true // re-arm for the next deadline, if the job goes on
+	late := jb.stillLate(jb.wd.overdue(now))
+	if len(late) == 0 {
+		return
+	}
+	jb.watchdogFail(late, now)
+}
+
+// stillLate keeps the ranks of rs that are late in fact: a rank reported
+// stopped must still be stopped in /proc (a continue whose report was
+// dropped does not count).
+func (jb *job) stillLate(rs []int) []int {
 	var late []int
-	for _, r := range jb.wd.overdue(now) {
+	for _, r := range rs {
 		if jb.wd.ranks[r].stopped {
 			if st, ok := procState(jb.pids[r]); ok && st != 'T' && st != 't' && st != '?' {
 				jb.wd.cont(r)
@@ -147,13 +160,32 @@ func (jb *job) watchdogFired(now time.Time) {
 		}
 		late = append(late, r)
 	}
-	if len(late) == 0 {
-		return
-	}
+	return late
+}
+
+// watchdogFail ends the job naming late, the ranks the others wait for,
+// in place of a held abort (which is their peers noticing).
+func (jb *job) watchdogFail(late []int, now time.Time) {
 	host, _ := os.Hostname()
 	msg := jb.wd.stallMessage(late, now, host, jb.info)
 	jb.fail = &Failure{Rank: late[0], Code: ExitWatchdog, Msg: "launch: " + msg}
 	jb.teardown()
+}
+
+// blameStopped names the ranks stopped now, if any, as the job's failure:
+// it is called when a held abort's wait ends, and a rank that aborted
+// because its own deadline passed waiting for a stopped one only passes
+// the news on.
+func (jb *job) blameStopped(now time.Time) {
+	var stopped []int
+	for r := range jb.wd.ranks {
+		if jb.wd.ranks[r].stopped && !jb.exited[r] {
+			stopped = append(stopped, r)
+		}
+	}
+	if late := jb.stillLate(stopped); len(late) > 0 {
+		jb.watchdogFail(late, now)
+	}
 }
 
 // info is a rank's pid and state from /proc, for the watchdog's messages.

@@ -281,6 +281,11 @@ func (j *Job) Run(ctx context.Context) error {
 				jb.statusWait = time.After(statusGrace)
 				continue
 			}
+			if jb.fail.abort {
+				// A rank aborted (its own stall deadline, say) while
+				// another is stopped: the stopped one is the cause.
+				jb.blameStopped(time.Now())
+			}
 			jb.teardown()
 		case <-timeout:
 			timeout = nil
@@ -383,6 +388,11 @@ func (jb *job) handle(ev procEvent) {
 			fmt.Fprintf(jb.stderr, "launch: rank %d %s\n", r, msg)
 		}
 		ours := jb.ourSignal(ev.status)
+		if !ours {
+			// It ended on its own (its exit was still queued when the
+			// teardown signalled it): not one the launcher terminated.
+			jb.terminated[r] = false
+		}
 		if code == 0 {
 			return
 		}

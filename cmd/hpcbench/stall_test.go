@@ -1,0 +1,53 @@
+package main
+
+import (
+	"testing"
+
+	"github.com/hpcbench/hpcbench/internal/ior/config"
+	mdconfig "github.com/hpcbench/hpcbench/internal/mdtest/config"
+)
+
+// TestIdleInSomeTest: a rank -N leaves out of a test keeps no default stall
+// deadline (it waits for the working ranks for as long as they take).
+func TestIdleInSomeTest(t *testing.T) {
+	for _, tc := range []struct {
+		ntasks     []int
+		rank, size int
+		want       bool
+	}{
+		{[]int{-1}, 3, 4, false},
+		{[]int{4}, 3, 4, false},
+		{[]int{2}, 1, 4, false},
+		{[]int{2}, 2, 4, true},
+		{[]int{-1, 2}, 3, 4, true},
+		{[]int{8}, 3, 4, false},
+	} {
+		var tests []config.Options
+		for _, n := range tc.ntasks {
+			tests = append(tests, config.Options{NumTasks: n})
+		}
+		if got := idleInSomeTest(tests, tc.rank, tc.size); got != tc.want {
+			t.Errorf("-N %v, rank %d of %d: idle = %v, want %v", tc.ntasks, tc.rank, tc.size, got, tc.want)
+		}
+	}
+}
+
+// TestRank0Works: the mdtest runs in which the ranks other than 0 wait
+// while rank 0 alone works, and so keep no default stall deadline.
+func TestRank0Works(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		o    mdconfig.Options
+		want bool
+	}{
+		{"-u", mdconfig.Options{UniqueDir: true}, false},
+		{"shared tree", mdconfig.Options{}, true},
+		{"-u -c", mdconfig.Options{UniqueDir: true, Collective: true}, true},
+		{"-u before-phase hook", mdconfig.Options{UniqueDir: true, RunCmdBeforePhase: "sync"}, true},
+		{"-u after-phase hook", mdconfig.Options{UniqueDir: true, RunCmdAfterPhase: "sync"}, true},
+	} {
+		if got := rank0Works(&tc.o); got != tc.want {
+			t.Errorf("%s: rank0Works = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
