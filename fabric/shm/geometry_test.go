@@ -135,21 +135,102 @@ func TestMapPopulatedPopulates(t *testing.T) {
 	if err := unix.Ftruncate(fd, int64(size)); err != nil {
 		t.Fatal(err)
 	}
-	mem, err := mapPopulated(fd, size)
+	mem, err := mapPopulated(fd, size, func([]byte) bool { return true })
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer unix.Munmap(mem)
-	vec := make([]byte, size/4096)
+	for i, v := range resident(t, mem) {
+		if !v {
+			t.Fatalf("page %d not resident after mapPopulated", i)
+		}
+	}
+	// A crowded pair's: only the header.
+	fd2, err := unix.MemfdCreate("test", unix.MFD_CLOEXEC)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(fd2)
+	if err := unix.Ftruncate(fd2, int64(size)); err != nil {
+		t.Fatal(err)
+	}
+	mem2, err := mapPopulated(fd2, size, func([]byte) bool { return false })
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Munmap(mem2)
+	for i, v := range resident(t, mem2) {
+		if v != (i == 0) {
+			t.Fatalf("crowded: page %d resident %v; want only the header page", i, v)
+		}
+	}
+	if _, err := mapPopulated(-1, size, func([]byte) bool { return true }); err == nil || !strings.Contains(err.Error(), "132 KiB of shared memory: mmap") {
+		t.Errorf("mapPopulated(bad fd) = %v", err)
+	}
+}
+
+// resident reports which pages of mem are in memory (mincore).
+func resident(t *testing.T, mem []byte) []bool {
+	t.Helper()
+	vec := make([]byte, len(mem)/4096)
 	if _, _, e := unix.Syscall(unix.SYS_MINCORE, uintptr(unsafe.Pointer(&mem[0])), uintptr(len(mem)), uintptr(unsafe.Pointer(&vec[0]))); e != 0 {
 		t.Fatal(e)
 	}
+	r := make([]bool, len(vec))
 	for i, v := range vec {
-		if v&1 == 0 {
-			t.Fatalf("page %d of %d not resident after mapPopulated", i, len(vec))
+		r[i] = v&1 != 0
+	}
+	return r
+}
+
+// TestCrowdedPair dials with a hint of 256 ranks on 2 CPUs: the header
+// says crowded, both waiters sleep after a short spin without yielding,
+// the rings are not populated up front, and messages still arrive.
+func TestCrowdedPair(t *testing.T) {
+	tr := newTransport(t, DefaultOptions())
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	defer cancel()
+	ln, err := tr.Listen(ctx, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	acc := make(chan fabric.Conn, 1)
+	go func() {
+		c, _, _ := ln.Accept(ctx)
+		acc <- c
+	}()
+	dc, err := tr.DialHint(ctx, 0, ln.Addr(), fabric.Hint{LocalRanks: 256, HostCPUs: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ac := <-acc
+	if ac == nil {
+		t.Fatal("accept failed")
+	}
+	defer dc.Close()
+	defer ac.Close()
+	d, a := dc.(*Conn), ac.(*Conn)
+	if d.lay.hdr.crowded != 1 {
+		t.Error("header not marked crowded")
+	}
+	for name, c := range map[string]*Conn{"dialer": d, "listener": a} {
+		if c.rcv.w.yield != 0 || c.rcv.w.maxSpin > shortSpin || c.snd.w.yield != 0 {
+			t.Errorf("%s: spin %v yield %v; want at most %v and none", name, c.rcv.w.maxSpin, c.rcv.w.yield, shortSpin)
 		}
 	}
-	if _, err := mapPopulated(-1, size); err == nil || !strings.Contains(err.Error(), "132 KiB of shared memory: mmap") {
-		t.Errorf("mapPopulated(bad fd) = %v", err)
+	if r := resident(t, d.lay.mem); !r[0] || r[len(r)-1] {
+		t.Errorf("header resident %v, last ring page resident %v; want the header only", r[0], r[len(r)-1])
+	}
+	msg := []byte("crowded")
+	if err := d.Send(ctx, 1, msg); err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 16)
+	if n, err := a.Recv(ctx, 1, buf); err != nil || string(buf[:n]) != "crowded" {
+		t.Fatalf("Recv = %q, %v", buf[:n], err)
+	}
+	if crowded(fabric.Hint{LocalRanks: 8, HostCPUs: 2}) || !crowded(fabric.Hint{LocalRanks: 9, HostCPUs: 2}) || crowded(fabric.Hint{LocalRanks: 9}) {
+		t.Error("crowded: want more than 4 ranks per CPU, and false when the CPUs are unknown")
 	}
 }
