@@ -66,6 +66,17 @@ func TestStalledRankEndsJob(t *testing.T) {
 					if want := "waited 2s for rank " + strconv.Itoa(stopped); !strings.Contains(stderr, want) {
 						t.Errorf("stderr does not name the stopped rank (%q):\n%s", want, stderr)
 					}
+					// The launcher's own last word names the stopped rank,
+					// not a peer whose abort reached it first (its stop
+					// deadline, 10 s, is still ahead: the ranks' 2 s one
+					// ended the job).
+					if l.name == "launch" {
+						lines := strings.Split(strings.TrimSpace(stderr), "\n")
+						last := lines[len(lines)-1]
+						if want := "rank " + strconv.Itoa(stopped) + " "; !strings.Contains(last, "watchdog: "+want) || !strings.Contains(last, "is stopped") {
+							t.Errorf("the launcher's line %q does not name rank %d as stopped", last, stopped)
+						}
+					}
 				})
 			}
 		}
