@@ -207,6 +207,14 @@ func Main(ctx context.Context, s Spec) error {
 	if !s.NoJob {
 		var err error
 		if j, err = job.Start(ctx, s.Job); err != nil {
+			// Connections are made on first use, so rank 0 may finish
+			// its bootstrap, fail (a bad --archive) and abort while the
+			// others still read the cards: their bootstrap then fails
+			// on the closed PMI connection, a consequence. They wait
+			// for the launcher's teardown before saying anything.
+			if !firstRank(s.Getenv) && !quietWait(ctx, peerFailDelay) {
+				return &ExitError{Code: 1}
+			}
 			return &ExitError{Code: 1, Msg: fmt.Sprintf("%s: %v", s.Name, err)}
 		}
 	}
