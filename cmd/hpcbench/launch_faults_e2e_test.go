@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -58,45 +57,6 @@ func startLaunch(t *testing.T, args ...string) *launched {
 		stderr.Close()
 	})
 	return l
-}
-
-// children lists the pids whose parent is pid.
-func children(pid int) []int {
-	var kids []int
-	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
-	for _, st := range stats {
-		b, err := os.ReadFile(st)
-		if err != nil {
-			continue
-		}
-		i := bytes.LastIndexByte(b, ')')
-		if i < 0 {
-			continue
-		}
-		f := strings.Fields(string(b[i+1:]))
-		if len(f) > 1 && f[1] == strconv.Itoa(pid) { // state, ppid, ...
-			k, _ := strconv.Atoi(filepath.Base(filepath.Dir(st)))
-			kids = append(kids, k)
-		}
-	}
-	return kids
-}
-
-// rankOf reads PMI_RANK from pid's environment, -1 without one.
-func rankOf(pid int) int {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
-	if err != nil {
-		return -1
-	}
-	for _, kv := range bytes.Split(b, []byte{0}) {
-		if v, ok := bytes.CutPrefix(kv, []byte("PMI_RANK=")); ok {
-			r, err := strconv.Atoi(string(v))
-			if err == nil {
-				return r
-			}
-		}
-	}
-	return -1
 }
 
 // ranks waits until the launcher's spawner has n ranks running, and

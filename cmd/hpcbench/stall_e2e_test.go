@@ -180,59 +180,6 @@ func stopRank(t *testing.T, argv []string, marker string, rank int) (time.Durati
 	return elapsed, cmd.ProcessState.ExitCode(), string(errOut)
 }
 
-// descendants returns the pids whose parent chain leads to root, from
-// /proc.
-func descendants(root int) []int {
-	parent := map[int]int{}
-	ents, _ := os.ReadDir("/proc")
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if err != nil {
-			continue
-		}
-		i := bytes.LastIndexByte(b, ')')
-		if i < 0 {
-			continue
-		}
-		f := strings.Fields(string(b[i+1:]))
-		if len(f) < 2 {
-			continue
-		}
-		if pp, err := strconv.Atoi(f[1]); err == nil {
-			parent[pid] = pp
-		}
-	}
-	var out []int
-	for pid := range parent {
-		for p, n := parent[pid], 0; p != 0 && n < 64; p, n = parent[p], n+1 {
-			if p == root {
-				out = append(out, pid)
-				break
-			}
-		}
-	}
-	return out
-}
-
-// isRank reports whether pid is a benchmark rank (not a launcher, proxy or
-// spawner) with PMI_RANK rank in its environment.
-func isRank(pid, rank int) bool {
-	env, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
-	if err != nil || !bytes.Contains(append([]byte{0}, env...), []byte("\x00PMI_RANK="+strconv.Itoa(rank)+"\x00")) {
-		return false
-	}
-	argv, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
-	if err != nil {
-		return false
-	}
-	args := strings.Split(string(argv), "\x00")
-	return len(args) > 1 && filepath.Base(args[0]) == filepath.Base(hpcbench) && (args[1] == "coll" || args[1] == "ior")
-}
-
 // TestPhaseTimeoutBadInput: a bad --phase-timeout, or a bad
 // $HPCBENCH_PHASE_TIMEOUT when the flag is not given, is one line naming
 // it and the accepted range, exit 2, before any work; a flag given

@@ -161,10 +161,7 @@ const FailedEnv = "failed"
 // hpcbench launch, MPICH's Hydra and Slurm's --mpi=pmi2 set for every
 // rank. getenv nil means os.LookupEnv. A usage error found before the job
 // is printed by the first rank only (every rank has it).
-func FirstRank(getenv func(string) (string, bool)) bool { return firstRank(getenv) }
-
-// firstRank is FirstRank.
-func firstRank(getenv func(string) (string, bool)) bool {
+func FirstRank(getenv func(string) (string, bool)) bool {
 	if getenv == nil {
 		getenv = os.LookupEnv
 	}
@@ -196,7 +193,7 @@ func Main(ctx context.Context, s Spec) error {
 		// singleton) says so and exits; the others wait for the
 		// launcher to end them, so that it names rank 0.
 		if err := outputsErr(); err != nil {
-			if !firstRank(s.Getenv) {
+			if !FirstRank(s.Getenv) {
 				quietWait(ctx, abortLinger)
 				return &ExitError{Code: 2}
 			}
@@ -212,7 +209,7 @@ func Main(ctx context.Context, s Spec) error {
 			// others still read the cards: their bootstrap then fails
 			// on the closed PMI connection, a consequence. They wait
 			// for the launcher's teardown before saying anything.
-			if !firstRank(s.Getenv) && !quietWait(ctx, peerFailDelay) {
+			if !FirstRank(s.Getenv) && !quietWait(ctx, peerFailDelay) {
 				return &ExitError{Code: 1}
 			}
 			return &ExitError{Code: 1, Msg: fmt.Sprintf("%s: %v", s.Name, err)}
