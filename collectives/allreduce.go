@@ -10,8 +10,8 @@ import (
 // length, a whole number of dt elements; they may be the same slice (in
 // place) but must not otherwise overlap.
 //
-// Every rank ends with the same bits, floating point included: ring and
-// rabenseifner compute each element once, on one rank, and copy it to the
+// Every rank ends with the same bits, floating point included: ring,
+// rabenseifner and reduce-bcast compute each element once, on one rank, and copy it to the
 // others; recursive-doubling has both partners of each exchange compute
 // the same expression with the lower rank's operand first (see
 // ReduceLocal for why the order matters only to Min and Max).
@@ -20,9 +20,12 @@ import (
 // best for short vectors); rabenseifner (reduce-scatter by recursive
 // halving, then allgather by recursive doubling: 2·log2 p steps moving
 // about 2n bytes per rank); ring (reduce-scatter and allgather around a
-// ring: 2(p−1) steps, 2n(p−1)/p bytes per rank for any p). For p not a
-// power of two, recursive-doubling and rabenseifner fold the extra ranks
-// in first (see fold).
+// ring: 2(p−1) steps, 2n(p−1)/p bytes per rank for any p); reduce-bcast
+// (a binomial reduce to rank 0, then a binomial bcast from it: 2(p−1)
+// messages in all, the fewest, for hosts with many more ranks than CPUs,
+// where every message costs a process wake-up). For p not a power of two,
+// recursive-doubling and rabenseifner fold the extra ranks in first (see
+// fold).
 func (c *Comm) Allreduce(ctx context.Context, send, recv []byte, dt Datatype, op Op) error {
 	ctx, tag, err := c.begin(ctx)
 	n := len(send)
@@ -48,11 +51,42 @@ func (c *Comm) Allreduce(ctx context.Context, send, recv []byte, dt Datatype, op
 			err = c.allreduceRing(ctx, tag, recv, dt, op)
 		case a == algRabenseifner:
 			err = c.allreduceRabenseifner(ctx, tag, recv, src, dt, op)
+		case a == algReduceBcast:
+			err = c.allreduceReduceBcast(ctx, tag, recv, dt, op)
 		default:
 			err = c.allreduceRecursiveDoubling(ctx, tag, recv, dt, op)
 		}
 	}
 	return c.end(err, collAllreduce, a, n)
+}
+
+// allreduceReduceBcast reduces recv in place to rank 0 up a binomial tree
+// and broadcasts the result down the same tree: 2(p−1) messages in all,
+// where recursive-doubling sends p·log2 p. Every rank accumulates in recv,
+// which the broadcast overwrites, so only the ranks with children (the
+// even ones) take a scratch vector: at 256 ranks on one host and 4 MiB,
+// binomial reduce's two per rank would be 2 GiB of shared memory.
+func (c *Comm) allreduceReduceBcast(ctx context.Context, tag uint32, recv []byte, dt Datatype, op Op) error {
+	p := c.size
+	var tmp []byte
+	for mask := 1; mask < p; mask <<= 1 {
+		if c.rank&mask != 0 {
+			if err := c.send(ctx, c.rank-mask, tag|phaseGather, recv); err != nil {
+				return err
+			}
+			break
+		}
+		if c.rank|mask < p {
+			if tmp == nil {
+				tmp = c.buf(1, len(recv))
+			}
+			if err := c.recv(ctx, c.rank|mask, tag|phaseGather, tmp); err != nil {
+				return err
+			}
+			reduceLocal(dt, op, recv, tmp)
+		}
+	}
+	return c.bcastBinomial(ctx, tag|phaseScatter, recv, 0)
 }
 
 // allreduceRecursiveDoubling reduces recv in place: at distance d,

@@ -43,13 +43,17 @@ var (
 // calls do not abort the Comm: a timed-out Recv leaves it usable.
 //
 // A Comm keeps scratch buffers as large as the largest call needed, until
-// Close.
+// Close; the communicators Sub makes share them, since only one goroutine
+// at a time calls any of them (IMB's tables on 2, 4, … 128 of 256 ranks
+// would otherwise keep a set each: about 1 GiB at 4 MiB).
 type Comm struct {
 	rank, size int
 	conns      []fabric.Conn
 	family     []fabric.Conn // every connection, closed when any communicator on them fails
 	eager      []int         // per peer: largest Send that never waits for the peer, or -1
 	shared     []bool        // per peer: the connection is through shared memory (sharedMemoryConn)
+	crowdedTo  []bool        // per peer: the connection joins two ranks of a crowded host (crowdedConn)
+	crowded    bool          // every peer is crowdedTo: see allCrowded
 	opts       Options
 	th         Thresholds // opts.Thresholds with defaults filled in
 	forced     [numColls]alg
@@ -60,7 +64,7 @@ type Comm struct {
 
 	stall   *stallWatch      // nil until Options.StallTimeout is first positive
 	alloc   fabric.Allocator // Options.Allocator at New; nil for the heap
-	scratch [3][]byte        // reused by the algorithms; see buf
+	scratch *[3][]byte       // reused by the algorithms, shared with Sub's communicators; see buf
 
 	// failed is why the Comm can no longer be used, or nil: set once, by
 	// the first failed call or by Close. Every collective call loads it,
@@ -103,6 +107,30 @@ type sharedMemoryConn interface {
 	SharedMemory() bool
 }
 
+// crowdedConn is implemented by connections that know whether they join
+// two ranks of a host running many more ranks than CPUs (fabric/shm; see
+// fabric.Traits.Crowded). A Comm whose every connection is crowded picks
+// the algorithms with the fewest messages (see Comm.Algorithm).
+type crowdedConn interface {
+	Crowded() bool
+}
+
+// allCrowded reports whether a Comm of more than two ranks reaches every
+// peer through a crowded connection. Every rank of a Comm computes the
+// same answer: the ranks are then all on one crowded host, and if one of
+// them is elsewhere, each rank has a peer across hosts.
+func allCrowded(rank int, crowdedTo []bool) bool {
+	if len(crowdedTo) <= 2 {
+		return false
+	}
+	for i, cr := range crowdedTo {
+		if i != rank && !cr {
+			return false
+		}
+	}
+	return true
+}
+
 // New returns rank's Comm in a group of size ranks. conns[i] is the
 // connection to rank i; conns[rank] must be nil and every other entry
 // non-nil. The Comm owns the connections from then on: Close, or a failed
@@ -126,7 +154,8 @@ func New(rank, size int, conns []fabric.Conn, o Options) (*Comm, error) {
 		}
 	}
 	c := &Comm{rank: rank, size: size, conns: conns, family: conns, eager: make([]int, size), shared: make([]bool, size),
-		ids: newIDSet(), alloc: o.Allocator}
+		crowdedTo: make([]bool, size),
+		ids:       newIDSet(), alloc: o.Allocator, scratch: new([3][]byte)}
 	for i, cn := range conns {
 		c.eager[i] = -1
 		if e, ok := cn.(eagerConn); ok {
@@ -135,7 +164,11 @@ func New(rank, size int, conns []fabric.Conn, o Options) (*Comm, error) {
 		if s, ok := cn.(sharedMemoryConn); ok {
 			c.shared[i] = s.SharedMemory()
 		}
+		if cr, ok := cn.(crowdedConn); ok {
+			c.crowdedTo[i] = cr.Crowded()
+		}
 	}
+	c.crowded = allCrowded(rank, c.crowdedTo)
 	if err := c.SetOptions(o); err != nil {
 		return nil, err
 	}
@@ -204,14 +237,14 @@ func (c *Comm) Close() error {
 	if c.stall != nil {
 		c.stall.stop()
 	}
-	scratch := c.scratch
-	c.scratch = [3][]byte{}
 	var err error
 	if c.sub {
 		c.ids.release(c.id)
-	} else {
-		err = c.closeConns()
+		return nil
 	}
+	err = c.closeConns()
+	scratch := *c.scratch
+	*c.scratch = [3][]byte{}
 	for _, b := range scratch {
 		c.Free(b)
 	}
@@ -291,9 +324,10 @@ func (c *Comm) end(err error, id coll, a alg, bytes int) error {
 // needed. Its contents are undefined. An algorithm uses distinct i for
 // buffers it needs at the same time.
 func (c *Comm) buf(i, n int) []byte {
-	if cap(c.scratch[i]) < n {
-		c.Free(c.scratch[i])
-		c.scratch[i] = c.Alloc(n)
+	s := c.scratch
+	if cap(s[i]) < n {
+		c.Free(s[i])
+		s[i] = c.Alloc(n)
 	}
-	return c.scratch[i][:n]
+	return s[i][:n]
 }

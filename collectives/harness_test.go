@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hpcbench/hpcbench/fabric"
 	"github.com/hpcbench/hpcbench/fabric/pipe"
 )
 
@@ -13,7 +14,14 @@ import (
 // when the test ends.
 func newComms(tb testing.TB, p int, po pipe.Options, o Options) []*Comm {
 	tb.Helper()
-	mesh := pipe.NewMesh(p, po)
+	return commsOn(tb, pipe.NewMesh(p, po), o)
+}
+
+// commsOn returns one Comm per rank of mesh (mesh[r] is rank r's
+// connections), closed when the test ends.
+func commsOn(tb testing.TB, mesh [][]fabric.Conn, o Options) []*Comm {
+	tb.Helper()
+	p := len(mesh)
 	comms := make([]*Comm, p)
 	for r := range p {
 		c, err := New(r, p, mesh[r], o)

@@ -79,6 +79,64 @@ type sharedConn struct{ fabric.Conn }
 
 func (sharedConn) SharedMemory() bool { return true }
 
+// crowdedConnTest is a shared-memory connection that says it joins two ranks
+// of a crowded host, as fabric/shm's do with more than four ranks per CPU.
+type crowdedConnTest struct{ sharedConn }
+
+func (crowdedConnTest) Crowded() bool { return true }
+
+// TestAlgorithmSelectionCrowded checks that a Comm whose every connection
+// is crowded picks the algorithms with the fewest messages, unless forced
+// or of two ranks; and that one connection that is not crowded (a peer on
+// another host) keeps the default table, on every rank alike.
+func TestAlgorithmSelectionCrowded(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		p          int
+		notCrowded int // a peer whose connection is not crowded, or -1
+		force      map[string]string
+		coll       string
+		n          int
+		want       string
+	}{
+		{"barrier", 256, -1, nil, "barrier", 0, "gather-release"},
+		{"barrier of 3", 3, -1, nil, "barrier", 0, "gather-release"},
+		{"allreduce short", 256, -1, nil, "allreduce", 4, "reduce-bcast"},
+		{"allreduce long", 256, -1, nil, "allreduce", 4 << 20, "reduce-bcast"},
+		{"allreduce odd p", 5, -1, nil, "allreduce", 1 << 20, "reduce-bcast"},
+		{"two ranks", 2, -1, nil, "allreduce", 8, "recursive-doubling"},
+		{"forced", 8, -1, map[string]string{"allreduce": "ring", "barrier": "dissemination"}, "allreduce", 8, "ring"},
+		{"forced barrier", 8, -1, map[string]string{"barrier": "dissemination"}, "barrier", 0, "dissemination"},
+		{"one peer elsewhere", 8, 5, nil, "allreduce", 8, "recursive-doubling"},
+		{"one peer elsewhere, barrier", 8, 5, nil, "barrier", 0, "dissemination"},
+		{"bcast unchanged", 8, -1, nil, "bcast", 1 << 20, "scatter-ring"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			mesh := pipe.Mesh(tc.p)
+			for r := range tc.p { // every rank must choose alike
+				conns := mesh[r]
+				for i, cn := range conns {
+					switch {
+					case cn == nil:
+					case i == tc.notCrowded || r == tc.notCrowded:
+						conns[i] = sharedConn{cn}
+					default:
+						conns[i] = crowdedConnTest{sharedConn{cn}}
+					}
+				}
+				c, err := New(r, tc.p, conns, Options{Algorithms: tc.force})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := c.Algorithm(tc.coll, tc.n); got != tc.want {
+					t.Errorf("rank %d: Algorithm(%q, %d) = %q; want %q", r, tc.coll, tc.n, got, tc.want)
+				}
+				c.Close()
+			}
+		})
+	}
+}
+
 // TestAlgorithmSelection checks the default table at its edges.
 func TestAlgorithmSelection(t *testing.T) {
 	for _, tc := range []struct {

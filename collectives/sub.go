@@ -14,8 +14,9 @@ import (
 //
 // The new Comm shares this one's connections and options but has its own
 // tags (see Tags in the package documentation), so the two can be used in
-// any interleaving, one goroutine at a time per rank. Close releases it
-// without closing the connections; a failed collective on either closes
+// any interleaving, one goroutine at a time per rank (they share scratch
+// buffers too). Close releases it without closing the connections or
+// freeing the scratch buffers; a failed collective on either closes
 // all of them, those to the ranks left out included, since the job is
 // broken and ranks waiting in the parent must learn it. Sub agrees on a free
 // communicator id with an Allreduce over this Comm; at most 256
@@ -45,7 +46,8 @@ func (c *Comm) Sub(ctx context.Context, n int) (*Comm, error) {
 	c.ids.claim(uint32(id))
 	s := &Comm{
 		rank: c.rank, size: n, conns: c.conns[:n], family: c.family, eager: c.eager[:n], shared: c.shared[:n],
-		id: uint32(id), ids: c.ids, sub: true, alloc: c.alloc,
+		crowdedTo: c.crowdedTo[:n], crowded: allCrowded(c.rank, c.crowdedTo[:n]),
+		id: uint32(id), ids: c.ids, sub: true, alloc: c.alloc, scratch: c.scratch,
 	}
 	if err := s.SetOptions(c.Options()); err != nil {
 		return nil, err

@@ -159,3 +159,63 @@ func TestSubFailure(t *testing.T) {
 		}
 	}
 }
+
+// TestSubCrowded runs a crowded 6-rank communicator (every connection says
+// it joins two ranks of a crowded host) and its Subs of 3 and 2: the 6 and
+// the 3 pick the fewest-message algorithms and still reduce correctly, the
+// 2 does not count as crowded, and all three share one set of scratch
+// buffers, which a Sub's Close leaves to the parent.
+func TestSubCrowded(t *testing.T) {
+	const p = 6
+	mesh := pipe.NewMesh(p, pipe.Options{})
+	for _, conns := range mesh {
+		for i, cn := range conns {
+			if cn != nil {
+				conns[i] = crowdedConnTest{sharedConn{cn}}
+			}
+		}
+	}
+	comms := commsOn(t, mesh, Options{})
+	errs := runRanks(comms, 30*time.Second, func(ctx context.Context, c *Comm) error {
+		if got := c.Algorithm("allreduce", 1<<20); got != "reduce-bcast" {
+			return fmt.Errorf("crowded 6: allreduce %q", got)
+		}
+		if err := checkAllreduce(ctx, c, 1000, 1); err != nil {
+			return fmt.Errorf("crowded 6: %w", err)
+		}
+		s3, err := c.Sub(ctx, 3)
+		if err != nil || s3 == nil {
+			return err
+		}
+		defer s3.Close()
+		if got := s3.Algorithm("barrier", 0); got != "gather-release" {
+			return fmt.Errorf("crowded sub of 3: barrier %q", got)
+		}
+		if err := checkAllreduce(ctx, s3, 4096, 2); err != nil {
+			return fmt.Errorf("crowded sub of 3: %w", err)
+		}
+		if s3.scratch != c.scratch {
+			return errors.New("the sub of 3 has its own scratch buffers")
+		}
+		s2, err := s3.Sub(ctx, 2)
+		if err != nil || s2 == nil {
+			return err
+		}
+		if got := s2.Algorithm("allreduce", 8); got != "recursive-doubling" {
+			return fmt.Errorf("sub of 2: allreduce %q; two ranks are never crowded", got)
+		}
+		if c.Rank() == 0 && cap(c.scratch[1]) == 0 {
+			return errors.New("rank 0 reduced without scratch")
+		}
+		s2.Close()
+		if c.Rank() == 0 && cap(c.scratch[1]) == 0 {
+			return errors.New("a sub's Close freed the parent's scratch")
+		}
+		return nil
+	})
+	for r, err := range errs {
+		if err != nil {
+			t.Errorf("rank %d: %v", r, err)
+		}
+	}
+}

@@ -36,23 +36,11 @@ func TestCollectivesOverTransports(t *testing.T) {
 				} else {
 					mesh = fabrictest.AllToAll(t, tr, p)
 				}
-				comms := make([]*Comm, p)
 				var o Options
 				if a, ok := tr.(fabric.Allocator); ok {
 					o.Allocator = a // the buffers and scratch from shm's arena
 				}
-				for r := range p {
-					c, err := New(r, p, mesh[r], o)
-					if err != nil {
-						t.Fatal(err)
-					}
-					comms[r] = c
-				}
-				t.Cleanup(func() {
-					for _, c := range comms {
-						c.Close()
-					}
-				})
+				comms := commsOn(t, mesh, o)
 				// The default barrier: gather-release only for two ranks
 				// over shared memory (see Comm.Barrier).
 				want := "dissemination"

@@ -83,6 +83,12 @@ type Traits struct {
 	// SharedMemory is true when messages move through memory both
 	// processes map.
 	SharedMemory bool
+	// Crowded is true when the two ranks share a host that runs many more
+	// ranks than it has CPUs (fabric/shm: more than four per CPU), so that
+	// a wait sleeps in the kernel almost at once and every message costs a
+	// wake-up of a process that is not running: then a collective's cost
+	// is the number of its messages, not the length of its critical path.
+	Crowded bool
 }
 
 // HintedTransport is implemented by transports that size a connection by

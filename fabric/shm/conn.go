@@ -219,3 +219,7 @@ func (c *Conn) EagerLimit() int { return c.opts.EagerLimit }
 // map: a small one costs a few cache-line transfers, not a trip through a
 // network stack. collectives.Comm picks its two-rank barrier by it.
 func (c *Conn) SharedMemory() bool { return true }
+
+// Crowded reports whether the pair was dialed on a crowded host (see
+// fabric.Traits.Crowded and crowdedFactor), as both ends agree.
+func (c *Conn) Crowded() bool { return c.lay.hdr.crowded != 0 }

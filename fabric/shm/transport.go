@@ -130,7 +130,7 @@ func (t *Transport) DialHint(ctx context.Context, self int, addr string, h fabri
 // Traits returns what a Conn dialed with h promises: its eager limit (see
 // Conn.EagerLimit) and shared memory.
 func (t *Transport) Traits(h fabric.Hint) fabric.Traits {
-	return fabric.Traits{EagerLimit: t.opts.forRing(t.opts.ringFor(h)).EagerLimit, SharedMemory: true}
+	return fabric.Traits{EagerLimit: t.opts.forRing(t.opts.ringFor(h)).EagerLimit, SharedMemory: true, Crowded: crowded(h)}
 }
 
 // note passes a message to Logf the first time a kind of note occurs.

@@ -417,3 +417,7 @@ func (lc *lazyConn) EagerLimit() int { return lc.traits.EagerLimit }
 // SharedMemory reports whether the connection, once made, goes through
 // shared memory.
 func (lc *lazyConn) SharedMemory() bool { return lc.traits.SharedMemory }
+
+// Crowded reports whether the connection, once made, joins two ranks of a
+// crowded host (fabric.Traits.Crowded).
+func (lc *lazyConn) Crowded() bool { return lc.traits.Crowded }
