@@ -11,10 +11,10 @@ import (
 // place) but must not otherwise overlap.
 //
 // Every rank ends with the same bits, floating point included: ring,
-// rabenseifner and reduce-bcast compute each element once, on one rank, and copy it to the
-// others; recursive-doubling has both partners of each exchange compute
-// the same expression with the lower rank's operand first (see
-// ReduceLocal for why the order matters only to Min and Max).
+// rabenseifner and reduce-bcast compute each element once, on one rank,
+// and copy it to the others; recursive-doubling has both partners of each
+// exchange compute the same expression with the lower rank's operand
+// first (see ReduceLocal for why the order matters only to Min and Max).
 //
 // Algorithms: recursive-doubling (log2 p exchanges of the whole vector:
 // best for short vectors); rabenseifner (reduce-scatter by recursive

@@ -237,12 +237,11 @@ func (c *Comm) Close() error {
 	if c.stall != nil {
 		c.stall.stop()
 	}
-	var err error
 	if c.sub {
 		c.ids.release(c.id)
 		return nil
 	}
-	err = c.closeConns()
+	err := c.closeConns()
 	scratch := *c.scratch
 	*c.scratch = [3][]byte{}
 	for _, b := range scratch {

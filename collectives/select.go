@@ -204,7 +204,7 @@ func (c *Comm) choose(id coll, bytes int) alg {
 	}
 	switch id {
 	case collBarrier:
-		if p == 2 && c.shared[1-c.rank] || c.crowded {
+		if (p == 2 && c.shared[1-c.rank]) || c.crowded {
 			return algGatherRelease
 		}
 		return algDissemination

@@ -82,6 +82,18 @@ func TestDialHintGeometry(t *testing.T) {
 		if c.EagerLimit() != 16<<10 || c.opts.PipeChunk != 32<<10 || tr2.EagerLimit != c.EagerLimit() || !tr2.SharedMemory {
 			t.Errorf("%s: eager %d pipe chunk %d, Traits %+v; want 16 KiB, 32 KiB, the same eager limit", name, c.EagerLimit(), c.opts.PipeChunk, tr2)
 		}
+		if c.Crowded() || tr2.Crowded { // the CPU count is unknown
+			t.Errorf("%s: Crowded() = %v, Traits %+v; want not crowded without a CPU count", name, c.Crowded(), tr2)
+		}
+	}
+	// Crowded from more than four ranks per CPU, as the pair's header says.
+	for _, tc := range []struct {
+		h    fabric.Hint
+		want bool
+	}{{fabric.Hint{LocalRanks: 8, HostCPUs: 2}, false}, {fabric.Hint{LocalRanks: 9, HostCPUs: 2}, true}, {fabric.Hint{LocalRanks: 9}, false}} {
+		if got := tr.Traits(tc.h).Crowded; got != tc.want {
+			t.Errorf("Traits(%+v).Crowded = %v; want %v", tc.h, got, tc.want)
+		}
 	}
 	if tr.Traits(fabric.Hint{LocalRanks: 2}).EagerLimit != 64<<10 {
 		t.Errorf("Traits(2 ranks) = %+v, want the 64 KiB eager limit of a 1 MiB ring", tr.Traits(fabric.Hint{LocalRanks: 2}))
@@ -218,6 +230,12 @@ func TestCrowdedPair(t *testing.T) {
 		if c.rcv.w.yield != 0 || c.rcv.w.maxSpin > shortSpin || c.snd.w.yield != 0 {
 			t.Errorf("%s: spin %v yield %v; want at most %v and none", name, c.rcv.w.maxSpin, c.rcv.w.yield, shortSpin)
 		}
+		if !c.Crowded() {
+			t.Errorf("%s: Crowded() = false on a crowded pair", name)
+		}
+	}
+	if !tr.Traits(fabric.Hint{LocalRanks: 256, HostCPUs: 2}).Crowded {
+		t.Error("Traits(256 ranks, 2 CPUs) not crowded")
 	}
 	if r := resident(t, d.lay.mem); !r[0] || r[len(r)-1] {
 		t.Errorf("header resident %v, last ring page resident %v; want the header only", r[0], r[len(r)-1])

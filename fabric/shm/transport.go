@@ -128,7 +128,8 @@ func (t *Transport) DialHint(ctx context.Context, self int, addr string, h fabri
 }
 
 // Traits returns what a Conn dialed with h promises: its eager limit (see
-// Conn.EagerLimit) and shared memory.
+// Conn.EagerLimit), shared memory, and whether the host is crowded (see
+// crowdedFactor).
 func (t *Transport) Traits(h fabric.Hint) fabric.Traits {
 	return fabric.Traits{EagerLimit: t.opts.forRing(t.opts.ringFor(h)).EagerLimit, SharedMemory: true, Crowded: crowded(h)}
 }
