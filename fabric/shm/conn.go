@@ -27,9 +27,10 @@ type Conn struct {
 	arena         *arena     // this process's arena, which the peer maps; nil without
 	peerArena     *peerArena // this process's mapping of the peer's arena; nil without
 	peerMapsArena bool       // the peer mapped this process's arena
-	myBells       *[2]bell
-	peerBells     *[2]bell
-	opts          Options // this side's options
+	myDoors       [2]door    // this side's bells, rung through this process's wake-up eventfd
+	peerDoors     [2]door    // the peer's bells, rung through the peer's eventfd
+	peerWake      int        // the peer's wake-up eventfd, -1 without one; closed by Close
+	opts          Options    // this side's options
 	sock          *net.UnixConn
 	watchDone     chan struct{}
 
@@ -83,10 +84,13 @@ type connParams struct {
 	arena         *arena
 	peerArena     *peerArena
 	peerMapsArena bool
+	wake          *wake // this process's wake-up eventfd; nil without one
+	peerWake      int   // the peer's, -1 without one; the Conn owns it
 }
 
 // newConn starts a Conn over a mapping whose header has been checked, and
-// its watcher goroutine.
+// its watcher goroutine. The Conn owns p.peerWake from then on; on error
+// the caller still does.
 func newConn(p connParams) (*Conn, error) {
 	lay, err := newLayout(p.mem)
 	if err != nil {
@@ -101,18 +105,25 @@ func newConn(p connParams) (*Conn, error) {
 		arena:         p.arena,
 		peerArena:     p.peerArena,
 		peerMapsArena: p.peerMapsArena,
-		myBells:       &lay.hdr.bells[p.side],
-		peerBells:     &lay.hdr.bells[1-p.side],
+		peerWake:      p.peerWake,
 		opts:          p.opts.forRing(int(lay.hdr.ringSize)),
 		sock:          p.sock,
 		watchDone:     make(chan struct{}),
+	}
+	myWake := -1
+	if p.wake != nil {
+		myWake = p.wake.fd
+	}
+	for i := range c.myDoors {
+		c.myDoors[i] = door{b: &lay.hdr.bells[p.side][i], fd: myWake}
+		c.peerDoors[i] = door{b: &lay.hdr.bells[1-p.side][i], fd: p.peerWake}
 	}
 	spin, yield := p.opts.Spin, p.opts.Yield
 	if lay.hdr.crowded != 0 {
 		spin, yield = min(spin, shortSpin), 0
 	}
 	w := waiter{maxSpin: spin, yield: yield, mine: &lay.hdr.cpu[p.side].v, peer: &lay.hdr.cpu[1-p.side].v,
-		singleP: runtime.GOMAXPROCS(0) == 1}
+		singleP: runtime.GOMAXPROCS(0) == 1, wake: p.wake}
 	c.snd.w, c.rcv.w = w, w
 	c.snd.warm = prefetchWSupported()
 	out, in := &lay.hdr.rings[p.side], &lay.hdr.rings[1-p.side]
@@ -139,8 +150,8 @@ func (c *Conn) watch() {
 		break
 	}
 	c.gone.Store(true)
-	c.myBells[bellSend].ring()
-	c.myBells[bellRecv].ring()
+	c.myDoors[bellSend].ring()
+	c.myDoors[bellRecv].ring()
 }
 
 // peerClosed reports whether the peer closed its Conn or went away.
@@ -179,9 +190,9 @@ func (c *Conn) Close() error {
 	c.closeOnce.Do(func() {
 		c.closed.Store(true)
 		c.lay.hdr.closed.v.Or(1 << c.side)
-		for i := range c.myBells {
-			c.myBells[i].ring()
-			c.peerBells[i].ring()
+		for i := range c.myDoors {
+			c.myDoors[i].ring()
+			c.peerDoors[i].ring()
 		}
 		// Wait for Send and Recv to return (a rendezvous copy under way
 		// finishes first), then drop the socket, which the peer sees as
@@ -199,6 +210,16 @@ func (c *Conn) Close() error {
 		}
 		if merr := c.peerArena.unmap(); merr != nil && err == nil {
 			err = fmt.Errorf("shm: close: unmapping the peer's arena: %w", merr)
+		}
+		// No call is under way, and only calls ring the peer's doors.
+		if c.peerWake >= 0 {
+			if cerr := unix.Close(c.peerWake); cerr != nil && err == nil {
+				err = fmt.Errorf("shm: close: the peer's wake-up eventfd: %w", cerr)
+			}
+			c.peerWake = -1
+			for i := range c.peerDoors {
+				c.peerDoors[i].fd = -1
+			}
 		}
 		c.rcv.q = queue{}
 		c.rcv.part = nil

@@ -239,7 +239,8 @@ func cpuTime(t *testing.T) time.Duration {
 }
 
 // TestBlockedRecvSleeps checks that a Recv with nothing to receive stops
-// spinning and sleeps, and that a Send wakes it promptly.
+// spinning and sleeps, on its process's wake-up eventfd, and that a Send
+// wakes it promptly through the copy its peer holds.
 func TestBlockedRecvSleeps(t *testing.T) {
 	d, a := pair(t, newTransport(t, DefaultOptions()))
 	retryTiming(t, func() error {
@@ -256,6 +257,7 @@ func TestBlockedRecvSleeps(t *testing.T) {
 		before := cpuTime(t)
 		time.Sleep(300 * time.Millisecond)
 		used := cpuTime(t) - before
+		onWake := a.myDoors[bellRecv].b.wake.Load() != 0
 		sent := time.Now()
 		if err := d.Send(ctx, 1, []byte("wake up")); err != nil {
 			return err
@@ -266,8 +268,10 @@ func TestBlockedRecvSleeps(t *testing.T) {
 			return errors.New("Recv failed")
 		case used > 100*time.Millisecond:
 			return fmt.Errorf("a blocked Recv used %v of CPU in 300 ms; want it asleep", used)
+		case !onWake:
+			return errors.New("a blocked Recv slept in futex(2), not on the process's eventfd")
 		case at.Sub(sent) > sleepSlice/2:
-			return fmt.Errorf("sleeping Recv woke %v after the Send; want a futex wake, not a timeout", at.Sub(sent))
+			return fmt.Errorf("sleeping Recv woke %v after the Send; want a wake-up, not a timeout", at.Sub(sent))
 		}
 		return nil
 	})
@@ -341,5 +345,55 @@ func TestOptionsValidate(t *testing.T) {
 		if _, err := New(o); err == nil {
 			t.Errorf("%s: New accepted it", name)
 		}
+	}
+}
+
+// eventfds counts this process's open eventfds.
+func eventfds(t *testing.T) int {
+	t.Helper()
+	ents, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Skip(err)
+	}
+	n := 0
+	for _, e := range ents {
+		if l, err := os.Readlink("/proc/self/fd/" + e.Name()); err == nil && l == "anon_inode:[eventfd]" {
+			n++
+		}
+	}
+	return n
+}
+
+// TestWakeExchanged checks that the two sides of a pair pass each other
+// their wake-up eventfds, that each rings its own and the peer's doors
+// through the right one, and that Close closes the peer's
+// (TestBlockedRecvSleeps checks that a Recv sleeps on the eventfd).
+func TestWakeExchanged(t *testing.T) {
+	tr := newTransport(t, DefaultOptions())
+	if tr.wake == nil {
+		t.Fatal("New made no wake-up eventfd")
+	}
+	before := eventfds(t)
+	d, a := pair(t, tr)
+	if got := eventfds(t) - before; got != 2 {
+		t.Errorf("a pair opened %d eventfds, want 2 (each side's copy of the other's)", got)
+	}
+	for _, c := range []*Conn{d, a} {
+		if c.peerWake < 0 || checkEventfd(c.peerWake) != nil {
+			t.Fatalf("side %d: peer's wake-up descriptor %d is not an eventfd", c.side, c.peerWake)
+		}
+		for i := range c.myDoors {
+			if c.myDoors[i].fd != tr.wake.fd || c.peerDoors[i].fd != c.peerWake {
+				t.Errorf("side %d door %d: rings fds %d and %d, want %d and %d", c.side, i, c.myDoors[i].fd, c.peerDoors[i].fd, tr.wake.fd, c.peerWake)
+			}
+		}
+	}
+	d.Close()
+	a.Close()
+	if d.peerWake != -1 || a.peerWake != -1 {
+		t.Errorf("after Close: peer wake descriptors %d and %d, want -1", d.peerWake, a.peerWake)
+	}
+	if got := eventfds(t); got != before {
+		t.Errorf("after Close: %d eventfds open, want %d as before the pair", got, before)
 	}
 }

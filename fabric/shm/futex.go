@@ -35,17 +35,29 @@ func schedYield() {
 	_, _, _ = unix.Syscall(unix.SYS_SCHED_YIELD, 0, 0, 0)
 }
 
-// ring wakes everyone sleeping on b, unconditionally.
-func (b *bell) ring() {
-	b.seq.Add(1)
-	futexWakeAll(&b.seq)
+// door is a bell together with the wake-up eventfd of the process whose
+// waiter sleeps on it (-1 without one): a waiter sleeps either in futex(2)
+// on the bell or in that process's poller on the eventfd (see wake), and
+// ringing must reach it in both.
+type door struct {
+	b  *bell
+	fd int
 }
 
-// notify wakes b's sleepers if there are any. Call it after the store that
+// ring wakes everyone sleeping on d, unconditionally.
+func (d door) ring() {
+	d.b.seq.Add(1)
+	if d.b.wake.Load() != 0 {
+		signalFD(d.fd)
+	}
+	futexWakeAll(&d.b.seq)
+}
+
+// notify wakes d's sleepers if there are any. Call it after the store that
 // makes a waiter's condition true; see the package doc for why the order
 // matters.
-func (b *bell) notify() {
-	if b.sleepers.Load() != 0 {
-		b.ring()
+func (d door) notify() {
+	if d.b.sleepers.Load() != 0 {
+		d.ring()
 	}
 }

@@ -22,16 +22,17 @@ import (
 
 // Set-up, over the listener's unix socket:
 //
-//	dialer → listener: hello{rank, pid, cookie address and value, arena} + SCM_RIGHTS(memfd[, arena])
+//	dialer → listener: hello{rank, pid, cookie address and value, arena, wake} + SCM_RIGHTS(memfd[, arena][, wake])
 //	listener → dialer: hello{rank, pid, cookie, Access: listener can read dialer, arena,
-//	                   Mapped: listener mapped the dialer's arena} + SCM_RIGHTS([arena])
+//	                   Mapped: listener mapped the dialer's arena, wake} + SCM_RIGHTS([arena][, wake])
 //	dialer → listener: hello{Access: dialer can read listener, Mapped: dialer mapped the listener's arena}
 //
 // A side with an arena (see arena.go) passes its descriptor and says where
 // the arena lies in its address space; the other side maps it, and says
 // whether it could: a side sends from its arena by rendezvous only to a
 // peer that maps it. A peer that cannot (an address-space limit) is noted
-// and served through the ring.
+// and served through the ring. A side with a wake-up eventfd (see wake.go)
+// passes it too, so that the other can wake its waiters that sleep on it.
 // Each side probes the other's cookie with process_vm_readv before it
 // answers, and keeps its own cookie alive until the peer has answered.
 
@@ -48,6 +49,7 @@ type hello struct {
 	ArenaBase  uint64 // the sender's address of its arena; 0 without one
 	ArenaSize  uint64 // bytes of the arena whose descriptor is attached
 	NoMemory   uint32 // 1: the listener could not map the pair's memory: the system is out of memory
+	Wake       uint32 // 1: the sender's wake-up eventfd is attached, after every other descriptor
 }
 
 // helloSize is the encoded size of a hello.
@@ -80,6 +82,7 @@ func (t *Transport) dial(ctx context.Context, self int, addr string, hint fabric
 	var mem []byte
 	var peerMem *peerArena
 	var release func() error
+	peerWake := -1
 	fail := func(err error) (*Conn, int, error) {
 		err = handshakeErr(ctx, release, err)
 		_ = sock.Close()
@@ -87,6 +90,7 @@ func (t *Transport) dial(ctx context.Context, self int, addr string, hint fabric
 			_ = unix.Munmap(mem)
 		}
 		_ = peerMem.unmap()
+		closeAll([]int{peerWake})
 		return nil, 0, fmt.Errorf("shm: dial %s: %w", addr, err)
 	}
 	release, err = bindDeadline(ctx, sock, t.opts.HandshakeTimeout)
@@ -108,16 +112,18 @@ func (t *Transport) dial(ctx context.Context, self int, addr string, hint fabric
 		return fail(err)
 	}
 	h, fds := t.withArena(hello{Rank: uint32(self), CookieAddr: addrOfCookie(cookie), Cookie: *cookie}, fd)
+	h, fds = t.withWake(h, fds)
 	err = writeHello(sock, h, fds...)
 	_ = unix.Close(fd) // the mappings keep the memory; nothing has a name
 	if err != nil {
 		return fail(fmt.Errorf("sending hello: %w", err))
 	}
-	reply, got, err := readHello(sock, 1)
+	reply, got, err := readHello(sock, 2)
 	runtime.KeepAlive(cookie)
 	if err != nil {
 		return fail(fmt.Errorf("reading reply: %w", err))
 	}
+	peerWake, got = t.takeWake(reply, got)
 	if reply.NoMemory != 0 {
 		closeAll(got)
 		return fail(fmt.Errorf("%w on rank %d: it could not map the pair's %s of shared memory", errNoMemory, reply.Rank, kib(mapSize(ringSize))))
@@ -134,7 +140,7 @@ func (t *Transport) dial(ctx context.Context, self int, addr string, hint fabric
 	}
 	c, err := newConn(connParams{mem: mem, side: sideDialer, peerPid: pid, canAccess: canAccess,
 		peerCanAccess: reply.Access == 1, sock: sock, opts: t.opts, arena: t.arena, peerArena: peerMem,
-		peerMapsArena: reply.Mapped == 1})
+		peerMapsArena: reply.Mapped == 1, wake: t.wake, peerWake: peerWake})
 	if err != nil {
 		return fail(err)
 	}
@@ -146,6 +152,7 @@ func (t *Transport) accept(ctx context.Context, self int, sock *net.UnixConn) (*
 	var mem []byte
 	var peerMem *peerArena
 	var release func() error
+	peerWake := -1
 	fail := func(err error) (*Conn, int, error) {
 		err = handshakeErr(ctx, release, err)
 		_ = sock.Close()
@@ -153,6 +160,7 @@ func (t *Transport) accept(ctx context.Context, self int, sock *net.UnixConn) (*
 			_ = unix.Munmap(mem)
 		}
 		_ = peerMem.unmap()
+		closeAll([]int{peerWake})
 		return nil, 0, fmt.Errorf("shm: accept: %w", err)
 	}
 	release, err := bindDeadline(ctx, sock, t.opts.HandshakeTimeout)
@@ -163,10 +171,11 @@ func (t *Transport) accept(ctx context.Context, self int, sock *net.UnixConn) (*
 	if err != nil {
 		return fail(err)
 	}
-	in, fds, err := readHello(sock, 2)
+	in, fds, err := readHello(sock, 3)
 	if err != nil {
 		return fail(fmt.Errorf("reading hello: %w", err))
 	}
+	peerWake, fds = t.takeWake(in, fds)
 	if len(fds) == 0 {
 		return fail(errors.New("hello carried no shared-memory descriptor"))
 	}
@@ -191,6 +200,7 @@ func (t *Transport) accept(ctx context.Context, self int, sock *net.UnixConn) (*
 	}
 	reply, fds := t.withArena(hello{Rank: uint32(self), Access: boolWord(canAccess), Mapped: boolWord(peerMem != nil),
 		CookieAddr: addrOfCookie(cookie), Cookie: *cookie})
+	reply, fds = t.withWake(reply, fds)
 	if err := writeHello(sock, reply, fds...); err != nil {
 		return fail(fmt.Errorf("sending reply: %w", err))
 	}
@@ -206,7 +216,7 @@ func (t *Transport) accept(ctx context.Context, self int, sock *net.UnixConn) (*
 	}
 	c, err := newConn(connParams{mem: mem, side: sideListener, peerPid: pid, canAccess: canAccess,
 		peerCanAccess: final.Access == 1, sock: sock, opts: t.opts, arena: t.arena, peerArena: peerMem,
-		peerMapsArena: final.Mapped == 1})
+		peerMapsArena: final.Mapped == 1, wake: t.wake, peerWake: peerWake})
 	if err != nil {
 		return fail(err)
 	}
@@ -426,11 +436,40 @@ func keepFirst(oob []byte, want int) []int {
 	return kept
 }
 
-// closeAll closes descriptors.
+// closeAll closes descriptors; negative ones stand for none.
 func closeAll(fds []int) {
 	for _, f := range fds {
-		_ = unix.Close(f)
+		if f >= 0 {
+			_ = unix.Close(f)
+		}
 	}
+}
+
+// withWake adds this transport's wake-up eventfd, if it has one, to h and
+// after the descriptors fds.
+func (t *Transport) withWake(h hello, fds []int) (hello, []int) {
+	if t.wake == nil {
+		return h, fds
+	}
+	h.Wake = 1
+	return h, append(fds, t.wake.fd)
+}
+
+// takeWake splits the peer's wake-up eventfd, which comes last, off the
+// descriptors attached to h; it is -1 when the peer sent none. A
+// descriptor that is not an eventfd is closed and noted: the pair then
+// wakes that peer's waiters through futex(2) only.
+func (t *Transport) takeWake(h hello, fds []int) (int, []int) {
+	if h.Wake == 0 || len(fds) == 0 {
+		return -1, fds
+	}
+	fd, rest := fds[len(fds)-1], fds[:len(fds)-1]
+	if err := checkEventfd(fd); err != nil {
+		_ = unix.Close(fd)
+		t.note("wake", "shm: %v; that peer's waiters are woken through futex(2) only", err)
+		return -1, rest
+	}
+	return fd, rest
 }
 
 // withArena adds this transport's arena, if it has one, to h, and returns

@@ -18,7 +18,7 @@ const cacheLine = 64
 const (
 	headerSize = 4096
 	magic      = 0x316d68732d637068 // "hpc-shm1", little-endian
-	version    = 3
+	version    = 4
 )
 
 // Sides of a pair, also the index of the ring a side writes.
@@ -40,11 +40,15 @@ type word struct {
 }
 
 // bell is what a waiter sleeps on (see the package doc): seq changes on every
-// ring, sleepers counts the waiters that may be in futex_wait on seq.
+// ring, sleepers counts the waiters that may be asleep, and wake is 1 while
+// the one asleep sleeps on its process's wake-up eventfd instead of in
+// futex_wait on seq (it is set before sleepers is incremented and cleared
+// after it is decremented).
 type bell struct {
 	seq      atomic.Uint32
 	sleepers atomic.Uint32
-	_        [cacheLine - 8]byte
+	wake     atomic.Uint32
+	_        [cacheLine - 12]byte
 }
 
 // rndvParams are what a receiver publishes when it claims a rendezvous

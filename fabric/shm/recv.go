@@ -102,13 +102,13 @@ func (c *Conn) waitData(ctx context.Context, n uint32) error {
 		return nil
 	}
 	c.warmSend()
-	return c.rcv.w.await(ctx, &c.myBells[bellRecv], func() bool { return q.has(n) }, c.recvStop(ctx))
+	return c.rcv.w.await(ctx, c.myDoors[bellRecv], func() bool { return q.has(n) }, c.recvStop(ctx))
 }
 
 // release returns n ring bytes to the sender.
 func (c *Conn) release(n uint32) {
 	c.rcv.c.release(n)
-	c.peerBells[bellSend].notify()
+	c.peerDoors[bellSend].notify()
 }
 
 // take consumes the record rec, whose header is published. A record with

@@ -63,9 +63,9 @@ func (c *Conn) sendRndv(ctx context.Context, tag uint32, b []byte) error {
 	ctl.state.v.Store(posted)
 	s.p.putRecord(record{kind: kindRndv, tag: tag, size: uint64(len(b)), addr: addrOf(b), seq: seq})
 	s.p.publish(rndvSize)
-	c.peerBells[bellRecv].notify()
+	c.peerDoors[bellRecv].notify()
 
-	bell := &c.myBells[bellSend]
+	bell := c.myDoors[bellSend]
 	claimed := func() bool { return ctl.state.v.Load() != posted }
 	if err := c.snd.w.await(ctx, bell, claimed, c.ctxStop(ctx, "send")); err != nil {
 		if ctl.state.v.CompareAndSwap(posted, rndvState(seq, stCancelled)) || c.gone.Load() {
@@ -89,7 +89,7 @@ func (c *Conn) sendRndv(ctx context.Context, tag uint32, b []byte) error {
 		dstMem = c.peerArena.window(dst, int(size))
 	}
 	if (dstMem != nil || c.canAccess) && (c.opts.SenderHelps || !recvCopies) && size <= uint64(len(b)) {
-		if err := c.copyChunks("send", ctl, seq, b[:size], dst, dstMem, base, end, bell, &c.peerBells[bellRecv]); err != nil {
+		if err := c.copyChunks("send", ctl, seq, b[:size], dst, dstMem, base, end, bell, c.peerDoors[bellRecv]); err != nil {
 			s.err = err
 			return err
 		}
@@ -121,7 +121,7 @@ func (c *Conn) recvRndv(r record, dst []byte) (n int, skipped bool, err error) {
 	if !ctl.state.v.CompareAndSwap(rndvState(r.seq, stPosted), rndvState(r.seq, stClaimed)) {
 		return 0, true, nil
 	}
-	peerBell, bell := &c.peerBells[bellSend], &c.myBells[bellRecv]
+	peerBell, bell := c.peerDoors[bellSend], c.myDoors[bellRecv]
 	peerBell.notify()
 	if srcMem := c.peerArena.window(r.addr, n); srcMem != nil || c.canAccess {
 		if err := c.copyChunks("recv", ctl, r.seq, dst, r.addr, srcMem, base, end, bell, peerBell); err != nil {
@@ -139,7 +139,7 @@ func (c *Conn) recvRndv(r record, dst []byte) (n int, skipped bool, err error) {
 // when not nil, is remote's bytes in this process's mapping of the peer's
 // arena, and the copy is a plain one; otherwise it is a cross-memory one.
 // Finishing the last chunk wakes both sides.
-func (c *Conn) copyChunks(op string, ctl *ringCtl, seq uint32, local []byte, remote uint64, mem []byte, base, end uint32, mine, theirs *bell) error {
+func (c *Conn) copyChunks(op string, ctl *ringCtl, seq uint32, local []byte, remote uint64, mem []byte, base, end uint32, mine, theirs door) error {
 	chunk := int(c.lay.hdr.cmaChunk)
 	for {
 		x := ctl.next.v.Load()
@@ -175,7 +175,7 @@ func (c *Conn) copyChunks(op string, ctl *ringCtl, seq uint32, local []byte, rem
 // ignores the caller's context and Close, since the peer may be copying
 // into or out of this side's buffer; it ends early only if the peer's
 // process is gone or a copy failed.
-func (c *Conn) waitChunks(w *waiter, op string, ctl *ringCtl, seq, end uint32, b *bell) error {
+func (c *Conn) waitChunks(w *waiter, op string, ctl *ringCtl, seq, end uint32, b door) error {
 	done := func() bool { return int32(ctl.done.v.Load()-end) >= 0 }
 	stop := func() error {
 		if ctl.state.v.Load() == rndvState(seq, stFailed) {

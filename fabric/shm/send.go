@@ -58,7 +58,7 @@ func (c *Conn) waitRoom(ctx context.Context, n uint32) error {
 	if p.room(n) {
 		return nil
 	}
-	return c.snd.w.await(ctx, &c.myBells[bellSend], func() bool { return p.room(n) }, c.ctxStop(ctx, "send"))
+	return c.snd.w.await(ctx, c.myDoors[bellSend], func() bool { return p.room(n) }, c.ctxStop(ctx, "send"))
 }
 
 // sendEager copies the header and b into the ring and publishes them at
@@ -72,7 +72,7 @@ func (c *Conn) sendEager(ctx context.Context, tag uint32, b []byte) error {
 	p.putRecord(record{kind: kindEager, tag: tag, size: uint64(len(b))})
 	p.put(hdrSize, b)
 	p.publish(need)
-	c.peerBells[bellRecv].notify()
+	c.peerDoors[bellRecv].notify()
 	c.snd.last.Store(need)
 	return nil
 }
@@ -88,7 +88,7 @@ func (c *Conn) sendPipe(ctx context.Context, tag uint32, b []byte) error {
 		if err := c.waitRoom(ctx, uint32(want)); err != nil {
 			if sent > 0 {
 				s.ctl.abort.v.Store(1)
-				c.peerBells[bellRecv].ring()
+				c.peerDoors[bellRecv].ring()
 				s.err = fmt.Errorf("shm: send: an earlier send was interrupted half way through a message: %w", fabric.ErrClosed)
 			}
 			return err
@@ -103,7 +103,7 @@ func (c *Conn) sendPipe(ctx context.Context, tag uint32, b []byte) error {
 			s.p.put(uint32(hdrSize+lo-sent), b[lo:hi])
 		}
 		s.p.publish(uint32(want))
-		c.peerBells[bellRecv].notify()
+		c.peerDoors[bellRecv].notify()
 		sent += want
 	}
 	return nil

@@ -25,6 +25,7 @@ type Transport struct {
 	opts   Options
 	hostID string
 	arena  *arena // nil when Options.ArenaSize is 0 or the arena failed
+	wake   *wake  // nil when the eventfd could not be made
 
 	mu    sync.Mutex
 	noted map[string]bool // kinds of note already passed to Logf
@@ -48,6 +49,9 @@ func New(o Options) (*Transport, error) {
 		return nil, err
 	}
 	t := &Transport{opts: o, hostID: id, noted: map[string]bool{}}
+	if t.wake, err = newWake(); err != nil {
+		t.note("wake", "shm: %v; waiters sleep in futex(2) only", err)
+	}
 	if o.ArenaSize > 0 {
 		if t.arena, err = newArena(o.ArenaSize); err != nil {
 			t.note("arena", "%v; buffers come from the heap and large messages are pipelined through the ring (two copies)", err)

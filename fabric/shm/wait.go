@@ -65,6 +65,9 @@ type waiter struct {
 	// then, or a goroutine of this process that the wait depends on (a
 	// Sendrecv's send) would not run until the spin ends.
 	singleP bool
+	// wake is this process's wake-up eventfd, nil without one: a waiter
+	// that can take it sleeps on it rather than in futex(2) (see wake).
+	wake *wake
 }
 
 // getcpu returns the CPU the calling thread runs on.
@@ -76,13 +79,13 @@ func getcpu() uint32 {
 
 // await returns nil once ready() is true, or stop's error once stop()
 // returns one while ready() is still false. It spins, yields, then sleeps
-// on b (see waiter and the package doc). Whoever makes ready true must
-// store first and then call b.notify.
+// on d (see waiter and the package doc). Whoever makes ready true must
+// store first and then call notify on its door to d's bell.
 //
-// If ctx is not nil, its cancellation rings b so that a sleeping await
+// If ctx is not nil, its cancellation rings d so that a sleeping await
 // notices at once; stop must then report ctx.Err(). Waits that must not be
 // cut short by the caller's context pass a nil ctx.
-func (w *waiter) await(ctx context.Context, b *bell, ready func() bool, stop func() error) error {
+func (w *waiter) await(ctx context.Context, d door, ready func() bool, stop func() error) error {
 	if ready() {
 		return nil
 	}
@@ -162,27 +165,42 @@ func (w *waiter) await(ctx context.Context, b *bell, ready func() bool, stop fun
 	if ctx != nil && ctx.Done() != nil {
 		fired := make(chan struct{})
 		stopAfter := context.AfterFunc(ctx, func() {
-			b.ring()
+			d.ring()
 			close(fired)
 		})
 		defer func() {
 			if !stopAfter() {
-				<-fired // b may live in memory that the caller unmaps next
+				<-fired // d's bell may live in memory that the caller unmaps next
 			}
 		}()
 	}
+	b := d.b
 	for {
+		// Take the process's eventfd if no other goroutine sleeps on it;
+		// announce it before the sleeper count (see bell).
+		onWake := w.wake.acquire()
+		if onWake {
+			b.wake.Store(1)
+		}
 		b.sleepers.Add(1)
 		seq := b.seq.Load()
+		done, err := false, error(nil)
 		if ready() {
-			b.sleepers.Add(^uint32(0))
-			return nil
+			done = true
+		} else if end, cerr := check(); end {
+			done, err = true, cerr
+		} else if onWake {
+			w.wake.sleep(sleepSlice)
+		} else {
+			futexSleep(&b.seq, seq, sleepSlice)
 		}
-		if end, err := check(); end {
-			b.sleepers.Add(^uint32(0))
+		b.sleepers.Add(^uint32(0))
+		if onWake {
+			b.wake.Store(0)
+			w.wake.release()
+		}
+		if done {
 			return err
 		}
-		futexSleep(&b.seq, seq, sleepSlice)
-		b.sleepers.Add(^uint32(0))
 	}
 }
