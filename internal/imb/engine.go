@@ -185,7 +185,7 @@ func (e *engine) runTable(ctx context.Context, b benchmark, np int) error {
 		if err != nil {
 			return fmt.Errorf("imb: %s #bytes %d: collecting the times: %w", name, size, err)
 		}
-		if err := e.dist.reduce(ctx, b, np, size, active); err != nil {
+		if err := e.dist.reduce(ctx, b, c, np, size, active); err != nil {
 			return fmt.Errorf("imb: %s #bytes %d: %w", name, size, err)
 		}
 		if e.world.Rank() == 0 {
@@ -253,13 +253,23 @@ func (e *engine) runSize(ctx context.Context, b benchmark, g p2p, c Comm, sched 
 // and take the slowest rank's mean; then choose 1 + Time/mean repetitions,
 // at most sel and never more than a smaller size got. Rank 0 decides and
 // broadcasts, so every rank runs the same count. It also returns the
-// warm-up count, settledWarmup's, which rank 0 decides too.
+// warm-up count, settledWarmup's for rank 0's wall-clock time per
+// repetition, which rank 0 decides too.
 func (e *engine) measureReps(x *sizeRun, sched *schedule, iter, sel int) (int, int, error) {
+	// wall is this rank's wall-clock time per repetition of the last
+	// probe, its kernel's barriers and -sync's included: what a warm-up
+	// repetition costs. The kernel's own time leaves the barriers out, and
+	// a 0-byte Allreduce that takes no time at all would otherwise get
+	// millions of warm-up repetitions, each with a barrier (seconds on a
+	// crowded host).
+	var wall float64
 	probe := func(n int) (float64, error) {
+		start := x.now()
 		t, _, err := x.b.kernel(x, n, false)
 		if err != nil {
 			return 0, fmt.Errorf("timing probe: %w", err)
 		}
+		wall = (x.now() - start) / float64(n)
 		return maxOverGroup(x.ctx, x.g, t)
 	}
 	t, err := probe(1)
@@ -278,7 +288,7 @@ func (e *engine) measureReps(x *sizeRun, sched *schedule, iter, sel int) (int, i
 	n := sched.final(iter, x.size, sel, t, x.b.kind == kindSync)
 	// One broadcast for both counts: n fits in 32 bits (it is at most
 	// -iter), the warm-up too (settledWarmup caps it).
-	both, err := bcastInt(x.ctx, x.g, n|settledWarmup(n, t)<<32)
+	both, err := bcastInt(x.ctx, x.g, n|settledWarmup(n, wall)<<32)
 	if err != nil {
 		return 0, 0, err
 	}

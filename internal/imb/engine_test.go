@@ -492,3 +492,37 @@ func TestRendezvous(t *testing.T) {
 		t.Errorf("%d tables, want 7", got)
 	}
 }
+
+// TestWarmupCountsBarriers: the warm-up is lengthened to last settleTime
+// by the wall-clock time of a repetition, the -sync barrier included, not
+// by the collective's own time: a 0-byte Allreduce that takes 1 ns next to
+// a 100 µs barrier gets IMB's 100 warm-up repetitions (100 × 100 µs is
+// already 10 ms), not the 5 million that 5 ms of 1 ns calls would need.
+func TestWarmupCountsBarriers(t *testing.T) {
+	w := newFakeWorld(2)
+	w.cost = func(_ int, op string, _ int) float64 {
+		switch op {
+		case "allreduce":
+			return 1e-9
+		case "barrier":
+			return 100e-6
+		}
+		return 0
+	}
+	o := NewOptions()
+	o.Benchmarks = []string{"Allreduce"}
+	o.MinLog, o.MaxLog = 0, 1 // size 0 alone: a reduction moves whole float32s
+	res := okJob(t, w, o, false)
+	tb := table(t, res, "Allreduce np=2")
+	reps := 0
+	for i := range tb.Rows {
+		reps += int(metric(t, tb, i, "#repetitions"))
+	}
+	// Per size: probes of 1 and of up to the count, IMB's warm-up of a
+	// tenth, the measured run.
+	for r := range 2 {
+		if got, most := w.calls[r]["allreduce/2"], 3*reps; got > most {
+			t.Errorf("rank %d ran %d Allreduces for %d measured repetitions; want at most %d (a warm-up sized by the barrier's time)", r, got, reps, most)
+		}
+	}
+}

@@ -106,7 +106,8 @@ func warmupReps(n int) int {
 const settleTime = 5e-3
 
 // settledWarmup is warmupReps(n), raised so that the warm-up lasts at least
-// settleTime when one repetition takes t seconds.
+// settleTime when one repetition takes t seconds of wall-clock time, with
+// the barriers the kernel runs around it (IMB's timing leaves them out).
 func settledWarmup(n int, t float64) int {
 	w := warmupReps(n)
 	if t > 0 && float64(w)*t < settleTime {
