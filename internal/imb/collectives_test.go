@@ -94,6 +94,48 @@ func TestOverCollectives(t *testing.T) {
 			for _, tb := range res.Tables {
 				t.Logf("%s: %d rows", tb.Name, len(tb.Rows))
 			}
+			checkCollectiveOps(t, res)
 		})
+	}
+}
+
+// checkCollectiveOps checks the latency table against IMB's: a collective
+// times every repetition on every active rank, so a size's ops are the
+// process count times its #repetitions, whether the distributions were
+// reduced over the job (idle ranks adding empty phases) or over the group.
+func checkCollectiveOps(t *testing.T, res *report.Result) {
+	t.Helper()
+	lat := table(t, res, distLatency)
+	ops := make(map[[2]string]float64)
+	for i, r := range lat.Rows {
+		ops[[2]string{r.Labels[0], r.Labels[1]}] = metric(t, lat, i, "ops")
+	}
+	checked := 0
+	for _, b := range benchmarks() {
+		if b.kind != kindCollective {
+			continue
+		}
+		for np := 1; np <= 64; np++ {
+			name := report.IMBTableName(b.name, np)
+			var tb *report.Table
+			for i := range res.Tables {
+				if res.Tables[i].Name == name {
+					tb = &res.Tables[i]
+				}
+			}
+			if tb == nil {
+				continue
+			}
+			for i, r := range tb.Rows {
+				want := float64(np) * metric(t, tb, i, "#repetitions")
+				if got := ops[[2]string{name, r.Labels[0]}]; got != want {
+					t.Errorf("%s #bytes %s: latency ops %v, want %d ranks × #repetitions = %v", name, r.Labels[0], got, np, want)
+				}
+				checked++
+			}
+		}
+	}
+	if checked == 0 {
+		t.Error("no collective's rows were checked")
 	}
 }
