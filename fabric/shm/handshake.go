@@ -123,7 +123,10 @@ func (t *Transport) dial(ctx context.Context, self int, addr string, hint fabric
 	if err != nil {
 		return fail(fmt.Errorf("reading reply: %w", err))
 	}
-	peerWake, got = t.takeWake(reply, got)
+	if peerWake, got, err = takeWake(reply, got); err != nil {
+		closeAll(got)
+		return fail(err)
+	}
 	if reply.NoMemory != 0 {
 		closeAll(got)
 		return fail(fmt.Errorf("%w on rank %d: it could not map the pair's %s of shared memory", errNoMemory, reply.Rank, kib(mapSize(ringSize))))
@@ -175,7 +178,10 @@ func (t *Transport) accept(ctx context.Context, self int, sock *net.UnixConn) (*
 	if err != nil {
 		return fail(fmt.Errorf("reading hello: %w", err))
 	}
-	peerWake, fds = t.takeWake(in, fds)
+	if peerWake, fds, err = takeWake(in, fds); err != nil {
+		closeAll(fds)
+		return fail(err)
+	}
 	if len(fds) == 0 {
 		return fail(errors.New("hello carried no shared-memory descriptor"))
 	}
@@ -457,19 +463,22 @@ func (t *Transport) withWake(h hello, fds []int) (hello, []int) {
 
 // takeWake splits the peer's wake-up eventfd, which comes last, off the
 // descriptors attached to h; it is -1 when the peer sent none. A
-// descriptor that is not an eventfd is closed and noted: the pair then
-// wakes that peer's waiters through futex(2) only.
-func (t *Transport) takeWake(h hello, fds []int) (int, []int) {
-	if h.Wake == 0 || len(fds) == 0 {
-		return -1, fds
+// descriptor that is not an eventfd fails the set-up (and is closed): the
+// peer's waiters sleep on the eventfd it sent, and nothing else would wake
+// them.
+func takeWake(h hello, fds []int) (int, []int, error) {
+	if h.Wake == 0 {
+		return -1, fds, nil
+	}
+	if len(fds) == 0 {
+		return -1, nil, errors.New("the peer announced a wake-up eventfd without its descriptor")
 	}
 	fd, rest := fds[len(fds)-1], fds[:len(fds)-1]
 	if err := checkEventfd(fd); err != nil {
 		_ = unix.Close(fd)
-		t.note("wake", "shm: %v; that peer's waiters are woken through futex(2) only", err)
-		return -1, rest
+		return -1, rest, err
 	}
-	return fd, rest
+	return fd, rest, nil
 }
 
 // withArena adds this transport's arena, if it has one, to h, and returns

@@ -246,3 +246,58 @@ func TestAwaitSharedCPU(t *testing.T) {
 		t.Errorf("waiter sharing its CPU with the peer slept only after %v; want it to skip the 1 s spin", asleep)
 	}
 }
+
+// TestTakeWake checks how set-up splits the peer's wake-up eventfd off
+// the descriptors of a hello: last, only when announced, and a descriptor
+// that is not an eventfd fails the set-up, closed.
+func TestTakeWake(t *testing.T) {
+	wk := testWake(t)
+	f, err := os.CreateTemp(t.TempDir(), "x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	dup := func(fd int) int {
+		d, err := unix.Dup(fd)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	isOpen := func(fd int) bool {
+		_, err := unix.FcntlInt(uintptr(fd), unix.F_GETFD, 0)
+		return err == nil
+	}
+	for _, c := range []struct {
+		name     string
+		wake     uint32
+		fds      []int
+		wantWake bool // the last descriptor is returned as the wake
+		wantRest int
+		wantErr  bool
+	}{
+		{"none announced", 0, []int{dup(int(f.Fd()))}, false, 1, false},
+		{"announced, last", 1, []int{dup(int(f.Fd())), dup(wk.fd)}, true, 1, false},
+		{"announced, missing", 1, nil, false, 0, true},
+		{"announced, not an eventfd", 1, []int{dup(int(f.Fd()))}, false, 0, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			last := -1
+			if len(c.fds) > 0 {
+				last = c.fds[len(c.fds)-1]
+			}
+			fd, rest, err := takeWake(hello{Wake: c.wake}, c.fds)
+			defer closeAll(append(rest, fd))
+			switch {
+			case (err != nil) != c.wantErr:
+				t.Fatalf("err = %v, want error %v", err, c.wantErr)
+			case c.wantWake && fd != last, !c.wantWake && fd != -1:
+				t.Errorf("wake fd = %d, want %d", fd, map[bool]int{true: last, false: -1}[c.wantWake])
+			case len(rest) != c.wantRest:
+				t.Errorf("%d descriptors left, want %d", len(rest), c.wantRest)
+			case c.wantErr && last >= 0 && isOpen(last):
+				t.Errorf("refused descriptor %d left open", last)
+			}
+		})
+	}
+}

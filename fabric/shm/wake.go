@@ -36,6 +36,9 @@ type wake struct {
 	// futex(2): two readers of one eventfd would steal each other's
 	// wake-ups.
 	busy atomic.Bool
+	// until is f's read deadline, which only busy's holder reads and
+	// moves (see sleep).
+	until time.Time
 }
 
 // newWake makes a process's wake-up eventfd.
@@ -62,13 +65,20 @@ func (w *wake) acquire() bool {
 // release ends the caller's turn on w.
 func (w *wake) release() { w.busy.Store(false) }
 
-// sleep blocks until w is written or d has passed. It returns at once if
-// w was written since the last sleep; the caller re-checks its condition
-// either way. Only the goroutine that acquired w may call it.
+// sleep blocks until w is written or, at the latest, d has passed (at the
+// earliest d/2). It returns at once if w was written since the last
+// sleep; the caller re-checks its condition either way. Only the goroutine
+// that acquired w may call it.
+//
+// The deadline, a runtime timer, moves only when less than d/2 of it is
+// left, not on every sleep (see wakeSlice).
 func (w *wake) sleep(d time.Duration) {
-	if err := w.f.SetReadDeadline(time.Now().Add(d)); err != nil {
-		time.Sleep(time.Millisecond) // cannot happen for an open eventfd; never spin
-		return
+	if now := time.Now(); w.until.Sub(now) < d/2 {
+		w.until = now.Add(d)
+		if err := w.f.SetReadDeadline(w.until); err != nil {
+			time.Sleep(time.Millisecond) // cannot happen for an open eventfd; never spin
+			return
+		}
 	}
 	var count [8]byte
 	_ = w.rc.Read(func(fd uintptr) bool {
