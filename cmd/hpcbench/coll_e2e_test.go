@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hpcbench/hpcbench/internal/job"
 	"github.com/hpcbench/hpcbench/internal/testenv"
 	"github.com/hpcbench/hpcbench/report"
 )
@@ -46,6 +47,30 @@ func TestCollCheck(t *testing.T) {
 	}
 	if res.Run.Ranks != 3 || res.Run.Env["transport"] != "tcp" || len(res.Tables) == 0 {
 		t.Errorf("tcp: ranks %d transport %q tables %d", res.Run.Ranks, res.Run.Env["transport"], len(res.Tables))
+	}
+}
+
+// TestCollCrowdedCheck: with more than 4 ranks per CPU (a crowded host:
+// collectives with the fewest messages, Barrier gather-release, Allreduce
+// reduce-bcast, and waiters asleep on their process's eventfd after a 1 µs
+// spin), every result of the collectives verifies, over the job and its
+// sub-communicators. The choice itself is pinned by
+// collectives.TestAlgorithmSelectionCrowded.
+func TestCollCrowdedCheck(t *testing.T) {
+	cpus := job.HostCPUs()
+	n := 4*cpus + 2
+	if n > 34 {
+		t.Skipf("a crowded host needs more than 4 ranks per CPU: %d ranks on %d CPUs is more than this test starts", n, cpus)
+	}
+	r := run(t, 5*time.Minute, "launch", "-n", strconv.Itoa(n), "--", "hpcbench", "coll", "-check", "-msglog", "0:16", "-iter", "5", "-time", "1",
+		"Barrier", "Allreduce", "Reduce", "Bcast", "Gather", "Allgather")
+	if r.Code != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", r.Code, r.Stdout, r.Stderr)
+	}
+	for _, want := range []string{"# #processes = " + strconv.Itoa(n), "oversubscribed", "# Benchmarking Allreduce", "# Benchmarking Barrier"} {
+		if !strings.Contains(r.Stdout, want) {
+			t.Errorf("output lacks %q\n%s", want, r.Stdout)
+		}
 	}
 }
 
