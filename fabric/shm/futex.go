@@ -45,10 +45,20 @@ type door struct {
 }
 
 // ring wakes everyone sleeping on d, unconditionally.
+//
+// A bell has one waiter at a time (Send and Recv each hold their own
+// lock), so when its one sleeper is on the eventfd FUTEX_WAKE has nobody
+// to wake and is skipped: a system call a message on a crowded host. The
+// sleeper clears wake only after it stops counting itself, so a count of
+// one read after wake=1 is that sleeper, or one that re-checks its
+// condition after this ring's store.
 func (d door) ring() {
 	d.b.seq.Add(1)
 	if d.b.wake.Load() != 0 {
 		signalFD(d.fd)
+		if d.b.sleepers.Load() <= 1 {
+			return
+		}
 	}
 	futexWakeAll(&d.b.seq)
 }
