@@ -311,6 +311,32 @@ func TestLaunchTimeoutKillsEverything(t *testing.T) {
 
 // TestLaunchSignalForwarded: SIGTERM to the launcher reaches every rank, the
 // launcher exits 128+15, and no rank outlives it.
+// launcherOf returns the pid of the launcher of a job whose ranks run
+// "sleep marker", once at least ranks of them run, looking every poll;
+// it fails the test after 10 s.
+func launcherOf(t *testing.T, marker string, ranks int, poll time.Duration) int {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		launcher, running := 0, 0
+		for _, p := range leftovers(t, marker) {
+			b, _ := os.ReadFile(p)
+			switch {
+			case strings.HasPrefix(string(b), "sleep\x00"):
+				running++
+			case strings.Contains(string(b), "\x00launch\x00"):
+				launcher, _ = strconv.Atoi(strings.Split(p, "/")[2])
+			}
+		}
+		if launcher != 0 && running >= ranks {
+			return launcher
+		}
+		time.Sleep(poll)
+	}
+	t.Fatalf("the launcher and %d of its ranks did not start in 10 s", ranks)
+	return 0
+}
+
 func TestLaunchSignalForwarded(t *testing.T) {
 	marker := "32." + strconv.Itoa(os.Getpid())
 	ctx := testenv.Context(t, time.Minute)
@@ -318,28 +344,7 @@ func TestLaunchSignalForwarded(t *testing.T) {
 	go func() {
 		done <- testenv.Run(t, ctx, "", noPMIEnv, hpcbench, "launch", "-n", "3", "--", "sleep", marker)
 	}()
-	deadline := time.Now().Add(10 * time.Second)
-	var launcher int
-	for launcher == 0 && time.Now().Before(deadline) {
-		procs := leftovers(t, marker)
-		ranks := 0
-		for _, p := range procs {
-			b, _ := os.ReadFile(p)
-			switch {
-			case strings.HasPrefix(string(b), "sleep\x00"):
-				ranks++
-			case strings.Contains(string(b), "\x00launch\x00"):
-				launcher, _ = strconv.Atoi(strings.Split(p, "/")[2])
-			}
-		}
-		if ranks < 3 {
-			launcher = 0
-			time.Sleep(20 * time.Millisecond)
-		}
-	}
-	if launcher == 0 {
-		t.Fatal("launcher and ranks did not start")
-	}
+	launcher := launcherOf(t, marker, 3, 20*time.Millisecond)
 	syscall.Kill(launcher, syscall.SIGTERM)
 	r := <-done
 	if r.Code != 143 {
@@ -348,6 +353,36 @@ func TestLaunchSignalForwarded(t *testing.T) {
 	time.Sleep(100 * time.Millisecond)
 	if l := leftovers(t, marker); len(l) > 0 {
 		t.Errorf("left behind: %v", l)
+	}
+}
+
+// TestLaunchSignalDuringStart: SIGINT to the launcher while it is still
+// starting 1,500 ranks stops the starting at once: it says how many ranks
+// it stops, fewer than it was asked for, exits 130, and leaves none.
+func TestLaunchSignalDuringStart(t *testing.T) {
+	const n = 1500
+	marker := "33." + strconv.Itoa(os.Getpid())
+	ctx := testenv.Context(t, 2*time.Minute)
+	done := make(chan testenv.Result, 1)
+	go func() {
+		done <- testenv.Run(t, ctx, "", noPMIEnv, hpcbench, "launch", "-n", strconv.Itoa(n), "--", "sleep", marker)
+	}()
+	launcher := launcherOf(t, marker, 1, time.Millisecond)
+	syscall.Kill(launcher, syscall.SIGINT)
+	r := <-done
+	if r.Code != 130 {
+		t.Fatalf("exit %d, want 130\n%s", r.Code, r.Stderr)
+	}
+	m := regexp.MustCompile(`interrupted \(SIGINT\): stopping (\d+) ranks?`).FindStringSubmatch(r.Stderr)
+	if m == nil {
+		t.Fatalf("stderr does not say it was interrupted:\n%s", r.Stderr)
+	}
+	if k, _ := strconv.Atoi(m[1]); k >= n {
+		t.Errorf("stopping %d ranks: want fewer than the %d asked for (the start loop should stop at the signal)\n%s", k, n, r.Stderr)
+	}
+	time.Sleep(100 * time.Millisecond)
+	if l := leftovers(t, marker); len(l) > 0 {
+		t.Errorf("left behind: %d processes, first %v", len(l), l[0])
 	}
 }
 

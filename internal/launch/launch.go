@@ -245,13 +245,16 @@ func (j *Job) Run(ctx context.Context) error {
 				jb.serverFailed()
 			case <-notes.wake:
 				jb.applyNotes()
+			case sig := <-sigs:
+				// Ctrl-C while a thousand ranks start: stop starting.
+				jb.interrupt(sig.(syscall.Signal))
 			default:
 				drained = true
 			}
 		}
 	}
-	if jb.fail != nil {
-		jb.teardown()
+	if jb.fail != nil && !jb.interrupted {
+		jb.teardown() // interrupt already signalled the ranks started
 	}
 
 	var timeout <-chan time.Time
@@ -482,12 +485,7 @@ func (jb *job) interrupt(sig syscall.Signal) {
 	}
 	jb.interrupted = true
 	if jb.fail == nil {
-		live := 0
-		for r := range jb.pids {
-			if !jb.exited[r] {
-				live++
-			}
-		}
+		live := jb.pending // started and not yet exited: not those never started
 		msg := fmt.Sprintf("launch: interrupted (%s): stopping %d %s", unix.SignalName(sig), live, plural(live, "rank", "ranks"))
 		fmt.Fprintf(jb.stderr, "hpcbench: %s\n", msg)
 		jb.fail = &Failure{Rank: -1, Code: 128 + int(sig), Msg: msg, Said: true}
