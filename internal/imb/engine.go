@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"runtime"
 	"strings"
 	"time"
 
@@ -222,9 +221,8 @@ type rankFigures struct {
 func (e *engine) runSize(ctx context.Context, b benchmark, g p2p, c Comm, sched *schedule, iter, size int) (rankFigures, error) {
 	x := e.newSizeRun(ctx, b, g, c, size)
 	// Collect what the buffers and the last size left now, outside the
-	// timing: a collection during the timed loops would take a CPU from
-	// the peer rank (two ranks on two CPUs).
-	runtime.GC()
+	// timing, if the heap is near a collection (collectIfDue).
+	collectIfDue()
 	sync := b.kind == kindSync
 	sel := sched.selected(size, sync)
 	var n, warm int
