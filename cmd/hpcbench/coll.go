@@ -105,10 +105,16 @@ func runColl(ctx context.Context, stdout, stderr io.Writer, args []string) error
 				return nil, usagef("coll: %v", err) // exit 2, said by rank 0
 			}
 			np := j.Comm.Size()
-			if err := checkHostMemory("coll", rec, j.PMI.Rank(), func(ranks int, host cliflag.HostMemory) error {
-				return o.CheckMemory(np, ranks, host)
-			}); err != nil {
-				return nil, err
+			host, ok, err := hostMemory(ctx, e)
+			if err != nil {
+				return nil, fmt.Errorf("coll: %w", err)
+			}
+			if ok {
+				if err := checkHostMemory("coll", rec, j.PMI.Rank(), host, func(ranks int, host cliflag.HostMemory) error {
+					return o.CheckMemory(np, ranks, host)
+				}); err != nil {
+					return nil, err
+				}
 			}
 			extra := map[string]string{"pmi": rec.Run.Env["pmi"], "hosts": fmt.Sprint(rec.Run.Hosts)}
 			o.Env = imb.Env{

@@ -64,8 +64,15 @@ func runIOR(ctx context.Context, stdout, stderr io.Writer, args []string) error 
 		Archive: last.ArchiveFile, ArchiveFlag: "-O archiveFile", Outputs: iorOutputs(cfg.Tests),
 		Backend: cfg.Tests[0].Backend.Name, BackendOptions: cfg.Tests[0].BackendOptions,
 		Engine: func(ctx context.Context, e *pipeline.Env) (*report.Result, error) {
+			host, ok, err := hostMemory(ctx, e)
+			if err != nil {
+				return nil, fmt.Errorf("ior: %w", err)
+			}
 			for i := range cfg.Tests {
-				if err := checkHostMemory("ior", &e.Record, e.Job.PMI.Rank(), cfg.Tests[i].CheckMemory); err != nil {
+				if !ok {
+					break
+				}
+				if err := checkHostMemory("ior", &e.Record, e.Job.PMI.Rank(), host, cfg.Tests[i].CheckMemory); err != nil {
 					return nil, err
 				}
 			}

@@ -58,8 +58,14 @@ func runMdtest(ctx context.Context, stdout, stderr io.Writer, args []string) err
 			if _, err := plan.Resolve(e.Job.Comm.Size()); err != nil {
 				return nil, usagef("mdtest: %v", err)
 			}
-			if err := checkHostMemory("mdtest", &e.Record, e.Job.PMI.Rank(), o.CheckMemory); err != nil {
-				return nil, err
+			host, ok, err := hostMemory(ctx, e)
+			if err != nil {
+				return nil, fmt.Errorf("mdtest: %w", err)
+			}
+			if ok {
+				if err := checkHostMemory("mdtest", &e.Record, e.Job.PMI.Rank(), host, o.CheckMemory); err != nil {
+					return nil, err
+				}
 			}
 			if o.Archive != "" && plan.LastTasks > plan.FirstTasks {
 				// One archive is one run: rather refuse than keep one

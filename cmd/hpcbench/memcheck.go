@@ -1,18 +1,71 @@
 package main
 
 import (
+	"context"
+	"encoding/binary"
+	"fmt"
+
 	"github.com/hpcbench/hpcbench/internal/cliflag"
 	pipeline "github.com/hpcbench/hpcbench/internal/run"
 )
 
+// memSources are the HostMemory sources in the order hostMemory encodes
+// them (0 is "not read").
+var memSources = [...]string{"", "MemAvailable", "MemTotal", "the memory cgroup's limit"}
+
+// hostMemory returns what this rank's host can give the job's buffers,
+// one answer for all of the host's ranks: every rank reads its host's
+// memory, the job gathers the readings, and each host takes the largest
+// of its ranks'. Every reading precedes every allocation, since no rank
+// leaves the gather before every rank has read, and every rank of a host
+// decides on the same figure; a rank reading alone while its neighbours
+// already hold their buffers would see less and refuse alone. ok is false
+// where the host's memory cannot be read (nothing is refused then).
+func hostMemory(ctx context.Context, e *pipeline.Env) (m cliflag.HostMemory, ok bool, err error) {
+	var own [16]byte
+	if h, rerr := cliflag.ReadHostMemory(); rerr == nil {
+		for i, s := range memSources {
+			if s == h.Source && i > 0 {
+				binary.LittleEndian.PutUint64(own[:], uint64(h.Bytes))
+				binary.LittleEndian.PutUint64(own[8:], uint64(i))
+			}
+		}
+	}
+	c := e.Job.Comm
+	all := make([]byte, 16*c.Size())
+	if err := c.Allgather(ctx, own[:], all); err != nil {
+		return m, false, fmt.Errorf("gathering the hosts' memory: %w", err)
+	}
+	m, ok = hostReading(all, e.Record.RankHosts, c.Rank())
+	return m, ok, nil
+}
+
+// hostReading returns the largest reading of rank's host in all, the
+// gathered 16-byte readings (bytes, source index) of every rank.
+func hostReading(all []byte, hosts []string, rank int) (m cliflag.HostMemory, ok bool) {
+	if rank >= len(hosts) {
+		return m, false
+	}
+	for r := range len(all) / 16 {
+		if r >= len(hosts) || hosts[r] != hosts[rank] {
+			continue
+		}
+		src := binary.LittleEndian.Uint64(all[16*r+8:])
+		b := int64(binary.LittleEndian.Uint64(all[16*r:]))
+		if src > 0 && src < uint64(len(memSources)) && (!ok || b > m.Bytes) {
+			m, ok = cliflag.HostMemory{Bytes: b, Source: memSources[src]}, true
+		}
+	}
+	return m, ok
+}
+
 // checkHostMemory runs check, an engine's buffer check, for this rank's
-// host: its memory and the job's ranks on it. The refusal is a usage
-// error (exit 2) for the command name; the first rank of the host says it
-// (pipeline.OwnError), and the job names the host when it has several.
-// Where the host's memory cannot be read, nothing is refused.
-func checkHostMemory(name string, rec *pipeline.Record, rank int, check func(ranks int, host cliflag.HostMemory) error) error {
-	host, err := cliflag.ReadHostMemory()
-	if err != nil || rank < 0 || rank >= len(rec.RankHosts) {
+// host: its memory (from hostMemory) and the job's ranks on it. The
+// refusal is a usage error (exit 2) for the command name; the first rank
+// of the host says it (pipeline.OwnError), and the job names the host
+// when it has several.
+func checkHostMemory(name string, rec *pipeline.Record, rank int, host cliflag.HostMemory, check func(ranks int, host cliflag.HostMemory) error) error {
+	if rank < 0 || rank >= len(rec.RankHosts) {
 		return nil
 	}
 	own := rec.RankHosts[rank]

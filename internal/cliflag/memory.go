@@ -7,6 +7,9 @@ import (
 	"io"
 	"math"
 	"os"
+	"path"
+	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -77,21 +80,94 @@ func ParseMeminfo(r io.Reader) (HostMemory, error) {
 	return HostMemory{Bytes: total, Source: "MemTotal"}, nil
 }
 
-// cgroupLeft returns what this process's memory cgroup still allows
-// (limit less usage), v2 or v1, when a limit is set.
+// cgroupLeft returns what this process's memory cgroups still allow, when
+// one of them sets a limit (cgroupLeftAt over /sys/fs/cgroup).
 func cgroupLeft() (int64, bool) {
-	for _, p := range [][2]string{
-		{"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory.current"},
-		{"/sys/fs/cgroup/memory/memory.limit_in_bytes", "/sys/fs/cgroup/memory/memory.usage_in_bytes"},
-	} {
-		limit, ok := readInt(p[0])
-		if !ok || limit >= 1<<62 { // "max", or v1's unlimited page-rounded MaxInt64
+	self, err := os.ReadFile("/proc/self/cgroup")
+	if err != nil {
+		return 0, false
+	}
+	return cgroupLeftAt("/sys/fs/cgroup", string(self))
+}
+
+// cgroupLeftAt returns the least that the memory cgroups of a process
+// still allow, given the cgroup file system's root and the process's
+// /proc/self/cgroup text: its own cgroup and every ancestor's, under v2
+// (the "0::PATH" line) and v1 (the memory controller's line), since a
+// parent's limit binds its children. What a cgroup allows is its limit
+// less its usage, where the usage's inactive file pages (page cache the
+// kernel reclaims before it would fail an allocation; a file-system
+// benchmark leaves much of it) count as free, as MemAvailable counts
+// them. ok is false when no cgroup on the path sets a limit.
+func cgroupLeftAt(root, self string) (left int64, ok bool) {
+	left = math.MaxInt64
+	for _, line := range strings.Split(self, "\n") {
+		parts := strings.SplitN(line, ":", 3)
+		if len(parts) != 3 {
 			continue
 		}
-		used, _ := readInt(p[1])
-		return max(0, limit-used), true
+		var dir string
+		var f cgroupFiles
+		switch {
+		case parts[0] == "0" && parts[1] == "":
+			dir, f = root, cgroupV2
+			if _, err := os.Stat(filepath.Join(root, "unified", "cgroup.controllers")); err == nil {
+				dir = filepath.Join(root, "unified") // hybrid: v1 at root, v2 below
+			}
+		case slices.Contains(strings.Split(parts[1], ","), "memory"):
+			dir, f = filepath.Join(root, "memory"), cgroupV1
+		default:
+			continue
+		}
+		for p := path.Clean("/" + parts[2]); ; p = path.Dir(p) {
+			if l, found := f.left(filepath.Join(dir, p)); found {
+				left, ok = min(left, l), true
+			}
+			if p == "/" {
+				break
+			}
+		}
 	}
-	return 0, false
+	return left, ok
+}
+
+// cgroupFiles names one cgroup version's memory files.
+type cgroupFiles struct {
+	limit, usage, stat, inactive string
+}
+
+var (
+	cgroupV2 = cgroupFiles{"memory.max", "memory.current", "memory.stat", "inactive_file"}
+	cgroupV1 = cgroupFiles{"memory.limit_in_bytes", "memory.usage_in_bytes", "memory.stat", "total_inactive_file"}
+)
+
+// left returns what the cgroup in dir still allows, when it sets a limit.
+func (f cgroupFiles) left(dir string) (int64, bool) {
+	limit, ok := readInt(filepath.Join(dir, f.limit))
+	if !ok || limit >= 1<<62 { // "max", or v1's unlimited page-rounded MaxInt64
+		return 0, false
+	}
+	used, _ := readInt(filepath.Join(dir, f.usage))
+	used -= statValue(filepath.Join(dir, f.stat), f.inactive)
+	return min(limit, max(0, limit-used)), true
+}
+
+// statValue returns key's value in a memory.stat file, 0 when absent.
+func statValue(file, key string) int64 {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		k, v, _ := strings.Cut(line, " ")
+		if k == key {
+			n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+			if err == nil && n > 0 {
+				return n
+			}
+		}
+	}
+	return 0
 }
 
 // readInt reads a file holding one integer.
