@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
 	"strings"
 	"time"
 
@@ -221,8 +222,9 @@ type rankFigures struct {
 func (e *engine) runSize(ctx context.Context, b benchmark, g p2p, c Comm, sched *schedule, iter, size int) (rankFigures, error) {
 	x := e.newSizeRun(ctx, b, g, c, size)
 	// Collect what the buffers and the last size left now, outside the
-	// timing, if the heap is near a collection (collectIfDue).
-	collectIfDue()
+	// timing: a collection during the timed loops would take a CPU from
+	// the peer rank (two ranks on two CPUs).
+	runtime.GC()
 	sync := b.kind == kindSync
 	sel := sched.selected(size, sync)
 	var n, warm int
