@@ -71,7 +71,7 @@ func Reduce(ctx context.Context, c *collectives.Comm, r *Recorder) (*Job, error)
 	n := int((hi[1] + iv - 1) / iv)
 	series = append(series, make([]float64, max(0, n-len(series)))...)
 	// 2. One vector summed on rank 0.
-	v := packed{buckets: 0, series: n, ranks: c.Size()}
+	v := packed{series: n, ranks: c.Size()}
 	if hi[4] != math.MinInt64 { // some rank recorded a duration
 		v.lo = bucket(-hi[4])
 		v.buckets = bucket(hi[3]) - v.lo + 1
