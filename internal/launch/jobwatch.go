@@ -139,28 +139,34 @@ func (jb *job) watchdogFired(now time.Time) {
 		return
 	}
 	jb.wd.dirty = true // re-arm for the next deadline, if the job goes on
-	late := jb.stillLate(jb.wd.overdue(now))
+	jb.refreshStops(now)
+	late := jb.wd.blame(jb.wd.overdue(now))
 	if len(late) == 0 {
 		return
 	}
 	jb.watchdogFail(late, now)
 }
 
-// stillLate keeps the ranks of rs that are late in fact: a rank reported
-// stopped must still be stopped in /proc (a continue whose report was
-// dropped does not count).
-func (jb *job) stillLate(rs []int) []int {
-	var late []int
-	for _, r := range rs {
-		if jb.wd.ranks[r].stopped {
-			if st, ok := procState(jb.pids[r]); ok && st != 'T' && st != 't' && st != '?' {
-				jb.wd.cont(r)
-				continue
-			}
+// refreshStops brings the watchdog's stopped ranks up to date with /proc
+// when a deadline passes: a stop whose report has not come yet counts (its
+// peers waiting for it are what made the deadline pass), and a continue
+// whose report was dropped ends the stop.
+func (jb *job) refreshStops(now time.Time) {
+	for r := range jb.wd.ranks {
+		if !jb.wd.ranks[r].live || jb.pids[r] <= 0 {
+			continue
 		}
-		late = append(late, r)
+		st, ok := procState(jb.pids[r])
+		if !ok || st == '?' {
+			continue
+		}
+		switch stopped := st == 'T' || st == 't'; {
+		case stopped && !jb.wd.ranks[r].stopped:
+			jb.wd.stop(r, 0, now)
+		case !stopped && jb.wd.ranks[r].stopped:
+			jb.wd.cont(r)
+		}
 	}
-	return late
 }
 
 // watchdogFail ends the job naming late, the ranks the others wait for,
@@ -177,14 +183,15 @@ func (jb *job) watchdogFail(late []int, now time.Time) {
 // because its own deadline passed waiting for a stopped one only passes
 // the news on.
 func (jb *job) blameStopped(now time.Time) {
+	jb.refreshStops(now)
 	var stopped []int
 	for r := range jb.wd.ranks {
 		if jb.wd.ranks[r].stopped && !jb.exited[r] {
 			stopped = append(stopped, r)
 		}
 	}
-	if late := jb.stillLate(stopped); len(late) > 0 {
-		jb.watchdogFail(late, now)
+	if len(stopped) > 0 {
+		jb.watchdogFail(jb.wd.blame(stopped), now)
 	}
 }
 

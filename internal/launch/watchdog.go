@@ -196,12 +196,22 @@ func (w *watchdog) deadline(r int) (time.Time, bool) {
 	if w.off || !rw.live {
 		return time.Time{}, false
 	}
-	if rw.stopped {
-		if w.stopAfter <= 0 {
-			return time.Time{}, false
+	at, ok := w.phaseDeadline(r)
+	if rw.stopped && w.stopAfter > 0 {
+		// A stopped rank is late at its stop deadline or its phase's,
+		// whichever comes first: a peer that left the phase before the
+		// stop must not make the ranks waiting for it overdue first.
+		if s := rw.stoppedAt.Add(w.stopAfter); !ok || s.Before(at) {
+			at, ok = s, true
 		}
-		return rw.stoppedAt.Add(w.stopAfter), true
 	}
+	return at, ok
+}
+
+// phaseDeadline is when rank r, live, has stayed in its phase too long
+// after another rank left it, if another has.
+func (w *watchdog) phaseDeadline(r int) (time.Time, bool) {
+	rw := &w.ranks[r]
 	p := &w.phases[rw.phase]
 	if p.left.IsZero() || w.live < 2 {
 		// No rank has left its phase, or none is left to wait for it
@@ -244,6 +254,30 @@ func (w *watchdog) overdue(now time.Time) []int {
 		return da.Compare(db)
 	})
 	return late
+}
+
+// blame narrows the overdue ranks late to the ranks the job waits for. A
+// stopped rank stalls every peer that needs it, and those peers, stuck in
+// the phase it stopped in, may be overdue as soon as it is: when any live
+// rank is stopped, the stopped ranks are blamed, the longest stopped
+// first, and the running ones are among those waiting for them.
+func (w *watchdog) blame(late []int) []int {
+	if len(late) == 0 {
+		return nil
+	}
+	var stopped []int
+	for r := range w.ranks {
+		if w.ranks[r].live && w.ranks[r].stopped {
+			stopped = append(stopped, r)
+		}
+	}
+	if len(stopped) == 0 {
+		return late
+	}
+	slices.SortStableFunc(stopped, func(a, b int) int {
+		return w.ranks[a].stoppedAt.Compare(w.ranks[b].stoppedAt)
+	})
+	return stopped
 }
 
 // rankInfo is what the launcher adds to a rank for a message: its pid, and
@@ -289,7 +323,7 @@ func (w *watchdog) rankLine(r int, now time.Time, host string, info rankInfo, fu
 		who += fmt.Sprintf(" (pid %d, host %s)", pid, host)
 	}
 	if rw.stopped {
-		return fmt.Sprintf("%s is stopped (%s) in phase %v for %s", who, unix.SignalName(rw.stopSig), p.key, seconds(now.Sub(rw.stoppedAt)))
+		return fmt.Sprintf("%s is stopped (%s) in phase %v for %s", who, stopName(rw.stopSig), p.key, seconds(now.Sub(rw.stoppedAt)))
 	}
 	return fmt.Sprintf("%s is %s in phase %v for %s, %s after rank %d left it (which took it %s)",
 		who, state, p.key, seconds(now.Sub(rw.since)), seconds(now.Sub(maxTime(p.left, rw.since))), p.leaver, seconds(p.took))
@@ -337,7 +371,7 @@ func (w *watchdog) states(info rankInfo) string {
 			state = "running" // R or S: one group, not two
 		}
 		if rw.stopped {
-			state = "stopped (" + unix.SignalName(rw.stopSig) + ")"
+			state = "stopped (" + stopName(rw.stopSig) + ")"
 		}
 		what := state + " in " + w.phases[rw.phase].key.String()
 		g, ok := idx[what]
@@ -357,6 +391,15 @@ func (w *watchdog) states(info rankInfo) string {
 		parts[i] = word + rankList(g.ranks) + " " + g.what
 	}
 	return strings.Join(parts, "; ")
+}
+
+// stopName names the signal that stopped a rank, or, for a stop /proc
+// showed before its report came, says where it was seen.
+func stopName(sig syscall.Signal) string {
+	if sig == 0 {
+		return "T in /proc"
+	}
+	return unix.SignalName(sig)
 }
 
 // ranksAre is "rank 3 is" or "ranks 0,1,3 are".
