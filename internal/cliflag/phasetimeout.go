@@ -26,6 +26,14 @@ const (
 	// at the barrier after it, under the default deadline: ranks slower
 	// at a phase arrive later in proportion.
 	PhaseScale = 2
+	// DefaultStopDeadline is how long a rank may stay stopped (SIGSTOP,
+	// SIGTSTP, a tracer) before the watchdog ends the job, when neither
+	// gives a deadline: the launcher's, and the ranks' own under a
+	// launcher that has none (job.Options.StopDeadline).
+	DefaultStopDeadline = 10 * time.Second
+	// ExitWatchdog is the exit status of a job the watchdog ended, the
+	// launcher's or a rank's own (124 is hpcbench launch --timeout's).
+	ExitWatchdog = 123
 	// MinPhaseTimeout and MaxPhaseTimeout bound a deadline other than
 	// 0 (off).
 	MinPhaseTimeout = 100 * time.Millisecond // as PhaseTimeoutUsage says
@@ -117,6 +125,15 @@ func (p *PhaseTimeout) Stall(phases bool) (time.Duration, float64) {
 		return DefaultPhaseTimeout, PhaseScale
 	}
 	return DefaultPhaseTimeout, 0
+}
+
+// StopDeadline returns how long a rank may stay stopped before the job is
+// ended: the deadline given (0: off), or DefaultStopDeadline.
+func (p *PhaseTimeout) StopDeadline() time.Duration {
+	if p.Given {
+		return p.D
+	}
+	return DefaultStopDeadline
 }
 
 // AddPhaseTimeout registers --phase-timeout in fs, bound to p; phases as

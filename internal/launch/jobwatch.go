@@ -5,6 +5,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/hpcbench/hpcbench/internal/procstat"
 	"github.com/hpcbench/hpcbench/pmi"
 )
 
@@ -156,7 +157,7 @@ func (jb *job) refreshStops(now time.Time) {
 		if !jb.wd.ranks[r].live || jb.pids[r] <= 0 {
 			continue
 		}
-		st, ok := procState(jb.pids[r])
+		st, ok := procstat.State(jb.pids[r])
 		if !ok || st == '?' {
 			continue
 		}
@@ -201,5 +202,5 @@ func (jb *job) info(r int) (int, string) {
 	if pid <= 0 {
 		return pid, "not started"
 	}
-	return pid, describeState(procState(pid))
+	return pid, procstat.Describe(procstat.State(pid))
 }

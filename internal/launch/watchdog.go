@@ -9,13 +9,15 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/hpcbench/hpcbench/internal/cliflag"
 )
 
 // The watchdog's deadlines (see Options.PhaseTimeout).
 const (
 	// DefaultStopDeadline is how long a rank may stay stopped (SIGSTOP,
 	// SIGTSTP, ...) before the watchdog ends the job.
-	DefaultStopDeadline = 10 * time.Second
+	DefaultStopDeadline = cliflag.DefaultStopDeadline
 	// MinPhaseDeadline is the least time a rank is given to leave a phase
 	// once another rank has left it; it gets twice what that phase took
 	// the first rank to leave when that is longer.
@@ -24,7 +26,7 @@ const (
 	PhaseTimeoutOff time.Duration = -1
 	// ExitWatchdog is the launcher's exit status when the watchdog ends a
 	// job (124 is --timeout's).
-	ExitWatchdog = 123
+	ExitWatchdog = cliflag.ExitWatchdog
 )
 
 // The phases of job set-up, as the PMI server sees them; a rank's own
