@@ -92,5 +92,5 @@ func isRank(pid, rank int) bool {
 		return false
 	}
 	args := strings.Split(string(argv), "\x00")
-	return len(args) > 1 && filepath.Base(args[0]) == filepath.Base(hpcbench) && (args[1] == "coll" || args[1] == "ior")
+	return len(args) > 1 && filepath.Base(args[0]) == filepath.Base(hpcbench) && (args[1] == "coll" || args[1] == "ior" || args[1] == "mdtest")
 }

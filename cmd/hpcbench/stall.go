@@ -14,13 +14,16 @@ import (
 // --phase-timeout, or from $HPCBENCH_PHASE_TIMEOUT when the command line
 // gave none (cliflag.PhaseTimeout); phases is true for the benchmarks
 // whose barriers follow phases of independent work (ior, mdtest), where
-// the default deadline grows with the rank's own phase. A bad value in the
+// the default deadline grows with the rank's own phase. The same value
+// bounds how long a rank on the host may stay stopped under a launcher
+// without a watchdog (job.Options.StopDeadline). A bad value in the
 // environment is a usage error naming the variable.
 func stallJob(name string, jo *job.Options, pt *cliflag.PhaseTimeout, phases bool) error {
 	if err := pt.FromEnv(os.LookupEnv); err != nil {
 		return usagef("%s: %v", name, err)
 	}
 	jo.Coll.StallTimeout, jo.Coll.StallScale = pt.Stall(phases)
+	jo.StopDeadline = pt.StopDeadline()
 	return nil
 }
 

@@ -114,6 +114,14 @@ func stopRank(t *testing.T, argv []string, marker string, rank int) (time.Durati
 	root := cmd.Process.Pid
 	var seen []int // every descendant seen, for the cleanup
 	stoppedPid := 0
+	exited := make(chan struct{})
+	go func() {
+		cmd.Wait()
+		close(exited)
+	}()
+	// One cleanup, killing before it waits: cleanups run last first, and
+	// a wait registered after the kill ran before it (a test that failed
+	// with the job running hung until go test's timeout).
 	t.Cleanup(func() {
 		if stoppedPid != 0 {
 			syscall.Kill(stoppedPid, syscall.SIGCONT)
@@ -122,13 +130,8 @@ func stopRank(t *testing.T, argv []string, marker string, rank int) (time.Durati
 		for _, p := range seen {
 			syscall.Kill(p, syscall.SIGKILL)
 		}
+		<-exited
 	})
-	exited := make(chan struct{})
-	go func() {
-		cmd.Wait()
-		close(exited)
-	}()
-	t.Cleanup(func() { <-exited })
 
 	deadline := time.Now().Add(90 * time.Second)
 	var found time.Time
@@ -213,5 +216,31 @@ func TestPhaseTimeoutBadInput(t *testing.T) {
 		hpcbench, "coll", "--phase-timeout", "0", "-iter", "5", "-msglog", "0:1", "Barrier")
 	if r.Code != 0 {
 		t.Errorf("--phase-timeout 0 over a bad variable: exit %d\nstderr:\n%s", r.Code, r.Stderr)
+	}
+}
+
+// TestStoppedRankForeignLauncher: under MPICH's mpiexec, which has no
+// watchdog, a stopped rank 0 of 'mdtest -c' (the others wait for it with no
+// stall deadline while it alone creates every rank's files) hung the job
+// forever without --phase-timeout. Now its neighbour on the host (rank 3:
+// the last rank watches the first) sees it stopped in /proc for the
+// default 10 s and ends the job through PMI, exit 123, naming it.
+func TestStoppedRankForeignLauncher(t *testing.T) {
+	testenv.RequireTool(t, "mpiexec.mpich")
+	mpiexec, _ := exec.LookPath("mpiexec.mpich")
+	dir := t.TempDir()
+	argv := []string{mpiexec, "-n", "4", hpcbench, "mdtest", "-c", "-n", "2000", "-F", "-C", "-T", "-r", "-i", "1000", "-d", filepath.Join(dir, "d")}
+	elapsed, code, stderr := stopRank(t, argv, "", 0)
+	t.Logf("SIGSTOP of rank 0 to exit %d: %v; stderr:\n%s", code, elapsed.Round(time.Millisecond), stderr)
+	if code != 123 {
+		t.Errorf("exit %d, want 123 (the watchdog's)", code)
+	}
+	if elapsed < 10*time.Second || elapsed > 20*time.Second {
+		t.Errorf("the job ended %v after the stop, want 10 s (the stop deadline) to 20 s", elapsed)
+	}
+	for _, want := range []string{"hpcbench: watchdog: rank 0 (pid ", "is stopped (T in /proc) for 1", "rank 3, on the same host, ends the job"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q", want)
+		}
 	}
 }

@@ -10,8 +10,8 @@ package job
 
 import (
 	"context"
-	"errors"
 	"fmt"
+	"io"
 	"os"
 	"slices"
 	"strconv"
@@ -46,6 +46,14 @@ type Options struct {
 	// ConnectTimeout bounds the set-up of each peer connection, made on
 	// the pair's first message; 0 means DefaultConnectTimeout.
 	ConnectTimeout time.Duration
+	// StopDeadline, if positive, is how long a rank on this rank's host
+	// may stay stopped before this rank ends the job (see stopwatch.go),
+	// under a launcher without a watchdog of its own: not under hpcbench
+	// launch (pmi.Client.OwnLauncher), whose watchdog does it.
+	StopDeadline time.Duration
+	// Stderr is where the stop watch says what it found; nil is
+	// os.Stderr.
+	Stderr io.Writer
 	// Getenv replaces os.LookupEnv for PMI discovery (tests).
 	Getenv func(string) (string, bool)
 }
@@ -78,7 +86,8 @@ type Job struct {
 	PeerTransport []string
 
 	conns []fabric.Conn
-	mesh  *mesh // the lazy connections and the listeners
+	mesh  *mesh      // the lazy connections and the listeners
+	stops *stopWatch // nil when this rank watches no peer
 }
 
 // Transports summarises PeerTransport: the distinct transports in use, in
@@ -128,21 +137,28 @@ func Start(ctx context.Context, o Options) (*Job, error) {
 	return j, nil
 }
 
-// card is what a rank publishes: its host identity and one address per
-// transport.
+// card is what a rank publishes: its host identity, its process (for the
+// stop watch) and one address per transport: "HOST pid:PID.START ADDR...".
 type card struct {
 	host  string
+	proc  proc
 	addrs []string
 }
 
-func (cd card) String() string { return cd.host + " " + strings.Join(cd.addrs, " ") }
+func (cd card) String() string {
+	return strings.Join(append([]string{cd.host, cd.proc.String()}, cd.addrs...), " ")
+}
 
 func parseCard(s string) (card, error) {
 	f := strings.Fields(s)
-	if len(f) < 1 {
-		return card{}, errors.New("empty business card")
+	if len(f) < 2 {
+		return card{}, fmt.Errorf("business card %q: want a host, a process and addresses", s)
 	}
-	return card{host: f[0], addrs: f[1:]}, nil
+	p, err := parseProc(f[1])
+	if err != nil {
+		return card{}, fmt.Errorf("business card %q: %w", s, err)
+	}
+	return card{host: f[0], proc: p, addrs: f[2:]}, nil
 }
 
 func hostID() string {
@@ -172,7 +188,7 @@ func (j *Job) wire(ctx context.Context, o Options) error {
 	// Accept from the start: a rank that has read the cards may dial one
 	// still reading them (at 1024 ranks that takes a minute).
 	j.mesh = newMesh(rank, size, timeout)
-	own := card{host: hostID()}
+	own := card{host: hostID(), proc: selfProc()}
 	for _, t := range transports {
 		ln, err := t.Listen(ctx, rank)
 		if err != nil {
@@ -260,6 +276,9 @@ func (j *Job) wire(ctx context.Context, o Options) error {
 		return c, nil
 	})
 	j.conns = j.mesh.conns()
+	if !j.PMI.OwnLauncher() {
+		j.watchStops(cards, rank, o.StopDeadline, o.Stderr)
+	}
 	coll := o.Coll
 	if coll.Allocator == nil {
 		coll.Allocator = allocator(transports, j.PeerTransport)
@@ -296,6 +315,8 @@ func choose(ts fabric.Registry, to card, peer int) (int, error) {
 }
 
 func (j *Job) closeConns() {
+	j.stops.stop()
+	j.stops = nil
 	if j.mesh != nil {
 		_ = j.mesh.close()
 	}

@@ -104,13 +104,15 @@ func TestValidate(t *testing.T) {
 }
 
 func TestCards(t *testing.T) {
-	c := card{host: "h/1", addrs: []string{"shm://x/y", "tcp://1.2.3.4:5"}}
+	c := card{host: "h/1", proc: proc{pid: 42, start: 7}, addrs: []string{"shm://x/y", "tcp://1.2.3.4:5"}}
 	got, err := parseCard(c.String())
-	if err != nil || got.host != c.host || strings.Join(got.addrs, ",") != strings.Join(c.addrs, ",") {
+	if err != nil || got.host != c.host || got.proc != c.proc || strings.Join(got.addrs, ",") != strings.Join(c.addrs, ",") {
 		t.Errorf("round trip: %+v, %v", got, err)
 	}
-	if _, err := parseCard(""); err == nil {
-		t.Error("empty card parsed")
+	for _, bad := range []string{"", "h/1", "h/1 tcp://1.2.3.4:5", "h/1 pid:0.7", "h/1 pid:x.7", "h/1 pid:42", "h/1 pid:42.-1"} {
+		if _, err := parseCard(bad); err == nil {
+			t.Errorf("card %q parsed", bad)
+		}
 	}
 	reg := registry(t)
 	if _, err := choose(reg, card{host: "other", addrs: []string{"nope://"}}, 3); err == nil || !strings.Contains(err.Error(), "no transport reaches rank 3") {
