@@ -127,11 +127,21 @@ func (p *PhaseTimeout) Stall(phases bool) (time.Duration, float64) {
 	return DefaultPhaseTimeout, 0
 }
 
-// StopDeadline returns how long a rank may stay stopped before the job is
-// ended: the deadline given (0: off), or DefaultStopDeadline.
+// StopMargin is how much longer than a --phase-timeout given the ranks'
+// stop watch waits (job.Options.StopDeadline): a rank whose wait stalls
+// on the stopped one, with that deadline, speaks first and names the call
+// it waited in.
+const StopMargin = 2 * time.Second
+
+// StopDeadline returns how long a rank may stay stopped before the ranks'
+// stop watch ends the job: the deadline given plus StopMargin (0: off), or
+// DefaultStopDeadline.
 func (p *PhaseTimeout) StopDeadline() time.Duration {
 	if p.Given {
-		return p.D
+		if p.D == 0 {
+			return 0
+		}
+		return p.D + StopMargin
 	}
 	return DefaultStopDeadline
 }

@@ -124,3 +124,18 @@ func TestPhaseTimeoutHelp(t *testing.T) {
 		}
 	}
 }
+
+func TestStopDeadline(t *testing.T) {
+	for _, tc := range []struct {
+		p    PhaseTimeout
+		want time.Duration
+	}{
+		{PhaseTimeout{}, DefaultStopDeadline},
+		{PhaseTimeout{D: 2 * time.Second, Given: true}, 2*time.Second + StopMargin},
+		{PhaseTimeout{D: 0, Given: true}, 0},
+	} {
+		if got := tc.p.StopDeadline(); got != tc.want {
+			t.Errorf("%+v.StopDeadline() = %v, want %v", tc.p, got, tc.want)
+		}
+	}
+}
