@@ -15,6 +15,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/hpcbench/hpcbench/internal/procstat"
 	"github.com/hpcbench/hpcbench/pmi"
 )
 
@@ -121,13 +122,44 @@ type job struct {
 	wdRank int // the rank the watchdog timer is armed for
 	wdAt   time.Time
 	wdT    *time.Timer
+
+	// oomKills reads the kernel's OOM-kill count (procstat.OOMKills;
+	// a test's fake), and oomStart is its reading when the job began.
+	oomKills   func() (uint64, bool)
+	oomStart   uint64
+	oomStartOK bool
 }
 
 // newJob returns the state of a job of o.N ranks whose launcher lines go to
 // stderr and PMI notes come through notes.
 func newJob(o Options, stderr *lineWriter, notes *noteBox) *job {
-	return &job{o: o, pids: make([]int, o.N), exited: make([]bool, o.N), terminated: make([]bool, o.N),
-		stderr: stderr, wd: newWatchdog(o.N, o.PhaseTimeout), notes: notes, wdRank: -1}
+	return newJobWith(o, stderr, notes, procstat.OOMKills)
+}
+
+// newJobWith is newJob reading the OOM-kill count with oomKills.
+func newJobWith(o Options, stderr *lineWriter, notes *noteBox, oomKills func() (uint64, bool)) *job {
+	jb := &job{o: o, pids: make([]int, o.N), exited: make([]bool, o.N), terminated: make([]bool, o.N),
+		stderr: stderr, wd: newWatchdog(o.N, o.PhaseTimeout), notes: notes, wdRank: -1, oomKills: oomKills}
+	jb.oomStart, jb.oomStartOK = oomKills()
+	return jb
+}
+
+// oomNote is what the launcher adds to a rank's death by a SIGKILL it did
+// not send: the kernel's OOM killer sends SIGKILL, and a user who reads
+// only "killed by SIGKILL" does not learn that memory ran out. The count
+// is the whole system's, so the note says what it knows: the killer ran
+// during the job.
+func (jb *job) oomNote() string {
+	if !jb.oomStartOK {
+		return ""
+	}
+	now, ok := jb.oomKills()
+	if !ok || now <= jb.oomStart {
+		return ""
+	}
+	n := now - jb.oomStart
+	return fmt.Sprintf(": out of memory? the kernel's OOM killer killed %d %s during the job (oom_kill %d -> %d in /proc/vmstat)",
+		n, plural(int(n), "process", "processes"), jb.oomStart, now)
 }
 
 // Run starts the ranks and waits for the job to end. It returns nil when
@@ -387,10 +419,13 @@ func (jb *job) handle(ev procEvent) {
 		jb.exited[r] = true
 		jb.wd.finished(r, time.Now(), false)
 		code, msg := describeExit(ev.status)
+		ours := jb.ourSignal(ev.status)
+		if killedBy(ev.status) == syscall.SIGKILL && !ours {
+			msg += jb.oomNote()
+		}
 		if jb.o.Verbose {
 			fmt.Fprintf(jb.stderr, "launch: rank %d %s\n", r, msg)
 		}
-		ours := jb.ourSignal(ev.status)
 		if !ours {
 			// It ended on its own (its exit was still queued when the
 			// teardown signalled it): not one the launcher terminated.

@@ -49,3 +49,38 @@ func TestProcDead(t *testing.T) {
 		t.Error("a reaped child is not seen as dead")
 	}
 }
+
+// TestOOMNote: a rank dead of a SIGKILL the launcher did not send, while
+// the kernel's OOM-kill count rose, is said to have met the OOM killer;
+// not when the count stayed, nor when the SIGKILL was the launcher's.
+func TestOOMNote(t *testing.T) {
+	const note = ": out of memory? the kernel's OOM killer killed 1 process during the job (oom_kill 5 -> 6 in /proc/vmstat)"
+	for _, tc := range []struct {
+		name   string
+		after  uint64
+		ok     bool
+		status syscall.WaitStatus
+		want   string
+	}{
+		{"OOM-killed", 6, true, syscall.WaitStatus(syscall.SIGKILL), "launch: rank 1 was killed by SIGKILL (signal 9)" + note},
+		{"SIGKILL, no OOM kill", 5, true, syscall.WaitStatus(syscall.SIGKILL), "launch: rank 1 was killed by SIGKILL (signal 9)"},
+		{"no count on this kernel", 0, false, syscall.WaitStatus(syscall.SIGKILL), "launch: rank 1 was killed by SIGKILL (signal 9)"},
+		{"another signal", 6, true, syscall.WaitStatus(syscall.SIGSEGV), "launch: rank 1 was killed by SIGSEGV (signal 11)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			reads := []uint64{5, tc.after}
+			jb := newJobWith(Options{N: 2}, &lineWriter{w: io.Discard}, &noteBox{}, func() (uint64, bool) {
+				v := reads[0]
+				if len(reads) > 1 {
+					reads = reads[1:]
+				}
+				return v, v == 5 || tc.ok
+			})
+			jb.pending = 2
+			jb.handle(procEvent{kind: evExited, rank: 1, status: tc.status})
+			if jb.fail == nil || jb.fail.Msg != tc.want {
+				t.Errorf("fail = %+v\nwant %q", jb.fail, tc.want)
+			}
+		})
+	}
+}

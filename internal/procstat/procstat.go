@@ -78,3 +78,25 @@ func Describe(st byte, ok bool) string {
 	}
 	return "running (" + string(st) + ")"
 }
+
+// OOMKills reads the kernel's count of processes its OOM killer has killed
+// since boot, the oom_kill line of /proc/vmstat (memory cgroups' kills
+// included); ok is false on a kernel without it (before 4.13).
+func OOMKills() (n uint64, ok bool) {
+	b, err := os.ReadFile("/proc/vmstat")
+	if err != nil {
+		return 0, false
+	}
+	return ParseOOMKills(b)
+}
+
+// ParseOOMKills finds the oom_kill count in the text of /proc/vmstat.
+func ParseOOMKills(b []byte) (uint64, bool) {
+	for line := range bytes.Lines(b) {
+		if v, found := bytes.CutPrefix(line, []byte("oom_kill ")); found {
+			n, err := strconv.ParseUint(string(bytes.TrimSpace(v)), 10, 64)
+			return n, err == nil
+		}
+	}
+	return 0, false
+}

@@ -72,3 +72,25 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+func TestParseOOMKills(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want uint64
+		ok   bool
+	}{
+		{"pgfault 10\noom_kill 3\nnr_free_pages 1\n", 3, true},
+		{"oom_kill 0", 0, true},
+		{"pgfault 10\n", 0, false},
+		{"oom_kill x\n", 0, false},
+		{"oom_kills 4\n", 0, false},
+	} {
+		got, ok := ParseOOMKills([]byte(tc.in))
+		if got != tc.want || ok != tc.ok {
+			t.Errorf("ParseOOMKills(%q) = %d, %v; want %d, %v", tc.in, got, ok, tc.want, tc.ok)
+		}
+	}
+	if _, ok := OOMKills(); !ok {
+		t.Error("this kernel's /proc/vmstat has no oom_kill line (Linux 4.13 and later have it)")
+	}
+}
