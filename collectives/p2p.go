@@ -113,11 +113,11 @@ func (c *Comm) checkPeer(what string, peer int) error {
 func (c *Comm) send(ctx context.Context, peer int, tag uint32, b []byte) error {
 	w := c.stall
 	if w != nil {
-		w.state.Add(waitBegin)
+		w.begin(len(b))
 	}
 	err := c.conns[peer].Send(ctx, tag, b)
 	if w != nil {
-		w.state.Add(waitEnd)
+		w.end(len(b))
 	}
 	if err != nil {
 		if se := c.stalled(ctx, peer, true, len(b)); se != nil {
@@ -133,11 +133,11 @@ func (c *Comm) send(ctx context.Context, peer int, tag uint32, b []byte) error {
 func (c *Comm) recvN(ctx context.Context, peer int, tag uint32, b []byte) (int, error) {
 	w := c.stall
 	if w != nil {
-		w.state.Add(waitBegin)
+		w.begin(len(b))
 	}
 	n, err := c.conns[peer].Recv(ctx, tag, b)
 	if w != nil {
-		w.state.Add(waitEnd)
+		w.end(len(b))
 	}
 	if err != nil {
 		if se := c.stalled(ctx, peer, false, len(b)); se != nil {

@@ -77,6 +77,22 @@ const (
 	tickPerDdl = 8 // looks per deadline
 )
 
+// A wait counts itself in and out of the watch's word when it begins and
+// ends, and not while its message moves: a single message long enough to
+// take longer than the deadline to move would look like a stall. So a wait
+// for a message of at least longMessage bytes raises the deadline, while
+// it lasts, to the time its message takes at minStallRate, a rate no
+// working fabric falls below (1 GiB: 100 s; 4 MiB: 0.4 s).
+const (
+	longMessage  = 1 << 20
+	minStallRate = 10 << 20 // bytes per second
+)
+
+// messageAllowance is how long a message of n bytes may take to move.
+func messageAllowance(n int) time.Duration {
+	return time.Duration(float64(n) / minStallRate * float64(time.Second))
+}
+
 // stallCause is the cause the watch cancels the calls' context with.
 type stallCause struct {
 	waited time.Duration
@@ -90,6 +106,9 @@ func (c *stallCause) Error() string { return fmt.Sprintf("no progress for %v", c
 // stallWatch is a Comm's stall deadline; see above.
 type stallWatch struct {
 	state atomic.Uint64
+	// long is the messageAllowance of the long message being waited
+	// for, in nanoseconds, 0 while there is none (see longMessage).
+	long atomic.Int64
 
 	// parent is the caller's context the calls last came with and ctx
 	// the one derived from it that the connections get; both are
@@ -171,7 +190,7 @@ func (w *stallWatch) look(now time.Time) {
 	if v&waitsMask == 0 || w.timeout <= 0 || w.ctx == nil || w.ctx.Err() != nil {
 		return
 	}
-	ddl := w.timeout
+	ddl := max(w.timeout, time.Duration(w.long.Load()))
 	var into time.Duration
 	if !w.phaseStart.IsZero() {
 		into = max(w.lastChange.Sub(w.phaseStart), 0)
@@ -183,6 +202,21 @@ func (w *stallWatch) look(now time.Time) {
 		return
 	}
 	w.cancel(&stallCause{waited: ddl, phase: w.phaseName, iter: w.phaseIter, into: into})
+}
+
+// begin and end count a wait for a message of n bytes in and out.
+func (w *stallWatch) begin(n int) {
+	if n >= longMessage {
+		w.long.Store(int64(messageAllowance(n)))
+	}
+	w.state.Add(waitBegin)
+}
+
+func (w *stallWatch) end(n int) {
+	w.state.Add(waitEnd)
+	if n >= longMessage {
+		w.long.Store(0)
+	}
 }
 
 // context returns the context the connections get for a call made with

@@ -229,3 +229,86 @@ func TestStallOptionsValidate(t *testing.T) {
 		}
 	}
 }
+
+// slowConn delays the receipt of every long message (longMessage bytes or
+// more) by delay, as a message that takes that long to move would: the
+// wait is one call for the whole time.
+type slowConn struct {
+	fabric.Conn
+	delay time.Duration
+}
+
+func (c slowConn) Recv(ctx context.Context, tag uint32, b []byte) (int, error) {
+	if len(b) >= longMessage {
+		select {
+		case <-time.After(c.delay):
+		case <-ctx.Done():
+			return 0, ctx.Err()
+		}
+	}
+	return c.Conn.Recv(ctx, tag, b)
+}
+
+// TestStallLongMessage: one message that takes longer than the deadline to
+// move is not a stall while it is within its allowance at minStallRate (an
+// 8 MiB message: 800 ms); a silent peer is still found, after that
+// allowance; and a short message gets no allowance.
+func TestStallLongMessage(t *testing.T) {
+	const long = 8 << 20
+	allowance := messageAllowance(long)
+	for _, tc := range []struct {
+		name    string
+		size    int
+		send    bool // rank 1 sends; false: it stays silent
+		stalled bool
+	}{
+		{"long message, slow", long, true, false},
+		{"long message, silent peer", long, false, true},
+		{"short message, slow", longMessage - 1, true, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			mesh := pipe.NewMesh(2, pipe.Options{})
+			// Slower than the deadline, well within the allowance; a
+			// short message (below longMessage) is not delayed by
+			// slowConn, so rank 1 sleeps before it sends instead.
+			delay := 2 * stallTimeout
+			mesh[0][1] = slowConn{mesh[0][1], delay}
+			comms := make([]*Comm, 2)
+			for r := range 2 {
+				c, err := New(r, 2, mesh[r], Options{StallTimeout: stallTimeout})
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { c.Close() })
+				comms[r] = c
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			done := make(chan error, 1)
+			if tc.send {
+				go func() {
+					if tc.size < longMessage {
+						time.Sleep(delay)
+					}
+					done <- comms[1].Send(ctx, 0, make([]byte, tc.size))
+				}()
+			}
+			start := time.Now()
+			_, err := comms[0].Recv(ctx, 1, make([]byte, tc.size))
+			elapsed := time.Since(start)
+			if got := errors.Is(err, ErrStalled); got != tc.stalled {
+				t.Fatalf("Recv after %v: %v; want stalled %v", elapsed, err, tc.stalled)
+			}
+			if tc.stalled && tc.size >= longMessage && elapsed < allowance {
+				t.Errorf("stalled after %v, before the message's allowance %v", elapsed, allowance)
+			}
+			if tc.stalled && tc.size >= longMessage && !strings.Contains(err.Error(), "waited 800ms for rank 1") {
+				t.Errorf("%q: want the allowance named as the wait", err)
+			}
+			if tc.send {
+				cancel()
+				<-done
+			}
+		})
+	}
+}
