@@ -39,6 +39,17 @@ type rwFunc func(fd int, p []byte, off int64) (int, error)
 // "posix: write PATH at offset N: …" wrapping the unix.Errno, or
 // io.ErrShortWrite for a short write that is not retried.
 func (f *File) WriteAt(p []byte, off int64) (int, error) {
+	if f.fd >= 0 && !f.rangeLocks && len(p) > 0 {
+		// The common case in one call, with pwrite inlined: a whole
+		// transfer in one system call. A 4 KiB page-cache transfer
+		// takes about 0.6 µs, and the calls down to the trap were a
+		// tenth of it.
+		n, err := pwrite(f.fd, p, off)
+		if err == nil && n == len(p) {
+			return n, nil
+		}
+		return f.transferFrom(opWrite, pwrite, p, off, n, err)
+	}
 	return f.xfer(opWrite, unix.F_WRLCK, pwrite, p, off)
 }
 
@@ -47,6 +58,14 @@ func (f *File) WriteAt(p []byte, off int64) (int, error) {
 // itself, as io.ReaderAt asks; a short read that is not retried
 // (SingleXferAttempt) is an error wrapping io.ErrUnexpectedEOF.
 func (f *File) ReadAt(p []byte, off int64) (int, error) {
+	if f.fd >= 0 && !f.rangeLocks && len(p) > 0 {
+		// As in WriteAt.
+		n, err := pread(f.fd, p, off)
+		if err == nil && n == len(p) {
+			return n, nil
+		}
+		return f.transferFrom(opRead, pread, p, off, n, err)
+	}
 	return f.xfer(opRead, unix.F_RDLCK, pread, p, off)
 }
 
@@ -72,9 +91,22 @@ func (f *File) xfer(op string, lockType int16, fn rwFunc, p []byte, off int64) (
 // transfer calls fn until all of p is transferred, the file ends (reads)
 // or fn fails.
 func (f *File) transfer(op string, fn rwFunc, p []byte, off int64) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	n, err := fn(f.fd, p, off)
+	return f.transferFrom(op, fn, p, off, n, err)
+}
+
+// transferFrom goes on with a transfer whose first call of fn, for all of
+// p, returned n and err: it takes that result as transfer's loop does, and
+// calls fn again while the loop would.
+func (f *File) transferFrom(op string, fn rwFunc, p []byte, off int64, n int, err error) (int, error) {
 	done := 0
-	for done < len(p) {
-		n, err := fn(f.fd, p[done:], off+int64(done))
+	for first := true; done < len(p); first = false {
+		if !first {
+			n, err = fn(f.fd, p[done:], off+int64(done))
+		}
 		switch {
 		case err == unix.EINTR:
 			continue
