@@ -95,7 +95,7 @@ type stopTracker struct {
 // exited, or the pid names another process), after which there is nothing
 // to watch.
 func (t *stopTracker) see(st procstat.Stat, ok bool, now time.Time) (stopped time.Duration, fire, gone bool) {
-	if !ok || st.State == 'Z' || st.State == 'X' || (st.State != '?' && t.want.start != 0 && st.Start != t.want.start) {
+	if !ok || st.Exited() || (st.State != '?' && t.want.start != 0 && st.Start != t.want.start) {
 		return 0, false, true
 	}
 	gap := !t.last.IsZero() && now.Sub(t.last) > t.maxGap
@@ -123,7 +123,7 @@ type stopWatch struct {
 // if deadline is positive.
 func (j *Job) watchStops(cards []card, rank int, deadline time.Duration, stderr io.Writer) {
 	peer, ok := watchedRank(cards, rank)
-	if !ok || deadline <= 0 || cards[peer].proc.pid <= 0 {
+	if !ok || deadline <= 0 {
 		return
 	}
 	if stderr == nil {

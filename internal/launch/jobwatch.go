@@ -157,11 +157,11 @@ func (jb *job) refreshStops(now time.Time) {
 		if !jb.wd.ranks[r].live || jb.pids[r] <= 0 {
 			continue
 		}
-		st, ok := procstat.State(jb.pids[r])
-		if !ok || st == '?' {
+		st, ok := procstat.Read(jb.pids[r])
+		if !ok || st.State == '?' {
 			continue
 		}
-		switch stopped := st == 'T' || st == 't'; {
+		switch stopped := st.Stopped(); {
 		case stopped && !jb.wd.ranks[r].stopped:
 			jb.wd.stop(r, 0, now)
 		case !stopped && jb.wd.ranks[r].stopped:

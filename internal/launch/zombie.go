@@ -16,6 +16,6 @@ func (jb *job) anyZombie() bool {
 
 // procDead reads /proc/PID/stat: true for state Z or X, or no such process.
 func procDead(pid int) bool {
-	st, ok := procstat.State(pid)
-	return !ok || st == 'Z' || st == 'X'
+	st, ok := procstat.Read(pid)
+	return !ok || st.Exited()
 }

@@ -23,6 +23,10 @@ type Stat struct {
 // Stopped reports a stop by a signal (T) or by a tracer (t).
 func (s Stat) Stopped() bool { return s.State == 'T' || s.State == 't' }
 
+// Exited reports a process that has exited and is not yet reaped (Z) or
+// is being reaped (X).
+func (s Stat) Exited() bool { return s.State == 'Z' || s.State == 'X' }
+
 // Read reads /proc/PID/stat; ok is false when the process is gone. A file
 // that cannot be read for another reason, or parsed, gives State '?'.
 func Read(pid int) (st Stat, ok bool) {

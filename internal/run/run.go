@@ -203,7 +203,11 @@ func Main(ctx context.Context, s Spec) error {
 	var j *job.Job
 	if !s.NoJob {
 		var err error
-		if j, err = job.Start(ctx, s.Job); err != nil {
+		jo := s.Job
+		if jo.Stderr == nil {
+			jo.Stderr = s.Stderr // the stop watch's line goes where the run's do
+		}
+		if j, err = job.Start(ctx, jo); err != nil {
 			// Connections are made on first use, so rank 0 may finish
 			// its bootstrap, fail (a bad --archive) and abort while the
 			// others still read the cards: their bootstrap then fails
