@@ -1,0 +1,28 @@
+package fabric
+
+import "context"
+
+// RMAConn is implemented by connections that can reach a peer's memory
+// without the peer taking part in each transfer (one-sided, as
+// libfabric's fi_write and fi_read and the verbs' RDMA write and read):
+// the peer exposes a buffer once and sends its key over the connection,
+// then this side writes into it and reads from it.
+//
+// An RMA call may run at the same time as one Send and one Recv on the
+// same Conn; two RMA calls at once are not allowed.
+type RMAConn interface {
+	Conn
+	// Expose makes b reachable by the peer's Write and Read until release
+	// is called, and returns the key the peer passes to them (the peer
+	// learns it from a message this side sends). b must stay valid and
+	// must not move until release.
+	Expose(b []byte) (key []byte, release func() error, err error)
+	// Write copies b into the peer's region named by key, at byte off
+	// from its start. It returns once b may be reused and the bytes are in
+	// the peer's memory (verbs: the reliable connection's completion).
+	// A write past the region's end is an error and moves nothing.
+	Write(ctx context.Context, key []byte, off int, b []byte) error
+	// Read copies len(b) bytes from the peer's region named by key, at
+	// byte off, into b, and returns once they are there.
+	Read(ctx context.Context, key []byte, off int, b []byte) error
+}
