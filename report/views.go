@@ -42,6 +42,8 @@ const (
 	ViewMdtestRankCSV = "mdtest-rank-csv"
 	// ViewIMB is IMB-MPI1's layout, WriteIMB.
 	ViewIMB = "imb"
+	// ViewFabtests is fi_pingpong's layout, WriteFabtests.
+	ViewFabtests = "fabtests"
 )
 
 // viewText is the name ParseFormat and the benchmarks' --format accept
@@ -56,6 +58,9 @@ const (
 	BenchmarkMdtest = "mdtest"
 	BenchmarkIMB    = "imb" // hpcbench coll
 	BenchmarkWireup = "wireup"
+	// BenchmarkFabric prefixes the benchmark of hpcbench fabric's tests:
+	// "fabric-pingpong", "fabric-bw".
+	BenchmarkFabric = "fabric-"
 )
 
 // View is one named rendering of a Result.
@@ -84,6 +89,9 @@ func Views(benchmark string) []View {
 	case BenchmarkIMB:
 		return append([]View{{ViewHuman, WriteIMB}}, append(generic, View{ViewIMB, WriteIMB})...)
 	}
+	if strings.HasPrefix(benchmark, BenchmarkFabric) {
+		return append([]View{{ViewHuman, WriteFabtests}}, append(generic, View{ViewFabtests, WriteFabtests})...)
+	}
 	return append([]View{{ViewHuman, WriteText}}, generic...)
 }
 
@@ -91,7 +99,7 @@ func Views(benchmark string) []View {
 // in the registry's order: the names --format can take.
 func ViewNames() []string {
 	var names []string
-	for _, b := range []string{BenchmarkIOR, BenchmarkMdtest, BenchmarkIMB, BenchmarkWireup} {
+	for _, b := range []string{BenchmarkIOR, BenchmarkMdtest, BenchmarkIMB, BenchmarkWireup, BenchmarkFabric} {
 		for _, v := range Views(b) {
 			if !slices.Contains(names, v.Name) {
 				names = append(names, v.Name)

@@ -17,6 +17,7 @@ func viewFixtures() map[string]*Result {
 		BenchmarkMdtest: mdtestAllRun(),
 		BenchmarkIMB:    imbResult(),
 		BenchmarkWireup: sampleResult(),
+		BenchmarkFabric: fabricResult(),
 	}
 }
 
@@ -37,7 +38,8 @@ func TestViewsRegistry(t *testing.T) {
 			{"mdtest", WriteMdtest}, {"mdtest-json", WriteMdtestJSON}, {"mdtest-csv", WriteMdtestCSV}, {"mdtest-rank-csv", WriteMdtestRankCSV}}},
 		{BenchmarkIMB, []view{{"human", WriteIMB}, {"json", WriteJSON}, {"csv", WriteCSV}, {"tables", WriteText}, {"imb", WriteIMB}}},
 		{BenchmarkWireup, []view{{"human", WriteText}, {"json", WriteJSON}, {"csv", WriteCSV}, {"tables", WriteText}}},
-		{"fabric-from-a-later-build", []view{{"human", WriteText}, {"json", WriteJSON}, {"csv", WriteCSV}, {"tables", WriteText}}},
+		{BenchmarkFabric, []view{{"human", WriteFabtests}, {"json", WriteJSON}, {"csv", WriteCSV}, {"tables", WriteText}, {"fabtests", WriteFabtests}}},
+		{"s3-from-a-later-build", []view{{"human", WriteText}, {"json", WriteJSON}, {"csv", WriteCSV}, {"tables", WriteText}}},
 	} {
 		t.Run(tc.benchmark, func(t *testing.T) {
 			r := viewFixtures()[tc.benchmark]
@@ -121,7 +123,7 @@ func TestLookupView(t *testing.T) {
 		{BenchmarkIMB, "ior", `format "ior" does not fit benchmark "imb": its formats are human, json, csv, tables, imb`, true},
 		{BenchmarkWireup, "mdtest-json", `format "mdtest-json" does not fit benchmark "wireup": its formats are human, json, csv, tables`, true},
 		{BenchmarkIOR, "imb", `format "imb" does not fit benchmark "ior": its formats are human, json, csv, tables, ior, ior-json, ior-csv, ior-rank-csv`, true},
-		{BenchmarkIOR, "xml", `unknown format "xml": want one of human, json, csv, tables, ior, ior-json, ior-csv, ior-rank-csv, mdtest, mdtest-json, mdtest-csv, mdtest-rank-csv, imb`, false},
+		{BenchmarkIOR, "xml", `unknown format "xml": want one of human, json, csv, tables, ior, ior-json, ior-csv, ior-rank-csv, mdtest, mdtest-json, mdtest-csv, mdtest-rank-csv, imb, fabtests`, false},
 	} {
 		v, err := LookupView(tc.benchmark, tc.name)
 		var got string

@@ -9,7 +9,22 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/hpcbench/hpcbench/internal/cliflag"
+	"github.com/hpcbench/hpcbench/report"
 )
+
+// addResultFlags adds the options of a benchmark whose result goes
+// through the run pipeline: --format (human, which human names), --json,
+// --csv, --output FILE and --archive FILE. formats reports conflicting
+// choices after the parse.
+func addResultFlags(fs *pflag.FlagSet, formats *cliflag.OneOf, format *report.Format, output, archive *string, human string) {
+	fs.Var(formats.Value("--format", format), "format", "output format on stdout: "+human+", json or csv")
+	fs.Var(formats.Implied("--json", report.FormatJSON.String(), format), "json", "same as --format json")
+	fs.Lookup("json").NoOptDefVal = "true"
+	fs.Var(formats.Implied("--csv", report.FormatCSV.String(), format), "csv", "same as --format csv")
+	fs.Lookup("csv").NoOptDefVal = "true"
+	fs.StringVar(output, "output", "", "also write the result to `FILE`, as CSV if it ends in .csv, else JSON")
+	fs.StringVar(archive, "archive", "", "write the run as hpcbench's archive (JSON, schema hpcbench/1) to `FILE`")
+}
 
 // newFlagSet returns a flag set that reports errors instead of exiting and
 // prints nothing on its own; parseFlags turns its errors into usage errors.

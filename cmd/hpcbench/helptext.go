@@ -148,6 +148,29 @@ known better direction is shown but never fails.`,
 			exits: []exitStatus{{"0", "no metric regressed significantly beyond --threshold"}, {"1", "a metric regressed significantly (p < alpha) by more than --threshold"},
 				{"2", "invalid options, or an unreadable or mismatched archive: one line on stderr names the file and the field; nothing is printed"}},
 		}
+	case "fabric":
+		return helpInfo{
+			about: `Measures the fabric between two ends as libfabric's fabtests (fi_pingpong,
+fi_msg_bw) and perftest (ib_send_lat, ib_send_bw) do: pingpong (one message
+each way, again; usec/xfer is half the round trip) or bw (a window of -W
+messages, one acknowledgement), over -p tcp, shm or verbs. info lists the
+providers and their devices with their limits (-p and -d narrow it).
+
+Two ways to run it:
+  server/client  hpcbench fabric pingpong -p tcp waits on control port -B
+                 (47592); hpcbench fabric pingpong -p tcp HOST connects. The
+                 client's options decide the run; both ends print the table.
+  launched       hpcbench launch -n 2 -- hpcbench fabric pingpong -p shm (or
+                 under mpiexec, srun --mpi=pmi2): rank 0 plans and prints.
+
+The table is fi_pingpong's: bytes, #sent (timed messages sent), #ack (those
+the other end received: "=" and the count when all did), total (bytes moved
+both ways), time (seconds), MB/sec (10^6 bytes per second), usec/xfer (time
+per transfer), Mxfers/sec; then the p50, p99 and max of one transfer's time
+in microseconds over the iterations, and with -D the least MB/sec of a
+--report-interval.`,
+			exits: []exitStatus{ok, {"1", "the other end failed, went away or sent nothing for --timeout, or -c found a wrong message"}, usage, sig},
+		}
 	case "plot":
 		return helpInfo{
 			about: `Charts saved runs (the archives --archive and --output write, "schema":

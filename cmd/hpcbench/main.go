@@ -40,6 +40,7 @@ func commands() map[string]command {
 		"coll":    {summary: "Intel MPI Benchmarks (IMB-MPI1) analogue: ping-pong and collectives over shm/tcp", run: runColl},
 		"ior":     {summary: "IOR analogue: parallel file I/O bandwidth over POSIX, MMAP or DUMMY", run: runIOR},
 		"mdtest":  {summary: "mdtest analogue: metadata rates of file and directory operations, with JSON and CSV", run: runMdtest},
+		"fabric":  {summary: "fabtests and perftest analogue: ping-pong and bandwidth between two ends over tcp, shm or verbs", run: runFabric},
 		"compare": {summary: "compare two sets of saved runs, benchstat-style: deltas, intervals, p-values; a CI gate", run: runCompare},
 		"plot":    {summary: "chart saved runs: bandwidth, latency or rate against size, phase or time (PNG, SVG, terminal)", run: runPlot},
 

@@ -72,13 +72,7 @@ func parseWireup(args []string, stdout io.Writer) (wireupArgs, error) {
 	fs.StringVar(&wa.opts.Pattern, "pattern", wireup.PatternAll, "get phase: all (each rank gets all N cards) or ring (each gets its successor's)")
 	fs.BoolVar(&wa.opts.Pipeline, "pipeline", true, "under hpcbench launch, send the get phase's requests 64 at a time instead of one per round trip (--pipeline=false: as MPICH's clients do)")
 	fs.DurationVar(&wa.opts.Timeout, "timeout", wireup.DefaultTimeout, "bound on every PMI wait and on collecting the results")
-	fs.Var(formats.Value("--format", &wa.format), "format", "output format on stdout: human, json or csv")
-	fs.Var(formats.Implied("--json", report.FormatJSON.String(), &wa.format), "json", "same as --format json")
-	fs.Lookup("json").NoOptDefVal = "true"
-	fs.Var(formats.Implied("--csv", report.FormatCSV.String(), &wa.format), "csv", "same as --format csv")
-	fs.Lookup("csv").NoOptDefVal = "true"
-	fs.StringVar(&wa.output, "output", "", "also write the result to `FILE`, as CSV if it ends in .csv, else JSON")
-	fs.StringVar(&wa.archive, "archive", "", "write the run as hpcbench's archive (JSON, schema hpcbench/1) to `FILE`")
+	addResultFlags(fs, &formats, &wa.format, &wa.output, &wa.archive, "human")
 	if err := parseFlags(fs, args, stdout, wireupUsage); err != nil {
 		return wa, err
 	}

@@ -1,0 +1,202 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/hpcbench/hpcbench/fabric"
+	"github.com/hpcbench/hpcbench/internal/cliflag"
+	"github.com/hpcbench/hpcbench/internal/fabtest"
+	"github.com/hpcbench/hpcbench/internal/units"
+	"github.com/hpcbench/hpcbench/report"
+)
+
+// Defaults of fabric's own options.
+const (
+	fabricDefaultTimeout       = time.Minute
+	fabricDefaultAcceptTimeout = 10 * time.Minute
+)
+
+// fabricArgs is what a fabric test's command line asks for.
+type fabricArgs struct {
+	opts          fabtest.Options
+	provider      string
+	device        string
+	host          string // the server to connect to; "" for a server or a launched rank
+	srcPort       int    // -B: the server's control port
+	clientSrcPort int    // -B on a client: its source port (0: any)
+	dstPort       int    // -P: the server's control port, on a client
+	timeout       time.Duration
+	acceptTimeout time.Duration
+	format        report.Format
+	output        string
+	archive       string
+
+	peer string           // who the other end was, for the run record
+	tr   fabric.Transport // the transport in use, once opened
+}
+
+// secondsValue is -D: whole or fractional seconds, as perftest's, or a
+// Go duration ("90s", "2m").
+type secondsValue struct{ d *time.Duration }
+
+func (v secondsValue) String() string {
+	if v.d == nil || *v.d == 0 {
+		return ""
+	}
+	return v.d.String()
+}
+
+func (v secondsValue) Set(s string) error {
+	if f, err := strconv.ParseFloat(s, 64); err == nil {
+		if f < 0 || f > 1e6 {
+			return fmt.Errorf("%s: must be 0 to 1000000 seconds", s)
+		}
+		*v.d = time.Duration(f * float64(time.Second))
+		return nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return fmt.Errorf("%s: want seconds (10, 0.5) or a duration (90s)", s)
+	}
+	*v.d = d
+	return nil
+}
+
+func (secondsValue) Type() string { return "seconds" }
+
+// fabricFlags returns the flag set of the tests, bound to fa, and the
+// strings that need parsing after it.
+func fabricFlags(fa *fabricArgs, sizes, maxSize *string, formats *cliflag.OneOf) *pflag.FlagSet {
+	fs := newFlagSet("fabric")
+	fs.StringVarP(&fa.provider, "provider", "p", "tcp", "the transport: tcp, shm (processes of one host) or verbs (RDMA; a build with -tags verbs)")
+	fs.StringVarP(&fa.device, "device", "d", "", "tcp: the interface or local IP address to use; verbs: the RDMA device (default: the first active one)")
+	fs.StringVarP(sizes, "size", "S", "", "transfer sizes: SIZE (64, 4k, 1m), a comma-separated list, or all (powers of two from 1 B to --max-size); default 64,256,1k,4k,64k,1m")
+	fs.StringVar(maxSize, "max-size", units.FormatSize(fabtest.DefaultMaxSize), "the largest size of -S all")
+	fs.Int64VarP(&fa.opts.Iters, "iterations", "I", 0, "timed iterations per size (default: 10000 below 64 KiB, 1000 below 1 MiB, 100 above, twice that for bw)")
+	fs.IntVarP(&fa.opts.Window, "window", "W", fabtest.DefaultWindow, "bw: messages sent per acknowledgement")
+	fs.Int64VarP(&fa.opts.Warmup, "warmup", "w", fabtest.DefaultWarmup, "untimed iterations before each size")
+	fs.VarP(secondsValue{&fa.opts.Duration}, "duration", "D", "time each size for this long (seconds, as perftest's -D) instead of -I iterations")
+	fs.DurationVar(&fa.opts.Interval, "report-interval", fabtest.DefaultInterval, "with -D: report the bandwidth of every interval this long, and the least of them")
+	fs.BoolVarP(&fa.opts.Check, "check", "c", false, "check every received message's bytes (fi_pingpong's -c)")
+	fs.IntVarP(&fa.srcPort, "src-port", "B", fabtest.DefaultPort, "server: the control port to listen on; client: the source port of its control connection (when given)")
+	fs.IntVarP(&fa.dstPort, "dst-port", "P", fabtest.DefaultPort, "client: the server's control port")
+	fs.DurationVar(&fa.timeout, "timeout", fabricDefaultTimeout, "fail when the other end sends nothing for this long, or a connection step takes longer (0: no limit)")
+	fs.DurationVar(&fa.acceptTimeout, "accept-timeout", fabricDefaultAcceptTimeout, "server: fail when no client connects within this long (0: wait for ever)")
+	addResultFlags(fs, formats, &fa.format, &fa.output, &fa.archive, "human (fi_pingpong's table)")
+	return fs
+}
+
+// fabricOptionsHelp is the options part of fabric's help.
+func fabricOptionsHelp() string {
+	var fa fabricArgs
+	var s, m string
+	var f cliflag.OneOf
+	return cliflag.Usages(fabricFlags(&fa, &s, &m, &f))
+}
+
+// parseFabric parses and validates the command line of test.
+func parseFabric(test string, args []string, stdout io.Writer) (*fabricArgs, error) {
+	if !slices.Contains(fabtest.Tests(), test) {
+		return nil, usagef("fabric: unknown test %q: want one of %s, info", oneLine(test), strings.Join(fabtest.Tests(), ", "))
+	}
+	fa := &fabricArgs{opts: fabtest.DefaultOptions(test)}
+	var sizes, maxSize string
+	var formats cliflag.OneOf
+	fs := fabricFlags(fa, &sizes, &maxSize, &formats)
+	fs.Init("fabric "+test, pflag.ContinueOnError)
+	if err := parseFlags(fs, args, stdout, fabricUsage); err != nil {
+		return nil, err
+	}
+	switch fs.NArg() {
+	case 0:
+	case 1:
+		fa.host = fs.Arg(0)
+	default:
+		return nil, usagef("fabric %s: one server HOST at most, got %q", test, strings.Join(fs.Args(), " "))
+	}
+	if err := formats.Err(); err != nil {
+		return nil, usagef("fabric %s: %v", test, err)
+	}
+	if fa.host != "" && fs.Changed("src-port") {
+		fa.clientSrcPort, fa.srcPort = fa.srcPort, fabtest.DefaultPort
+	}
+	for _, p := range []struct {
+		flag string
+		v    int
+	}{{"-B", fa.srcPort}, {"-B", fa.clientSrcPort}, {"-P", fa.dstPort}} {
+		if p.v < 0 || p.v > 65535 {
+			return nil, usagef("fabric %s: %s %d: must be a port, 1 to 65535", test, p.flag, p.v)
+		}
+	}
+	if fa.srcPort == 0 && fa.host == "" {
+		return nil, usagef("fabric %s: -B 0: the server's control port must be 1 to 65535", test)
+	}
+	max, err := units.ParseSize(maxSize)
+	if err != nil || max < 1 || max > fabtest.MaxSize {
+		return nil, usagef("fabric %s: --max-size %q: must be 1 B to 1g", test, maxSize)
+	}
+	if fa.opts.Sizes, err = parseFabricSizes(sizes, int(max)); err != nil {
+		return nil, usagef("fabric %s: %v", test, err)
+	}
+	if fs.Changed("iterations") && fa.opts.Iters < 1 {
+		return nil, usagef("fabric %s: -I %d: must be 1 to %d", test, fa.opts.Iters, int64(fabtest.MaxIters))
+	}
+	if fs.Changed("report-interval") && fa.opts.Duration == 0 {
+		return nil, usagef("fabric %s: --report-interval needs -D", test)
+	}
+	if fa.timeout < 0 || fa.acceptTimeout < 0 {
+		return nil, usagef("fabric %s: --timeout and --accept-timeout must not be negative", test)
+	}
+	if err := fa.opts.Validate(); err != nil {
+		return nil, usagef("fabric %s: %v", test, err)
+	}
+	if err := checkProvider(fa.provider, fa.device); err != nil {
+		return nil, usagef("fabric %s: %v", test, err)
+	}
+	if err := checkFabricMemory(fa.opts.Sizes); err != nil {
+		return nil, usagef("fabric %s: %v", test, err)
+	}
+	return fa, nil
+}
+
+// parseFabricSizes reads -S.
+func parseFabricSizes(s string, max int) ([]int, error) {
+	switch s {
+	case "":
+		return fabtest.DefaultSizes(), nil
+	case "all":
+		return fabtest.AllSizes(max), nil
+	}
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		n, err := units.ParseSize(strings.TrimSpace(f))
+		if err != nil || n < 0 || n > fabtest.MaxSize {
+			return nil, fmt.Errorf("-S %q: want sizes of 0 to 1g (64, 4k, 1m), a comma-separated list, or all", s)
+		}
+		out = append(out, int(n))
+	}
+	return out, nil
+}
+
+// checkFabricMemory refuses sizes whose buffers (a send and a receive
+// buffer on each of two ends, which may share the host) the host cannot
+// hold.
+func checkFabricMemory(sizes []int) error {
+	largest := int64(slices.Max(sizes))
+	h, err := cliflag.ReadHostMemory()
+	if err != nil {
+		return nil // unknown: nothing refused
+	}
+	if need := 4 * largest; need > h.Bytes {
+		return fmt.Errorf("-S %s: needs %s of buffers on a host running both ends, this host has %s (%s)",
+			units.FormatSize(largest), units.FormatSize(need), units.FormatSize(h.Bytes), h.Source)
+	}
+	return nil
+}

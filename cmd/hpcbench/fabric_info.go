@@ -1,0 +1,121 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"runtime"
+	"slices"
+	"strings"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/hpcbench/hpcbench/fabric/shm"
+	"github.com/hpcbench/hpcbench/internal/units"
+)
+
+// runFabricInfo lists the providers and their devices with their limits,
+// as fi_info and ibv_devinfo do.
+func runFabricInfo(ctx context.Context, stdout io.Writer, args []string) error {
+	fs := newFlagSet("fabric info")
+	provider := fs.StringP("provider", "p", "", "list only this provider: tcp, shm or verbs")
+	device := fs.StringP("device", "d", "", "list only this device (a tcp interface, a verbs device)")
+	if err := parseFlags(fs, args, stdout, fabricUsage); err != nil {
+		if err == errHelp {
+			return nil
+		}
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usagef("fabric info: unexpected argument %q", fs.Arg(0))
+	}
+	provs := fabricProviders
+	if *provider != "" {
+		if !slices.Contains(fabricProviders, *provider) {
+			return usagef("fabric info: -p %s: no such provider: want one of %s", *provider, strings.Join(fabricProviders, ", "))
+		}
+		provs = []string{*provider}
+	}
+	if *device != "" && *provider == "" {
+		return usagef("fabric info: -d needs -p (a device belongs to one provider)")
+	}
+	var b bytes.Buffer
+	for _, p := range provs {
+		fmt.Fprintf(&b, "provider: %s\n", p)
+		var err error
+		switch p {
+		case "tcp":
+			err = tcpInfo(&b, *device)
+		case "shm":
+			err = shmInfo(&b, *device)
+		case "verbs":
+			fmt.Fprintf(&b, "    not available: %v\n", verbsUnavailable())
+			if *device != "" {
+				err = fmt.Errorf("-d %s: %w", *device, verbsUnavailable())
+			}
+		}
+		if err != nil {
+			return usagef("fabric info: %v", err)
+		}
+	}
+	_, err := stdout.Write(b.Bytes())
+	return err
+}
+
+// tcpInfo lists the interfaces with their addresses, MTU, state and the
+// link speed sysfs reports.
+func tcpInfo(b *bytes.Buffer, device string) error {
+	ifaces, err := net.Interfaces()
+	if err != nil {
+		return fmt.Errorf("list the network interfaces: %w", err)
+	}
+	var names []string
+	found := false
+	for _, ifc := range ifaces {
+		names = append(names, ifc.Name)
+		if device != "" && ifc.Name != device {
+			continue
+		}
+		found = true
+		var addrs []string
+		if as, err := ifc.Addrs(); err == nil {
+			for _, a := range as {
+				addrs = append(addrs, a.String())
+			}
+		}
+		state := "down"
+		if ifc.Flags&net.FlagUp != 0 {
+			state = "up"
+		}
+		fmt.Fprintf(b, "    interface %s: %s, mtu %d, %s", ifc.Name, strings.Join(addrs, " "), ifc.MTU, state)
+		if s, err := os.ReadFile("/sys/class/net/" + ifc.Name + "/speed"); err == nil && !strings.HasPrefix(string(s), "-") {
+			fmt.Fprintf(b, ", %s Mb/s", strings.TrimSpace(string(s)))
+		}
+		b.WriteString("\n")
+	}
+	if !found {
+		return fmt.Errorf("-d %s: no such interface: have %s", device, strings.Join(names, ", "))
+	}
+	b.WriteString("    messages: any size (a stream with a 16-byte header per message); -d takes an interface or a local address\n")
+	return nil
+}
+
+// shmInfo says what shared memory offers on this host.
+func shmInfo(b *bytes.Buffer, device string) error {
+	if device != "" {
+		return fmt.Errorf("-d %s: shm has no devices", device)
+	}
+	o := shm.DefaultOptions()
+	fmt.Fprintf(b, "    host: %d CPUs; processes of this host only\n", runtime.NumCPU())
+	var st unix.Statfs_t
+	if err := unix.Statfs("/dev/shm", &st); err == nil {
+		free, total := int64(st.Bavail)*st.Bsize, int64(st.Blocks)*st.Bsize
+		fmt.Fprintf(b, "    /dev/shm: %s free of %s\n", units.FormatSize(free), units.FormatSize(total))
+	}
+	fmt.Fprintf(b, "    rings: %s each way per pair; messages up to %s are copied through them, larger ones move in one copy (cross-memory attach above %s)\n",
+		units.FormatSize(int64(o.RingSize)), units.FormatSize(int64(o.EagerLimit)), units.FormatSize(int64(o.CMAThreshold)))
+	return nil
+}
