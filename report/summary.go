@@ -36,6 +36,11 @@ type Summary struct {
 	// is the median, a single figure is every percentile of itself, and
 	// the 100th percentile would be Max.
 	P50, P90, P99 float64
+
+	// MAD is the median absolute deviation from the median, unscaled: the spread
+	// that robust outlier tests use (1.4826 MAD estimates the standard
+	// deviation of normal figures, whatever a few outliers do).
+	MAD float64
 }
 
 // Summarize digests samples without changing them. NaN figures ("not
@@ -52,7 +57,7 @@ func Summarize(samples []float64) Summary {
 	}
 	nan := math.NaN()
 	s := Summary{N: len(vals), Missing: len(samples) - len(vals),
-		Min: nan, Max: nan, Mean: nan, Stddev: nan, StddevPop: nan, P50: nan, P90: nan, P99: nan}
+		Min: nan, Max: nan, Mean: nan, Stddev: nan, StddevPop: nan, P50: nan, P90: nan, P99: nan, MAD: nan}
 	if len(vals) == 0 {
 		return s
 	}
@@ -70,6 +75,7 @@ func Summarize(samples []float64) Summary {
 	s.P50 = orNaN(data.Percentile(50))
 	s.P90 = orNaN(data.Percentile(90))
 	s.P99 = orNaN(data.Percentile(99))
+	s.MAD = orNaN(data.MedianAbsoluteDeviation())
 	return s
 }
 
@@ -83,7 +89,7 @@ func (s Summary) Strict() Summary {
 		return s
 	}
 	nan := math.NaN()
-	s.Min, s.Max, s.Mean, s.Stddev, s.StddevPop, s.P50, s.P90, s.P99 = nan, nan, nan, nan, nan, nan, nan, nan
+	s.Min, s.Max, s.Mean, s.Stddev, s.StddevPop, s.P50, s.P90, s.P99, s.MAD = nan, nan, nan, nan, nan, nan, nan, nan, nan
 	return s
 }
 

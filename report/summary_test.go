@@ -67,6 +67,31 @@ func TestSummarize(t *testing.T) {
 	}
 }
 
+// TestSummarizeMAD: the median absolute deviation, about the median, and
+// one outlier does not move it.
+func TestSummarizeMAD(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		in   []float64
+		want float64
+	}{
+		{[]float64{2, 4, 4, 4, 5, 5, 7, 9}, 0.5}, // median 4.5: deviations .5 .5 .5 .5 .5 2.5 2.5 4.5
+		{[]float64{10, 10, 11, 9, 1000}, 1},      // median 10: deviations 0 0 1 1 990
+		{[]float64{3}, 0},                        // a single figure
+		{[]float64{math.NaN(), 1, 3}, 1},         // NaN skipped: median 2
+	} {
+		if got := Summarize(tc.in).MAD; got != tc.want {
+			t.Errorf("MAD of %v = %g, want %g", tc.in, got, tc.want)
+		}
+	}
+	if got := Summarize(nil).MAD; !math.IsNaN(got) {
+		t.Errorf("MAD of nothing = %g, want NaN", got)
+	}
+	if got := Summarize([]float64{1, math.NaN()}).Strict().MAD; !math.IsNaN(got) {
+		t.Errorf("strict MAD with a missing figure = %g, want NaN", got)
+	}
+}
+
 func TestSummaryStrict(t *testing.T) {
 	t.Parallel()
 	nan := math.NaN()

@@ -61,6 +61,9 @@ const (
 	// BenchmarkFabric prefixes the benchmark of hpcbench fabric's tests:
 	// "fabric-pingpong", "fabric-bw".
 	BenchmarkFabric = "fabric-"
+	// BenchmarkFabricAllpairs is hpcbench fabric allpairs: its tables are
+	// hpcbench's own (WriteText), not fi_pingpong's.
+	BenchmarkFabricAllpairs = BenchmarkFabric + "allpairs"
 )
 
 // View is one named rendering of a Result.
@@ -89,7 +92,7 @@ func Views(benchmark string) []View {
 	case BenchmarkIMB:
 		return append([]View{{ViewHuman, WriteIMB}}, append(generic, View{ViewIMB, WriteIMB})...)
 	}
-	if strings.HasPrefix(benchmark, BenchmarkFabric) {
+	if strings.HasPrefix(benchmark, BenchmarkFabric) && benchmark != BenchmarkFabricAllpairs {
 		return append([]View{{ViewHuman, WriteFabtests}}, append(generic, View{ViewFabtests, WriteFabtests})...)
 	}
 	return append([]View{{ViewHuman, WriteText}}, generic...)

@@ -17,7 +17,7 @@ import (
 	"github.com/hpcbench/hpcbench/report"
 )
 
-const fabricUsage = "hpcbench fabric pingpong|bw|info [-p tcp|shm|verbs] [-d DEVICE] [-S SIZE[,SIZE...]|all] [--max-size SIZE] [-I ITERS] [-W WINDOW] [-w WARMUP] [-D SECONDS [--report-interval D]] [-c] [-B PORT] [-P PORT] [--timeout D] [--accept-timeout D] [--format human|json|csv] [--output FILE] [--archive FILE] [HOST]"
+const fabricUsage = "hpcbench fabric pingpong|bw|allpairs|info [-p tcp|shm|verbs] [-d DEVICE] [-S SIZE[,SIZE...]|all] [--max-size SIZE] [-I ITERS] [-W WINDOW] [-w WARMUP] [-D SECONDS [--report-interval D]] [-c] [-B PORT] [-P PORT] [--timeout D] [--accept-timeout D] [--format human|json|csv] [--output FILE] [--archive FILE] [HOST]"
 
 // The roles of an end, for the run record.
 const (
@@ -28,7 +28,7 @@ const (
 
 func runFabric(ctx context.Context, stdout, stderr io.Writer, args []string) error {
 	if len(args) == 0 {
-		return usagef("fabric: want a test: %s or info (hpcbench fabric --help)", strings.Join(fabtest.Tests(), ", "))
+		return usagef("fabric: want a test: %s, allpairs or info (hpcbench fabric --help)", strings.Join(fabtest.Tests(), ", "))
 	}
 	sub := args[0]
 	switch {
@@ -37,6 +37,8 @@ func runFabric(ctx context.Context, stdout, stderr io.Writer, args []string) err
 		return nil
 	case sub == "info":
 		return runFabricInfo(ctx, stdout, args[1:])
+	case sub == "allpairs":
+		return runAllpairs(ctx, stdout, stderr, args[1:])
 	}
 	fa, err := parseFabric(sub, args[1:], stdout)
 	if err != nil {
@@ -176,7 +178,7 @@ func renderFabric(stdout io.Writer, res *report.Result, format report.Format, ou
 		}
 	}
 	if format == report.FormatText {
-		return report.WriteFabtests(stdout, res)
+		return report.Render(stdout, res, report.ViewHuman)
 	}
 	return report.Write(stdout, res, format)
 }

@@ -249,7 +249,7 @@ func TestFabricBadInput(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"frob"}, `unknown test "frob": want one of pingpong, bw, info`},
+		{[]string{"frob"}, `unknown test "frob": want one of pingpong, bw, allpairs, info`},
 		{[]string{"pingpong", "-p", "ib"}, "-p ib: no such provider: want one of tcp, shm, verbs"},
 		{[]string{"pingpong", "-p", "tcp", "-d", "nosuch0"}, "-d nosuch0: no such interface or local address: have lo"},
 		{[]string{"pingpong", "-p", "shm", "-d", "mlx5_0"}, "-d mlx5_0: shm has no devices"},
@@ -287,5 +287,62 @@ func TestFabricInfo(t *testing.T) {
 	r = run(t, 30*time.Second, "fabric", "info", "-p", "tcp", "-d", "lo")
 	if r.Code != 0 || strings.Contains(r.Stdout, "provider: shm") || !strings.Contains(r.Stdout, "interface lo:") {
 		t.Errorf("-p tcp -d lo: exit %d\n%s", r.Code, r.Stdout)
+	}
+}
+
+// TestFabricAllpairs: on 4 and 5 ranks, each on a host of its own name
+// (HPCBENCH_HOSTNAME), every pair of hosts is measured once, the matrices
+// are full, and the pair slowed on purpose (10 ms a message: two orders of
+// magnitude below the others) is named first; on one
+// host without --ranks there is no pair, said in one line, exit 2.
+func TestFabricAllpairs(t *testing.T) {
+	for _, n := range []int{4, 5} {
+		t.Run(strconv.Itoa(n), func(t *testing.T) {
+			script := `HPCBENCH_HOSTNAME=node$PMI_RANK; export HPCBENCH_HOSTNAME; exec "$0" fabric allpairs -p tcp --bw-size 256k --bw-iters 64 -I 100 --test-slow-link 1:3:10ms --format json`
+			r := testenv.Run(t, testenv.Context(t, 2*time.Minute), "", noPMIEnv, hpcbench, "launch", "-n", strconv.Itoa(n), "--", "sh", "-c", script, hpcbench)
+			if r.Code != 0 {
+				t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", r.Code, r.Stdout, r.Stderr)
+			}
+			res, err := report.ReadJSON(strings.NewReader(r.Stdout))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Run.Benchmark != report.BenchmarkFabricAllpairs || len(res.Tables) != 3 {
+				t.Fatalf("benchmark %q, %d tables", res.Run.Benchmark, len(res.Tables))
+			}
+			pairs := res.Tables[0]
+			if len(pairs.Rows) != n*(n-1)/2 {
+				t.Fatalf("%d pairs, want %d", len(pairs.Rows), n*(n-1)/2)
+			}
+			seen := map[string]bool{}
+			for _, row := range pairs.Rows {
+				k := row.Labels[0] + "-" + row.Labels[1]
+				if seen[k] || row.Labels[0] >= row.Labels[1] {
+					t.Errorf("pair %s twice or out of order", k)
+				}
+				seen[k] = true
+			}
+			var slow []string
+			for _, note := range pairs.Notes {
+				if strings.HasPrefix(note, "slow link: ") {
+					slow = append(slow, note)
+				}
+			}
+			// Slowest first. Five processes on two shared CPUs can slow
+			// another link by half now and then, which is named too.
+			if len(slow) == 0 || !strings.HasPrefix(slow[0], "slow link: node1 <-> node3: ") {
+				t.Errorf("slow links %q: want node1 <-> node3 first", slow)
+			}
+			for _, m := range res.Tables[1:] {
+				if len(m.Rows) != n || len(m.Columns) != n+1 {
+					t.Errorf("%s: %d rows, %d columns", m.Name, len(m.Rows), len(m.Columns))
+				}
+			}
+		})
+	}
+	r := run(t, time.Minute, "launch", "-n", "2", "--", "hpcbench", "fabric", "allpairs")
+	// One line from the rank (rank 0 only), then the launcher's.
+	if r.Code != 2 || strings.Count(r.Stderr, "no pair to measure") != 1 || !strings.HasPrefix(r.Stderr, "hpcbench: fabric allpairs: the job has 1 hosts") {
+		t.Errorf("one host: exit %d, %q", r.Code, r.Stderr)
 	}
 }

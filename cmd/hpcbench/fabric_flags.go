@@ -104,7 +104,7 @@ func fabricOptionsHelp() string {
 // parseFabric parses and validates the command line of test.
 func parseFabric(test string, args []string, stdout io.Writer) (*fabricArgs, error) {
 	if !slices.Contains(fabtest.Tests(), test) {
-		return nil, usagef("fabric: unknown test %q: want one of %s, info", oneLine(test), strings.Join(fabtest.Tests(), ", "))
+		return nil, usagef("fabric: unknown test %q: want one of %s, allpairs, info", oneLine(test), strings.Join(fabtest.Tests(), ", "))
 	}
 	fa := &fabricArgs{opts: fabtest.DefaultOptions(test)}
 	var sizes, maxSize string

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"strings"
+
 	"github.com/hpcbench/hpcbench/internal/cliflag"
 	"github.com/hpcbench/hpcbench/internal/imb"
 	iorconfig "github.com/hpcbench/hpcbench/internal/ior/config"
@@ -14,6 +16,9 @@ func helpFor(name string) helpInfo {
 	ok := exitStatus{"0", "success"}
 	usage := exitStatus{"2", "invalid options: one line on stderr names the option and what it accepts; nothing is run or created"}
 	sig := exitStatus{"128+N", "stopped by signal N (SIGINT: 130, SIGTERM: 143), after cleaning up"}
+	if strings.HasPrefix(name, "fabric ") {
+		name = "fabric" // its tests' and info's flag sets share its help
+	}
 	switch name {
 	case "help":
 		return helpInfo{
@@ -155,6 +160,15 @@ fi_msg_bw) and perftest (ib_send_lat, ib_send_bw) do: pingpong (one message
 each way, again; usec/xfer is half the round trip) or bw (a window of -W
 messages, one acknowledgement), over -p tcp, shm or verbs. info lists the
 providers and their devices with their limits (-p and -d narrow it).
+
+allpairs, under a launcher, measures a ping-pong (--lat-size, -I) and a
+bandwidth test (--bw-size, --bw-iters) between every two hosts (the first
+rank of each; --ranks: every two ranks) in the rounds of a round-robin
+tournament, so no endpoint is in two tests at once; it prints the pairs,
+the latency and bandwidth matrices, and one line for each link or host
+outside the population's spread (median and MAD of the logarithms, and
+beyond 0.8x or 1.25x the median): slow link: node07 <-> node12: ...
+(hpcbench fabric allpairs --help for its own options).
 
 Two ways to run it:
   server/client  hpcbench fabric pingpong -p tcp waits on control port -B

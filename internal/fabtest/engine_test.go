@@ -12,9 +12,9 @@ import (
 	"github.com/hpcbench/hpcbench/fabric/pipe"
 )
 
-// runPair runs the initiator with o and the responder expecting test
+// runEnds runs the initiator with o and the responder expecting test
 // over an in-process pipe, and returns both ends' rows and errors.
-func runPair(t *testing.T, o Options, test string, a, b fabric.Conn) (ri, rr []Row, ei, er error) {
+func runEnds(t *testing.T, o Options, test string, a, b fabric.Conn) (ri, rr []Row, ei, er error) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -49,7 +49,7 @@ func TestRunCounts(t *testing.T) {
 			a, b := pipe.Pair()
 			defer a.Close()
 			defer b.Close()
-			ri, rr, ei, er := runPair(t, tc.o, tc.o.Test, a, b)
+			ri, rr, ei, er := runEnds(t, tc.o, tc.o.Test, a, b)
 			if ei != nil || er != nil {
 				t.Fatalf("initiator: %v; responder: %v", ei, er)
 			}
@@ -82,7 +82,7 @@ func TestRunDuration(t *testing.T) {
 	defer a.Close()
 	defer b.Close()
 	o := Options{Test: BW, Sizes: []int{1024}, Window: 8, Duration: 300 * time.Millisecond, Interval: 50 * time.Millisecond}
-	ri, _, ei, er := runPair(t, o, BW, a, b)
+	ri, _, ei, er := runEnds(t, o, BW, a, b)
 	if ei != nil || er != nil {
 		t.Fatalf("initiator: %v; responder: %v", ei, er)
 	}
@@ -106,7 +106,7 @@ func TestRunRefusals(t *testing.T) {
 	defer a.Close()
 	defer b.Close()
 	o := Options{Test: BW, Sizes: []int{8}, Iters: 10, Window: 4}
-	_, _, ei, er := runPair(t, o, PingPong, a, b)
+	_, _, ei, er := runEnds(t, o, PingPong, a, b)
 	if ei == nil || !strings.Contains(ei.Error(), "refused the test: it runs bw and this end pingpong") {
 		t.Errorf("initiator: %v", ei)
 	}
@@ -137,7 +137,7 @@ func TestRunCheckFindsCorruption(t *testing.T) {
 	defer a.Close()
 	defer b.Close()
 	o := Options{Test: PingPong, Sizes: []int{16}, Iters: 20, Check: true, Window: 1}
-	ri, _, ei, _ := runPair(t, o, PingPong, a, corrupt{b})
+	ri, _, ei, _ := runEnds(t, o, PingPong, a, corrupt{b})
 	if !errors.Is(ei, ErrCheck) {
 		t.Fatalf("initiator: %v, want ErrCheck", ei)
 	}
