@@ -17,7 +17,7 @@ import (
 	"github.com/hpcbench/hpcbench/report"
 )
 
-const fabricUsage = "hpcbench fabric pingpong|bw|allpairs|info [-p tcp|shm|verbs] [-d DEVICE] [-S SIZE[,SIZE...]|all] [--max-size SIZE] [-I ITERS] [-W WINDOW] [-w WARMUP] [-D SECONDS [--report-interval D]] [-c] [-B PORT] [-P PORT] [--timeout D] [--accept-timeout D] [--format human|json|csv] [--output FILE] [--archive FILE] [HOST]"
+const fabricUsage = "hpcbench fabric pingpong|bw|rma_bw|rma_pingpong|allpairs|info [-p tcp|shm|verbs] [-d DEVICE] [-S SIZE[,SIZE...]|all] [--max-size SIZE] [-I ITERS] [-W WINDOW] [-w WARMUP] [-D SECONDS [--report-interval D]] [-c] [-B PORT] [-P PORT] [--timeout D] [--accept-timeout D] [--format human|json|csv] [--output FILE] [--archive FILE] [HOST]"
 
 // The roles of an end, for the run record.
 const (
@@ -125,6 +125,13 @@ func (fa *fabricArgs) run(ctx context.Context, e *pipeline.Env, role string) (fa
 		p.Initiator = rank == 0
 		p.Name = fmt.Sprintf("rank %d", 1-rank)
 		p.Alloc, p.Free = c.Alloc, c.Free
+		if fabtest.IsRMA(fa.opts.Test) {
+			r, err := e.Job.RMA(ctx, 1-rank)
+			if err != nil {
+				return fabtest.Outcome{}, err
+			}
+			p.RMA = r
+		}
 	case roleServer:
 		actx, cancel := withTimeoutCause(ctx, fa.acceptTimeout, fmt.Errorf("no client within %v (--accept-timeout)", fa.acceptTimeout))
 		defer cancel()
@@ -135,6 +142,7 @@ func (fa *fabricArgs) run(ctx context.Context, e *pipeline.Env, role string) (fa
 		defer conn.Close()
 		fa.peer = peer
 		p.Link = fabtest.ConnLink{Conn: conn, Tag: 1}
+		p.RMA, _ = conn.(fabric.RMAConn)
 		p.Name = "client " + peer
 		p.Alloc, p.Free = fa.alloc()
 	default:
@@ -146,6 +154,7 @@ func (fa *fabricArgs) run(ctx context.Context, e *pipeline.Env, role string) (fa
 		defer conn.Close()
 		fa.peer = server
 		p.Link = fabtest.ConnLink{Conn: conn, Tag: 1}
+		p.RMA, _ = conn.(fabric.RMAConn)
 		p.Initiator = true
 		p.Name = "server " + server
 		p.Alloc, p.Free = fa.alloc()

@@ -125,15 +125,17 @@ func fabricJSON(t *testing.T, r testenv.Result, test string, sizes int) *report.
 	return res
 }
 
-// TestFabricServerClient: a server and a client over tcp on 127.0.0.1
-// both print the same fi_pingpong table, every message acknowledged.
+// TestFabricServerClient: a server and a client on 127.0.0.1 (tcp, and
+// shm for the RMA tests) both print the same fi_pingpong table, every
+// message acknowledged and checked.
 func TestFabricServerClient(t *testing.T) {
-	for _, test := range []string{"pingpong", "bw"} {
+	for _, tc := range []struct{ test, provider string }{{"pingpong", "tcp"}, {"bw", "tcp"}, {"rma_pingpong", "shm"}, {"rma_bw", "shm"}} {
+		test := tc.test
 		t.Run(test, func(t *testing.T) {
 			port := strconv.Itoa(freePort(t))
-			srv := startBackground(t, "fabric", test, "-p", "tcp", "-B", port, "--timeout", "20s")
+			srv := startBackground(t, "fabric", test, "-p", tc.provider, "-B", port, "--timeout", "20s")
 			waitListening(t, srv, mustAtoi(t, port))
-			r := run(t, time.Minute, "fabric", test, "-p", "tcp", "-P", port, "-S", "64,4k,1m", "-I", "300", "-c", "127.0.0.1")
+			r := run(t, time.Minute, "fabric", test, "-p", tc.provider, "-P", port, "-S", "64,4k,1m", "-I", "300", "-c", "127.0.0.1")
 			if r.Code != 0 {
 				t.Fatalf("client: exit %d\n%s", r.Code, r.Stderr)
 			}
@@ -166,8 +168,8 @@ func mustAtoi(t *testing.T, s string) int {
 	return n
 }
 
-// TestFabricLaunched: launched on 2 ranks, over shm and tcp, -S all, and
-// under Debian's mpiexec.
+// TestFabricLaunched: launched on 2 ranks, over shm and tcp, -S all, the
+// RMA tests over shm, and under Debian's mpiexec.
 func TestFabricLaunched(t *testing.T) {
 	for _, p := range []string{"shm", "tcp"} {
 		r := run(t, time.Minute, "launch", "-n", "2", "--", "hpcbench", "fabric", "pingpong", "-p", p, "-S", "all", "--max-size", "4k", "-I", "200", "-c", "--format", "json")
@@ -181,6 +183,16 @@ func TestFabricLaunched(t *testing.T) {
 	row := res.Tables[0].Rows[0]
 	if n := len(row.Samples[report.FabMinMBps]); n < 4 || n > 6 {
 		t.Errorf("-D 0.6 --report-interval 100ms: %d intervals", n)
+	}
+	// The RMA tests over shm's cross-memory attach, every write checked.
+	for _, test := range []string{"rma_bw", "rma_pingpong"} {
+		r = run(t, time.Minute, "launch", "-n", "2", "--", "hpcbench", "fabric", test, "-p", "shm", "-S", "1,4k,1m", "-I", "200", "-c", "--format", "json")
+		res := fabricJSON(t, r, test, 3)
+		for _, row := range res.Tables[0].Rows {
+			if row.Metrics[0] != 200 || row.Metrics[1] != 200 {
+				t.Errorf("%s %s bytes: sent %g acked %g", test, row.Labels[0], row.Metrics[0], row.Metrics[1])
+			}
+		}
 	}
 	mpiexec := testenv.RequireTool(t, "mpiexec.mpich", "mpiexec.hydra", "mpiexec")
 	r = testenv.Run(t, testenv.Context(t, time.Minute), "", noPMIEnv, mpiexec, "-n", "2", hpcbench, "fabric", "pingpong", "-p", "shm", "-S", "64", "-I", "500", "--format", "json")
@@ -249,7 +261,9 @@ func TestFabricBadInput(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"frob"}, `unknown test "frob": want one of pingpong, bw, allpairs, info`},
+		{[]string{"frob"}, `unknown test "frob": want one of pingpong, bw, rma_bw, rma_pingpong, allpairs, info`},
+		{[]string{"rma_bw", "-p", "tcp"}, "-p tcp: the tcp transport has no one-sided RMA"},
+		{[]string{"rma_pingpong", "-p", "shm", "-S", "0"}, "-S 0: must be 1 to"},
 		{[]string{"pingpong", "-p", "ib"}, "-p ib: no such provider: want one of tcp, shm, verbs"},
 		{[]string{"pingpong", "-p", "tcp", "-d", "nosuch0"}, "-d nosuch0: no such interface or local address: have lo"},
 		{[]string{"pingpong", "-p", "shm", "-d", "mlx5_0"}, "-d mlx5_0: shm has no devices"},

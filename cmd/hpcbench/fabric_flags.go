@@ -160,6 +160,9 @@ func parseFabric(test string, args []string, stdout io.Writer) (*fabricArgs, err
 	if err := checkProvider(fa.provider, fa.device); err != nil {
 		return nil, usagef("fabric %s: %v", test, err)
 	}
+	if fabtest.IsRMA(test) && fa.provider == "tcp" {
+		return nil, usagef("fabric %s: -p tcp: the tcp transport has no one-sided RMA: use -p shm (cross-memory attach) or -p verbs", test)
+	}
 	if err := checkFabricMemory(fa.opts.Sizes); err != nil {
 		return nil, usagef("fabric %s: %v", test, err)
 	}

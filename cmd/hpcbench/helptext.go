@@ -156,9 +156,12 @@ known better direction is shown but never fails.`,
 	case "fabric":
 		return helpInfo{
 			about: `Measures the fabric between two ends as libfabric's fabtests (fi_pingpong,
-fi_msg_bw) and perftest (ib_send_lat, ib_send_bw) do: pingpong (one message
-each way, again; usec/xfer is half the round trip) or bw (a window of -W
-messages, one acknowledgement), over -p tcp, shm or verbs. info lists the
+fi_msg_bw, fi_rma_bw) and perftest (ib_send_lat, ib_send_bw, ib_write_lat)
+do: pingpong (one message each way, again; usec/xfer is half the round
+trip), bw (a window of -W messages, one acknowledgement), rma_bw (a window
+of one-sided writes into the other end's memory) or rma_pingpong (each end
+writes into the other's memory, which polls for the last byte), over -p
+tcp, shm or verbs (the RMA tests: shm, by cross-memory attach, or verbs). info lists the
 providers and their devices with their limits (-p and -d narrow it).
 
 allpairs, under a launcher, measures a ping-pong (--lat-size, -I) and a

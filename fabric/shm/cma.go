@@ -53,7 +53,7 @@ func cmaCopy(pid int, local []byte, remote uint64, write bool) error {
 // (ESRCH) is a closed connection.
 func (c *Conn) cmaErr(op string, err error) error {
 	call := "process_vm_readv"
-	if op == "send" {
+	if op == "send" || op == "RMA write" {
 		call = "process_vm_writev"
 	}
 	if errors.Is(err, syscall.ESRCH) {

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/hpcbench/hpcbench/fabric"
 )
 
 // Peer is one end of a test.
@@ -18,6 +20,8 @@ type Peer struct {
 	// Initiator is true on the end that plans, sends first and times (the
 	// client, or rank 0); the other end follows the plan it is sent.
 	Initiator bool
+	// RMA is Link's one-sided side, for the RMA tests; nil without.
+	RMA fabric.RMAConn
 	// Name says who the other end is, for errors ("rank 1", "server
 	// 10.0.0.2:47592").
 	Name string
@@ -162,6 +166,13 @@ func (r *runner) run(o Options) ([]Row, error) {
 	}
 	bufs := r.buffers(largest)
 	defer bufs.free(r.p.Free)
+	if IsRMA(o.Test) {
+		release, err := r.exchangeKeys(bufs)
+		if err != nil {
+			return nil, err
+		}
+		defer release()
+	}
 
 	var rows []Row
 	var defects int64

@@ -2,6 +2,7 @@ package fabtest
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
@@ -16,10 +17,27 @@ const (
 	// of messages, the responder receives them and answers with one
 	// zero-byte acknowledgement, and again; a transfer is one message.
 	BW = "bw"
+	// RMABW is fi_rma_bw's and ib_write_bw's test: the initiator writes a
+	// window of messages into the responder's exposed buffer with
+	// one-sided RMA writes, then tells it the window's count and waits for
+	// its acknowledgement; a transfer is one write.
+	RMABW = "rma_bw"
+	// RMAPingPong is ib_write_lat's test: each end writes into the other's
+	// exposed buffer, which the other polls for the write's last byte, and
+	// writes back; usec/xfer is half a round trip. Sizes start at 1 byte
+	// (the byte polled).
+	RMAPingPong = "rma_pingpong"
 )
 
 // Tests lists the tests in the order help shows them.
-func Tests() []string { return []string{PingPong, BW} }
+func Tests() []string { return []string{PingPong, BW, RMABW, RMAPingPong} }
+
+// IsRMA reports whether test moves its data with one-sided RMA.
+func IsRMA(test string) bool { return test == RMABW || test == RMAPingPong }
+
+// isPingPong reports whether test goes back and forth, a round trip per
+// iteration (two transfers), rather than in windows.
+func isPingPong(test string) bool { return test == PingPong || test == RMAPingPong }
 
 // Defaults, as fabtests' INIT_OPTS and perftest have them.
 const (
@@ -57,7 +75,7 @@ func DefaultIters(test string, size int) int64 {
 	case size < 1<<20:
 		n = 1000
 	}
-	if test == BW {
+	if !isPingPong(test) {
 		n *= 2
 	}
 	return n
@@ -66,7 +84,7 @@ func DefaultIters(test string, size int) int64 {
 // Options is one run of one test over a range of sizes: the initiator's
 // plan, which the responder follows.
 type Options struct {
-	// Test is PingPong or BW.
+	// Test is one of Tests().
 	Test string `json:"test"`
 	// Sizes are the transfer sizes in bytes, measured in this order.
 	Sizes []int `json:"sizes"`
@@ -104,7 +122,7 @@ func (o *Options) ItersFor(size int) int64 {
 // accepted range.
 func (o *Options) Validate() error {
 	switch {
-	case o.Test != PingPong && o.Test != BW:
+	case !slices.Contains(Tests(), o.Test):
 		return fmt.Errorf("test %q: must be one of %s", o.Test, strings.Join(Tests(), ", "))
 	case len(o.Sizes) == 0:
 		return fmt.Errorf("-S: no sizes")
@@ -121,9 +139,13 @@ func (o *Options) Validate() error {
 	case o.Duration > 0 && o.Interval > o.Duration:
 		return fmt.Errorf("--report-interval %v: must not be longer than -D %v", o.Interval, o.Duration)
 	}
+	least := 0
+	if o.Test == RMAPingPong {
+		least = 1 // the byte polled
+	}
 	for _, s := range o.Sizes {
-		if s < 0 || s > MaxSize {
-			return fmt.Errorf("-S %d: must be 0 to %d (1 GiB)", s, MaxSize)
+		if s < least || s > MaxSize {
+			return fmt.Errorf("-S %d: must be %d to %d (1 GiB) for %s", s, least, MaxSize, o.Test)
 		}
 	}
 	return nil

@@ -23,7 +23,7 @@ func Result(o Options, rows []Row) *report.Result {
 		{Name: "iterations", Value: iters},
 		{Name: "warm-up", Value: strconv.FormatInt(o.Warmup, 10)},
 	}
-	if o.Test == BW {
+	if !isPingPong(o.Test) {
 		res.Params = append(res.Params, report.Param{Name: "window", Value: strconv.Itoa(o.Window)})
 	}
 	if o.Duration > 0 {

@@ -13,9 +13,15 @@ type buffers struct {
 	send, recv, want []byte
 	ctl              [8]byte
 	owned            [][]byte // from Peer.Alloc, for free
+	peerKey          []byte   // the other end's exposed recv, for the RMA tests
 }
 
+// rmaPad is what the buffers have past their largest size, so that the
+// RMA ping-pong can load the aligned word that holds a size's last byte.
+const rmaPad = 8
+
 func (r *runner) buffers(n int) *buffers {
+	n += rmaPad
 	b := &buffers{}
 	get := func() []byte {
 		if r.p.Alloc == nil {
@@ -98,6 +104,12 @@ func (x *sizeRun) sendData(b []byte) error {
 func (x *sizeRun) step() unitStep {
 	send := x.b.send[:x.size]
 	switch {
+	case x.r.o.Test == RMAPingPong:
+		return x.rmaPingPong()
+	case x.r.o.Test == RMABW && x.r.p.Initiator:
+		return x.rmaWindow()
+	case x.r.o.Test == RMABW:
+		return x.rmaWindowAck()
 	case x.r.o.Test == PingPong && x.r.p.Initiator:
 		return func(int64) (int64, error) {
 			if err := x.sendData(send); err != nil {
@@ -145,7 +157,7 @@ func (x *sizeRun) step() unitStep {
 // unit returns the messages of the next unit when left remain: one for
 // the ping-pong, a window (or what is left of one) for the bandwidth test.
 func (r *runner) unit(left int64) int64 {
-	if r.o.Test == PingPong {
+	if isPingPong(r.o.Test) {
 		return 1
 	}
 	return min(int64(r.o.Window), left)
@@ -153,7 +165,7 @@ func (r *runner) unit(left int64) int64 {
 
 // xfers is the transfers of a unit of m messages.
 func (r *runner) xfers(m int64) int64 {
-	if r.o.Test == PingPong {
+	if isPingPong(r.o.Test) {
 		return 2
 	}
 	return m
@@ -183,6 +195,11 @@ func (r *runner) size(b *buffers, size int) (Row, error) {
 	fill(b.send[:size], seed, size)
 	if r.o.Check {
 		fill(b.want[:size], peerSeed, size)
+	}
+	if r.o.Test == RMAPingPong {
+		if err := r.clearForPolls(b, size); err != nil {
+			return Row{}, err
+		}
 	}
 	step := x.step()
 	if _, _, err := r.units(step, r.o.Warmup); err != nil {

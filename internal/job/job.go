@@ -10,6 +10,7 @@ package job
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -320,6 +321,20 @@ func (j *Job) closeConns() {
 	if j.mesh != nil {
 		_ = j.mesh.close()
 	}
+}
+
+// ErrNoRMA means the transport to a peer has no one-sided RMA (fabric/tcp).
+var ErrNoRMA = errors.New("its transport has no one-sided RMA")
+
+// RMA returns the connection to peer as a fabric.RMAConn, connecting it
+// if it is not yet, or an error wrapping ErrNoRMA when its transport has
+// no RMA. The connection stays the job's; its messages and the Comm's go
+// on as before.
+func (j *Job) RMA(ctx context.Context, peer int) (fabric.RMAConn, error) {
+	if j.mesh == nil {
+		return nil, fmt.Errorf("RMA to rank %d: a job of one rank has no peers", peer)
+	}
+	return j.mesh.rma(ctx, peer)
 }
 
 // Connected returns the peers this rank has connected to so far:

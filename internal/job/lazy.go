@@ -421,3 +421,20 @@ func (lc *lazyConn) SharedMemory() bool { return lc.traits.SharedMemory }
 // Crowded reports whether the connection, once made, joins two ranks of a
 // crowded host (fabric.Traits.Crowded).
 func (lc *lazyConn) Crowded() bool { return lc.traits.Crowded }
+
+// rma returns the connection to peer, made now if it was not yet, as an
+// fabric.RMAConn, or why it cannot be one.
+func (m *mesh) rma(ctx context.Context, peer int) (fabric.RMAConn, error) {
+	if peer < 0 || peer >= len(m.peers) || m.peers[peer] == nil {
+		return nil, fmt.Errorf("RMA to rank %d: no such peer", peer)
+	}
+	c, err := m.peers[peer].get(ctx)
+	if err != nil {
+		return nil, err
+	}
+	r, ok := c.(fabric.RMAConn)
+	if !ok {
+		return nil, fmt.Errorf("RMA to rank %d: %w", peer, ErrNoRMA)
+	}
+	return r, nil
+}
