@@ -1,0 +1,148 @@
+package verbs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"time"
+)
+
+// The side channel. The dialer sends its endpoint record; the acceptor
+// makes its queue pair, moves it to RTS towards the dialer and answers
+// with its own record; the dialer moves its queue pair to RTS and sends
+// one ready byte, which the acceptor echoes: then both queue pairs are in
+// RTS with every receive posted, and either side may send. The socket
+// stays open for the connection's life: its end is how each side learns
+// that the other closed or died.
+const readyByte = 'R'
+
+// errStray means what connected to the side channel is not an hpcbench
+// verbs rank.
+var errStray = errors.New("not an hpcbench verbs endpoint record")
+
+// readEndpoint reads and parses the peer's record.
+func readEndpoint(nc net.Conn) (Endpoint, error) {
+	var b [EndpointLen]byte
+	if _, err := io.ReadFull(nc, b[:]); err != nil {
+		return Endpoint{}, fmt.Errorf("reading the peer's endpoint record: %w", err)
+	}
+	return ParseEndpoint(b[:])
+}
+
+// writeEndpoint sends e's record.
+func writeEndpoint(nc net.Conn, e Endpoint) error {
+	if _, err := nc.Write(AppendEndpoint(nil, e)); err != nil {
+		return fmt.Errorf("sending the endpoint record: %w", err)
+	}
+	return nil
+}
+
+// ready sends (first) or receives, then the other, the ready byte.
+func ready(nc net.Conn, sendFirst bool) error {
+	b := []byte{readyByte}
+	if sendFirst {
+		if _, err := nc.Write(b); err != nil {
+			return fmt.Errorf("sending ready: %w", err)
+		}
+	}
+	if _, err := io.ReadFull(nc, b); err != nil {
+		return fmt.Errorf("waiting for the peer's ready: %w", err)
+	}
+	if b[0] != readyByte {
+		return fmt.Errorf("%w: ready byte %#x", errStray, b[0])
+	}
+	if !sendFirst {
+		if _, err := nc.Write(b); err != nil {
+			return fmt.Errorf("answering ready: %w", err)
+		}
+	}
+	return nil
+}
+
+// dialHandshake is the dialer's half; it returns the connection.
+func dialHandshake(nc net.Conn, dev *devRef, self int, o Options) (*conn, error) {
+	ep, err := newEndpoint(dev, o)
+	if err != nil {
+		return nil, err
+	}
+	c, err := func() (*conn, error) {
+		if err := writeEndpoint(nc, ep.local(self)); err != nil {
+			return nil, err
+		}
+		remote, err := readEndpoint(nc)
+		if err != nil {
+			return nil, err
+		}
+		if err := ep.connect(remote); err != nil {
+			return nil, err
+		}
+		if err := ready(nc, true); err != nil {
+			return nil, err
+		}
+		return newConn(ep, nc, remote.Rank, remote, o), nil
+	}()
+	if err != nil {
+		return nil, errors.Join(err, ep.close())
+	}
+	return c, nil
+}
+
+// acceptHandshake is the acceptor's half; it returns the connection.
+func acceptHandshake(nc net.Conn, dev *devRef, self int, o Options) (*conn, error) {
+	remote, err := readEndpoint(nc)
+	if err != nil {
+		return nil, err
+	}
+	ep, err := newEndpoint(dev, o)
+	if err != nil {
+		return nil, err
+	}
+	c, err := func() (*conn, error) {
+		if err := ep.connect(remote); err != nil {
+			return nil, err
+		}
+		if err := writeEndpoint(nc, ep.local(self)); err != nil {
+			return nil, err
+		}
+		if err := ready(nc, false); err != nil {
+			return nil, err
+		}
+		return newConn(ep, nc, remote.Rank, remote, o), nil
+	}()
+	if err != nil {
+		return nil, errors.Join(err, ep.close())
+	}
+	return c, nil
+}
+
+// withDeadline runs f with nc's deadline at the earlier of ctx's and
+// timeout from now, and ctx's cancellation interrupting it; afterwards the
+// deadline is cleared. An interruption by ctx returns ctx's error.
+func withDeadline(ctx context.Context, nc net.Conn, timeout time.Duration, f func() error) error {
+	dl := time.Now().Add(timeout)
+	if d, ok := ctx.Deadline(); ok && d.Before(dl) {
+		dl = d
+	}
+	if err := nc.SetDeadline(dl); err != nil {
+		return err
+	}
+	stop := context.AfterFunc(ctx, func() { _ = nc.SetDeadline(time.Unix(1, 0)) })
+	err := f()
+	stop()
+	if cerr := ctx.Err(); err != nil && cerr != nil {
+		err = fmt.Errorf("%w (%w)", cerr, err)
+	} else if err != nil && errors.Is(err, errDeadline) {
+		err = fmt.Errorf("no answer within %v: %w", timeout, err)
+	}
+	if derr := nc.SetDeadline(time.Time{}); err == nil && derr != nil {
+		err = derr
+	}
+	return err
+}
+
+// isEOF reports whether err is the peer hanging up mid-handshake.
+func isEOF(err error) bool {
+	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)
+}

@@ -1,0 +1,7 @@
+//go:build !(verbs && linux && cgo)
+
+package verbs
+
+// OpenDevices opens every RDMA device of this host. This binary was built
+// without the cgo binding, so it returns ErrNotBuilt.
+func OpenDevices() ([]Device, error) { return nil, ErrNotBuilt }
