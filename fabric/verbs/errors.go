@@ -61,3 +61,7 @@ func (e *WCError) Error() string {
 	return fmt.Sprintf("%s: work completion failed: %s (status %d), wr_id %#x",
 		e.Op, e.Status, uint32(e.Status), e.WRID)
 }
+
+// ErrNoDevice means this host has no RDMA device the verbs library can
+// open (or no RDMA support in its kernel). Test with errors.Is.
+var ErrNoDevice = errors.New("no RDMA device: ibv_get_device_list found none (this host has no RDMA hardware or kernel support)")
