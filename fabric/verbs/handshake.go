@@ -10,10 +10,11 @@ import (
 )
 
 // The side channel. The dialer sends its endpoint record; the acceptor
-// makes its queue pair, moves it to RTS towards the dialer and answers
-// with its own record; the dialer moves its queue pair to RTS and sends
-// one ready byte, which the acceptor echoes: then both queue pairs are in
-// RTS with every receive posted, and either side may send. The socket
+// makes its queue pair, answers with its own record and moves its queue
+// pair to RTS towards the dialer; the dialer moves its queue pair to RTS
+// and sends one ready byte, which the acceptor echoes once it has read it:
+// then both queue pairs are in RTS with every receive posted, and either
+// side may send. The socket
 // stays open for the connection's life: its end is how each side learns
 // that the other closed or died.
 const readyByte = 'R'
@@ -100,10 +101,13 @@ func acceptHandshake(nc net.Conn, dev *devRef, self int, o Options) (*conn, erro
 		return nil, err
 	}
 	c, err := func() (*conn, error) {
-		if err := ep.connect(remote); err != nil {
+		// The record goes first, so that a dialer this side cannot connect
+		// to (routing by GID against LID) can say why too; the dialer
+		// sends nothing until this side's ready, which follows RTS.
+		if err := writeEndpoint(nc, ep.local(self)); err != nil {
 			return nil, err
 		}
-		if err := writeEndpoint(nc, ep.local(self)); err != nil {
+		if err := ep.connect(remote); err != nil {
 			return nil, err
 		}
 		if err := ready(nc, false); err != nil {
