@@ -112,13 +112,15 @@ func (c *conn) fail(err error) {
 // is held. gone is peerGone as read before the last poll, so that
 // messages that arrived before the peer left are still received.
 func (c *conn) closedErr(op string, gone bool) error {
+	// The peer's going comes before a failure, which its going may have
+	// caused (a credit message into a destroyed queue pair).
 	switch {
 	case c.closed.Load():
 		return fmt.Errorf("verbs: %s: %w by this side", op, fabric.ErrClosed)
-	case c.broken != nil:
-		return fmt.Errorf("verbs: %s: %w: %w", op, fabric.ErrClosed, c.broken)
 	case c.byeSeen || gone:
 		return fmt.Errorf("verbs: %s: %w by the peer", op, fabric.ErrClosed)
+	case c.broken != nil:
+		return fmt.Errorf("verbs: %s: %w: %w", op, fabric.ErrClosed, c.broken)
 	}
 	return nil
 }
@@ -137,7 +139,8 @@ func (c *conn) progress() {
 	for i := range n {
 		c.handle(&c.wc[i])
 	}
-	if c.broken == nil && c.flow.creditDue() && c.flow.canCredit() {
+	// No credits for a peer that has gone: its queue pair may be gone too.
+	if c.broken == nil && !c.byeSeen && !c.peerGone.Load() && c.flow.creditDue() && c.flow.canCredit() {
 		c.postControl(kindCredit)
 	}
 }
