@@ -132,7 +132,7 @@ func withDeadline(ctx context.Context, nc net.Conn, timeout time.Duration, f fun
 	if err := nc.SetDeadline(dl); err != nil {
 		return err
 	}
-	stop := context.AfterFunc(ctx, func() { _ = nc.SetDeadline(time.Unix(1, 0)) })
+	stop := interrupt(ctx, nc.SetDeadline)
 	err := f()
 	stop()
 	if cerr := ctx.Err(); err != nil && cerr != nil {
@@ -149,4 +149,21 @@ func withDeadline(ctx context.Context, nc net.Conn, timeout time.Duration, f fun
 // isEOF reports whether err is the peer hanging up mid-handshake.
 func isEOF(err error) bool {
 	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)
+}
+
+// interrupt makes ctx's end set a deadline in the past through set, so
+// that blocked socket calls return. The function it returns unregisters
+// that and, if it has begun, waits for it to finish: a late one must not
+// land on the next call's deadline.
+func interrupt(ctx context.Context, set func(time.Time) error) (stop func()) {
+	done := make(chan struct{})
+	unregister := context.AfterFunc(ctx, func() {
+		defer close(done)
+		_ = set(time.Unix(1, 0))
+	})
+	return func() {
+		if !unregister() {
+			<-done
+		}
+	}
 }

@@ -71,7 +71,7 @@ func (l *listener) acceptTCP(ctx context.Context) (*net.TCPConn, error) {
 	} else {
 		_ = l.ln.SetDeadline(time.Time{})
 	}
-	stop := context.AfterFunc(ctx, func() { _ = l.ln.SetDeadline(time.Unix(1, 0)) })
+	stop := interrupt(ctx, l.ln.SetDeadline)
 	tc, err := l.ln.AcceptTCP()
 	stop()
 	if err == nil {
