@@ -238,6 +238,19 @@ func errnoOf(call string, rc C.int, err error) error {
 	return Errno(call, unix.EIO)
 }
 
+// rcErr is the error of a data-path call that returned rc, an errno on
+// rdma-core's providers (ibv_post_send) or a negative number (ibv_poll_cq,
+// some providers): -errno, or -1 with nothing more to say.
+func rcErr(call string, rc C.int) error {
+	switch {
+	case rc > 0:
+		return Errno(call, unix.Errno(rc))
+	case rc < -1:
+		return Errno(call, unix.Errno(-rc))
+	}
+	return Errno(call, unix.EIO)
+}
+
 // nilErr is the error of a verbs call that returned NULL.
 func nilErr(call string, err error) error {
 	var e unix.Errno
@@ -457,7 +470,7 @@ func (c *ibvCQ) Poll(wc []WorkCompletion) (int, error) {
 	n := min(len(wc), pollMax)
 	got := C.hp_poll(c.cq, C.int(n), &c.wcs[0])
 	if got < 0 {
-		return 0, Errno("ibv_poll_cq", unix.Errno(-got))
+		return 0, rcErr("ibv_poll_cq", got)
 	}
 	for i := range int(got) {
 		w := &c.wcs[i]
@@ -474,7 +487,7 @@ func (c *ibvCQ) Arm() error {
 		return Errno("ibv_req_notify_cq", unix.EINVAL)
 	}
 	if rc := C.hp_req_notify(c.cq); rc != 0 {
-		return Errno("ibv_req_notify_cq", unix.Errno(rc))
+		return rcErr("ibv_req_notify_cq", rc)
 	}
 	return nil
 }
@@ -554,7 +567,7 @@ func (q *ibvQP) PostSend(wr SendWR) error {
 		C.uint64_t(wr.SGE.Addr), C.uint32_t(wr.SGE.Len), C.uint32_t(wr.SGE.LKey), C.uint32_t(wr.Imm),
 		C.uint64_t(wr.RemoteAddr), C.uint32_t(wr.RKey))
 	if rc != 0 {
-		return Errno("ibv_post_send", unix.Errno(rc))
+		return rcErr("ibv_post_send", rc)
 	}
 	return nil
 }
@@ -562,7 +575,7 @@ func (q *ibvQP) PostSend(wr SendWR) error {
 func (q *ibvQP) PostRecv(wr RecvWR) error {
 	rc := C.hp_post_recv(q.qp, C.uint64_t(wr.WRID), C.uint64_t(wr.SGE.Addr), C.uint32_t(wr.SGE.Len), C.uint32_t(wr.SGE.LKey))
 	if rc != 0 {
-		return Errno("ibv_post_recv", unix.Errno(rc))
+		return rcErr("ibv_post_recv", rc)
 	}
 	return nil
 }
