@@ -28,6 +28,9 @@ func TestConformance(t *testing.T) {
 	if n := h.OpenQPs(); n != 0 {
 		t.Errorf("%d QPs left on the fake device after every connection closed", n)
 	}
+	if n := h.OpenDevices(); n != 0 {
+		t.Errorf("%d device handles left open after every connection and listener closed", n)
+	}
 }
 
 func TestConformanceSmallRing(t *testing.T) {
@@ -51,4 +54,12 @@ func TestConformanceEventMode(t *testing.T) {
 	o.EventMode, o.Spin = true, 1
 	tr, _ := fakeTransport(t, o)
 	fabrictest.TestConnPair(t, func(t *testing.T) (a, b fabric.Conn) { return fabrictest.Pair(t, tr) })
+}
+
+// BenchmarkFake measures the transport's own overhead (copies, headers,
+// credits, polling) over the in-memory fake: no network, so not a verbs
+// number.
+func BenchmarkFake(b *testing.B) {
+	tr, _ := fakeTransport(b, verbs.DefaultOptions())
+	fabrictest.BenchConnPair(b, func(b *testing.B) (x, y fabric.Conn) { return fabrictest.Pair(b, tr) })
 }
