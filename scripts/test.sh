@@ -7,7 +7,9 @@
 #      another apt or dpkg holds their locks it says so and waits, up to
 #      HPCBENCH_APT_LOCK_WAIT seconds,
 #   2. checks gofmt,
-#   3. runs go vet ./...,
+#   3. runs go vet ./..., then the verbs build's checks: go vet and go build
+#      with -tags verbs, the verbs and fabtest tests with it (against the
+#      fake device), and prints the real-device test's skip line,
 #   4. runs every fuzz target briefly: targets are discovered with
 #      `go test -list '^Fuzz' ./...`, so a new FuzzX in any package is picked
 #      up without editing this file, and each runs alone with
@@ -38,8 +40,10 @@ set -euo pipefail
 cd "$(hb_repo_root)"
 
 # Debian packages the tests use: MPICH and its compiler wrapper for the
-# end-to-end tests against real MPI programs, gcc for cgo (-race needs it).
-DEB_PACKAGES=(mpich libmpich-dev gcc)
+# end-to-end tests against real MPI programs, gcc for cgo (-race needs it),
+# rdma-core's libibverbs-dev and pkg-config for the verbs build (-tags
+# verbs), libfabric-bin for fi_pingpong (scripts/bench-fabric.sh).
+DEB_PACKAGES=(mpich libmpich-dev gcc pkg-config libibverbs-dev libfabric-bin)
 
 fuzztime=${HPCBENCH_FUZZTIME:-10s}
 export HPCBENCH_REQUIRE_TOOLS=${HPCBENCH_REQUIRE_TOOLS:-1}
@@ -61,6 +65,17 @@ fi
 
 hb_log "go vet ./..."
 go vet ./...
+# The verbs build: the cgo binding to libibverbs compiles and vets here,
+# and its tests run against the fake device; the real-device test skips,
+# saying why, on a host without RDMA (this one's line is printed).
+hb_log "go vet -tags verbs ./... and go build -tags verbs ./cmd/hpcbench"
+go vet -tags verbs ./...
+go build -tags verbs -o /dev/null ./cmd/hpcbench
+# (without -race: the final go test -race ./... runs the same fake-device
+# tests again, which are the same in both builds)
+hb_log "go test -tags verbs ./fabric/verbs/..."
+go test -count=1 -tags verbs ./fabric/verbs/...
+go test -count=1 -tags verbs -run '^TestRealDevices$' -v ./fabric/verbs | grep -E '^\s+\S+_test.go:[0-9]+: |^--- (SKIP|PASS|FAIL)' || true
 
 # fuzz_targets prints "PACKAGE FuzzName" per fuzz target. go test -list
 # prints each package's matching names followed by that package's "ok" line.

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/hpcbench/hpcbench/fabric"
+	"github.com/hpcbench/hpcbench/fabric/verbs"
 	"github.com/hpcbench/hpcbench/internal/cliflag"
 	"github.com/hpcbench/hpcbench/internal/fabtest"
 	"github.com/hpcbench/hpcbench/internal/units"
@@ -37,6 +38,9 @@ type fabricArgs struct {
 	format        report.Format
 	output        string
 	archive       string
+
+	gid    int // -g: verbs' GID index, verbs.AutoGID for the transport's choice
+	inline int // --inline: verbs' largest inline send, -1 for its default
 
 	peer string           // who the other end was, for the run record
 	tr   fabric.Transport // the transport in use, once opened
@@ -77,6 +81,8 @@ func fabricFlags(fa *fabricArgs, sizes, maxSize *string, formats *cliflag.OneOf)
 	fs := newFlagSet("fabric")
 	fs.StringVarP(&fa.provider, "provider", "p", "tcp", "the transport: tcp, shm (processes of one host) or verbs (RDMA; a build with -tags verbs)")
 	fs.StringVarP(&fa.device, "device", "d", "", "tcp: the interface or local IP address to use; verbs: the RDMA device (default: the first active one)")
+	fs.IntVarP(&fa.gid, "gid-index", "g", verbs.AutoGID, "verbs: the GID index to route by (RoCE; default: a RoCE v2 IPv4 GID, or the LID on InfiniBand)")
+	fs.IntVar(&fa.inline, "inline", -1, "verbs: the largest send posted inline, in bytes (default 64)")
 	fs.StringVarP(sizes, "size", "S", "", "transfer sizes: SIZE (64, 4k, 1m), a comma-separated list, or all (powers of two from 1 B to --max-size); default 64,256,1k,4k,64k,1m")
 	fs.StringVar(maxSize, "max-size", units.FormatSize(fabtest.DefaultMaxSize), "the largest size of -S all")
 	fs.Int64VarP(&fa.opts.Iters, "iterations", "I", 0, "timed iterations per size (default: 10000 below 64 KiB, 1000 below 1 MiB, 100 above, twice that for bw)")
@@ -159,6 +165,12 @@ func parseFabric(test string, args []string, stdout io.Writer) (*fabricArgs, err
 	}
 	if err := checkProvider(fa.provider, fa.device); err != nil {
 		return nil, usagef("fabric %s: %v", test, err)
+	}
+	if fa.provider != "verbs" && (fs.Changed("gid-index") || fs.Changed("inline")) {
+		return nil, usagef("fabric %s: -g and --inline are verbs' options: -p %s has neither", test, fa.provider)
+	}
+	if fa.inline < -1 || fa.inline > 1<<16 || fa.gid < verbs.AutoGID || fa.gid > 1<<16 {
+		return nil, usagef("fabric %s: --inline must be 0 to 65536 and -g 0 to 65536", test)
 	}
 	if fabtest.IsRMA(test) && fa.provider == "tcp" {
 		return nil, usagef("fabric %s: -p tcp: the tcp transport has no one-sided RMA: use -p shm (cross-memory attach) or -p verbs", test)

@@ -14,6 +14,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/hpcbench/hpcbench/fabric/shm"
+	"github.com/hpcbench/hpcbench/fabric/verbs"
 	"github.com/hpcbench/hpcbench/internal/units"
 )
 
@@ -52,10 +53,7 @@ func runFabricInfo(ctx context.Context, stdout io.Writer, args []string) error {
 		case "shm":
 			err = shmInfo(&b, *device)
 		case "verbs":
-			fmt.Fprintf(&b, "    not available: %v\n", verbsUnavailable())
-			if *device != "" {
-				err = fmt.Errorf("-d %s: %w", *device, verbsUnavailable())
-			}
+			err = verbsInfo(&b, *device)
 		}
 		if err != nil {
 			return usagef("fabric info: %v", err)
@@ -117,5 +115,38 @@ func shmInfo(b *bytes.Buffer, device string) error {
 	}
 	fmt.Fprintf(b, "    rings: %s each way per pair; messages up to %s are copied through them, larger ones move in one copy (cross-memory attach above %s)\n",
 		units.FormatSize(int64(o.RingSize)), units.FormatSize(int64(o.EagerLimit)), units.FormatSize(int64(o.CMAThreshold)))
+	return nil
+}
+
+// verbsInfo lists the RDMA devices and their ports, as ibv_devinfo does,
+// or says why there are none; a -d that names none of them is an error.
+func verbsInfo(b *bytes.Buffer, device string) error {
+	devs, err := verbs.Devices()
+	if err != nil {
+		fmt.Fprintf(b, "    not available: %v\n", err)
+		if device != "" {
+			return fmt.Errorf("-d %s: %w", device, err)
+		}
+		return nil
+	}
+	found := device == ""
+	var names []string
+	for _, d := range devs {
+		names = append(names, d.Name)
+		if device != "" && d.Name != device {
+			continue
+		}
+		found = true
+		fmt.Fprintf(b, "    device %s: node GUID %s, firmware %s, %d ports; max_qp %d, max_qp_wr %d, max_cq %d, max_cqe %d, max_mr %d, max_mr_size %s, max_sge %d, max_qp_rd_atom %d\n",
+			d.Name, verbs.GUIDString(d.NodeGUID), d.FWVersion, d.PhysPorts, d.MaxQP, d.MaxQPWR, d.MaxCQ, d.MaxCQE, d.MaxMR,
+			units.FormatSize(int64(d.MaxMRSize)), d.MaxSGE, d.MaxQPRdAtom)
+		for _, p := range d.Ports {
+			fmt.Fprintf(b, "        port %d: %s, %s, LID %d, active MTU %s (max %s), %d GIDs\n",
+				p.Port, p.State, p.LinkLayer, p.LID, p.ActiveMTU, p.MaxMTU, len(p.GIDs))
+		}
+	}
+	if !found {
+		return fmt.Errorf("-d %s: no such RDMA device: have %s", device, strings.Join(names, ", "))
+	}
 	return nil
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"net"
 	"strings"
@@ -9,6 +8,7 @@ import (
 	"github.com/hpcbench/hpcbench/fabric"
 	"github.com/hpcbench/hpcbench/fabric/shm"
 	"github.com/hpcbench/hpcbench/fabric/tcp"
+	"github.com/hpcbench/hpcbench/fabric/verbs"
 )
 
 // fabricProviders are the providers -p takes, in the order info lists them.
@@ -30,14 +30,29 @@ func checkProvider(provider, device string) error {
 		}
 		return nil
 	case "verbs":
-		return verbsUnavailable()
+		return checkVerbsDevice(device)
 	}
 	return fmt.Errorf("-p %s: no such provider: want one of %s", provider, strings.Join(fabricProviders, ", "))
 }
 
-// verbsUnavailable is why -p verbs cannot run in this build.
-func verbsUnavailable() error {
-	return errors.New("-p verbs: this build has no verbs transport yet: use -p tcp or -p shm")
+// checkVerbsDevice refuses -p verbs in a build without it, on a host
+// without RDMA devices, or with a -d that names none of them.
+func checkVerbsDevice(device string) error {
+	devs, err := verbs.Devices()
+	if err != nil {
+		return fmt.Errorf("-p verbs: %w", err)
+	}
+	if device == "" {
+		return nil
+	}
+	var names []string
+	for _, d := range devs {
+		if d.Name == device {
+			return nil
+		}
+		names = append(names, d.Name)
+	}
+	return fmt.Errorf("-d %s: no such RDMA device: have %s", device, strings.Join(names, ", "))
 }
 
 // deviceIP is the local IPv4 (or IPv6) address -d names for tcp: an
@@ -98,6 +113,16 @@ func (fa *fabricArgs) transport(local net.IP) (fabric.Transport, error) {
 		fa.tr, err = tcp.New(o)
 	case "shm":
 		fa.tr, err = shm.New(shm.DefaultOptions())
+	case "verbs":
+		o := verbs.DefaultOptions()
+		o.Device, o.GIDIndex = fa.device, fa.gid
+		if fa.inline >= 0 {
+			o.Inline = fa.inline
+		}
+		if local != nil {
+			o.Listen, o.Publish = net.JoinHostPort(local.String(), "0"), local.String()
+		}
+		fa.tr, err = verbs.New(o)
 	default:
 		err = checkProvider(fa.provider, fa.device)
 	}

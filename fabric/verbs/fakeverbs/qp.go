@@ -290,7 +290,7 @@ func (q *qp) execute(p *pendingSend) (verbs.WCStatus, bool) {
 		if !ok {
 			return verbs.WCRemAccessErr, false
 		}
-		copy(dst, data)
+		dmaCopy(dst, data)
 		if wr.Opcode == verbs.WRRDMAWriteWithImm {
 			r := peer.recvQ[0]
 			peer.recvQ = peer.recvQ[1:]
