@@ -1,6 +1,13 @@
 package fabric
 
-import "context"
+import (
+	"context"
+	"errors"
+)
+
+// ErrNoRMA means a connection's transport has no one-sided RMA (it is not
+// an RMAConn: fabric/tcp).
+var ErrNoRMA = errors.New("fabric: the transport has no one-sided RMA")
 
 // RMAConn is implemented by connections that can reach a peer's memory
 // without the peer taking part in each transfer (one-sided, as

@@ -2,21 +2,19 @@ package fabtest
 
 import (
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"runtime"
 	"sync/atomic"
 	"unsafe"
-)
 
-// ErrNoRMA is the error of an RMA test on a Peer without RMA.
-var ErrNoRMA = errors.New("the transport has no one-sided RMA")
+	"github.com/hpcbench/hpcbench/fabric"
+)
 
 // exchangeKeys exposes this end's receive buffer to the other end and
 // learns the other end's key: the initiator first, then the responder.
 func (r *runner) exchangeKeys(b *buffers) (func() error, error) {
 	if r.p.RMA == nil {
-		return nil, fmt.Errorf("%s: %w", r.o.Test, ErrNoRMA)
+		return nil, fmt.Errorf("%s: %w", r.o.Test, fabric.ErrNoRMA)
 	}
 	key, release, err := r.p.RMA.Expose(b.recv)
 	if err != nil {

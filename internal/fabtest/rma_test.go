@@ -136,7 +136,7 @@ func TestRunRMA(t *testing.T) {
 			}
 		})
 	}
-	if _, ei, _ := runRMA(t, Options{Test: RMABW, Sizes: []int{8}, Iters: 4, Window: 2}, true); !errors.Is(ei, ErrNoRMA) {
+	if _, ei, _ := runRMA(t, Options{Test: RMABW, Sizes: []int{8}, Iters: 4, Window: 2}, true); !errors.Is(ei, fabric.ErrNoRMA) {
 		t.Errorf("no RMA: %v", ei)
 	}
 	if err := (&Options{Test: RMAPingPong, Sizes: []int{0}, Window: 1}).Validate(); err == nil {

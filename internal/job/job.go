@@ -10,7 +10,6 @@ package job
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -323,11 +322,8 @@ func (j *Job) closeConns() {
 	}
 }
 
-// ErrNoRMA means the transport to a peer has no one-sided RMA (fabric/tcp).
-var ErrNoRMA = errors.New("its transport has no one-sided RMA")
-
 // RMA returns the connection to peer as a fabric.RMAConn, connecting it
-// if it is not yet, or an error wrapping ErrNoRMA when its transport has
+// if it is not yet, or an error wrapping fabric.ErrNoRMA when its transport has
 // no RMA. The connection stays the job's; its messages and the Comm's go
 // on as before.
 func (j *Job) RMA(ctx context.Context, peer int) (fabric.RMAConn, error) {

@@ -434,7 +434,7 @@ func (m *mesh) rma(ctx context.Context, peer int) (fabric.RMAConn, error) {
 	}
 	r, ok := c.(fabric.RMAConn)
 	if !ok {
-		return nil, fmt.Errorf("RMA to rank %d: %w", peer, ErrNoRMA)
+		return nil, fmt.Errorf("RMA to rank %d: %w", peer, fabric.ErrNoRMA)
 	}
 	return r, nil
 }
