@@ -330,8 +330,8 @@ func TestPickIPv4(t *testing.T) {
 		{nil, "127.0.0.1"},                                      // nothing resolved
 	}
 	for _, tt := range tests {
-		if got := pickIPv4(tt.in); got != tt.want {
-			t.Errorf("pickIPv4(%v) = %q; want %q", tt.in, got, tt.want)
+		if got := fabric.PickIPv4(tt.in); got != tt.want {
+			t.Errorf("PickIPv4(%v) = %q; want %q", tt.in, got, tt.want)
 		}
 	}
 }

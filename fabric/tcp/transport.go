@@ -4,19 +4,14 @@ import (
 	"context"
 	"fmt"
 	"net"
-	"os"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/hpcbench/hpcbench/fabric"
 )
 
 // Name is the transport's registry name and address scheme.
 const Name = "tcp"
-
-// resolveTimeout bounds the host name lookup behind a published address.
-const resolveTimeout = 2 * time.Second
 
 // Transport is the TCP transport. It is safe for concurrent use and holds
 // nothing but its options.
@@ -61,7 +56,7 @@ func (t *Transport) Listen(ctx context.Context, self int) (fabric.Listener, erro
 	case !bound.IP.IsUnspecified():
 		host = bound.IP.String()
 	default:
-		host = hostIPv4(ctx)
+		host = fabric.HostIPv4(ctx)
 	}
 	return &listener{
 		ln:        tl,
@@ -70,32 +65,6 @@ func (t *Transport) Listen(ctx context.Context, self int) (fabric.Listener, erro
 		handshake: t.opts.HandshakeTimeout,
 		spin:      t.opts.RecvSpin,
 	}, nil
-}
-
-// hostIPv4 returns the first non-loopback IPv4 address of this host's name,
-// or 127.0.0.1.
-func hostIPv4(ctx context.Context) string {
-	name, err := os.Hostname()
-	if err != nil {
-		return "127.0.0.1"
-	}
-	ctx, cancel := context.WithTimeout(ctx, resolveTimeout)
-	defer cancel()
-	ips, err := net.DefaultResolver.LookupIPAddr(ctx, name)
-	if err != nil {
-		return "127.0.0.1"
-	}
-	return pickIPv4(ips)
-}
-
-// pickIPv4 returns the first non-loopback IPv4 address in ips, or 127.0.0.1.
-func pickIPv4(ips []net.IPAddr) string {
-	for _, ip := range ips {
-		if v4 := ip.IP.To4(); v4 != nil && !v4.IsLoopback() && !v4.IsUnspecified() {
-			return v4.String()
-		}
-	}
-	return "127.0.0.1"
 }
 
 // Dial connects rank self to the listener at addr ("tcp://host:port") and

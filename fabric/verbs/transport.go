@@ -8,7 +8,6 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/hpcbench/hpcbench/fabric"
 )
@@ -82,7 +81,7 @@ func (t *Transport) Listen(ctx context.Context, self int) (fabric.Listener, erro
 	case !bound.IP.IsUnspecified():
 		host = bound.IP.String()
 	default:
-		host = hostIPv4(ctx)
+		host = fabric.HostIPv4(ctx)
 	}
 	addr := fmt.Sprintf("%s://%s/%s:%d", Name, net.JoinHostPort(host, strconv.Itoa(bound.Port)), dev.dev.Name(), dev.port)
 	return &listener{ln: tl, self: self, addr: addr, dev: dev, opts: t.opts}, nil
@@ -145,28 +144,4 @@ func parseAddr(addr string) (hostport, device string, err error) {
 		return "", "", fmt.Errorf("address %q: device part %q: want device:port with a port in [1, 255]", addr, device)
 	}
 	return hostport, device, nil
-}
-
-// resolveTimeout bounds the host name lookup behind a published address.
-const resolveTimeout = 2 * time.Second
-
-// hostIPv4 returns the first non-loopback IPv4 address of this host's
-// name, or 127.0.0.1.
-func hostIPv4(ctx context.Context) string {
-	name, err := os.Hostname()
-	if err != nil {
-		return "127.0.0.1"
-	}
-	ctx, cancel := context.WithTimeout(ctx, resolveTimeout)
-	defer cancel()
-	ips, err := net.DefaultResolver.LookupIPAddr(ctx, name)
-	if err != nil {
-		return "127.0.0.1"
-	}
-	for _, ip := range ips {
-		if v4 := ip.IP.To4(); v4 != nil && !v4.IsLoopback() && !v4.IsUnspecified() {
-			return v4.String()
-		}
-	}
-	return "127.0.0.1"
 }
