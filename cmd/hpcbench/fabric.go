@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
@@ -163,7 +164,19 @@ func (fa *fabricArgs) run(ctx context.Context, e *pipeline.Env, role string) (fa
 	if !p.Initiator {
 		o = fabtest.Options{Test: fa.opts.Test}
 	}
-	return fabtest.Run(ctx, p, o)
+	out, err := fabtest.Run(ctx, p, o)
+	if role == roleServer && len(fa.planFlags) > 0 && err == nil && !samePlan(out.Options, fa.opts) {
+		// fabtests' servers need the client's options; ours follows the
+		// client's plan, and says so when it was given other ones.
+		fmt.Fprintf(e.Stderr, "hpcbench: fabric %s: ran the client's plan; this server's %s differ(s) from it\n", fa.opts.Test, strings.Join(fa.planFlags, ", "))
+	}
+	return out, err
+}
+
+// samePlan reports whether two plans run the same measurements.
+func samePlan(a, b fabtest.Options) bool {
+	return slices.Equal(a.Sizes, b.Sizes) && a.Iters == b.Iters && a.Warmup == b.Warmup && a.Window == b.Window &&
+		a.Duration == b.Duration && (a.Duration == 0 || a.Interval == b.Interval) && a.Check == b.Check
 }
 
 // withTimeoutCause is context.WithTimeoutCause, without a limit for d <= 0.

@@ -133,7 +133,8 @@ func TestFabricServerClient(t *testing.T) {
 		test := tc.test
 		t.Run(test, func(t *testing.T) {
 			port := strconv.Itoa(freePort(t))
-			srv := startBackground(t, "fabric", test, "-p", tc.provider, "-B", port, "--timeout", "20s")
+			// The server is given another -I: it runs the client's plan and says so.
+			srv := startBackground(t, "fabric", test, "-p", tc.provider, "-B", port, "--timeout", "20s", "-I", "7")
 			waitListening(t, srv, mustAtoi(t, port))
 			r := run(t, time.Minute, "fabric", test, "-p", tc.provider, "-P", port, "-S", "64,4k,1m", "-I", "300", "-c", "127.0.0.1")
 			if r.Code != 0 {
@@ -141,6 +142,9 @@ func TestFabricServerClient(t *testing.T) {
 			}
 			if code := srv.wait(t, 20*time.Second); code != 0 {
 				t.Fatalf("server: exit %d\n%s", code, srv.stderr.String())
+			}
+			if want := "ran the client's plan; this server's -I differ(s) from it"; !strings.Contains(srv.stderr.String(), want) {
+				t.Errorf("server's stderr %q: want %q", srv.stderr.String(), want)
 			}
 			if srv.stdout.String() != r.Stdout {
 				t.Errorf("the two ends differ:\nserver:\n%s\nclient:\n%s", srv.stdout.String(), r.Stdout)
@@ -263,6 +267,8 @@ func TestFabricBadInput(t *testing.T) {
 	}{
 		{[]string{"frob"}, `unknown test "frob": want one of pingpong, bw, rma_bw, rma_pingpong, allpairs, info`},
 		{[]string{"rma_bw", "-p", "tcp"}, "-p tcp: the tcp transport has no one-sided RMA"},
+		{[]string{"pingpong", "-e", "rdm"}, "-e rdm: hpcbench fabric has one endpoint type, msg"},
+		{[]string{"pingpong", "-p", "shm", "--event"}, "--event are verbs' options: -p shm has none of them"},
 		{[]string{"rma_pingpong", "-p", "shm", "-S", "0"}, "-S 0: must be 1 to"},
 		{[]string{"pingpong", "-p", "ib"}, "-p ib: no such provider: want one of tcp, shm, verbs"},
 		{[]string{"pingpong", "-p", "tcp", "-d", "nosuch0"}, "-d nosuch0: no such interface or local address: have lo"},

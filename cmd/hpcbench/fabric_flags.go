@@ -39,8 +39,12 @@ type fabricArgs struct {
 	output        string
 	archive       string
 
-	gid    int // -g: verbs' GID index, verbs.AutoGID for the transport's choice
-	inline int // --inline: verbs' largest inline send, -1 for its default
+	endpoint  string // -e: msg only
+	eventMode bool   // --event: verbs' completion channel
+	gid       int    // -g: verbs' GID index, verbs.AutoGID for the transport's choice
+	inline    int    // --inline: verbs' largest inline send, -1 for its default
+
+	planFlags []string // the plan's options given on this command line, for a server's note
 
 	peer string           // who the other end was, for the run record
 	tr   fabric.Transport // the transport in use, once opened
@@ -81,6 +85,8 @@ func fabricFlags(fa *fabricArgs, sizes, maxSize *string, formats *cliflag.OneOf)
 	fs := newFlagSet("fabric")
 	fs.StringVarP(&fa.provider, "provider", "p", "tcp", "the transport: tcp, shm (processes of one host) or verbs (RDMA; a build with -tags verbs)")
 	fs.StringVarP(&fa.device, "device", "d", "", "tcp: the interface or local IP address to use; verbs: the RDMA device (default: the first active one)")
+	fs.StringVarP(&fa.endpoint, "endpoint", "e", "msg", "the endpoint type: msg (reliable connections, fabtests' -e msg), the only one hpcbench fabric has")
+	fs.BoolVar(&fa.eventMode, "event", false, "verbs: sleep in the completion channel instead of busy-polling the CQ (perftest's -e)")
 	fs.IntVarP(&fa.gid, "gid-index", "g", verbs.AutoGID, "verbs: the GID index to route by (RoCE; default: a RoCE v2 IPv4 GID, or the LID on InfiniBand)")
 	fs.IntVar(&fa.inline, "inline", -1, "verbs: the largest send posted inline, in bytes (default 64)")
 	fs.StringVarP(sizes, "size", "S", "", "transfer sizes: SIZE (64, 4k, 1m), a comma-separated list, or all (powers of two from 1 B to --max-size); default 64,256,1k,4k,64k,1m")
@@ -166,9 +172,13 @@ func parseFabric(test string, args []string, stdout io.Writer) (*fabricArgs, err
 	if err := checkProvider(fa.provider, fa.device); err != nil {
 		return nil, usagef("fabric %s: %v", test, err)
 	}
-	if fa.provider != "verbs" && (fs.Changed("gid-index") || fs.Changed("inline")) {
-		return nil, usagef("fabric %s: -g and --inline are verbs' options: -p %s has neither", test, fa.provider)
+	if fa.endpoint != "msg" {
+		return nil, usagef("fabric %s: -e %s: hpcbench fabric has one endpoint type, msg (reliable, connected); rdm and dgram are not supported", test, fa.endpoint)
 	}
+	if fa.provider != "verbs" && (fs.Changed("gid-index") || fs.Changed("inline") || fs.Changed("event")) {
+		return nil, usagef("fabric %s: -g, --inline and --event are verbs' options: -p %s has none of them", test, fa.provider)
+	}
+	fa.planFlags = changedOf(fs, "size", "max-size", "iterations", "window", "warmup", "duration", "report-interval", "check")
 	if fa.inline < -1 || fa.inline > 1<<16 || fa.gid < verbs.AutoGID || fa.gid > 1<<16 {
 		return nil, usagef("fabric %s: --inline must be 0 to 65536 and -g 0 to 65536", test)
 	}
@@ -214,4 +224,21 @@ func checkFabricMemory(sizes []int) error {
 			units.FormatSize(largest), units.FormatSize(need), units.FormatSize(h.Bytes), h.Source)
 	}
 	return nil
+}
+
+// changedOf returns those of names that the command line set, spelt -X
+// when they have a shorthand, else --name.
+func changedOf(fs *pflag.FlagSet, names ...string) []string {
+	var out []string
+	for _, n := range names {
+		if !fs.Changed(n) {
+			continue
+		}
+		if f := fs.Lookup(n); f.Shorthand != "" {
+			out = append(out, "-"+f.Shorthand)
+		} else {
+			out = append(out, "--"+n)
+		}
+	}
+	return out
 }

@@ -115,7 +115,7 @@ func (fa *fabricArgs) transport(local net.IP) (fabric.Transport, error) {
 		fa.tr, err = shm.New(shm.DefaultOptions())
 	case "verbs":
 		o := verbs.DefaultOptions()
-		o.Device, o.GIDIndex = fa.device, fa.gid
+		o.Device, o.GIDIndex, o.EventMode = fa.device, fa.gid, fa.eventMode
 		if fa.inline >= 0 {
 			o.Inline = fa.inline
 		}
