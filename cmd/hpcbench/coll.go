@@ -15,6 +15,7 @@ import (
 	"github.com/hpcbench/hpcbench/fabric"
 	"github.com/hpcbench/hpcbench/fabric/shm"
 	"github.com/hpcbench/hpcbench/fabric/tcp"
+	"github.com/hpcbench/hpcbench/fabric/verbs"
 	"github.com/hpcbench/hpcbench/internal/cliflag"
 	"github.com/hpcbench/hpcbench/internal/imb"
 	"github.com/hpcbench/hpcbench/internal/job"
@@ -46,7 +47,9 @@ func parseColl(args []string, stdout io.Writer, pt *cliflag.PhaseTimeout) (imb.A
 }
 
 // transports is the registry of fabric transports this build offers,
-// preferred first: shared memory between ranks of one host, TCP anywhere.
+// preferred first: shared memory between ranks of one host, then RDMA
+// verbs when the build has them and the host an RDMA device, then TCP
+// anywhere.
 func transports() (fabric.Registry, error) {
 	s, err := shm.New(shm.DefaultOptions())
 	if err != nil {
@@ -56,7 +59,32 @@ func transports() (fabric.Registry, error) {
 	if err != nil {
 		return nil, err
 	}
-	return fabric.Registry{s, t}, nil
+	reg := fabric.Registry{s}
+	if devs, err := verbs.Devices(); err == nil && len(devs) > 0 {
+		v, err := verbs.New(verbs.DefaultOptions())
+		if err != nil {
+			return nil, err
+		}
+		reg = append(reg, v)
+	}
+	return append(reg, t), nil
+}
+
+// checkFabric refuses a --fabric (flag) that names a transport the
+// registry lacks, saying why when it is verbs (the build, the host).
+func checkFabric(flag, name string, reg fabric.Registry) error {
+	if name == job.FabricAuto {
+		return nil
+	}
+	if _, err := reg.Lookup(name); err == nil {
+		return nil
+	}
+	if name == verbs.Name {
+		if _, err := verbs.Devices(); err != nil {
+			return fmt.Errorf("%s verbs: %w", flag, err)
+		}
+	}
+	return fmt.Errorf("%s %q: want auto or one of %s", flag, name, strings.Join(reg.Names(), ", "))
 }
 
 func runColl(ctx context.Context, stdout, stderr io.Writer, args []string) error {
@@ -85,6 +113,9 @@ func runColl(ctx context.Context, stdout, stderr io.Writer, args []string) error
 	reg, err := transports()
 	if err != nil {
 		return fmt.Errorf("coll: %w", err)
+	}
+	if err := checkFabric("--fabric", o.Fabric, reg); err != nil {
+		return usagef("coll: %v", err)
 	}
 	jo := job.Options{Fabric: o.Fabric, Transports: reg, Coll: collectives.Options{Algorithms: algs}}
 	if err := stallJob("coll", &jo, &pt, false); err != nil {

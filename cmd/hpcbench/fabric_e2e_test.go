@@ -285,8 +285,16 @@ func TestFabricBadInput(t *testing.T) {
 		{[]string{"pingpong", "--json", "--csv"}, "--csv"},
 		{[]string{"info", "-p", "ib"}, "-p ib: no such provider"},
 		{[]string{"info", "-p", "tcp", "-d", "nosuch0"}, "-d nosuch0: no such interface"},
+		{[]string{"allpairs", "-p", "verbs"}, "-p verbs: fabric/verbs: built without -tags verbs"},
+		{[]string{"allpairs", "-p", "ib"}, "-p ib: no such provider: want one of tcp, shm, verbs"},
+		{[]string{"coll", "--fabric", "verbs", "Barrier"}, "coll: --fabric verbs: fabric/verbs: built without -tags verbs"},
+		{[]string{"coll", "--fabric", "ib", "Barrier"}, `coll: --fabric "ib": want auto or one of shm, tcp`},
 	} {
-		r := run(t, 30*time.Second, append([]string{"fabric"}, tc.args...)...)
+		args := append([]string{"fabric"}, tc.args...)
+		if tc.args[0] == "coll" {
+			args = tc.args
+		}
+		r := run(t, 30*time.Second, args...)
 		if r.Code != 2 || !strings.Contains(r.Stderr, tc.want) || strings.Count(strings.TrimSpace(r.Stderr), "\n") != 0 || r.Stdout != "" {
 			t.Errorf("%q: exit %d, stdout %q, stderr %q: want 2 and one line with %q", tc.args, r.Code, r.Stdout, r.Stderr, tc.want)
 		}

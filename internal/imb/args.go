@@ -17,7 +17,7 @@ import (
 // Usage is the one-line synopsis of hpcbench coll's command line.
 const Usage = "hpcbench coll [-msglog MIN:MAX | -msglen FILE] [-iter N[,VOL]] [-time SECS] [-npmin P] " +
 	"[-root R] [-root_shift on|off] [-sync on|off] [-check] [--interval DURATION] [--format human|json|csv] [--output FILE] " +
-	"[--alg COLL=ALG,...] [--fabric auto|shm|tcp] [BENCHMARK ...]"
+	"[--alg COLL=ALG,...] [--fabric auto|shm|tcp|verbs] [BENCHMARK ...]"
 
 // Args is what hpcbench coll's command line asks for: the engine's options
 // (benchmarks included) and how to write the result.
@@ -98,7 +98,7 @@ func (a *Args) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&a.Output, "output", "", "also write the result to `FILE`")
 	fs.StringVar(&a.Archive, "archive", "", "write the run as hpcbench's archive (JSON, schema hpcbench/1) to `FILE`")
 	fs.StringVar(&o.Alg, "alg", "", "collective algorithms, such as allreduce=ring,bcast=binomial")
-	fs.StringVar(&o.Fabric, "fabric", "", "transport: auto, shm or tcp")
+	fs.StringVar(&o.Fabric, "fabric", "", "transport: auto, shm, tcp or verbs (a build with -tags verbs on a host with an RDMA device)")
 }
 
 // Finish completes parsing once the flags are set: the positional

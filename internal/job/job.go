@@ -10,6 +10,7 @@ package job
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -189,13 +190,9 @@ func (j *Job) wire(ctx context.Context, o Options) error {
 	// still reading them (at 1024 ranks that takes a minute).
 	j.mesh = newMesh(rank, size, timeout)
 	own := card{host: hostID(), proc: selfProc()}
-	for _, t := range transports {
-		ln, err := t.Listen(ctx, rank)
-		if err != nil {
-			return fmt.Errorf("listen on %s: %w", t.Name(), err)
-		}
-		j.mesh.serve(ln, t.Name())
-		own.addrs = append(own.addrs, ln.Addr())
+	transports, err := j.listen(ctx, rank, transports, o.Fabric == FabricAuto, &own, o.Stderr)
+	if err != nil {
+		return err
 	}
 	if err := j.PMI.PutBytes(ctx, cardKey(rank), []byte(own.String())); err != nil {
 		return fmt.Errorf("publish business card: %w", err)
@@ -244,17 +241,18 @@ func (j *Job) wire(ctx context.Context, o Options) error {
 		}
 	}
 	hint := fabric.Hint{LocalRanks: local, HostCPUs: HostCPUs()}
-	via := make([]int, size) // transport index per peer
+	via := make([]int, size)     // transport index per peer
+	addr := make([]string, size) // and the peer's address for it
 	traits := make([]fabric.Traits, size)
 	for p := range cards {
 		if p == rank {
 			continue
 		}
-		i, err := choose(transports, cards[p], p)
+		i, a, err := choose(transports, cards[p], p)
 		if err != nil {
 			return err
 		}
-		via[p] = i
+		via[p], addr[p] = i, cards[p].addrs[a]
 		j.PeerTransport[p] = transports[i].Name()
 		traits[p] = fabric.Traits{EagerLimit: -1}
 		if h, ok := transports[i].(fabric.HintedTransport); ok {
@@ -266,9 +264,9 @@ func (j *Job) wire(ctx context.Context, o Options) error {
 		var c fabric.Conn
 		var err error
 		if h, ok := t.(fabric.HintedTransport); ok {
-			c, err = h.DialHint(ctx, rank, cards[p].addrs[via[p]], hint)
+			c, err = h.DialHint(ctx, rank, addr[p], hint)
 		} else {
-			c, err = t.Dial(ctx, rank, cards[p].addrs[via[p]])
+			c, err = t.Dial(ctx, rank, addr[p])
 		}
 		if err != nil {
 			return nil, fmt.Errorf("connect to rank %d over %s: %w", p, t.Name(), err)
@@ -303,15 +301,54 @@ func allocator(ts fabric.Registry, peerTransport []string) fabric.Allocator {
 	return nil
 }
 
-// choose returns the index of the first transport that reaches the peer
-// whose card is to, as this rank sees it (tcp anywhere, shm on one host).
-func choose(ts fabric.Registry, to card, peer int) (int, error) {
+// choose returns the index of the first transport, in this rank's order
+// of preference, that reaches the peer whose card is to, and the index of
+// the card's address for it (tcp anywhere, shm on one host, verbs where
+// both have a device). Cards are matched by scheme, not by position, so
+// ranks whose transports differ (a host without an RDMA device) still
+// agree: both take the first transport they have in common.
+func choose(ts fabric.Registry, to card, peer int) (int, int, error) {
 	for i, t := range ts {
-		if i < len(to.addrs) && fabric.Scheme(to.addrs[i]) == t.Name() && t.Reachable(to.addrs[i]) {
-			return i, nil
+		for k, a := range to.addrs {
+			if fabric.Scheme(a) == t.Name() && t.Reachable(a) {
+				return i, k, nil
+			}
 		}
 	}
-	return 0, fmt.Errorf("no transport reaches rank %d (its addresses: %s)", peer, strings.Join(to.addrs, ", "))
+	return 0, 0, fmt.Errorf("no transport reaches rank %d (its addresses: %s)", peer, strings.Join(to.addrs, ", "))
+}
+
+// listen opens this rank's endpoint on each transport and adds its
+// address to own. With auto, a transport that cannot listen (an RDMA
+// device whose port is down) is left out, said on stderr, and the rank
+// uses the others; the transports that listen are returned. Without it, or
+// when none listens, the failure ends the bootstrap.
+func (j *Job) listen(ctx context.Context, rank int, ts fabric.Registry, auto bool, own *card, stderr io.Writer) (fabric.Registry, error) {
+	var up fabric.Registry
+	var errs []error
+	for _, t := range ts {
+		ln, err := t.Listen(ctx, rank)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("listen on %s: %w", t.Name(), err))
+			continue
+		}
+		j.mesh.serve(ln, t.Name())
+		own.addrs = append(own.addrs, ln.Addr())
+		up = append(up, t)
+	}
+	if len(errs) == 0 {
+		return up, nil
+	}
+	if !auto || len(up) == 0 {
+		return nil, errors.Join(errs...)
+	}
+	if stderr == nil {
+		stderr = os.Stderr
+	}
+	for _, err := range errs {
+		fmt.Fprintf(stderr, "rank %d: %v; using %s\n", rank, err, strings.Join(up.Names(), ", "))
+	}
+	return up, nil
 }
 
 func (j *Job) closeConns() {

@@ -3,6 +3,7 @@ package job
 import (
 	"bytes"
 	"context"
+	"io"
 	"strings"
 	"sync"
 	"testing"
@@ -31,6 +32,14 @@ func registry(t *testing.T) fabric.Registry {
 // startAll bootstraps size in-process ranks through a real PMI server.
 func startAll(t *testing.T, size int, fabricName string) []*Job {
 	t.Helper()
+	return startWith(t, fabricName, make([]io.Writer, size), func(int) fabric.Registry { return registry(t) })
+}
+
+// startWith bootstraps one in-process rank per stderr writer (nil: the
+// default), rank r over the transports reg(r).
+func startWith(t *testing.T, fabricName string, stderr []io.Writer, reg func(r int) fabric.Registry) []*Job {
+	t.Helper()
+	size := len(stderr)
 	envs := pmitest.Job(t, size)
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
@@ -38,9 +47,9 @@ func startAll(t *testing.T, size int, fabricName string) []*Job {
 	errs := make([]error, size)
 	var wg sync.WaitGroup
 	for r := range size {
-		reg := registry(t)
+		o := Options{Fabric: fabricName, Transports: reg(r), Getenv: envs[r], Stderr: stderr[r]}
 		wg.Go(func() {
-			jobs[r], errs[r] = Start(ctx, Options{Fabric: fabricName, Transports: reg, Getenv: envs[r]})
+			jobs[r], errs[r] = Start(ctx, o)
 		})
 	}
 	wg.Wait()
@@ -115,7 +124,7 @@ func TestCards(t *testing.T) {
 		}
 	}
 	reg := registry(t)
-	if _, err := choose(reg, card{host: "other", addrs: []string{"nope://"}}, 3); err == nil || !strings.Contains(err.Error(), "no transport reaches rank 3") {
+	if _, _, err := choose(reg, card{host: "other", addrs: []string{"nope://"}}, 3); err == nil || !strings.Contains(err.Error(), "no transport reaches rank 3") {
 		t.Errorf("choose = %v", err)
 	}
 }
