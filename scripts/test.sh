@@ -15,8 +15,11 @@
 #      up without editing this file, and each runs alone with
 #      `go test -run '^$' -fuzz '^FuzzX$' -fuzztime $HPCBENCH_FUZZTIME PKG`,
 #   5. runs the fault campaign's short version (scripts/faults.sh, 10 runs),
-#   6. ends with `go test -race -count=1 ./...`, whose own summary is the
-#      last thing printed and whose exit status is this script's.
+#   6. starts a one-node Slurm of its own (scripts/slurm.sh, as root; its
+#      state in a temporary directory, SLURM_CONF exported for the tests),
+#   7. ends with `go test -race -count=1 ./...`, whose own summary is the
+#      last thing printed and whose exit status is this script's (the
+#      Slurm daemons it started are stopped after it).
 #
 # Arguments are passed to that last go test before ./..., for example
 # `scripts/test.sh -run TestLaunch -v`.
@@ -42,8 +45,10 @@ cd "$(hb_repo_root)"
 # Debian packages the tests use: MPICH and its compiler wrapper for the
 # end-to-end tests against real MPI programs, gcc for cgo (-race needs it),
 # rdma-core's libibverbs-dev and pkg-config for the verbs build (-tags
-# verbs), libfabric-bin for fi_pingpong (scripts/bench-fabric.sh).
-DEB_PACKAGES=(mpich libmpich-dev gcc pkg-config libibverbs-dev libfabric-bin)
+# verbs), libfabric-bin for fi_pingpong (scripts/bench-fabric.sh),
+# slurm-wlm and munge for the tests under srun --mpi=pmi2 (a one-node Slurm
+# of the tests' own, scripts/slurm.sh).
+DEB_PACKAGES=(mpich libmpich-dev gcc pkg-config libibverbs-dev libfabric-bin slurm-wlm munge)
 
 fuzztime=${HPCBENCH_FUZZTIME:-10s}
 export HPCBENCH_REQUIRE_TOOLS=${HPCBENCH_REQUIRE_TOOLS:-1}
@@ -142,5 +147,18 @@ else
 	RUNS=${HPCBENCH_FAULTS:-10} SLACK=${HPCBENCH_FAULTS_SLACK:-2} scripts/faults.sh
 fi
 
+# A Slurm for TestUnderSlurm: the daemons run as root. Without root the test
+# says why it cannot run (and fails under HPCBENCH_REQUIRE_TOOLS=1).
+slurm_dir=""
+if [[ $(id -u) == 0 ]]; then
+	slurm_dir=$(mktemp -d /tmp/hpcbench-slurm.XXXXXX)
+	trap 'scripts/slurm.sh stop "$slurm_dir"; rm -rf "$slurm_dir"' EXIT
+	hb_log "scripts/slurm.sh start $slurm_dir"
+	slurm_conf=$(scripts/slurm.sh start "$slurm_dir")
+	export SLURM_CONF=${slurm_conf#SLURM_CONF=}
+else
+	hb_log "not root: no Slurm of our own is started (TestUnderSlurm needs one)"
+fi
+
 hb_log "go test -race ./..."
-exec go test -race -count=1 -timeout "${HPCBENCH_TEST_TIMEOUT:-8m}" "$@" ./...
+go test -race -count=1 -timeout "${HPCBENCH_TEST_TIMEOUT:-8m}" "$@" ./...

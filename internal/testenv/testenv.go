@@ -176,6 +176,27 @@ func RequireTool(t testing.TB, names ...string) string {
 	return ""
 }
 
+// RequireSlurm returns the path of srun when a Slurm answers on this
+// machine (scontrol ping; scripts/test.sh starts one of its own with
+// scripts/slurm.sh and exports SLURM_CONF). Otherwise it skips the test
+// saying so, or fails it when RequireToolsEnv is "1".
+func RequireSlurm(t testing.TB) string {
+	t.Helper()
+	srun := RequireTool(t, "srun")
+	scontrol := RequireTool(t, "scontrol")
+	out, err := exec.Command(scontrol, "ping").CombinedOutput()
+	if err == nil && strings.Contains(string(out), "is UP") {
+		return srun
+	}
+	what := fmt.Sprintf("no Slurm answers (scontrol ping: %s): start one with scripts/slurm.sh start DIR and export SLURM_CONF=DIR/slurm.conf (scripts/test.sh does)",
+		strings.ReplaceAll(strings.TrimSpace(string(out)), "\n", "; "))
+	if os.Getenv(RequireToolsEnv) == "1" {
+		t.Fatalf("%s (%s=1 makes a missing tool a failure)", what, RequireToolsEnv)
+	}
+	t.Skip(what)
+	return ""
+}
+
 // debianPackage names the Debian package that provides the command name, or
 // returns "" when it does not know.
 func debianPackage(name string) string {
@@ -196,6 +217,8 @@ func debianPackage(name string) string {
 		return "strace"
 	case "ssh":
 		return "openssh-client"
+	case "srun", "sinfo", "scontrol", "slurmctld", "slurmd":
+		return "slurm-wlm"
 	}
 	return ""
 }
