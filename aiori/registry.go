@@ -1,6 +1,7 @@
 package aiori
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -23,6 +24,25 @@ type Options interface {
 type Env struct {
 	// Rank and Size place this process in the job.
 	Rank, Size int
+	// Comm reaches the job's ranks, for backends that share state
+	// between them (DFS: the engine's address). New and Close are then
+	// called on every rank of the job at once, as IOR calls a backend's
+	// initialize and finalize. Nil for a backend made outside a job.
+	Comm Comm
+	// Context bounds what New and Close wait for, and the life of what
+	// the backend starts (DFS: an engine); nil is context.Background().
+	Context context.Context
+}
+
+// Comm is the part of the job's communicator a backend may use.
+type Comm interface {
+	// Rank and Size place this rank in the job.
+	Rank() int
+	Size() int
+	// Barrier returns once every rank has entered it.
+	Barrier(ctx context.Context) error
+	// Bcast copies root's buf into every rank's buf.
+	Bcast(ctx context.Context, buf []byte, root int) error
 }
 
 // Entry is one backend of a Registry.

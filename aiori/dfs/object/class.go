@@ -180,3 +180,18 @@ func (p ContProps) Check() error {
 	}
 	return nil
 }
+
+// CheckLabel says whether s can name a container: 1 to 127 characters of
+// letters, digits, '.', '_', ':' and '-', as DAOS's labels (and never a
+// path).
+func CheckLabel(s string) error {
+	if len(s) == 0 || len(s) > 127 {
+		return fmt.Errorf("label %q: %w (want 1 to 127 characters)", s, ErrInvalid)
+	}
+	if i := strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("._:-", r))
+	}); i >= 0 {
+		return fmt.Errorf("label %q: %w: %q is not allowed (want letters, digits, '.', '_', ':' or '-')", s, ErrInvalid, s[i])
+	}
+	return nil
+}
