@@ -1,0 +1,37 @@
+// Package namespace is DFS, DAOS's POSIX-like file system, on any
+// object.Container: a superblock, directories as KV objects with one dkey
+// per entry, and files as array objects.
+//
+// # On-storage layout (layout version 1)
+//
+// Reserved object ids (the container's AllocOIDs never hands out ids below
+// 1024, so these cannot collide):
+//
+//	superblock      object.NewOID(object.S1, 0)   (class S1, printed 1000000000000.0)
+//	root directory  object.NewOID(DirOClass, 1)   (the container's DirOClass at format)
+//
+// The superblock object holds two dkeys:
+//
+//	"DFS_SB_METADATA"  akeys, each a little-endian integer:
+//	    "DFS_MAGIC"          uint64  0xda05df5da05df5 (Magic)
+//	    "DFS_SB_VERSION"     uint16  1 (SBVersion)
+//	    "DFS_LAYOUT_VERSION" uint16  1 (LayoutVersion)
+//	    "DFS_CHUNK_SIZE"     uint64  default chunk size of files
+//	    "DFS_OBJ_CLASS"      uint16  default class of files
+//	    "DFS_DIR_OBJ_CLASS"  uint16  default class of directories
+//	"/"                akey "DFS_INODE": the root directory's inode
+//
+// A directory is a KV object with one dkey per entry name and, under it,
+// akey "DFS_INODE" holding the entry's inode (see Inode.MarshalBinary for
+// the encoding). The inode lives in the parent's entry, so there are no
+// hard links. A regular file is an array object cut into its inode's chunk
+// size; its size is the array's size. A symbolic link is an entry only.
+//
+// # Formatting
+//
+// Mount formats a container that has no superblock: it Inserts the root's
+// entry (the conditional insert elects one formatter when several ranks
+// mount at once), then Puts the superblock's akeys, DFS_MAGIC last, so a
+// superblock with its magic is complete. A mount that loses the election
+// waits (until its context ends) for the magic to appear.
+package namespace
