@@ -1,0 +1,59 @@
+package namespace
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"testing"
+
+	"github.com/hpcbench/hpcbench/aiori/dfs/object"
+)
+
+// TestCallCost pins what each operation asks of the container: mdtest's
+// rates are these calls' round-trips.
+func TestCallCost(t *testing.T) {
+	ctx := context.Background()
+	cont := &counting{Container: newCont(t, object.ContProps{}), calls: map[string]int{}}
+	f, err := Mount(ctx, cont, Options{OIDBatch: 4})
+	must(t, err)
+	must(t, f.Mkdir(ctx, "/d", 0o755))           // the first batch of S1 ids
+	_, err = f.Create(ctx, "/warm", 0o644, Excl) // of SX ids, 3 left
+	must(t, err)
+	cached, err := Mount(ctx, cont, Options{OIDBatch: 4, DirCache: true})
+	must(t, err)
+	_, err = cached.Create(ctx, "/d/warm", 0o644, Excl) // batch, cache /d
+	must(t, err)
+	cont.take()
+	cases := []struct {
+		name string
+		do   func() error
+		want map[string]int
+	}{
+		{"create in the root", func() error { _, err := f.Create(ctx, "/f", 0o644, Excl); return err },
+			map[string]int{"Insert": 1}},
+		{"create in a directory", func() error { _, err := f.Create(ctx, "/d/f", 0o644, Excl); return err },
+			map[string]int{"Get": 1, "Insert": 1}},
+		{"create in a cached directory", func() error { _, err := cached.Create(ctx, "/d/g", 0o644, Excl); return err },
+			map[string]int{"Insert": 1}},
+		{"create past a batch", func() error {
+			for i := range 3 {
+				if _, err := f.Create(ctx, fmt.Sprintf("/f%d", i), 0o644, Excl); err != nil {
+					return err
+				}
+			}
+			return nil
+		}, map[string]int{"AllocOIDs": 1, "Insert": 3}},
+		{"stat a file", func() error { _, err := f.Stat(ctx, "/d/f"); return err },
+			map[string]int{"Get": 2, "ArraySize": 1}},
+		{"remove a file", func() error { return f.Remove(ctx, "/f") },
+			map[string]int{"Get": 1, "Remove": 1, "Punch": 1}},
+		{"rename a file", func() error { return f.Rename(ctx, "/f0", "/g") },
+			map[string]int{"Get": 2, "Put": 1, "Remove": 1}},
+	}
+	for _, c := range cases {
+		must(t, c.do())
+		if got := cont.take(); !maps.Equal(got, c.want) {
+			t.Errorf("%s: calls %v, want %v", c.name, got, c.want)
+		}
+	}
+}

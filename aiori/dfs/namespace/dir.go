@@ -1,0 +1,144 @@
+package namespace
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"syscall"
+)
+
+// Mkdir creates the directory p with permission perm: a new KV object and
+// one conditional Insert of its entry. An existing p wraps fs.ErrExist.
+func (f *FS) Mkdir(ctx context.Context, p string, perm fs.FileMode) error {
+	if err := f.mkdir(ctx, p, perm); err != nil {
+		return &fs.PathError{Op: "mkdir", Path: p, Err: err}
+	}
+	return nil
+}
+
+func (f *FS) mkdir(ctx context.Context, p string, perm fs.FileMode) error {
+	if err := f.writable(); err != nil {
+		return err
+	}
+	_, dir, name, err := f.parent(ctx, p)
+	if err != nil {
+		return err
+	}
+	in, err := f.newInode(ctx, fs.ModeDir|perm&permBits, f.opts.DirOClass, "")
+	if err != nil {
+		return err
+	}
+	return f.insert(ctx, dir, name, in)
+}
+
+// MkdirAll creates p and the directories above it that are missing, as
+// mkdir -p does; directories that exist are left as they are.
+func (f *FS) MkdirAll(ctx context.Context, p string, perm fs.FileMode) error {
+	names, err := splitPath(p)
+	if err != nil {
+		return &fs.PathError{Op: "mkdir", Path: p, Err: err}
+	}
+	for i := range names {
+		sub := "/" + joinNames(names[:i+1])
+		err := f.mkdir(ctx, sub, perm)
+		if errors.Is(err, syscall.EEXIST) {
+			var in Inode
+			if in, err = f.lookup(ctx, sub); err == nil && !in.IsDir() {
+				err = fmt.Errorf("%s: %w", sub, syscall.ENOTDIR)
+			}
+		}
+		if err != nil {
+			return &fs.PathError{Op: "mkdir", Path: p, Err: err}
+		}
+	}
+	return nil
+}
+
+// Rmdir removes the empty directory p: its entry, then its object. A
+// directory with entries wraps syscall.ENOTEMPTY; a file, ENOTDIR.
+func (f *FS) Rmdir(ctx context.Context, p string) error {
+	if err := f.rmdir(ctx, p); err != nil {
+		return &fs.PathError{Op: "rmdir", Path: p, Err: err}
+	}
+	return nil
+}
+
+func (f *FS) rmdir(ctx context.Context, p string) error {
+	if err := f.writable(); err != nil {
+		return err
+	}
+	dirs, parent, name, err := f.parent(ctx, p)
+	if err != nil {
+		return err
+	}
+	in, err := f.entry(ctx, parent.OID, name)
+	if err != nil {
+		return err
+	}
+	if !in.IsDir() {
+		return fmt.Errorf("remove a non-directory: %w", syscall.ENOTDIR)
+	}
+	if err := f.checkEmpty(ctx, in); err != nil {
+		return err
+	}
+	f.forget(append(dirs, name))
+	return f.unlink(ctx, parent, name, in)
+}
+
+// checkEmpty returns an error wrapping ENOTEMPTY unless directory in has
+// no entries.
+func (f *FS) checkEmpty(ctx context.Context, in Inode) error {
+	names, _, err := f.cont.List(ctx, in.OID, "", 1)
+	if err != nil {
+		return fmt.Errorf("list directory %v: %w", in.OID, err)
+	}
+	if len(names) > 0 {
+		return fmt.Errorf("directory holds %q: %w", names[0], syscall.ENOTEMPTY)
+	}
+	return nil
+}
+
+// unlink removes entry name, of inode in, from dir, then punches its
+// object (a link has none).
+func (f *FS) unlink(ctx context.Context, dir Inode, name string, in Inode) error {
+	err := f.cont.Remove(ctx, dir.OID, name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("entry %q: %w (removed meanwhile)", name, syscall.ENOENT)
+	}
+	if err != nil {
+		return fmt.Errorf("remove entry %q: %w", name, err)
+	}
+	if in.OClass != 0 {
+		if err := f.cont.Punch(ctx, in.OID); err != nil {
+			return fmt.Errorf("punch object %v of entry %q: %w", in.OID, name, err)
+		}
+	}
+	return nil
+}
+
+// ReadDir returns up to max names of directory p's entries after anchor
+// ("" starts at the first) and the anchor to continue from, "" after the
+// last. max <= 0 means no limit. Order is the container's.
+func (f *FS) ReadDir(ctx context.Context, p, anchor string, max int) ([]string, string, error) {
+	names, next, err := f.readDir(ctx, p, anchor, max)
+	if err != nil {
+		return nil, "", &fs.PathError{Op: "readdir", Path: p, Err: err}
+	}
+	return names, next, nil
+}
+
+func (f *FS) readDir(ctx context.Context, p, anchor string, max int) ([]string, string, error) {
+	in, err := f.lookup(ctx, p)
+	if err != nil {
+		return nil, "", err
+	}
+	if !in.IsDir() {
+		return nil, "", fmt.Errorf("list a non-directory: %w", syscall.ENOTDIR)
+	}
+	names, next, err := f.cont.List(ctx, in.OID, anchor, max)
+	if err != nil {
+		return nil, "", fmt.Errorf("list directory %v: %w", in.OID, err)
+	}
+	return names, next, nil
+}

@@ -1,0 +1,117 @@
+package namespace
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"slices"
+	"syscall"
+	"time"
+)
+
+// Remove unlinks the file or symbolic link p: it removes the entry, then
+// punches the file's object. A directory wraps syscall.EISDIR.
+func (f *FS) Remove(ctx context.Context, p string) error {
+	if err := f.remove(ctx, p); err != nil {
+		return &fs.PathError{Op: "remove", Path: p, Err: err}
+	}
+	return nil
+}
+
+func (f *FS) remove(ctx context.Context, p string) error {
+	if err := f.writable(); err != nil {
+		return err
+	}
+	_, dir, name, err := f.parent(ctx, p)
+	if err != nil {
+		return err
+	}
+	in, err := f.entry(ctx, dir.OID, name)
+	if err != nil {
+		return err
+	}
+	if in.IsDir() {
+		return fmt.Errorf("unlink a directory: %w (use Rmdir)", syscall.EISDIR)
+	}
+	return f.unlink(ctx, dir, name, in)
+}
+
+// Rename moves the entry from to to, as dfs_move does: it writes the
+// entry at to, replacing a file there (or an empty directory, when from
+// is a directory), then removes the entry at from and punches the object
+// it replaced. A directory cannot move below itself (EINVAL); a file
+// cannot replace a directory (EISDIR), nor a directory a file (ENOTDIR).
+func (f *FS) Rename(ctx context.Context, from, to string) error {
+	if err := f.rename(ctx, from, to); err != nil {
+		return &fs.PathError{Op: "rename", Path: from + " to " + to, Err: err}
+	}
+	return nil
+}
+
+func (f *FS) rename(ctx context.Context, from, to string) error {
+	if err := f.writable(); err != nil {
+		return err
+	}
+	fdirs, fparent, fname, err := f.parent(ctx, from)
+	if err != nil {
+		return err
+	}
+	src, err := f.entry(ctx, fparent.OID, fname)
+	if err != nil {
+		return err
+	}
+	tdirs, tparent, tname, err := f.parent(ctx, to)
+	if err != nil {
+		return err
+	}
+	fnames, tnames := append(fdirs[:len(fdirs):len(fdirs)], fname), append(tdirs[:len(tdirs):len(tdirs)], tname)
+	if slices.Equal(fnames, tnames) {
+		return nil
+	}
+	if src.IsDir() && len(tnames) > len(fnames) && slices.Equal(tnames[:len(fnames)], fnames) {
+		return fmt.Errorf("move a directory below itself: %w", syscall.EINVAL)
+	}
+	dst, err := f.entry(ctx, tparent.OID, tname)
+	replaced := err == nil
+	if err := f.checkReplace(ctx, src, dst, replaced, err); err != nil {
+		return err
+	}
+	src.Ctime = time.Now()
+	b, err := src.MarshalBinary()
+	if err != nil {
+		return err
+	}
+	if err := f.cont.Put(ctx, tparent.OID, tname, inodeAkey, b); err != nil {
+		return fmt.Errorf("write entry %q: %w", tname, err)
+	}
+	f.forget(fnames)
+	f.forget(tnames)
+	if err := f.cont.Remove(ctx, fparent.OID, fname); err != nil {
+		return fmt.Errorf("remove old entry %q: %w", fname, err)
+	}
+	if replaced && dst.OClass != 0 && dst.OID != src.OID {
+		if err := f.cont.Punch(ctx, dst.OID); err != nil {
+			return fmt.Errorf("punch replaced object %v: %w", dst.OID, err)
+		}
+	}
+	return nil
+}
+
+// checkReplace says whether src may replace dst (when replaced; lookupErr
+// is the error looking dst up gave).
+func (f *FS) checkReplace(ctx context.Context, src, dst Inode, replaced bool, lookupErr error) error {
+	switch {
+	case !replaced && errors.Is(lookupErr, syscall.ENOENT):
+		return nil
+	case !replaced:
+		return lookupErr
+	case dst.IsDir() && !src.IsDir():
+		return fmt.Errorf("replace a directory with a non-directory: %w", syscall.EISDIR)
+	case !dst.IsDir() && src.IsDir():
+		return fmt.Errorf("replace a non-directory with a directory: %w", syscall.ENOTDIR)
+	case dst.IsDir():
+		return f.checkEmpty(ctx, dst)
+	}
+	return nil
+}

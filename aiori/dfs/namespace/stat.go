@@ -1,0 +1,61 @@
+package namespace
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+
+	"github.com/hpcbench/hpcbench/aiori/dfs/object"
+)
+
+// Info is what Stat reports: the entry's inode and its size.
+type Info struct {
+	Inode
+	// Size is a file's size (its array's), a link's target length, or 0
+	// for a directory.
+	Size int64
+}
+
+// Stat describes the entry at p, without following a link.
+func (f *FS) Stat(ctx context.Context, p string) (Info, error) {
+	in, err := f.lookup(ctx, p)
+	if err != nil {
+		return Info{}, &fs.PathError{Op: "stat", Path: p, Err: err}
+	}
+	info := Info{Inode: in}
+	switch {
+	case in.Mode&fs.ModeSymlink != 0:
+		info.Size = int64(len(in.Target))
+	case in.Mode.IsRegular():
+		n, err := f.cont.ArraySize(ctx, object.Array{OID: in.OID, ChunkSize: in.ChunkSize})
+		if err != nil {
+			return Info{}, &fs.PathError{Op: "stat", Path: p, Err: fmt.Errorf("size of %v: %w", in.OID, err)}
+		}
+		info.Size = n
+	}
+	return info, nil
+}
+
+// Symlink creates the symbolic link p pointing at target (kept as given;
+// this package never follows links).
+func (f *FS) Symlink(ctx context.Context, target, p string) error {
+	if err := f.symlink(ctx, target, p); err != nil {
+		return &fs.PathError{Op: "symlink", Path: p, Err: err}
+	}
+	return nil
+}
+
+func (f *FS) symlink(ctx context.Context, target, p string) error {
+	if err := f.writable(); err != nil {
+		return err
+	}
+	_, dir, name, err := f.parent(ctx, p)
+	if err != nil {
+		return err
+	}
+	in, err := f.newInode(ctx, fs.ModeSymlink|0o777, 0, target)
+	if err != nil {
+		return err
+	}
+	return f.insert(ctx, dir, name, in)
+}
