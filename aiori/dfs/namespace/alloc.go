@@ -44,6 +44,9 @@ func (a *allocator) oid(ctx context.Context, c object.Class) (object.OID, error)
 		if err != nil {
 			return object.OID{}, fmt.Errorf("allocate %d object ids of class %v: %w", a.batch, c, err)
 		}
+		if first.Lo <= reservedRootLo {
+			return object.OID{}, fmt.Errorf("allocate object ids of class %v: the container handed out %v: %w (ids 0 and 1 are DFS's)", c, first, object.ErrInvalid)
+		}
 		r = idRange{hi: first.Hi, lo: first.Lo, end: first.Lo + uint64(a.batch)}
 	}
 	oid := object.OID{Hi: r.hi, Lo: r.lo}

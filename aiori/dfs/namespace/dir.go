@@ -68,7 +68,7 @@ func (f *FS) rmdir(ctx context.Context, p string) error {
 	if err := f.writable(); err != nil {
 		return err
 	}
-	dirs, parent, name, err := f.parent(ctx, p)
+	names, parent, name, err := f.parent(ctx, p)
 	if err != nil {
 		return err
 	}
@@ -82,7 +82,7 @@ func (f *FS) rmdir(ctx context.Context, p string) error {
 	if err := f.checkEmpty(ctx, in); err != nil {
 		return err
 	}
-	f.forget(append(dirs, name))
+	f.forget(names)
 	return f.unlink(ctx, parent, name, in)
 }
 

@@ -60,15 +60,15 @@ func (f *FS) forget(names []string) {
 	}
 }
 
-// parent returns the names along p's parent, the parent's inode and p's
-// own name.
+// parent returns the names along p (its parent's, then its own), the
+// parent's inode and p's own name.
 func (f *FS) parent(ctx context.Context, p string) ([]string, Inode, string, error) {
 	dirs, name, err := splitParent(p)
 	if err != nil {
 		return nil, Inode{}, "", err
 	}
 	dir, err := f.walk(ctx, dirs)
-	return dirs, dir, name, err
+	return dirs[:len(dirs)+1], dir, name, err
 }
 
 // Lookup returns the inode of the entry at p (the root's for "/").

@@ -63,8 +63,8 @@ func Mount(ctx context.Context, cont object.Container, opts Options) (*FS, error
 		return nil, fmt.Errorf("mount DFS: read the root's inode: %w", err)
 	}
 	root, err := decodeInode(b)
-	if err == nil && !root.IsDir() {
-		err = fmt.Errorf("mode %v: %w (want a directory)", root.Mode, object.ErrInvalid)
+	if err == nil && (!root.IsDir() || root.OID != rootOID(root.OClass)) {
+		err = fmt.Errorf("mode %v, object %v: %w (want a directory, id 1)", root.Mode, root.OID, object.ErrInvalid)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("mount DFS: the root's inode: %w", err)

@@ -46,7 +46,7 @@ func splitParent(p string) ([]string, string, error) {
 	if len(names) == 0 {
 		return nil, "", fmt.Errorf("the root directory: %w (it has no parent entry)", syscall.EINVAL)
 	}
-	return names[:len(names)-1], names[len(names)-1], nil
+	return names[:len(names)-1], names[len(names)-1], nil // cap: the name follows
 }
 
 // joinNames returns the path of names below the root, without the leading

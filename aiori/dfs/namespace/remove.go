@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"slices"
 	"syscall"
 	"time"
@@ -44,7 +45,7 @@ func (f *FS) remove(ctx context.Context, p string) error {
 // cannot replace a directory (EISDIR), nor a directory a file (ENOTDIR).
 func (f *FS) Rename(ctx context.Context, from, to string) error {
 	if err := f.rename(ctx, from, to); err != nil {
-		return &fs.PathError{Op: "rename", Path: from + " to " + to, Err: err}
+		return &os.LinkError{Op: "rename", Old: from, New: to, Err: err}
 	}
 	return nil
 }
@@ -53,7 +54,7 @@ func (f *FS) rename(ctx context.Context, from, to string) error {
 	if err := f.writable(); err != nil {
 		return err
 	}
-	fdirs, fparent, fname, err := f.parent(ctx, from)
+	fnames, fparent, fname, err := f.parent(ctx, from)
 	if err != nil {
 		return err
 	}
@@ -61,11 +62,10 @@ func (f *FS) rename(ctx context.Context, from, to string) error {
 	if err != nil {
 		return err
 	}
-	tdirs, tparent, tname, err := f.parent(ctx, to)
+	tnames, tparent, tname, err := f.parent(ctx, to)
 	if err != nil {
 		return err
 	}
-	fnames, tnames := append(fdirs[:len(fdirs):len(fdirs)], fname), append(tdirs[:len(tdirs):len(tdirs)], tname)
 	if slices.Equal(fnames, tnames) {
 		return nil
 	}
