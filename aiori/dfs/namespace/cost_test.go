@@ -23,6 +23,9 @@ func TestCallCost(t *testing.T) {
 	must(t, err)
 	_, err = cached.Create(ctx, "/d/warm", 0o644, Excl) // batch, cache /d
 	must(t, err)
+	must(t, f.MkdirAll(ctx, "/d/e/g", 0o755))
+	deep, err := f.OpenDir(ctx, "/d/e/g")
+	must(t, err)
 	cont.take()
 	cases := []struct {
 		name string
@@ -43,6 +46,8 @@ func TestCallCost(t *testing.T) {
 			}
 			return nil
 		}, map[string]int{"AllocOIDs": 1, "Insert": 3}},
+		{"create through a Dir", func() error { _, err := deep.Create(ctx, "f", 0o644, Excl); return err },
+			map[string]int{"Insert": 1}},
 		{"stat a file", func() error { _, err := f.Stat(ctx, "/d/f"); return err },
 			map[string]int{"Get": 2, "ArraySize": 1}},
 		{"remove a file", func() error { return f.Remove(ctx, "/f") },

@@ -69,6 +69,11 @@ func (f *FS) create(ctx context.Context, p string, perm fs.FileMode, flags Flags
 	if err != nil {
 		return nil, err
 	}
+	return f.createAt(ctx, dir, name, perm, flags)
+}
+
+// createAt creates (or with flags, opens) the file name in directory dir.
+func (f *FS) createAt(ctx context.Context, dir Inode, name string, perm fs.FileMode, flags Flags) (*File, error) {
 	in, err := f.newInode(ctx, perm&permBits, f.opts.OClass, "")
 	if err != nil {
 		return nil, err

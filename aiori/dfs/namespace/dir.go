@@ -25,6 +25,11 @@ func (f *FS) mkdir(ctx context.Context, p string, perm fs.FileMode) error {
 	if err != nil {
 		return err
 	}
+	return f.mkdirAt(ctx, dir, name, perm)
+}
+
+// mkdirAt creates the directory name in directory dir.
+func (f *FS) mkdirAt(ctx context.Context, dir Inode, name string, perm fs.FileMode) error {
 	in, err := f.newInode(ctx, fs.ModeDir|perm&permBits, f.opts.DirOClass, "")
 	if err != nil {
 		return err
@@ -133,6 +138,11 @@ func (f *FS) readDir(ctx context.Context, p, anchor string, max int) ([]string, 
 	if err != nil {
 		return nil, "", err
 	}
+	return f.list(ctx, in, anchor, max)
+}
+
+// list lists directory in's entries.
+func (f *FS) list(ctx context.Context, in Inode, anchor string, max int) ([]string, string, error) {
 	if !in.IsDir() {
 		return nil, "", fmt.Errorf("list a non-directory: %w", syscall.ENOTDIR)
 	}

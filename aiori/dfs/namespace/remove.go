@@ -28,6 +28,11 @@ func (f *FS) remove(ctx context.Context, p string) error {
 	if err != nil {
 		return err
 	}
+	return f.removeAt(ctx, dir, name)
+}
+
+// removeAt unlinks the file or link name in directory dir.
+func (f *FS) removeAt(ctx context.Context, dir Inode, name string) error {
 	in, err := f.entry(ctx, dir.OID, name)
 	if err != nil {
 		return err

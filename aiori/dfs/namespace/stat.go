@@ -19,9 +19,17 @@ type Info struct {
 // Stat describes the entry at p, without following a link.
 func (f *FS) Stat(ctx context.Context, p string) (Info, error) {
 	in, err := f.lookup(ctx, p)
-	if err != nil {
-		return Info{}, &fs.PathError{Op: "stat", Path: p, Err: err}
+	if err == nil {
+		var info Info
+		if info, err = f.info(ctx, in); err == nil {
+			return info, nil
+		}
 	}
+	return Info{}, &fs.PathError{Op: "stat", Path: p, Err: err}
+}
+
+// info returns what Stat reports of inode in.
+func (f *FS) info(ctx context.Context, in Inode) (Info, error) {
 	info := Info{Inode: in}
 	switch {
 	case in.Mode&fs.ModeSymlink != 0:
@@ -29,7 +37,7 @@ func (f *FS) Stat(ctx context.Context, p string) (Info, error) {
 	case in.Mode.IsRegular():
 		n, err := f.cont.ArraySize(ctx, object.Array{OID: in.OID, ChunkSize: in.ChunkSize})
 		if err != nil {
-			return Info{}, &fs.PathError{Op: "stat", Path: p, Err: fmt.Errorf("size of %v: %w", in.OID, err)}
+			return Info{}, fmt.Errorf("size of %v: %w", in.OID, err)
 		}
 		info.Size = n
 	}
