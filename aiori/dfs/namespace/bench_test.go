@@ -25,53 +25,49 @@ func BenchmarkCreate(b *testing.B) {
 	for _, cache := range []bool{false, true} {
 		b.Run(fmt.Sprintf("cache=%v", cache), func(b *testing.B) {
 			f := newFS(b, Options{DirCache: cache})
-			paths := benchFiles(b, f)
-			ctx := context.Background()
-			b.ReportAllocs()
-			b.ResetTimer()
-			for i := range b.N {
-				if _, err := f.Create(ctx, paths[i], 0o644, Excl); err != nil {
-					b.Fatal(err)
-				}
-			}
+			benchEach(b, benchFiles(b, f), func(p string) error {
+				_, err := f.Create(context.Background(), p, 0o644, Excl)
+				return err
+			})
 		})
+	}
+}
+
+// benchCreated returns the paths of b.N files it creates in /bench.
+func benchCreated(b *testing.B, f *FS) []string {
+	b.Helper()
+	paths := benchFiles(b, f)
+	for _, p := range paths {
+		if _, err := f.Create(context.Background(), p, 0o644, Excl); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return paths
+}
+
+// benchEach times op on each of b.N paths.
+func benchEach(b *testing.B, paths []string, op func(p string) error) {
+	b.Helper()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := range b.N {
+		if err := op(paths[i]); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
 
 func BenchmarkStat(b *testing.B) {
 	f := newFS(b, Options{})
-	paths := benchFiles(b, f)
-	ctx := context.Background()
-	for _, p := range paths {
-		if _, err := f.Create(ctx, p, 0o644, Excl); err != nil {
-			b.Fatal(err)
-		}
-	}
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := range b.N {
-		if _, err := f.Stat(ctx, paths[i]); err != nil {
-			b.Fatal(err)
-		}
-	}
+	benchEach(b, benchCreated(b, f), func(p string) error {
+		_, err := f.Stat(context.Background(), p)
+		return err
+	})
 }
 
 func BenchmarkRemove(b *testing.B) {
 	f := newFS(b, Options{})
-	paths := benchFiles(b, f)
-	ctx := context.Background()
-	for _, p := range paths {
-		if _, err := f.Create(ctx, p, 0o644, Excl); err != nil {
-			b.Fatal(err)
-		}
-	}
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := range b.N {
-		if err := f.Remove(ctx, paths[i]); err != nil {
-			b.Fatal(err)
-		}
-	}
+	benchEach(b, benchCreated(b, f), func(p string) error { return f.Remove(context.Background(), p) })
 }
 
 func BenchmarkCreateParallel(b *testing.B) {

@@ -54,22 +54,12 @@ func (f *FS) insert(ctx context.Context, dir Inode, name string, in Inode) error
 // When p exists, Create fails with Excl and opens it otherwise (truncated
 // with Trunc). A create costs one conditional Insert and no array I/O.
 func (f *FS) Create(ctx context.Context, p string, perm fs.FileMode, flags Flags) (*File, error) {
-	fl, err := f.create(ctx, p, perm, flags)
-	if err != nil {
-		return nil, &fs.PathError{Op: "create", Path: p, Err: err}
-	}
-	return fl, nil
-}
-
-func (f *FS) create(ctx context.Context, p string, perm fs.FileMode, flags Flags) (*File, error) {
-	if err := f.writable(); err != nil {
-		return nil, err
-	}
-	_, dir, name, err := f.parent(ctx, p)
-	if err != nil {
-		return nil, err
-	}
-	return f.createAt(ctx, dir, name, perm, flags)
+	var fl *File
+	err := f.change(ctx, "create", p, func(_ []string, dir Inode, name string) (err error) {
+		fl, err = f.createAt(ctx, dir, name, perm, flags)
+		return err
+	})
+	return fl, err
 }
 
 // createAt creates (or with flags, opens) the file name in directory dir.

@@ -11,21 +11,9 @@ import (
 // Mkdir creates the directory p with permission perm: a new KV object and
 // one conditional Insert of its entry. An existing p wraps fs.ErrExist.
 func (f *FS) Mkdir(ctx context.Context, p string, perm fs.FileMode) error {
-	if err := f.mkdir(ctx, p, perm); err != nil {
-		return &fs.PathError{Op: "mkdir", Path: p, Err: err}
-	}
-	return nil
-}
-
-func (f *FS) mkdir(ctx context.Context, p string, perm fs.FileMode) error {
-	if err := f.writable(); err != nil {
-		return err
-	}
-	_, dir, name, err := f.parent(ctx, p)
-	if err != nil {
-		return err
-	}
-	return f.mkdirAt(ctx, dir, name, perm)
+	return f.change(ctx, "mkdir", p, func(_ []string, dir Inode, name string) error {
+		return f.mkdirAt(ctx, dir, name, perm)
+	})
 }
 
 // mkdirAt creates the directory name in directory dir.
@@ -38,7 +26,8 @@ func (f *FS) mkdirAt(ctx context.Context, dir Inode, name string, perm fs.FileMo
 }
 
 // MkdirAll creates p and the directories above it that are missing, as
-// mkdir -p does; directories that exist are left as they are.
+// mkdir -p does; directories that exist are left as they are. An error
+// names the directory that could not be made.
 func (f *FS) MkdirAll(ctx context.Context, p string, perm fs.FileMode) error {
 	names, err := splitPath(p)
 	if err != nil {
@@ -46,15 +35,15 @@ func (f *FS) MkdirAll(ctx context.Context, p string, perm fs.FileMode) error {
 	}
 	for i := range names {
 		sub := "/" + joinNames(names[:i+1])
-		err := f.mkdir(ctx, sub, perm)
+		err := f.Mkdir(ctx, sub, perm)
 		if errors.Is(err, syscall.EEXIST) {
 			var in Inode
 			if in, err = f.lookup(ctx, sub); err == nil && !in.IsDir() {
-				err = fmt.Errorf("%s: %w", sub, syscall.ENOTDIR)
+				err = &fs.PathError{Op: "mkdir", Path: sub, Err: fmt.Errorf("a non-directory is there: %w", syscall.ENOTDIR)}
 			}
 		}
 		if err != nil {
-			return &fs.PathError{Op: "mkdir", Path: p, Err: err}
+			return err
 		}
 	}
 	return nil
@@ -63,20 +52,13 @@ func (f *FS) MkdirAll(ctx context.Context, p string, perm fs.FileMode) error {
 // Rmdir removes the empty directory p: its entry, then its object. A
 // directory with entries wraps syscall.ENOTEMPTY; a file, ENOTDIR.
 func (f *FS) Rmdir(ctx context.Context, p string) error {
-	if err := f.rmdir(ctx, p); err != nil {
-		return &fs.PathError{Op: "rmdir", Path: p, Err: err}
-	}
-	return nil
+	return f.change(ctx, "rmdir", p, func(names []string, parent Inode, name string) error {
+		return f.rmdirAt(ctx, names, parent, name)
+	})
 }
 
-func (f *FS) rmdir(ctx context.Context, p string) error {
-	if err := f.writable(); err != nil {
-		return err
-	}
-	names, parent, name, err := f.parent(ctx, p)
-	if err != nil {
-		return err
-	}
+// rmdirAt removes the empty directory name, at names, from parent.
+func (f *FS) rmdirAt(ctx context.Context, names []string, parent Inode, name string) error {
 	in, err := f.entry(ctx, parent.OID, name)
 	if err != nil {
 		return err

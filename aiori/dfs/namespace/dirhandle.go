@@ -56,20 +56,27 @@ func checkName(name string) error {
 	return nil
 }
 
-// Create creates the file name in the directory, as FS.Create does.
-func (d *Dir) Create(ctx context.Context, name string, perm fs.FileMode, flags Flags) (*File, error) {
-	fl, err := d.create(ctx, name, perm, flags)
-	return fl, d.at("create", name, err)
+// change runs fn, a call that changes entry name, refusing on a read-only
+// mount and on a name that cannot be an entry's.
+func (d *Dir) change(op, name string, fn func() error) error {
+	err := d.fs.writable()
+	if err == nil {
+		err = checkName(name)
+	}
+	if err == nil {
+		err = fn()
+	}
+	return d.at(op, name, err)
 }
 
-func (d *Dir) create(ctx context.Context, name string, perm fs.FileMode, flags Flags) (*File, error) {
-	if err := d.fs.writable(); err != nil {
-		return nil, err
-	}
-	if err := checkName(name); err != nil {
-		return nil, err
-	}
-	return d.fs.createAt(ctx, d.in, name, perm, flags)
+// Create creates the file name in the directory, as FS.Create does.
+func (d *Dir) Create(ctx context.Context, name string, perm fs.FileMode, flags Flags) (*File, error) {
+	var fl *File
+	err := d.change("create", name, func() (err error) {
+		fl, err = d.fs.createAt(ctx, d.in, name, perm, flags)
+		return err
+	})
+	return fl, err
 }
 
 // Open opens the existing file name in the directory.
@@ -95,14 +102,7 @@ func (d *Dir) lookup(ctx context.Context, name string) (Inode, error) {
 
 // Mkdir creates the directory name in the directory.
 func (d *Dir) Mkdir(ctx context.Context, name string, perm fs.FileMode) error {
-	err := d.fs.writable()
-	if err == nil {
-		err = checkName(name)
-	}
-	if err == nil {
-		err = d.fs.mkdirAt(ctx, d.in, name, perm)
-	}
-	return d.at("mkdir", name, err)
+	return d.change("mkdir", name, func() error { return d.fs.mkdirAt(ctx, d.in, name, perm) })
 }
 
 // Stat describes the entry name in the directory.
@@ -117,14 +117,7 @@ func (d *Dir) Stat(ctx context.Context, name string) (Info, error) {
 
 // Remove unlinks the file or link name in the directory.
 func (d *Dir) Remove(ctx context.Context, name string) error {
-	err := d.fs.writable()
-	if err == nil {
-		err = checkName(name)
-	}
-	if err == nil {
-		err = d.fs.removeAt(ctx, d.in, name)
-	}
-	return d.at("remove", name, err)
+	return d.change("remove", name, func() error { return d.fs.removeAt(ctx, d.in, name) })
 }
 
 // ReadDir lists the directory's entries, as FS.ReadDir does.

@@ -91,3 +91,22 @@ func (f *FS) lookup(ctx context.Context, p string) (Inode, error) {
 	}
 	return f.entry(ctx, dir.OID, names[len(names)-1])
 }
+
+// change runs fn, a call that changes the namespace, on p's names, parent
+// directory and own name. It refuses on a read-only mount and returns an
+// error as an *fs.PathError of op on p.
+func (f *FS) change(ctx context.Context, op, p string, fn func(names []string, dir Inode, name string) error) error {
+	err := f.writable()
+	if err == nil {
+		var names []string
+		var dir Inode
+		var name string
+		if names, dir, name, err = f.parent(ctx, p); err == nil {
+			err = fn(names, dir, name)
+		}
+	}
+	if err != nil {
+		return &fs.PathError{Op: op, Path: p, Err: err}
+	}
+	return nil
+}

@@ -1,6 +1,7 @@
 package namespace
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -81,15 +82,9 @@ func Mount(ctx context.Context, cont object.Container, opts Options) (*FS, error
 
 // resolve fills opts's zero defaults from the superblock and checks them.
 func (sb Superblock) resolve(opts Options) (Options, error) {
-	if opts.ChunkSize == 0 {
-		opts.ChunkSize = sb.ChunkSize
-	}
-	if opts.OClass == 0 {
-		opts.OClass = sb.OClass
-	}
-	if opts.DirOClass == 0 {
-		opts.DirOClass = sb.DirOClass
-	}
+	opts.ChunkSize = cmp.Or(opts.ChunkSize, sb.ChunkSize)
+	opts.OClass = cmp.Or(opts.OClass, sb.OClass)
+	opts.DirOClass = cmp.Or(opts.DirOClass, sb.DirOClass)
 	p := object.ContProps{ChunkSize: opts.ChunkSize, OClass: opts.OClass, DirOClass: opts.DirOClass}
 	if err := p.Check(); err != nil {
 		return opts, fmt.Errorf("options: %w", err)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"slices"
 	"syscall"
@@ -14,21 +13,9 @@ import (
 // Remove unlinks the file or symbolic link p: it removes the entry, then
 // punches the file's object. A directory wraps syscall.EISDIR.
 func (f *FS) Remove(ctx context.Context, p string) error {
-	if err := f.remove(ctx, p); err != nil {
-		return &fs.PathError{Op: "remove", Path: p, Err: err}
-	}
-	return nil
-}
-
-func (f *FS) remove(ctx context.Context, p string) error {
-	if err := f.writable(); err != nil {
-		return err
-	}
-	_, dir, name, err := f.parent(ctx, p)
-	if err != nil {
-		return err
-	}
-	return f.removeAt(ctx, dir, name)
+	return f.change(ctx, "remove", p, func(_ []string, dir Inode, name string) error {
+		return f.removeAt(ctx, dir, name)
+	})
 }
 
 // removeAt unlinks the file or link name in directory dir.

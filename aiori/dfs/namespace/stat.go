@@ -47,23 +47,11 @@ func (f *FS) info(ctx context.Context, in Inode) (Info, error) {
 // Symlink creates the symbolic link p pointing at target (kept as given;
 // this package never follows links).
 func (f *FS) Symlink(ctx context.Context, target, p string) error {
-	if err := f.symlink(ctx, target, p); err != nil {
-		return &fs.PathError{Op: "symlink", Path: p, Err: err}
-	}
-	return nil
-}
-
-func (f *FS) symlink(ctx context.Context, target, p string) error {
-	if err := f.writable(); err != nil {
-		return err
-	}
-	_, dir, name, err := f.parent(ctx, p)
-	if err != nil {
-		return err
-	}
-	in, err := f.newInode(ctx, fs.ModeSymlink|0o777, 0, target)
-	if err != nil {
-		return err
-	}
-	return f.insert(ctx, dir, name, in)
+	return f.change(ctx, "symlink", p, func(_ []string, dir Inode, name string) error {
+		in, err := f.newInode(ctx, fs.ModeSymlink|0o777, 0, target)
+		if err != nil {
+			return err
+		}
+		return f.insert(ctx, dir, name, in)
+	})
 }
