@@ -36,7 +36,7 @@ func (f *FS) newInode(ctx context.Context, m fs.FileMode, c object.Class, target
 // insert adds the entry name with inode in to directory dir, failing with
 // an error wrapping EEXIST when it is there: one conditional Insert.
 func (f *FS) insert(ctx context.Context, dir Inode, name string, in Inode) error {
-	b, err := in.MarshalBinary()
+	b, err := in.encode()
 	if err != nil {
 		return err
 	}

@@ -4,8 +4,9 @@
 //
 // # On-storage layout (layout version 1)
 //
-// Reserved object ids (the container's AllocOIDs never hands out ids below
-// 1024, so these cannot collide):
+// Reserved object ids (object.Container does not promise AllocOIDs keeps
+// clear of them; memobj starts at 1024, and a mount refuses a batch from
+// AllocOIDs that starts at 0 or 1):
 //
 //	superblock      object.NewOID(object.S1, 0)   (class S1, printed 1000000000000.0)
 //	root directory  object.NewOID(DirOClass, 1)   (the container's DirOClass at format)
@@ -22,9 +23,25 @@
 //	"/"                akey "DFS_INODE": the root directory's inode
 //
 // A directory is a KV object with one dkey per entry name and, under it,
-// akey "DFS_INODE" holding the entry's inode (see Inode.MarshalBinary for
-// the encoding). The inode lives in the parent's entry, so there are no
-// hard links. A regular file is an array object cut into its inode's chunk
+// akey "DFS_INODE" holding the entry's inode, every integer little-endian:
+//
+//	off len field
+//	0   1   version (1)
+//	1   4   POSIX mode (S_IFDIR 0040000, S_IFREG 0100000 or S_IFLNK
+//	        0120000, with permission, setuid, setgid and sticky bits)
+//	5   8   OID.Hi
+//	13  8   OID.Lo
+//	21  8   atime, ns since the Unix epoch (int64)
+//	29  8   mtime, ns
+//	37  8   ctime, ns
+//	45  8   chunk size (int64; a regular file's, else 0)
+//	53  2   object class (uint16; the OID's, 0 for a symbolic link)
+//	55  2   target length n (uint16; a symbolic link's, 1 to 4095, else 0)
+//	57  n   target bytes
+//
+// A reader refuses any other version, type bit, length or combination
+// (the decoder is fuzzed: what it accepts re-encodes to the same bytes).
+// The inode lives in the parent's entry, so there are no hard links. A regular file is an array object cut into its inode's chunk
 // size; its size is the array's size. A symbolic link is an entry only.
 //
 // # Formatting

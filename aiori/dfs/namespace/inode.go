@@ -52,24 +52,9 @@ type Inode struct {
 // IsDir reports whether the inode is a directory's.
 func (in Inode) IsDir() bool { return in.Mode.IsDir() }
 
-// MarshalBinary encodes the inode, every integer little-endian:
-//
-//	off len field
-//	0   1   version (1)
-//	1   4   POSIX mode (S_IFDIR 0040000, S_IFREG 0100000 or S_IFLNK
-//	        0120000, with permission, setuid, setgid and sticky bits)
-//	5   8   OID.Hi
-//	13  8   OID.Lo
-//	21  8   atime, ns since the Unix epoch (int64)
-//	29  8   mtime, ns
-//	37  8   ctime, ns
-//	45  8   chunk size (int64; 0 unless a regular file)
-//	53  2   object class (uint16; 0 for a symbolic link)
-//	55  2   target length n (uint16; 0 unless a symbolic link)
-//	57  n   target bytes
-//
-// It fails on an inode decodeInode would refuse.
-func (in Inode) MarshalBinary() ([]byte, error) {
+// encode returns the inode as the package doc's table lays it out, or an
+// error for an inode decodeInode would refuse.
+func (in Inode) encode() ([]byte, error) {
 	if err := in.check(); err != nil {
 		return nil, err
 	}
@@ -89,7 +74,7 @@ func (in Inode) MarshalBinary() ([]byte, error) {
 	return b, nil
 }
 
-// decodeInode decodes what MarshalBinary writes. The bytes come from
+// decodeInode decodes what encode writes. The bytes come from
 // storage, so every field is checked: a decoded inode re-encodes to b.
 func decodeInode(b []byte) (Inode, error) {
 	if len(b) < inodeFixed {

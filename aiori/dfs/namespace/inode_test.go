@@ -26,7 +26,7 @@ func testInodes() map[string]Inode {
 func TestInodeRoundTrip(t *testing.T) {
 	for name, in := range testInodes() {
 		t.Run(name, func(t *testing.T) {
-			b, err := in.MarshalBinary()
+			b, err := in.encode()
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -52,7 +52,7 @@ func TestInodeRoundTrip(t *testing.T) {
 func TestInodeEncoding(t *testing.T) {
 	in := Inode{Mode: 0o640, OID: object.OID{Hi: 0x0001000000000002, Lo: 3}, Atime: time.Unix(0, 4), Mtime: time.Unix(0, 5),
 		Ctime: time.Unix(0, 6), ChunkSize: 4096, OClass: object.S1}
-	b, err := in.MarshalBinary()
+	b, err := in.encode()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +67,7 @@ func TestInodeEncoding(t *testing.T) {
 }
 
 func TestInodeRefused(t *testing.T) {
-	good, err := testInodes()["file"].MarshalBinary()
+	good, err := testInodes()["file"].encode()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,7 +99,7 @@ func TestInodeRefused(t *testing.T) {
 
 func FuzzDecodeInode(f *testing.F) {
 	for _, in := range testInodes() {
-		b, err := in.MarshalBinary()
+		b, err := in.encode()
 		if err != nil {
 			f.Fatal(err)
 		}
@@ -111,7 +111,7 @@ func FuzzDecodeInode(f *testing.F) {
 		if err != nil {
 			return
 		}
-		again, err := in.MarshalBinary()
+		again, err := in.encode()
 		if err != nil {
 			t.Fatalf("decoded %+v does not encode: %v", in, err)
 		}

@@ -103,7 +103,7 @@ func format(ctx context.Context, cont object.Container) (Superblock, error) {
 	sb := Superblock{Version: SBVersion, Layout: LayoutVersion, ChunkSize: p.ChunkSize, OClass: p.OClass, DirOClass: p.DirOClass}
 	now := time.Now()
 	root := Inode{Mode: fs.ModeDir | 0o755, OID: rootOID(p.DirOClass), Atime: now, Mtime: now, Ctime: now, OClass: p.DirOClass}
-	b, err := root.MarshalBinary()
+	b, err := root.encode()
 	if err != nil {
 		return Superblock{}, fmt.Errorf("format: %w", err)
 	}

@@ -185,11 +185,14 @@ func TestCreateExclusiveRace(t *testing.T) {
 	const n = 16
 	f := newFS(t, Options{OIDBatch: 3})
 	ctx := context.Background()
+	other, err := Mount(ctx, f.Container(), Options{OIDBatch: 3}) // another rank's
+	must(t, err)
 	var wg sync.WaitGroup
 	errs := make([]error, n)
 	files := make([]*File, n)
 	for i := range n {
-		wg.Go(func() { files[i], errs[i] = f.Create(ctx, "/race", 0o644, Excl) })
+		m := []*FS{f, other}[i%2]
+		wg.Go(func() { files[i], errs[i] = m.Create(ctx, "/race", 0o644, Excl) })
 	}
 	wg.Wait()
 	won := -1

@@ -70,7 +70,7 @@ func (f *FS) rename(ctx context.Context, from, to string) error {
 		return err
 	}
 	src.Ctime = time.Now()
-	b, err := src.MarshalBinary()
+	b, err := src.encode()
 	if err != nil {
 		return err
 	}
