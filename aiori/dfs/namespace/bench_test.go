@@ -33,6 +33,37 @@ func BenchmarkCreate(b *testing.B) {
 	}
 }
 
+// BenchmarkCreateDeep creates files three directories down, by path and
+// through a Dir (which walks nothing).
+func BenchmarkCreateDeep(b *testing.B) {
+	ctx := context.Background()
+	for _, via := range []string{"path", "Dir"} {
+		b.Run(via, func(b *testing.B) {
+			f := newFS(b, Options{})
+			if err := f.MkdirAll(ctx, "/x/y/z", 0o755); err != nil {
+				b.Fatal(err)
+			}
+			d, err := f.OpenDir(ctx, "/x/y/z")
+			if err != nil {
+				b.Fatal(err)
+			}
+			names := make([]string, b.N)
+			for i := range names {
+				names[i] = fmt.Sprintf("file.%08d", i)
+			}
+			benchEach(b, names, func(name string) error {
+				var err error
+				if via == "Dir" {
+					_, err = d.Create(ctx, name, 0o644, Excl)
+				} else {
+					_, err = f.Create(ctx, "/x/y/z/"+name, 0o644, Excl)
+				}
+				return err
+			})
+		})
+	}
+}
+
 // benchCreated returns the paths of b.N files it creates in /bench.
 func benchCreated(b *testing.B, f *FS) []string {
 	b.Helper()
