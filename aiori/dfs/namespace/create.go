@@ -123,3 +123,15 @@ func (f *FS) handle(in Inode, flags Flags) *File {
 	}
 	return &File{cont: f.cont, arr: object.Array{OID: in.OID, ChunkSize: in.ChunkSize}, flags: flags &^ (Excl | Trunc)}
 }
+
+// Symlink creates the symbolic link p pointing at target (kept as given;
+// this package never follows links).
+func (f *FS) Symlink(ctx context.Context, target, p string) error {
+	return f.change(ctx, "symlink", p, func(_ []string, dir Inode, name string) error {
+		in, err := f.newInode(ctx, fs.ModeSymlink|0o777, 0, target)
+		if err != nil {
+			return err
+		}
+		return f.insert(ctx, dir, name, in)
+	})
+}
