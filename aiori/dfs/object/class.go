@@ -83,12 +83,16 @@ func (c Class) Width(ntargets int) int {
 }
 
 // OID is an object id. Hi's top 16 bits hold the class; the other 112 bits
-// are the id proper, unique in the container (AllocOIDs hands them out).
-// DFS's reserved ids (the superblock 0.0, the root directory 1.0) are
-// made with Reserved.
+// are the id proper, unique in the container (AllocOIDs hands them out,
+// never below FirstSeq). Sequence numbers below FirstSeq are reserved for
+// fixed ids made with NewOID: DFS's superblock (0) and root directory (1).
 type OID struct {
 	Hi, Lo uint64
 }
+
+// FirstSeq is the lowest sequence number AllocOIDs hands out; the ones
+// below are reserved for fixed ids.
+const FirstSeq = 1 << 10
 
 const classShift = 48
 

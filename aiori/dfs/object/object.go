@@ -86,7 +86,8 @@ type Container interface {
 	Props() ContProps
 	// AllocOIDs reserves n object ids of class c that no other caller of
 	// any handle of this container will get, now or after a restart, and
-	// returns the first: the ids are first, first.Lo+1, ... first.Lo+n-1.
+	// returns the first: the ids are first, first.Lo+1, ... first.Lo+n-1,
+	// all at or above FirstSeq.
 	AllocOIDs(ctx context.Context, c Class, n int) (OID, error)
 
 	// Put stores val under (oid, dkey, akey), replacing what was there.

@@ -37,7 +37,7 @@ func New(props object.ContProps) (*Container, error) {
 	}
 	return &Container{
 		props:  props,
-		next:   1 << 10, // below: room for reserved ids, as DFS's 0.0 and 1.0
+		next:   object.FirstSeq,
 		kv:     make(map[object.OID]map[string]map[string][]byte),
 		arrays: make(map[object.OID]*array),
 	}, nil
