@@ -48,6 +48,9 @@ func (c *Container) Props() object.ContProps { return c.props }
 
 // AllocOIDs reserves n consecutive ids of class cl.
 func (c *Container) AllocOIDs(ctx context.Context, cl object.Class, n int) (object.OID, error) {
+	if err := ctx.Err(); err != nil {
+		return object.OID{}, fmt.Errorf("alloc ids: %w", err)
+	}
 	if !cl.Valid() || n <= 0 {
 		return object.OID{}, fmt.Errorf("alloc %d ids of class %d: %w", n, uint16(cl), object.ErrInvalid)
 	}
@@ -80,16 +83,25 @@ func (c *Container) put(oid object.OID, dkey, akey string, val []byte, cond bool
 
 // Put stores val under (oid, dkey, akey).
 func (c *Container) Put(ctx context.Context, oid object.OID, dkey, akey string, val []byte) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("put %v/%q/%q: %w", oid, dkey, akey, err)
+	}
 	return c.put(oid, dkey, akey, val, false)
 }
 
 // Insert stores val only if dkey has no akey yet.
 func (c *Container) Insert(ctx context.Context, oid object.OID, dkey, akey string, val []byte) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("insert %v/%q/%q: %w", oid, dkey, akey, err)
+	}
 	return c.put(oid, dkey, akey, val, true)
 }
 
 // Get returns the value under (oid, dkey, akey).
 func (c *Container) Get(ctx context.Context, oid object.OID, dkey, akey string) ([]byte, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("get %v/%q/%q: %w", oid, dkey, akey, err)
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	v, ok := c.kv[oid][dkey][akey]
@@ -101,6 +113,9 @@ func (c *Container) Get(ctx context.Context, oid object.OID, dkey, akey string) 
 
 // Remove deletes dkey from oid.
 func (c *Container) Remove(ctx context.Context, oid object.OID, dkey string) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("remove %v/%q: %w", oid, dkey, err)
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if len(c.kv[oid][dkey]) == 0 {
@@ -113,6 +128,9 @@ func (c *Container) Remove(ctx context.Context, oid object.OID, dkey string) err
 // List returns oid's dkeys in sorted order; the anchor is the last dkey
 // returned.
 func (c *Container) List(ctx context.Context, oid object.OID, anchor string, max int) ([]string, string, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, "", fmt.Errorf("list %v: %w", oid, err)
+	}
 	c.mu.Lock()
 	keys := make([]string, 0, len(c.kv[oid]))
 	for k := range c.kv[oid] {
@@ -143,6 +161,9 @@ func (c *Container) arr(a object.Array, create bool) (*array, error) {
 
 // WriteArray writes p at off.
 func (c *Container) WriteArray(ctx context.Context, a object.Array, off int64, p []byte, f object.IOFlags) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("write %v: %w", a.OID, err)
+	}
 	if off < 0 {
 		return fmt.Errorf("write %v at %d: %w", a.OID, off, object.ErrInvalid)
 	}
@@ -161,6 +182,9 @@ func (c *Container) WriteArray(ctx context.Context, a object.Array, off int64, p
 
 // ReadArray reads len(p) bytes at off.
 func (c *Container) ReadArray(ctx context.Context, a object.Array, off int64, p []byte, f object.IOFlags) (int, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, fmt.Errorf("read %v: %w", a.OID, err)
+	}
 	if off < 0 {
 		return 0, fmt.Errorf("read %v at %d: %w", a.OID, off, object.ErrInvalid)
 	}
@@ -186,6 +210,9 @@ func (c *Container) ReadArray(ctx context.Context, a object.Array, off int64, p 
 
 // ArraySize returns the array's size.
 func (c *Container) ArraySize(ctx context.Context, a object.Array) (int64, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, fmt.Errorf("size of %v: %w", a.OID, err)
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	ar, err := c.arr(a, false)
@@ -197,6 +224,9 @@ func (c *Container) ArraySize(ctx context.Context, a object.Array) (int64, error
 
 // SetSize truncates or extends the array.
 func (c *Container) SetSize(ctx context.Context, a object.Array, size int64) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("set size of %v: %w", a.OID, err)
+	}
 	if size < 0 {
 		return fmt.Errorf("set size of %v to %d: %w", a.OID, size, object.ErrInvalid)
 	}
@@ -215,10 +245,18 @@ func (c *Container) SetSize(ctx context.Context, a object.Array, size int64) err
 }
 
 // SyncArray has nothing to flush.
-func (c *Container) SyncArray(ctx context.Context, a object.Array) error { return nil }
+func (c *Container) SyncArray(ctx context.Context, a object.Array) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("sync %v: %w", a.OID, err)
+	}
+	return nil
+}
 
 // Punch removes the object.
 func (c *Container) Punch(ctx context.Context, oid object.OID) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("punch %v: %w", oid, err)
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	delete(c.kv, oid)
