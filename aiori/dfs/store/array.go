@@ -1,0 +1,320 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/hpcbench/hpcbench/aiori/dfs/object"
+)
+
+// DirectAlign is what object.Direct transfers must be aligned to: the
+// offset, the length and the buffer's address are multiples of it (the
+// strictest logical block size O_DIRECT asks of the file systems targets
+// live on). A misaligned Direct transfer fails with object.ErrInvalid.
+const DirectAlign = 4096
+
+// extentPath is the file holding oid's chunks on target t.
+func (c *Container) extentPath(t int, oid object.OID) string {
+	return filepath.Join(c.st.dirs[t], oid.String())
+}
+
+// A piece is the part of a transfer on one target: p[lo:hi] at off.
+type piece struct {
+	target int
+	off    int64
+	lo, hi int
+}
+
+// pieces cuts the n bytes at off of array a into runs each on one target
+// (consecutive chunks on one target, as with S1, make one run).
+func pieces(a object.Array, off int64, n, ntargets int) []piece {
+	var out []piece
+	for pos := 0; pos < n; {
+		k := (off + int64(pos)) / a.ChunkSize
+		end := int(min(int64(n), (k+1)*a.ChunkSize-off))
+		t := object.Placement(a.OID, k, ntargets)
+		if last := len(out) - 1; last >= 0 && out[last].target == t && out[last].hi == pos {
+			out[last].hi = end
+		} else {
+			out = append(out, piece{target: t, off: off + int64(pos), lo: pos, hi: end})
+		}
+		pos = end
+	}
+	return out
+}
+
+// arrayTargets are the targets a's chunks may be on.
+func (c *Container) arrayTargets(oid object.OID) []int {
+	n := len(c.st.dirs)
+	w := oid.Class().Width(n)
+	seen := make([]bool, n)
+	var out []int
+	for k := range w {
+		if t := object.Placement(oid, int64(k), n); !seen[t] {
+			seen[t] = true
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// checkTransfer says what is wrong with a transfer's arguments.
+func checkTransfer(a object.Array, off int64, p []byte, f object.IOFlags) error {
+	if a.ChunkSize <= 0 {
+		return fmt.Errorf("chunk size %d: %w", a.ChunkSize, object.ErrInvalid)
+	}
+	if off < 0 {
+		return fmt.Errorf("offset %d: %w", off, object.ErrInvalid)
+	}
+	if f&object.Direct != 0 && len(p) > 0 {
+		if off%DirectAlign != 0 || len(p)%DirectAlign != 0 || uintptr(unsafe.Pointer(&p[0]))%DirectAlign != 0 {
+			return fmt.Errorf("direct transfer of %d bytes at %d: %w (offset, length and buffer must be multiples of %d)", len(p), off, object.ErrInvalid, DirectAlign)
+		}
+	}
+	return nil
+}
+
+func (c *Container) key(oid object.OID, t int, f object.IOFlags) fdKey {
+	return fdKey{cont: c.st.meta.UUID, oid: oid, target: t, direct: f&object.Direct != 0}
+}
+
+// WriteArray writes p at off: each piece with pwrite(2) at its logical
+// offset in its target's extent file, which the first write creates.
+func (c *Container) WriteArray(ctx context.Context, a object.Array, off int64, p []byte, f object.IOFlags) error {
+	err := c.check(ctx)
+	if err == nil {
+		err = checkTransfer(a, off, p, f)
+	}
+	if err == nil {
+		for _, pc := range pieces(a, off, len(p), len(c.st.dirs)) {
+			if err = c.writePiece(a.OID, pc, p, f); err != nil {
+				break
+			}
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("write %d bytes at %d of %v: %w", len(p), off, a.OID, err)
+	}
+	return nil
+}
+
+func (c *Container) writePiece(oid object.OID, pc piece, p []byte, f object.IOFlags) error {
+	e, err := c.p.fds.get(c.key(oid, pc.target, f), c.extentPath(pc.target, oid), true)
+	if err != nil {
+		return err
+	}
+	defer c.p.fds.release(e)
+	for b, at := p[pc.lo:pc.hi], pc.off; len(b) > 0; {
+		n, err := unix.Pwrite(e.fd, b, at)
+		if errors.Is(err, unix.EINTR) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("pwrite %s: %w", c.extentPath(pc.target, oid), err)
+		}
+		b, at = b[n:], at+int64(n)
+	}
+	if f&object.Sync != 0 {
+		if err := unix.Fdatasync(e.fd); err != nil {
+			return fmt.Errorf("fdatasync %s: %w", c.extentPath(pc.target, oid), err)
+		}
+	}
+	return nil
+}
+
+// ReadArray reads len(p) bytes at off; holes and missing extent files read
+// as zeros.
+func (c *Container) ReadArray(ctx context.Context, a object.Array, off int64, p []byte, f object.IOFlags) (int, error) {
+	n, err := c.readArray(ctx, a, off, p, f)
+	if err != nil && err != io.EOF {
+		return 0, fmt.Errorf("read %d bytes at %d of %v: %w", len(p), off, a.OID, err)
+	}
+	return n, err
+}
+
+func (c *Container) readArray(ctx context.Context, a object.Array, off int64, p []byte, f object.IOFlags) (int, error) {
+	if err := c.check(ctx); err != nil {
+		return 0, err
+	}
+	if err := checkTransfer(a, off, p, f); err != nil {
+		return 0, err
+	}
+	size, err := c.size(a.OID)
+	if err != nil {
+		return 0, err
+	}
+	if off >= size {
+		return 0, io.EOF
+	}
+	n := int(min(int64(len(p)), size-off))
+	span := n
+	if f&object.Direct != 0 { // whole blocks; len(p) is aligned
+		span = min(len(p), (n+DirectAlign-1)/DirectAlign*DirectAlign)
+	}
+	for _, pc := range pieces(a, off, span, len(c.st.dirs)) {
+		if err := c.readPiece(a.OID, pc, p, f); err != nil {
+			return 0, err
+		}
+	}
+	if n < len(p) {
+		return n, io.EOF
+	}
+	return n, nil
+}
+
+func (c *Container) readPiece(oid object.OID, pc piece, p []byte, f object.IOFlags) error {
+	b := p[pc.lo:pc.hi]
+	e, err := c.p.fds.get(c.key(oid, pc.target, f), c.extentPath(pc.target, oid), false)
+	if err != nil {
+		return err
+	}
+	if e != nil {
+		defer c.p.fds.release(e)
+		for at := pc.off; len(b) > 0; {
+			n, err := unix.Pread(e.fd, b, at)
+			if errors.Is(err, unix.EINTR) {
+				continue
+			}
+			if err != nil {
+				return fmt.Errorf("pread %s: %w", c.extentPath(pc.target, oid), err)
+			}
+			if n == 0 {
+				break
+			}
+			b, at = b[n:], at+int64(n)
+		}
+	}
+	clear(b) // past the target file's end: a hole
+	return nil
+}
+
+// size is the largest extent file end over oid's targets.
+func (c *Container) size(oid object.OID) (int64, error) {
+	var size int64
+	for _, t := range c.arrayTargets(oid) {
+		s, err := statSize(c.extentPath(t, oid))
+		if err != nil {
+			return 0, err
+		}
+		size = max(size, s)
+	}
+	return size, nil
+}
+
+// statSize is the size of the file at path, 0 for a missing one.
+func statSize(path string) (int64, error) {
+	var st unix.Stat_t
+	err := unix.Stat(path, &st)
+	if errors.Is(err, unix.ENOENT) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("stat %s: %w", path, err)
+	}
+	return st.Size, nil
+}
+
+// ArraySize returns the largest extent end over the array's targets.
+func (c *Container) ArraySize(ctx context.Context, a object.Array) (int64, error) {
+	err := c.check(ctx)
+	var size int64
+	if err == nil {
+		size, err = c.size(a.OID)
+	}
+	if err != nil {
+		return 0, fmt.Errorf("size of %v: %w", a.OID, err)
+	}
+	return size, nil
+}
+
+// SetSize truncates every extent file longer than size to size (what lay
+// beyond is gone), or, growing, extends the file of the chunk holding byte
+// size-1 to size.
+func (c *Container) SetSize(ctx context.Context, a object.Array, size int64) error {
+	err := c.check(ctx)
+	if err == nil && (a.ChunkSize <= 0 || size < 0) {
+		err = fmt.Errorf("chunk size %d, size %d: %w", a.ChunkSize, size, object.ErrInvalid)
+	}
+	if err == nil {
+		err = c.setSize(a, size)
+	}
+	if err != nil {
+		return fmt.Errorf("set size of %v to %d: %w", a.OID, size, err)
+	}
+	return nil
+}
+
+func (c *Container) setSize(a object.Array, size int64) error {
+	old := int64(0)
+	for _, t := range c.arrayTargets(a.OID) {
+		path := c.extentPath(t, a.OID)
+		s, err := statSize(path)
+		if err != nil {
+			return err
+		}
+		old = max(old, s)
+		if s > size {
+			if err := unix.Truncate(path, size); err != nil {
+				return fmt.Errorf("truncate %s: %w", path, err)
+			}
+		}
+	}
+	if size <= old || size == 0 {
+		return nil
+	}
+	t := object.Placement(a.OID, (size-1)/a.ChunkSize, len(c.st.dirs))
+	e, err := c.p.fds.get(c.key(a.OID, t, 0), c.extentPath(t, a.OID), true)
+	if err != nil {
+		return err
+	}
+	defer c.p.fds.release(e)
+	if err := unix.Ftruncate(e.fd, size); err != nil {
+		return fmt.Errorf("extend %s: %w", c.extentPath(t, a.OID), err)
+	}
+	return nil
+}
+
+// SyncArray fdatasyncs the array's extent files and their directories.
+func (c *Container) SyncArray(ctx context.Context, a object.Array) error {
+	err := c.check(ctx)
+	for _, t := range c.arrayTargets(a.OID) {
+		if err != nil {
+			break
+		}
+		err = c.syncExtent(a.OID, t)
+	}
+	if err != nil {
+		return fmt.Errorf("sync %v: %w", a.OID, err)
+	}
+	return nil
+}
+
+func (c *Container) syncExtent(oid object.OID, t int) error {
+	e, err := c.p.fds.get(c.key(oid, t, 0), c.extentPath(t, oid), false)
+	if err != nil || e == nil {
+		return err
+	}
+	defer c.p.fds.release(e)
+	if err := unix.Fdatasync(e.fd); err != nil {
+		return fmt.Errorf("fdatasync %s: %w", c.extentPath(t, oid), err)
+	}
+	return syncDir(c.st.dirs[t])
+}
+
+// unlinkExtents closes and removes oid's extent files on every target.
+func (c *Container) unlinkExtents(oid object.OID) error {
+	c.p.fds.evict(func(k fdKey) bool { return k.cont == c.st.meta.UUID && k.oid == oid })
+	for t := range c.st.dirs {
+		path := c.extentPath(t, oid)
+		if err := unix.Unlink(path); err != nil && !errors.Is(err, unix.ENOENT) {
+			return fmt.Errorf("unlink %s: %w", path, err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,76 @@
+// Package store is the engine's storage of hpcbench's DAOS-like object
+// store: object.Pool and object.Container on local directories. One engine
+// process owns a pool (Open takes an exclusive flock) and serves clients
+// over RPC (aiori/dfs/rpc); nothing else opens its files.
+//
+// # On-disk layout
+//
+// A pool is a directory DIR:
+//
+//	DIR/pool.json          the pool: {"version": 1, "uuid": "...",
+//	                       "targets": ["tgt0", ...], "created": RFC 3339};
+//	                       targets in placement order, relative ones inside
+//	                       DIR; written last by Create (its presence is the
+//	                       pool's existence), removed last but one by Destroy
+//	DIR/engine.lock        flock(2)ed exclusively by the engine that has the
+//	                       pool open; holds its pid, for the error a second
+//	                       engine gets
+//	DIR/pool.log           KV log of the container table: object 0.0, dkey
+//	                       the label, akey "cont", value {"uuid", "props"}
+//	DIR/cont/UUID.log      KV log of container UUID: its KV records and its
+//	                       object id reservations
+//	TARGET/target.json     {"version": 1, "pool_uuid": "...", "index": i}:
+//	                       Open checks it, Destroy removes only targets that
+//	                       have it
+//	TARGET/UUID/HI.LO      extent file of object HI.LO (object.OID.String)
+//	                       of container UUID on this target
+//
+// By default the targets are DefaultTargets directories DIR/tgt0 ...
+// DIR/tgtN-1; CreateOptions.Targets puts them anywhere, on other file
+// systems too.
+//
+// Chunk k of an array lives on target object.Placement(oid, k, ntargets),
+// and its bytes at logical offset off are at offset off of that target's
+// extent file: files are sparse where other targets hold the chunks, and
+// an array's size is the largest extent file size over its targets (or
+// what SetSize made it). A file appears at an object's first write, not at
+// its creation (objects are created by the namespace's KV records).
+//
+// # KV log format
+//
+// A log starts with the 8 bytes "HPCBKV01", then frames:
+//
+//	u32 LE  payload length n (at most 64 MiB)
+//	u32 LE  CRC32C (Castagnoli) of the 4 length bytes and the payload
+//	n bytes payload: a kind byte, then
+//	  1 put      oid (hi u64 LE, lo u64 LE), uvarint len + dkey,
+//	             uvarint len + akey, the value (the rest)
+//	  2 remove   oid, uvarint len + dkey: tombstone of the dkey's akeys
+//	  3 punch    oid: tombstone of the object's records
+//	  4 reserve  u64 LE: object ids below it have been handed out
+//
+// Every change is one frame appended with one write(2) before the call
+// returns, so it survives the engine being killed; with Options.SyncKV the
+// log is fdatasync'ed first (group commit: one sync covers the writers
+// waiting for it), so it survives the host too. Open replays the log into
+// an index in memory (every value is held in memory) and:
+//   - cuts a torn tail: a last frame cut short, or failing its checksum, or
+//     a bad frame followed only by zeros;
+//   - refuses a bad frame with valid data after it (corruption, not a
+//     crash), naming the file and the offset;
+//   - compacts the log when its garbage (superseded and deleted frames)
+//     exceeds its live data: the live records are written to
+//     NAME.log.compact, synced, renamed over NAME.log, and the directory
+//     synced. Container.Compact does the same on demand.
+//
+// AllocOIDs records a reservation beyond what it hands out (in batches of
+// 4096), so after a restart ids start above every id handed out before.
+//
+// # Crash consistency of the pool's metadata
+//
+// CreateCont makes TARGET/UUID and cont/UUID.log, then appends the
+// container's record (synced): a crash before leaves files without a
+// record, which Open sweeps away. DestroyCont removes the record first,
+// then the files; Open sweeps what a crash leaves. Create builds a new
+// pool in a hidden directory next to DIR and renames it into place.
+package store

@@ -1,0 +1,248 @@
+package store
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+
+	"golang.org/x/sys/unix"
+)
+
+// appendLog is one KV log file: the magic, then frames, appended one
+// write(2) a batch. Its owner (a kvStore) serializes appends and rewrites;
+// commit may be called by many goroutines at once.
+type appendLog struct {
+	path string
+	sync bool
+
+	f    *os.File
+	size atomic.Int64 // where the next frame goes; written under the owner's lock
+	buf  []byte       // the owner's encoding buffer
+
+	syncMu sync.Mutex
+	synced int64 // bytes known stable, under syncMu
+}
+
+// openLog opens (or creates) the log at path and passes every record in it
+// to apply, in order. A torn tail (a last frame cut short or failing its
+// checksum, or a bad frame followed only by zeros: what a crash leaves) is
+// cut off; a bad frame with valid data after it is corruption, and openLog
+// refuses it naming the file and offset. It returns how many bytes it cut.
+func openLog(path string, sync bool, apply func(record)) (*appendLog, int64, error) {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, 0, fmt.Errorf("open KV log: %w", err)
+	}
+	l := &appendLog{path: path, sync: sync, f: f}
+	cut, err := l.recover(apply)
+	if err != nil {
+		f.Close()
+		return nil, 0, err
+	}
+	l.synced = l.size.Load()
+	return l, cut, nil
+}
+
+// recover reads the whole file, replays it and cuts a torn tail.
+func (l *appendLog) recover(apply func(record)) (int64, error) {
+	b, err := os.ReadFile(l.path)
+	if err != nil {
+		return 0, fmt.Errorf("read KV log: %w", err)
+	}
+	good, err := scanLog(b, apply)
+	if err != nil {
+		return 0, fmt.Errorf("KV log %s: %w", l.path, err)
+	}
+	if good < int64(len(logMagic)) { // new, or its creation was cut short
+		if _, err := l.f.WriteAt([]byte(logMagic), 0); err != nil {
+			return 0, fmt.Errorf("write KV log %s header: %w", l.path, err)
+		}
+		good = int64(len(logMagic))
+	}
+	if good < int64(len(b)) {
+		if err := l.f.Truncate(good); err != nil {
+			return 0, fmt.Errorf("cut torn tail of KV log %s at %d: %w", l.path, good, err)
+		}
+	}
+	if good != int64(len(b)) {
+		if err := unix.Fdatasync(int(l.f.Fd())); err != nil {
+			return 0, fmt.Errorf("sync KV log %s: %w", l.path, err)
+		}
+	}
+	l.size.Store(good)
+	return max(int64(len(b))-good, 0), nil
+}
+
+// scanLog passes b's records to apply and returns the length of its valid
+// prefix. It fails on a file that is not a log and on corruption before
+// the tail.
+func scanLog(b []byte, apply func(record)) (int64, error) {
+	if len(b) < len(logMagic) {
+		if string(b) != logMagic[:len(b)] {
+			return 0, fmt.Errorf("not a KV log: %d bytes that are not its header", len(b))
+		}
+		return 0, nil
+	}
+	if string(b[:len(logMagic)]) != logMagic {
+		return 0, fmt.Errorf("not a KV log: header %q, want %q", b[:len(logMagic)], logMagic)
+	}
+	off := len(logMagic)
+	for off < len(b) {
+		r, n, err := decodeFrame(b[off:])
+		if err == nil {
+			apply(r)
+			off += n
+			continue
+		}
+		if errors.Is(err, errShort) || isLastFrame(b[off:]) || allZero(b[off:]) {
+			return int64(off), nil // the torn tail
+		}
+		return 0, fmt.Errorf("record at offset %d: %w (and %d bytes follow it: corruption, not a torn tail)", off, err, len(b)-off)
+	}
+	return int64(off), nil
+}
+
+// isLastFrame reports whether the frame at the start of b ends where b does.
+func isLastFrame(b []byte) bool {
+	_, n, err := decodeFrame(b)
+	if err == nil {
+		return n == len(b)
+	}
+	if len(b) < frameHeader {
+		return true
+	}
+	length := uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24
+	return frameHeader+length == uint64(len(b))
+}
+
+func allZero(b []byte) bool {
+	for _, c := range b {
+		if c != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// append writes recs' frames at the end in one write(2) and returns the
+// end of the log after them. The caller holds its store's lock. A failed
+// write is cut off again so the log stays whole.
+func (l *appendLog) append(recs ...record) (int64, error) {
+	l.buf = l.buf[:0]
+	for _, r := range recs {
+		l.buf = appendFrame(l.buf, r)
+	}
+	at := l.size.Load()
+	if _, err := l.f.WriteAt(l.buf, at); err != nil {
+		if terr := l.f.Truncate(at); terr != nil {
+			return 0, fmt.Errorf("append to KV log %s: %w (and cutting the partial write: %v)", l.path, err, terr)
+		}
+		return 0, fmt.Errorf("append to KV log %s: %w", l.path, err)
+	}
+	end := at + int64(len(l.buf))
+	l.size.Store(end)
+	if cap(l.buf) > 1<<20 {
+		l.buf = nil
+	}
+	return end, nil
+}
+
+// commit makes the log stable up to end when the log syncs; otherwise it
+// returns at once (what append wrote survives the process, not the host).
+// Callers that arrive while a sync runs wait for it and are covered by the
+// next one: group commit.
+func (l *appendLog) commit(end int64) error {
+	if !l.sync {
+		return nil
+	}
+	l.syncMu.Lock()
+	defer l.syncMu.Unlock()
+	if l.synced >= end {
+		return nil
+	}
+	upto := l.size.Load()
+	if err := unix.Fdatasync(int(l.f.Fd())); err != nil {
+		return fmt.Errorf("sync KV log %s: %w", l.path, err)
+	}
+	l.synced = upto
+	return nil
+}
+
+// rewrite replaces the log with one holding the records live emits: it
+// writes them to PATH.compact, syncs it, renames it over the log and syncs
+// the directory, so a crash leaves either the old log or the new one. The
+// caller holds its store's lock.
+func (l *appendLog) rewrite(live func(emit func(record) error) error) error {
+	l.syncMu.Lock()
+	defer l.syncMu.Unlock()
+	tmp := l.path + ".compact"
+	f, err := os.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return fmt.Errorf("compact KV log %s: %w", l.path, err)
+	}
+	fail := func(err error) error {
+		f.Close()
+		os.Remove(tmp)
+		return fmt.Errorf("compact KV log %s: %w", l.path, err)
+	}
+	w := bufio.NewWriterSize(f, 1<<20)
+	size := int64(len(logMagic))
+	w.WriteString(logMagic)
+	var frame []byte
+	err = live(func(r record) error {
+		frame = appendFrame(frame[:0], r)
+		size += int64(len(frame))
+		_, err := w.Write(frame)
+		return err
+	})
+	if err == nil {
+		err = w.Flush()
+	}
+	if err == nil {
+		err = unix.Fdatasync(int(f.Fd()))
+	}
+	if err == nil {
+		err = os.Rename(tmp, l.path)
+	}
+	if err != nil {
+		return fail(err)
+	}
+	if err := syncDir(filepath.Dir(l.path)); err != nil {
+		f.Close()
+		return fmt.Errorf("compact KV log %s: %w", l.path, err)
+	}
+	l.f.Close()
+	l.f = f
+	l.size.Store(size)
+	l.synced = size
+	return nil
+}
+
+// close closes the file, syncing it first when the log syncs.
+func (l *appendLog) close() error {
+	if err := l.commit(l.size.Load()); err != nil {
+		l.f.Close()
+		return err
+	}
+	if err := l.f.Close(); err != nil {
+		return fmt.Errorf("close KV log %s: %w", l.path, err)
+	}
+	return nil
+}
+
+// syncDir fsyncs a directory, so the names created or renamed in it last.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return fmt.Errorf("sync directory: %w", err)
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil {
+		return fmt.Errorf("sync directory %s: %w", dir, err)
+	}
+	return nil
+}

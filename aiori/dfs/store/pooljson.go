@@ -1,0 +1,90 @@
+package store
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"time"
+
+	"github.com/hpcbench/hpcbench/aiori/dfs/object"
+)
+
+// The names of a pool's files in its directory, and of the files the pool
+// keeps in each target.
+const (
+	poolFile   = "pool.json"   // the pool's description (poolMeta)
+	lockFile   = "engine.lock" // flock(2)ed by the engine that has it open
+	poolLog    = "pool.log"    // KV log of the container table
+	contDir    = "cont"        // holds one KV log per container, UUID.log
+	targetFile = "target.json" // in each target: which pool, which index
+)
+
+// SchemaVersion is the version of pool.json and target.json this package
+// writes and reads.
+const SchemaVersion = 1
+
+// MaxTargets is the most targets a pool may have: object.MaxStripe.
+const MaxTargets = object.MaxStripe
+
+// poolMeta is pool.json.
+type poolMeta struct {
+	// Version is SchemaVersion.
+	Version int `json:"version"`
+	// UUID is the pool's id.
+	UUID string `json:"uuid"`
+	// Targets are the target directories in placement order: relative
+	// paths are inside the pool's directory, absolute ones anywhere.
+	Targets []string `json:"targets"`
+	// Created is when Create made the pool.
+	Created time.Time `json:"created"`
+}
+
+// targetMeta is target.json: it marks a directory as a pool's target, so
+// Open checks it has the right one and Destroy removes only what it made.
+type targetMeta struct {
+	Version int    `json:"version"`
+	Pool    string `json:"pool_uuid"`
+	Index   int    `json:"index"`
+}
+
+var uuidRE = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
+
+// parsePoolMeta parses and checks pool.json's bytes (outside input: the
+// file may be damaged or from another version).
+func parsePoolMeta(b []byte) (poolMeta, error) {
+	var m poolMeta
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.DisallowUnknownFields()
+	if err := d.Decode(&m); err != nil {
+		return poolMeta{}, fmt.Errorf("%w: %v", object.ErrInvalid, err)
+	}
+	if d.More() {
+		return poolMeta{}, fmt.Errorf("%w: data after the JSON object", object.ErrInvalid)
+	}
+	if err := m.check(); err != nil {
+		return poolMeta{}, err
+	}
+	return m, nil
+}
+
+// check validates what parsePoolMeta decoded and Create is about to write.
+func (m poolMeta) check() error {
+	if m.Version != SchemaVersion {
+		return fmt.Errorf("schema version %d: %w (this build reads %d)", m.Version, object.ErrInvalid, SchemaVersion)
+	}
+	if !uuidRE.MatchString(m.UUID) {
+		return fmt.Errorf("uuid %q: %w", m.UUID, object.ErrInvalid)
+	}
+	if len(m.Targets) == 0 || len(m.Targets) > MaxTargets {
+		return fmt.Errorf("%d targets: %w (want 1 to %d)", len(m.Targets), object.ErrInvalid, MaxTargets)
+	}
+	seen := make(map[string]bool, len(m.Targets))
+	for i, t := range m.Targets {
+		if t == "" || seen[t] || bytes.IndexByte([]byte(t), 0) >= 0 {
+			return fmt.Errorf("target %d %q: %w (empty or repeated)", i, t, object.ErrInvalid)
+		}
+		seen[t] = true
+	}
+	return nil
+}

@@ -1,0 +1,176 @@
+package store
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+
+	"github.com/hpcbench/hpcbench/aiori/dfs/object"
+)
+
+// The kinds of record a KV log holds (the first byte of a payload).
+const (
+	opPut     byte = 1 // (oid, dkey, akey) = value
+	opRemove  byte = 2 // tombstone of every akey of (oid, dkey)
+	opPunch   byte = 3 // tombstone of every record of oid
+	opReserve byte = 4 // object ids below next are handed out
+)
+
+// Sizes of the log's fixed parts.
+const (
+	frameHeader = 8          // payload length (u32 LE), CRC32C (u32 LE)
+	maxPayload  = 64 << 20   // the largest payload a frame may hold
+	logMagic    = "HPCBKV01" // the first 8 bytes of a log file
+)
+
+// castagnoli is the CRC32C table of the frames' checksums.
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// A record is one decoded payload.
+type record struct {
+	op         byte
+	oid        object.OID
+	dkey, akey string
+	val        []byte
+	next       uint64 // opReserve's high-water mark
+}
+
+// errShort says a frame or payload ends before its length says it does.
+var errShort = errors.New("record cut short")
+
+// appendFrame appends r's frame (header and payload) to b.
+func appendFrame(b []byte, r record) []byte {
+	start := len(b)
+	b = append(b, make([]byte, frameHeader)...)
+	b = append(b, r.op)
+	switch r.op {
+	case opReserve:
+		b = binary.LittleEndian.AppendUint64(b, r.next)
+	default:
+		b = binary.LittleEndian.AppendUint64(b, r.oid.Hi)
+		b = binary.LittleEndian.AppendUint64(b, r.oid.Lo)
+		if r.op == opPunch {
+			break
+		}
+		b = binary.AppendUvarint(b, uint64(len(r.dkey)))
+		b = append(b, r.dkey...)
+		if r.op == opRemove {
+			break
+		}
+		b = binary.AppendUvarint(b, uint64(len(r.akey)))
+		b = append(b, r.akey...)
+		b = append(b, r.val...)
+	}
+	n := len(b) - start - frameHeader
+	binary.LittleEndian.PutUint32(b[start:], uint32(n))
+	binary.LittleEndian.PutUint32(b[start+4:], frameCRC(b[start:start+4], b[start+frameHeader:]))
+	return b
+}
+
+// frameCRC is the checksum of a frame: CRC32C over its length field and its
+// payload, so a damaged length does not pass for a shorter frame.
+func frameCRC(length, payload []byte) uint32 {
+	return crc32.Update(crc32.Checksum(length, castagnoli), castagnoli, payload)
+}
+
+// frameSize is the size on disk of r's frame, without encoding it.
+func frameSize(r record) int64 {
+	n := 1
+	switch r.op {
+	case opReserve:
+		n += 8
+	case opPunch:
+		n += 16
+	case opRemove:
+		n += 16 + uvarintLen(len(r.dkey)) + len(r.dkey)
+	default:
+		n += 16 + uvarintLen(len(r.dkey)) + len(r.dkey) + uvarintLen(len(r.akey)) + len(r.akey) + len(r.val)
+	}
+	return int64(frameHeader + n)
+}
+
+func uvarintLen(n int) int {
+	var b [binary.MaxVarintLen64]byte
+	return binary.PutUvarint(b[:], uint64(n))
+}
+
+// decodeFrame decodes the frame at the start of b and returns its record
+// and its size. errShort means b ends inside the frame; any other error is
+// a frame that is whole but not valid (a bad checksum or payload).
+func decodeFrame(b []byte) (record, int, error) {
+	if len(b) < frameHeader {
+		return record{}, 0, errShort
+	}
+	n := binary.LittleEndian.Uint32(b)
+	if n > maxPayload {
+		return record{}, 0, fmt.Errorf("payload length %d: more than %d", n, maxPayload)
+	}
+	if uint64(len(b)) < frameHeader+uint64(n) {
+		return record{}, 0, errShort
+	}
+	payload := b[frameHeader : frameHeader+n]
+	if got, want := frameCRC(b[:4], payload), binary.LittleEndian.Uint32(b[4:]); got != want {
+		return record{}, 0, fmt.Errorf("checksum %08x: want %08x", got, want)
+	}
+	r, err := decodePayload(payload)
+	if err != nil {
+		return record{}, 0, err
+	}
+	return r, frameHeader + int(n), nil
+}
+
+// decodePayload decodes a checksummed payload. The record's strings and
+// value are copies: nothing refers to p afterwards.
+func decodePayload(p []byte) (record, error) {
+	if len(p) == 0 {
+		return record{}, errors.New("empty payload")
+	}
+	r := record{op: p[0]}
+	p = p[1:]
+	if r.op == opReserve {
+		if len(p) != 8 {
+			return record{}, fmt.Errorf("reserve record of %d bytes: want 8", len(p))
+		}
+		r.next = binary.LittleEndian.Uint64(p)
+		return r, nil
+	}
+	if r.op < opPut || r.op > opPunch {
+		return record{}, fmt.Errorf("unknown record kind %d", r.op)
+	}
+	if len(p) < 16 {
+		return record{}, errors.New("object id cut short")
+	}
+	r.oid = object.OID{Hi: binary.LittleEndian.Uint64(p), Lo: binary.LittleEndian.Uint64(p[8:])}
+	p = p[16:]
+	if r.op == opPunch {
+		if len(p) != 0 {
+			return record{}, fmt.Errorf("punch record: %d bytes too many", len(p))
+		}
+		return r, nil
+	}
+	var err error
+	if r.dkey, p, err = decodeString(p); err != nil {
+		return record{}, fmt.Errorf("dkey: %w", err)
+	}
+	if r.op == opRemove {
+		if len(p) != 0 {
+			return record{}, fmt.Errorf("remove record: %d bytes too many", len(p))
+		}
+		return r, nil
+	}
+	if r.akey, p, err = decodeString(p); err != nil {
+		return record{}, fmt.Errorf("akey: %w", err)
+	}
+	r.val = append([]byte{}, p...)
+	return r, nil
+}
+
+// decodeString decodes a uvarint length and that many bytes.
+func decodeString(p []byte) (string, []byte, error) {
+	n, k := binary.Uvarint(p)
+	if k <= 0 || n > uint64(len(p)-k) {
+		return "", nil, errShort
+	}
+	return string(p[k : k+int(n)]), p[k+int(n):], nil
+}
