@@ -247,10 +247,14 @@ func emptyDir(dir string) error {
 
 // writable says why dir is not writable by this process, if it is not.
 func writable(dir string) error {
-	if err := unix.Access(dir, unix.W_OK|unix.X_OK); err != nil {
-		return fmt.Errorf("%s is not writable: %w", dir, fs.ErrPermission)
+	err := unix.Access(dir, unix.W_OK|unix.X_OK)
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, unix.ENOENT), errors.Is(err, unix.ENOTDIR):
+		return &fs.PathError{Op: "access", Path: dir, Err: err}
 	}
-	return nil
+	return fmt.Errorf("%s is not writable (%v): %w", dir, err, fs.ErrPermission)
 }
 
 func kind(fi fs.FileInfo) string {
