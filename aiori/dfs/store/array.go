@@ -194,11 +194,12 @@ func (c *Container) readPiece(oid object.OID, pc piece, p []byte, f object.IOFla
 	return nil
 }
 
-// size is the largest extent file end over oid's targets.
+// size is the largest extent file end over oid's targets (fstat of the
+// cached descriptors: a path lookup a target costs more than the read).
 func (c *Container) size(oid object.OID) (int64, error) {
 	var size int64
 	for _, t := range c.arrayTargets(oid) {
-		s, err := statSize(c.extentPath(t, oid))
+		s, err := c.extentSize(oid, t)
 		if err != nil {
 			return 0, err
 		}
@@ -207,15 +208,17 @@ func (c *Container) size(oid object.OID) (int64, error) {
 	return size, nil
 }
 
-// statSize is the size of the file at path, 0 for a missing one.
-func statSize(path string) (int64, error) {
-	var st unix.Stat_t
-	err := unix.Stat(path, &st)
-	if errors.Is(err, unix.ENOENT) {
-		return 0, nil
+// extentSize is the size of oid's extent file on target t, 0 for a
+// missing one.
+func (c *Container) extentSize(oid object.OID, t int) (int64, error) {
+	e, err := c.p.fds.get(c.key(oid, t, 0), c.extentPath(t, oid), false)
+	if err != nil || e == nil {
+		return 0, err
 	}
-	if err != nil {
-		return 0, fmt.Errorf("stat %s: %w", path, err)
+	defer c.p.fds.release(e)
+	var st unix.Stat_t
+	if err := unix.Fstat(e.fd, &st); err != nil {
+		return 0, fmt.Errorf("fstat %s: %w", c.extentPath(t, oid), err)
 	}
 	return st.Size, nil
 }
@@ -254,7 +257,7 @@ func (c *Container) setSize(a object.Array, size int64) error {
 	old := int64(0)
 	for _, t := range c.arrayTargets(a.OID) {
 		path := c.extentPath(t, a.OID)
-		s, err := statSize(path)
+		s, err := c.extentSize(a.OID, t)
 		if err != nil {
 			return err
 		}

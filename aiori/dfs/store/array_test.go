@@ -1,0 +1,143 @@
+package store
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/hpcbench/hpcbench/aiori/dfs/object"
+)
+
+// aligned returns n zero bytes at an address that is a multiple of
+// DirectAlign.
+func aligned(n int) []byte {
+	b := make([]byte, n+DirectAlign)
+	skip := (DirectAlign - int(uintptr(unsafe.Pointer(&b[0]))%DirectAlign)) % DirectAlign
+	return b[skip : skip+n : skip+n]
+}
+
+// directWorks reports whether dir's file system takes O_DIRECT (tmpfs
+// before Linux 6.6 does not).
+func directWorks(dir string) bool {
+	fd, err := unix.Open(filepath.Join(dir, "probe"), unix.O_RDWR|unix.O_CREAT|unix.O_DIRECT, 0o644)
+	if err != nil {
+		return false
+	}
+	unix.Close(fd)
+	os.Remove(filepath.Join(dir, "probe"))
+	return true
+}
+
+func TestDirect(t *testing.T) {
+	ctx := context.Background()
+	p := newPool(t, 2, Options{})
+	if !directWorks(p.Targets()[0]) {
+		t.Skip("the targets' file system refuses O_DIRECT")
+	}
+	c := newCont(t, p, "c", object.ContProps{ChunkSize: 8192})
+	defer c.Close()
+	a := object.Array{OID: object.NewOID(object.SX, 2000), ChunkSize: 8192}
+	buf := aligned(5 * DirectAlign)
+	for i := range buf {
+		buf[i] = byte(i%253 + 1)
+	}
+	if err := c.WriteArray(ctx, a, DirectAlign, buf, object.Direct|object.Sync); err != nil {
+		t.Fatalf("aligned direct write: %v", err)
+	}
+	got := aligned(8 * DirectAlign)
+	n, err := c.ReadArray(ctx, a, 0, got, object.Direct)
+	if n != 6*DirectAlign || err == nil || !bytes.Equal(got[DirectAlign:n], buf) || !bytes.Equal(got[:DirectAlign], make([]byte, DirectAlign)) {
+		t.Errorf("aligned direct read = %d, %v; want %d bytes, io.EOF, the bytes written after a hole", n, err, 6*DirectAlign)
+	}
+	// A buffered read sees what the direct write wrote.
+	plain := make([]byte, len(buf))
+	if _, err := c.ReadArray(ctx, a, DirectAlign, plain, 0); err != nil || !bytes.Equal(plain, buf) {
+		t.Errorf("buffered read after a direct write: %v", err)
+	}
+	for _, tc := range []struct {
+		name string
+		off  int64
+		p    []byte
+	}{
+		{"offset", 100, aligned(DirectAlign)},
+		{"length", 0, aligned(DirectAlign + 1)},
+		{"buffer", 0, aligned(DirectAlign + 1)[1:]},
+	} {
+		if err := c.WriteArray(ctx, a, tc.off, tc.p, object.Direct); !errors.Is(err, object.ErrInvalid) {
+			t.Errorf("direct write with a misaligned %s: error %v; want ErrInvalid", tc.name, err)
+		}
+		if _, err := c.ReadArray(ctx, a, tc.off, tc.p, object.Direct); !errors.Is(err, object.ErrInvalid) {
+			t.Errorf("direct read with a misaligned %s: error %v; want ErrInvalid", tc.name, err)
+		}
+	}
+}
+
+// TestLayout checks the fixed format: chunk k is at its logical offset in
+// the extent file of target Placement(oid, k, n), and creating an object's
+// KV records makes no file.
+func TestLayout(t *testing.T) {
+	ctx := context.Background()
+	p := newPool(t, 4, Options{})
+	c := newCont(t, p, "c", object.ContProps{ChunkSize: 4096})
+	defer c.Close()
+	a := object.Array{OID: object.NewOID(object.S2, 1234), ChunkSize: 4096}
+	if err := c.Insert(ctx, a.OID, "f", "DFS_INODE", []byte("inode")); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range c.st.dirs {
+		if ents, _ := os.ReadDir(d); len(ents) != 0 {
+			t.Errorf("KV records made files in %s: %v", d, ents)
+		}
+	}
+	data := make([]byte, 4*4096)
+	for i := range data {
+		data[i] = byte(i/4096 + 1)
+	}
+	if err := c.WriteArray(ctx, a, 0, data, 0); err != nil {
+		t.Fatal(err)
+	}
+	for k := range int64(4) {
+		tgt := object.Placement(a.OID, k, 4)
+		b, err := os.ReadFile(filepath.Join(p.Targets()[tgt], c.st.meta.UUID, a.OID.String()))
+		if err != nil || int64(len(b)) < (k+1)*4096 || !bytes.Equal(b[k*4096:(k+1)*4096], data[k*4096:(k+1)*4096]) {
+			t.Errorf("chunk %d is not at offset %d of target %d's extent file (%d bytes, %v)", k, k*4096, tgt, len(b), err)
+		}
+	}
+	files := 0
+	for _, d := range c.st.dirs {
+		ents, _ := os.ReadDir(d)
+		files += len(ents)
+	}
+	if files != 2 {
+		t.Errorf("an S2 array has extent files on %d targets; want 2", files)
+	}
+}
+
+// TestOpenFilesBound checks that the fd cache keeps no more files open
+// than MaxOpenFiles, however many objects are written.
+func TestOpenFilesBound(t *testing.T) {
+	ctx := context.Background()
+	p := newPool(t, 2, Options{MaxOpenFiles: 3})
+	c := newCont(t, p, "c", object.ContProps{ChunkSize: 4096})
+	for i := range 50 {
+		a := object.Array{OID: object.NewOID(object.SX, uint64(5000+i)), ChunkSize: 4096}
+		if err := c.WriteArray(ctx, a, 0, make([]byte, 3*4096), 0); err != nil {
+			t.Fatal(err)
+		}
+		if n := p.fds.lru.Len(); n > 3 {
+			t.Fatalf("after %d objects, %d files open; want at most 3", i+1, n)
+		}
+	}
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if n := p.fds.lru.Len(); n != 0 {
+		t.Errorf("after the last handle's Close, %d files open; want 0", n)
+	}
+}
