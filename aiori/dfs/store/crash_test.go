@@ -27,7 +27,9 @@ const (
 var crashArray = object.Array{OID: object.NewOID(object.SX, 1), ChunkSize: 4096}
 
 // crashValue is the value of the child's KV record i.
-func crashValue(i int) []byte { return []byte(fmt.Sprintf("inode %d: %s", i, strings.Repeat("x", i%200))) }
+func crashValue(i int) []byte {
+	return []byte(fmt.Sprintf("inode %d: %s", i, strings.Repeat("x", i%200)))
+}
 
 // crashExtent is the child's array write i: 5000 bytes at i*5000.
 func crashExtent(i int) (int64, []byte) {
