@@ -88,7 +88,7 @@ func (p *Pool) createCont(ctx context.Context, label string, props object.ContPr
 			return err
 		}
 	}
-	kv, err := openKV(p.contLog(m.UUID), true)
+	kv, err := openKV(p.contLog(m.UUID), true, true)
 	if err != nil {
 		return err
 	}
@@ -103,20 +103,20 @@ func (p *Pool) createCont(ctx context.Context, label string, props object.ContPr
 
 // acquire returns label's open state, opening its log if no handle has.
 func (p *Pool) acquire(label string) (*contState, error) {
-	m, err := p.contMeta(label)
-	if err != nil {
-		return nil, err
-	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.closed {
 		return nil, fs.ErrClosed
 	}
+	m, err := p.contMeta(label) // under p.mu: DestroyCont cannot come between
+	if err != nil {
+		return nil, err
+	}
 	if st := p.conts[m.UUID]; st != nil {
 		st.refs++
 		return st, nil
 	}
-	kv, err := openKV(p.contLog(m.UUID), p.opts.SyncKV)
+	kv, err := openKV(p.contLog(m.UUID), p.opts.SyncKV, false)
 	if err != nil {
 		return nil, err
 	}
@@ -207,14 +207,14 @@ func (p *Pool) destroyCont(ctx context.Context, label string) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	m, err := p.contMeta(label)
-	if err != nil {
-		return err
-	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.closed {
 		return fs.ErrClosed
+	}
+	m, err := p.contMeta(label)
+	if err != nil {
+		return err
 	}
 	if st := p.conts[m.UUID]; st != nil {
 		return fmt.Errorf("%d handles have it open: %w", st.refs, ErrBusy)

@@ -87,12 +87,10 @@ func create(dir string, o CreateOptions) error {
 			os.RemoveAll(undo[i])
 		}
 	}()
-	for _, name := range []string{contDir} {
-		if err := os.Mkdir(filepath.Join(stage, name), 0o755); err != nil {
-			return err
-		}
-		undo = append(undo, filepath.Join(stage, name))
+	if err := os.Mkdir(filepath.Join(stage, contDir), 0o755); err != nil {
+		return err
 	}
+	undo = append(undo, filepath.Join(stage, contDir))
 	for _, name := range []string{lockFile, poolLog} {
 		if err := writeFile(filepath.Join(stage, name), nil); err != nil {
 			return err

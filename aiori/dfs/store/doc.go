@@ -73,4 +73,24 @@
 // record, which Open sweeps away. DestroyCont removes the record first,
 // then the files; Open sweeps what a crash leaves. Create builds a new
 // pool in a hidden directory next to DIR and renames it into place.
+//
+// # Why a log of our own
+//
+// The engine owns the store, so a library's single-process directory lock
+// costs nothing; the question is speed and simplicity. Measured on this
+// project's 2-core build host (ext4, Linux 6.18; scratch module outside the
+// project, badger v4.9.6 with DefaultOptions, one transaction a call): 4
+// goroutines insert 100,000 records of 100-byte values under keys
+// oid|dkey|akey, get them all, delete them all.
+//
+//	ops/s (two runs)     insert            get               delete
+//	this log             223,000-229,000   597,000-666,000   224,000-468,000
+//	badger v4            95,000-118,000    265,000-552,000   86,000-93,000
+//	this log, SyncKV     4,071             468,000           3,832
+//	badger, SyncWrites   1,788             328,000           1,987
+//
+// The log is a few hundred lines with one format to reason about (above),
+// recovers by reading one file, and writes at about twice badger's rate with
+// sync and without (with sync, thanks to group commit). Its cost: every value is held in memory,
+// and List sorts an object's dkeys on each call.
 package store

@@ -30,11 +30,11 @@ type kvStore struct {
 	next     uint64 // the next id to hand out
 }
 
-// openKV opens the KV log at path, replays it, and compacts it when its
-// garbage (superseded frames) exceeds its live data.
-func openKV(path string, sync bool) (*kvStore, error) {
+// openKV opens the KV log at path (creating it if create), replays it, and
+// compacts it when its garbage (superseded frames) exceeds its live data.
+func openKV(path string, sync, create bool) (*kvStore, error) {
 	s := &kvStore{objs: make(map[object.OID]map[string]map[string][]byte), live: int64(len(logMagic)) + frameSize(record{op: opReserve})}
-	l, _, err := openLog(path, sync, s.apply)
+	l, _, err := openLog(path, sync, create, s.apply)
 	if err != nil {
 		return nil, err
 	}
@@ -196,7 +196,7 @@ func (s *kvStore) list(oid object.OID, anchor string, max int) ([]string, string
 func (s *kvStore) alloc(n int) (uint64, error) {
 	s.mu.Lock()
 	first := s.next
-	if first+uint64(n) < first {
+	if uint64(n) > ^uint64(0)-first-oidBatch {
 		s.mu.Unlock()
 		return 0, fmt.Errorf("%d ids: %w (the id space is used up)", n, object.ErrInvalid)
 	}

@@ -27,13 +27,17 @@ type appendLog struct {
 	synced int64 // bytes known stable, under syncMu
 }
 
-// openLog opens (or creates) the log at path and passes every record in it
+// openLog opens the log at path (creating it if create) and passes every record in it
 // to apply, in order. A torn tail (a last frame cut short or failing its
 // checksum, or a bad frame followed only by zeros: what a crash leaves) is
 // cut off; a bad frame with valid data after it is corruption, and openLog
 // refuses it naming the file and offset. It returns how many bytes it cut.
-func openLog(path string, sync bool, apply func(record)) (*appendLog, int64, error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+func openLog(path string, sync, create bool, apply func(record)) (*appendLog, int64, error) {
+	flags := os.O_RDWR
+	if create {
+		flags |= os.O_CREATE
+	}
+	f, err := os.OpenFile(path, flags, 0o644)
 	if err != nil {
 		return nil, 0, fmt.Errorf("open KV log: %w", err)
 	}

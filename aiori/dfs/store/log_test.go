@@ -16,7 +16,7 @@ import (
 // at which each frame starts and the file's size.
 func writeLog(t *testing.T, path string, n int) ([]int64, int64) {
 	t.Helper()
-	s, err := openKV(path, false)
+	s, err := openKV(path, false, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +70,7 @@ func TestTornTail(t *testing.T) {
 		if err := os.WriteFile(path, whole[:cut], 0o644); err != nil {
 			t.Fatal(err)
 		}
-		s, err := openKV(path, false)
+		s, err := openKV(path, false, true)
 		if err != nil {
 			t.Fatalf("cut at %d: %v", cut, err)
 		}
@@ -88,7 +88,7 @@ func TestTornTail(t *testing.T) {
 		if fi, _ := os.Stat(path); cut < size && fi.Size() >= size {
 			t.Errorf("cut at %d: the torn tail was not cut (size %d)", cut, fi.Size())
 		}
-		s, err = openKV(path, false)
+		s, err = openKV(path, false, true)
 		if err != nil {
 			t.Fatalf("cut at %d, reopened: %v", cut, err)
 		}
@@ -121,7 +121,7 @@ func TestLogDamage(t *testing.T) {
 			starts, _ := writeLog(t, path, n)
 			b, _ := os.ReadFile(path)
 			os.WriteFile(path, tc.damage(b, starts), 0o644)
-			s, err := openKV(path, false)
+			s, err := openKV(path, false, true)
 			if tc.records < 0 {
 				if err == nil {
 					s.close()
@@ -147,7 +147,7 @@ func TestLogDamage(t *testing.T) {
 // reservation, and shrinks the file.
 func TestCompact(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "c.log")
-	s, err := openKV(path, false)
+	s, err := openKV(path, false, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -182,7 +182,7 @@ func TestCompact(t *testing.T) {
 			t.Errorf("%s: alloc = %d, below ids handed out before (%d+10)", when, next, first)
 		}
 	}
-	s, err = openKV(path, false)
+	s, err = openKV(path, false, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -202,7 +202,7 @@ func TestCompact(t *testing.T) {
 	}
 	check("after compact", s)
 	s.close()
-	s, err = openKV(path, false)
+	s, err = openKV(path, false, true)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -79,6 +79,9 @@ func open(dir string, o Options) (*Pool, error) {
 	if err != nil {
 		return nil, err
 	}
+	if o.MaxOpenFiles < 0 {
+		return nil, fmt.Errorf("MaxOpenFiles %d: %w", o.MaxOpenFiles, object.ErrInvalid)
+	}
 	lock, err := lockPool(dir)
 	if err != nil {
 		return nil, err
@@ -101,7 +104,7 @@ func open(dir string, o Options) (*Pool, error) {
 		}
 		p.targets = append(p.targets, path)
 	}
-	if p.table, err = openKV(filepath.Join(dir, poolLog), true); err != nil {
+	if p.table, err = openKV(filepath.Join(dir, poolLog), true, false); err != nil {
 		return nil, err
 	}
 	if err := p.sweep(); err != nil {
@@ -156,7 +159,15 @@ func checkTargetMeta(path, uuid string, index int) error {
 // logs and target directories of containers the table does not hold.
 func (p *Pool) sweep() error {
 	known := make(map[string]bool)
-	for _, m := range p.tableEntries() {
+	labels, _, err := p.table.list(tableOID, "", 0)
+	if err != nil {
+		return err
+	}
+	for _, l := range labels {
+		m, err := p.contMeta(l)
+		if err != nil {
+			return err // delete nothing on a table that does not read
+		}
 		known[m.UUID] = true
 	}
 	logs, err := os.ReadDir(filepath.Join(p.dir, contDir))
@@ -180,18 +191,6 @@ func (p *Pool) sweep() error {
 		}
 	}
 	return nil
-}
-
-// tableEntries returns the container table, by label.
-func (p *Pool) tableEntries() map[string]contMeta {
-	labels, _, _ := p.table.list(tableOID, "", 0)
-	out := make(map[string]contMeta, len(labels))
-	for _, l := range labels {
-		if m, err := p.contMeta(l); err == nil {
-			out[l] = m
-		}
-	}
-	return out
 }
 
 // contMeta returns label's record in the table.

@@ -359,3 +359,53 @@ func TestReopen(t *testing.T) {
 		}
 	}
 }
+
+// TestSweep checks that Open removes what a crash inside CreateCont or
+// DestroyCont leaves (files of containers the table does not hold) and
+// keeps the containers it does hold; and that a container whose log is
+// missing fails to open rather than coming back empty.
+func TestSweep(t *testing.T) {
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "p")
+	if err := Create(dir, CreateOptions{NTargets: 2}); err != nil {
+		t.Fatal(err)
+	}
+	p, err := Open(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range []string{"kept", "lost"} {
+		if err := p.CreateCont(ctx, l, object.ContProps{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	lost, _ := p.contMeta("lost")
+	p.Close()
+	orphan := newUUID()
+	orphans := []string{filepath.Join(dir, contDir, orphan+".log"), filepath.Join(dir, "tgt1", orphan)}
+	os.WriteFile(orphans[0], []byte(logMagic), 0o644)
+	os.Mkdir(orphans[1], 0o755)
+	os.Remove(filepath.Join(dir, contDir, lost.UUID+".log"))
+
+	p, err = Open(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	for _, o := range orphans {
+		if _, err := os.Stat(o); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("Open left %s: %v", o, err)
+		}
+	}
+	c, err := p.OpenCont(ctx, "kept")
+	if err != nil {
+		t.Fatalf("a container the table holds: %v", err)
+	}
+	c.Close()
+	if _, err := p.OpenCont(ctx, "lost"); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("OpenCont of a container whose log is gone: error %v; want fs.ErrNotExist", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, contDir, lost.UUID+".log")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("OpenCont made a new log for a container whose log is gone: %v", err)
+	}
+}
