@@ -57,6 +57,24 @@ func BenchmarkKV(b *testing.B) {
 			})
 		})
 	}
+	b.Run("ListPage100of100k", func(b *testing.B) {
+		c := newCont(b, newPool(b, 4, Options{}), "c", object.ContProps{})
+		defer c.Close()
+		oid := object.NewOID(object.S1, 2000)
+		for i := range 100000 {
+			if err := c.Put(ctx, oid, strconv.Itoa(i), "DFS_INODE", inode); err != nil {
+				b.Fatal(err)
+			}
+		}
+		anchor := ""
+		for b.Loop() {
+			keys, next, err := c.List(ctx, oid, anchor, 100)
+			if err != nil || len(keys) == 0 {
+				b.Fatal(keys, err)
+			}
+			anchor = next
+		}
+	})
 	b.Run("Get", func(b *testing.B) {
 		c := newCont(b, newPool(b, 4, Options{}), "c", object.ContProps{})
 		defer c.Close()

@@ -90,7 +90,8 @@
 //	badger, SyncWrites   1,788             328,000           1,987
 //
 // The log is a few hundred lines with one format to reason about (above),
-// recovers by reading one file, and writes at about twice badger's rate with
-// sync and without (with sync, thanks to group commit). Its cost: every value is held in memory,
-// and List sorts an object's dkeys on each call.
+// recovers by reading one file, and writes at about twice badger's rate,
+// with sync (thanks to group commit) and without. Its cost: every value is
+// held in memory, and the whole log is read at Open. List sorts an
+// object's dkeys once and keeps them until one is added or removed.
 package store

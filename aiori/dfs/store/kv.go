@@ -25,6 +25,10 @@ type kvStore struct {
 	log  *appendLog
 	objs map[object.OID]map[string]map[string][]byte
 	live int64 // bytes of the frames a rewrite would keep
+	// sorted caches an object's dkeys in order for List, so that paging
+	// through a large directory sorts it once; a new or removed dkey
+	// drops the object's entry.
+	sorted map[object.OID][]string
 
 	reserved uint64 // ids below are recorded as handed out
 	next     uint64 // the next id to hand out
@@ -33,7 +37,7 @@ type kvStore struct {
 // openKV opens the KV log at path (creating it if create), replays it, and
 // compacts it when its garbage (superseded frames) exceeds its live data.
 func openKV(path string, sync, create bool) (*kvStore, error) {
-	s := &kvStore{objs: make(map[object.OID]map[string]map[string][]byte), live: int64(len(logMagic)) + frameSize(record{op: opReserve})}
+	s := &kvStore{objs: make(map[object.OID]map[string]map[string][]byte), sorted: make(map[object.OID][]string), live: int64(len(logMagic)) + frameSize(record{op: opReserve})}
 	l, _, err := openLog(path, sync, create, s.apply)
 	if err != nil {
 		return nil, err
@@ -65,6 +69,7 @@ func (s *kvStore) apply(r record) {
 		if a == nil {
 			a = make(map[string][]byte)
 			d[r.dkey] = a
+			delete(s.sorted, r.oid)
 		}
 		if old, ok := a[r.akey]; ok {
 			s.live -= frameSize(record{op: opPut, dkey: r.dkey, akey: r.akey, val: old})
@@ -88,6 +93,7 @@ func (s *kvStore) dropDkey(oid object.OID, dkey string) {
 		s.live -= frameSize(record{op: opPut, dkey: dkey, akey: akey, val: v})
 	}
 	delete(s.objs[oid], dkey)
+	delete(s.sorted, oid)
 	if len(s.objs[oid]) == 0 {
 		delete(s.objs, oid)
 	}
@@ -175,19 +181,43 @@ func (s *kvStore) list(oid object.OID, anchor string, max int) ([]string, string
 		after = anchor[1:]
 	}
 	s.mu.RLock()
-	keys := make([]string, 0, len(s.objs[oid]))
-	for k := range s.objs[oid] {
-		if !ok || k > after {
-			keys = append(keys, k)
+	keys, cached := s.sorted[oid]
+	if !cached && len(s.objs[oid]) > 0 {
+		s.mu.RUnlock()
+		s.mu.Lock()
+		keys = s.sortLocked(oid)
+		s.mu.Unlock()
+		s.mu.RLock()
+	}
+	defer s.mu.RUnlock()
+	from := 0
+	if ok {
+		from = sort.SearchStrings(keys, after)
+		if from < len(keys) && keys[from] == after {
+			from++
 		}
 	}
-	s.mu.RUnlock()
-	sort.Strings(keys)
+	keys = keys[from:]
 	if max > 0 && len(keys) > max {
-		keys = keys[:max]
-		return keys, "k" + keys[max-1], nil
+		page := append([]string(nil), keys[:max]...)
+		return page, "k" + page[max-1], nil
 	}
-	return keys, "", nil
+	return append([]string(nil), keys...), "", nil
+}
+
+// sortLocked returns oid's dkeys in order, from the cache or sorted now.
+// The caller holds s.mu for writing.
+func (s *kvStore) sortLocked(oid object.OID) []string {
+	if keys, ok := s.sorted[oid]; ok {
+		return keys
+	}
+	keys := make([]string, 0, len(s.objs[oid]))
+	for k := range s.objs[oid] {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	s.sorted[oid] = keys
+	return keys
 }
 
 // alloc hands out n consecutive ids and returns the first. A reserve
