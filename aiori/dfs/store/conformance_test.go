@@ -9,15 +9,35 @@ import (
 	"github.com/hpcbench/hpcbench/aiori/dfs/object/objecttest"
 )
 
-// newPool creates a pool of n targets in a new temporary directory and
-// opens it; the test's cleanup closes it.
-func newPool(t testing.TB, n int, o Options) *Pool {
+// makePool creates a pool of n targets holding containers with labels
+// (default props) in a new temporary directory, and returns its directory.
+func makePool(t testing.TB, n int, labels ...string) string {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "pool")
 	if err := Create(dir, CreateOptions{NTargets: n}); err != nil {
 		t.Fatal(err)
 	}
-	p, err := Open(dir, o)
+	if len(labels) == 0 {
+		return dir
+	}
+	p, err := Open(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	for _, l := range labels {
+		if err := p.CreateCont(context.Background(), l, object.ContProps{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// newPool creates a pool of n targets in a new temporary directory and
+// opens it; the test's cleanup closes it.
+func newPool(t testing.TB, n int, o Options) *Pool {
+	t.Helper()
+	p, err := Open(makePool(t, n), o)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -57,9 +57,6 @@ func (p *Pool) CreateCont(ctx context.Context, label string, props object.ContPr
 }
 
 func (p *Pool) createCont(ctx context.Context, label string, props object.ContProps) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
 	if err := checkLabel(label); err != nil {
 		return err
 	}
@@ -67,11 +64,10 @@ func (p *Pool) createCont(ctx context.Context, label string, props object.ContPr
 	if err := props.Check(); err != nil {
 		return err
 	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.closed {
-		return fs.ErrClosed
+	if err := p.lockOpen(ctx); err != nil {
+		return err
 	}
+	defer p.mu.Unlock()
 	if _, err := p.table.get(tableOID, label, tableAkey); err == nil {
 		return object.ErrExist
 	}
@@ -101,13 +97,26 @@ func (p *Pool) createCont(ctx context.Context, label string, props object.ContPr
 	return p.table.put(tableOID, label, tableAkey, b, true)
 }
 
+// lockOpen takes p.mu unless ctx has ended or the pool is closed; when it
+// returns nil, the caller unlocks p.mu.
+func (p *Pool) lockOpen(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		return fs.ErrClosed
+	}
+	return nil
+}
+
 // acquire returns label's open state, opening its log if no handle has.
 func (p *Pool) acquire(label string) (*contState, error) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.closed {
-		return nil, fs.ErrClosed
+	if err := p.lockOpen(context.Background()); err != nil {
+		return nil, err
 	}
+	defer p.mu.Unlock()
 	m, err := p.contMeta(label) // under p.mu: DestroyCont cannot come between
 	if err != nil {
 		return nil, err
@@ -204,14 +213,10 @@ func (p *Pool) DestroyCont(ctx context.Context, label string) error {
 }
 
 func (p *Pool) destroyCont(ctx context.Context, label string) error {
-	if err := ctx.Err(); err != nil {
+	if err := p.lockOpen(ctx); err != nil {
 		return err
 	}
-	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.closed {
-		return fs.ErrClosed
-	}
 	m, err := p.contMeta(label)
 	if err != nil {
 		return err

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -90,19 +89,7 @@ func TestCrash(t *testing.T) {
 
 func crash(t *testing.T, sync string) {
 	ctx := context.Background()
-	dir := filepath.Join(t.TempDir(), "p")
-	if err := Create(dir, CreateOptions{NTargets: 3}); err != nil {
-		t.Fatal(err)
-	}
-	p, err := Open(dir, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := p.CreateCont(ctx, "c", object.ContProps{ChunkSize: 4096}); err != nil {
-		t.Fatal(err)
-	}
-	p.Close()
-
+	dir := makePool(t, 3, "c")
 	r, w, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
@@ -142,7 +129,7 @@ func crash(t *testing.T, sync string) {
 	}
 	t.Logf("killed after %d KV records and %d extents acknowledged", len(kvs), len(arrs))
 
-	p, err = Open(dir, Options{})
+	p, err := Open(dir, Options{})
 	if err != nil {
 		t.Fatalf("reopen after the kill: %v", err)
 	}

@@ -195,10 +195,7 @@ func TestOpenRefuses(t *testing.T) {
 		}, object.ErrInvalid},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			dir := filepath.Join(t.TempDir(), "p")
-			if err := Create(dir, CreateOptions{NTargets: 2}); err != nil {
-				t.Fatal(err)
-			}
+			dir := makePool(t, 2)
 			tc.spoil(dir)
 			p, err := Open(dir, Options{})
 			if err == nil {
@@ -293,10 +290,7 @@ func TestContainers(t *testing.T) {
 // container table, props, KV records, arrays and the OID allocator.
 func TestReopen(t *testing.T) {
 	ctx := context.Background()
-	dir := filepath.Join(t.TempDir(), "p")
-	if err := Create(dir, CreateOptions{NTargets: 3}); err != nil {
-		t.Fatal(err)
-	}
+	dir := makePool(t, 3)
 	props := object.ContProps{ChunkSize: 4096, OClass: object.S2}
 	a := object.Array{ChunkSize: 4096}
 	var lastOID object.OID
@@ -366,18 +360,10 @@ func TestReopen(t *testing.T) {
 // missing fails to open rather than coming back empty.
 func TestSweep(t *testing.T) {
 	ctx := context.Background()
-	dir := filepath.Join(t.TempDir(), "p")
-	if err := Create(dir, CreateOptions{NTargets: 2}); err != nil {
-		t.Fatal(err)
-	}
+	dir := makePool(t, 2, "kept", "lost")
 	p, err := Open(dir, Options{})
 	if err != nil {
 		t.Fatal(err)
-	}
-	for _, l := range []string{"kept", "lost"} {
-		if err := p.CreateCont(ctx, l, object.ContProps{}); err != nil {
-			t.Fatal(err)
-		}
 	}
 	lost, _ := p.contMeta("lost")
 	p.Close()
