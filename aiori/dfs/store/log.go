@@ -226,11 +226,15 @@ func (l *appendLog) rewrite(live func(emit func(record) error) error) error {
 	return nil
 }
 
-// close closes the file, syncing it first when the log syncs.
+// close syncs the file (a clean shutdown leaves a stable log, SyncKV or
+// not) and closes it.
 func (l *appendLog) close() error {
-	if err := l.commit(l.size.Load()); err != nil {
+	l.syncMu.Lock()
+	err := unix.Fdatasync(int(l.f.Fd()))
+	l.syncMu.Unlock()
+	if err != nil {
 		l.f.Close()
-		return err
+		return fmt.Errorf("sync KV log %s: %w", l.path, err)
 	}
 	if err := l.f.Close(); err != nil {
 		return fmt.Errorf("close KV log %s: %w", l.path, err)

@@ -26,8 +26,8 @@ type Options struct {
 	// stable (fdatasync of the log, shared by the writers that arrive
 	// while one runs: group commit) before it returns. Without it a change
 	// is written with write(2) before it returns: it survives the engine
-	// being killed, not the host crashing. The container table is always
-	// synced.
+	// being killed, not the host crashing (Close syncs it all the same).
+	// The container table is always synced.
 	SyncKV bool
 	// MaxOpenFiles bounds how many extent files the pool keeps open at
 	// once (least recently used ones are closed); 0 means

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/hpcbench/hpcbench/aiori/dfs/object"
@@ -393,5 +394,69 @@ func TestSweep(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, contDir, lost.UUID+".log")); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("OpenCont made a new log for a container whose log is gone: %v", err)
+	}
+}
+
+// TestPoolConcurrent races CreateCont of one label (exactly one wins) and
+// opens and closes handles of one container from many goroutines (they
+// share its log; the last Close closes it).
+func TestPoolConcurrent(t *testing.T) {
+	ctx := context.Background()
+	p := newPool(t, 2, Options{})
+	const racers = 8
+	errs := make([]error, racers)
+	var wg sync.WaitGroup
+	for i := range racers {
+		wg.Go(func() { errs[i] = p.CreateCont(ctx, "c", object.ContProps{}) })
+	}
+	wg.Wait()
+	won := 0
+	for i, err := range errs {
+		switch {
+		case err == nil:
+			won++
+		case !errors.Is(err, object.ErrExist):
+			t.Errorf("racer %d: CreateCont: %v; want ErrExist", i, err)
+		}
+	}
+	if won != 1 {
+		t.Errorf("%d racers created the container; want 1", won)
+	}
+	clear(errs)
+	for i := range racers {
+		wg.Go(func() {
+			for j := range 20 {
+				c, err := p.OpenCont(ctx, "c")
+				if err != nil {
+					errs[i] = err
+					return
+				}
+				if err := c.Put(ctx, object.NewOID(object.S1, uint64(5000+i)), strconv.Itoa(j), "a", []byte("v")); err != nil {
+					errs[i] = err
+				}
+				if err := c.Close(); err != nil {
+					errs[i] = err
+				}
+			}
+		})
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Errorf("worker %d: %v", i, err)
+		}
+	}
+	if len(p.conts) != 0 {
+		t.Errorf("after every handle's Close, %d containers are open", len(p.conts))
+	}
+	c, err := p.OpenCont(ctx, "c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	for i := range racers {
+		if keys, _, err := c.List(ctx, object.NewOID(object.S1, uint64(5000+i)), "", 0); err != nil || len(keys) != 20 {
+			t.Errorf("worker %d's object lists %d dkeys, %v; want 20", i, len(keys), err)
+		}
 	}
 }
