@@ -27,11 +27,11 @@ func (e *env) write(a object.Array, off int64, p []byte, f object.IOFlags) {
 	}
 }
 
-// read reads n bytes at off and checks the count and io.EOF against the
-// array's size.
+// read reads n bytes at off, into a buffer that does not start zeroed,
+// and checks the count and io.EOF against the array's size.
 func (e *env) read(a object.Array, off int64, n int, size int64) []byte {
 	e.t.Helper()
-	p := make([]byte, n)
+	p := bytes.Repeat([]byte{0xa5}, n) // not zeros: holes must be zeroed
 	got, err := e.c.ReadArray(e.ctx, a, off, p, 0)
 	want := int(min(max(size-off, 0), int64(n)))
 	switch {
