@@ -312,7 +312,9 @@ func (c *Container) syncExtent(oid object.OID, t int) error {
 
 // unlinkExtents closes and removes oid's extent files on every target.
 func (c *Container) unlinkExtents(oid object.OID) error {
-	c.p.fds.evict(func(k fdKey) bool { return k.cont == c.st.meta.UUID && k.oid == oid })
+	// Unlink first, then drop the cached descriptors: a lookup racing the
+	// punch then finds no file rather than caching the unlinked one.
+	defer c.p.fds.evict(func(k fdKey) bool { return k.cont == c.st.meta.UUID && k.oid == oid })
 	for t := range c.st.dirs {
 		path := c.extentPath(t, oid)
 		if err := unix.Unlink(path); err != nil && !errors.Is(err, unix.ENOENT) {

@@ -43,6 +43,11 @@ func TestDirect(t *testing.T) {
 	c := newCont(t, p, "c", object.ContProps{ChunkSize: 8192})
 	defer c.Close()
 	a := object.Array{OID: object.NewOID(object.SX, 2000), ChunkSize: 8192}
+	// Looking for the files before they exist caches their absence; the
+	// writes below must replace it, for direct and buffered opens both.
+	if n, err := c.ReadArray(ctx, a, 0, aligned(DirectAlign), object.Direct); n != 0 || err == nil {
+		t.Errorf("direct read of an array never written = %d, %v; want 0, io.EOF", n, err)
+	}
 	buf := aligned(5 * DirectAlign)
 	for i := range buf {
 		buf[i] = byte(i%253 + 1)
@@ -120,7 +125,8 @@ func TestLayout(t *testing.T) {
 }
 
 // TestOpenFilesBound checks that the fd cache keeps no more files open
-// than MaxOpenFiles, however many objects are written.
+// than MaxOpenFiles, and no more missing ones than its bound for those,
+// however many objects are written and sized.
 func TestOpenFilesBound(t *testing.T) {
 	ctx := context.Background()
 	p := newPool(t, 2, Options{MaxOpenFiles: 3})
@@ -130,14 +136,17 @@ func TestOpenFilesBound(t *testing.T) {
 		if err := c.WriteArray(ctx, a, 0, make([]byte, 3*4096), 0); err != nil {
 			t.Fatal(err)
 		}
-		if n := p.fds.lru.Len(); n > 3 {
-			t.Fatalf("after %d objects, %d files open; want at most 3", i+1, n)
+		if _, err := c.ArraySize(ctx, object.Array{OID: object.NewOID(object.SX, uint64(9000+i)), ChunkSize: 4096}); err != nil {
+			t.Fatal(err)
+		}
+		if n, neg := p.fds.lru.Len(), p.fds.neg.Len(); n > 3 || neg > 3*negPerFD {
+			t.Fatalf("after %d objects, %d files open and %d known missing; want at most 3 and %d", i+1, n, neg, 3*negPerFD)
 		}
 	}
 	if err := c.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if n := p.fds.lru.Len(); n != 0 {
-		t.Errorf("after the last handle's Close, %d files open; want 0", n)
+	if n, neg := p.fds.lru.Len(), p.fds.neg.Len(); n != 0 || neg != 0 {
+		t.Errorf("after the last handle's Close, %d files open and %d known missing; want none", n, neg)
 	}
 }

@@ -93,6 +93,39 @@ func BenchmarkKV(b *testing.B) {
 	})
 }
 
+// BenchmarkSmallFile reads and sizes files of 3901 bytes (mdtest -w 3901
+// -e 3901) striped SX over 4 targets: one chunk, so three targets hold
+// nothing of each.
+func BenchmarkSmallFile(b *testing.B) {
+	ctx := context.Background()
+	c := newCont(b, newPool(b, 4, Options{}), "c", object.ContProps{})
+	defer c.Close()
+	const files = 1000
+	buf := make([]byte, 3901)
+	arr := func(i int) object.Array {
+		return object.Array{OID: object.NewOID(object.SX, uint64(2000+i%files)), ChunkSize: 1 << 20}
+	}
+	for i := range files {
+		if err := c.WriteArray(ctx, arr(i), 0, buf, 0); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.Run("Read", func(b *testing.B) {
+		for i := 0; b.Loop(); i++ {
+			if _, err := c.ReadArray(ctx, arr(i), 0, buf, 0); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("ArraySize", func(b *testing.B) {
+		for i := 0; b.Loop(); i++ {
+			if _, err := c.ArraySize(ctx, arr(i)); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
 func BenchmarkArray(b *testing.B) {
 	ctx := context.Background()
 	for _, size := range []int{4 << 10, 1 << 20} {
