@@ -22,6 +22,9 @@ func (c *Container) check(ctx context.Context) error {
 	if c.closed.Load() {
 		return fmt.Errorf("container %q: %w", c.st.label, fs.ErrClosed)
 	}
+	if c.p.shut.Load() {
+		return fmt.Errorf("container %q: its pool %s: %w", c.st.label, c.p.dir, fs.ErrClosed)
+	}
 	return ctx.Err()
 }
 

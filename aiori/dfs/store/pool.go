@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/hpcbench/hpcbench/aiori/dfs/object"
 	"golang.org/x/sys/unix"
@@ -49,6 +50,8 @@ type Pool struct {
 	mu     sync.Mutex
 	conts  map[string]*contState // the open containers, by UUID
 	closed bool
+	// shut is closed for the containers' calls, which do not take mu.
+	shut atomic.Bool
 }
 
 // tableOID and tableAkey address the container table's records in
@@ -252,6 +255,7 @@ func (p *Pool) Close() error {
 		return fmt.Errorf("close pool %s: %w", p.dir, fs.ErrClosed)
 	}
 	p.closed = true
+	p.shut.Store(true)
 	var errs []error
 	for _, st := range p.conts {
 		errs = append(errs, st.kv.close())

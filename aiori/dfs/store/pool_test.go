@@ -268,6 +268,9 @@ func TestContainers(t *testing.T) {
 	if err := c.Put(ctx, a.OID, "d", "a", nil); !errors.Is(err, fs.ErrClosed) {
 		t.Errorf("Put on a closed handle: error %v; want fs.ErrClosed", err)
 	}
+	if err := c.WriteArray(ctx, a, 0, []byte("x"), 0); !errors.Is(err, fs.ErrClosed) {
+		t.Errorf("WriteArray on a closed handle: error %v; want fs.ErrClosed", err)
+	}
 	if err := p.DestroyCont(ctx, "a"); err != nil {
 		t.Fatal(err)
 	}
@@ -458,5 +461,44 @@ func TestPoolConcurrent(t *testing.T) {
 		if keys, _, err := c.List(ctx, object.NewOID(object.S1, uint64(5000+i)), "", 0); err != nil || len(keys) != 20 {
 			t.Errorf("worker %d's object lists %d dkeys, %v; want 20", i, len(keys), err)
 		}
+	}
+}
+
+// TestPoolClosed checks that a closed pool refuses its calls and its open
+// containers' (which opened no files after it closed).
+func TestPoolClosed(t *testing.T) {
+	ctx := context.Background()
+	p, err := Open(makePool(t, 2, "c"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := p.OpenContainer(ctx, "c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
+	}
+	a := object.Array{OID: object.NewOID(object.SX, 5000), ChunkSize: 4096}
+	for _, tc := range []struct {
+		name string
+		err  error
+	}{
+		{"WriteArray", c.WriteArray(ctx, a, 0, []byte("x"), 0)},
+		{"Put", c.Put(ctx, a.OID, "d", "a", nil)},
+		{"CreateCont", p.CreateCont(ctx, "d", object.ContProps{})},
+		{"OpenCont", func() error { _, err := p.OpenCont(ctx, "c"); return err }()},
+		{"DestroyCont", p.DestroyCont(ctx, "c")},
+		{"Close again", p.Close()},
+	} {
+		if !errors.Is(tc.err, fs.ErrClosed) {
+			t.Errorf("%s after the pool's Close: error %v; want fs.ErrClosed", tc.name, tc.err)
+		}
+	}
+	if n := p.fds.lru.Len(); n != 0 {
+		t.Errorf("%d files open after the pool's Close", n)
+	}
+	if err := c.Close(); err != nil {
+		t.Errorf("closing a handle after its pool: %v", err)
 	}
 }
