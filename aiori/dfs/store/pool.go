@@ -32,7 +32,8 @@ type Options struct {
 	SyncKV bool
 	// MaxOpenFiles bounds how many extent files the pool keeps open at
 	// once (least recently used ones are closed); 0 means
-	// DefaultMaxOpenFiles.
+	// DefaultMaxOpenFiles. The pool also remembers up to 16 times as many
+	// extent files found missing (memory only, no descriptors).
 	MaxOpenFiles int
 }
 
