@@ -168,6 +168,9 @@ type TargetInfo struct {
 	// TotalBytes and FreeBytes are its file system's capacity and room.
 	TotalBytes uint64 `json:"total_bytes"`
 	FreeBytes  uint64 `json:"free_bytes"`
+	// FSID names that file system (statfs's f_fsid), so that a sum over
+	// targets counts a file system they share once.
+	FSID string `json:"fsid"`
 }
 
 // ContInfo is what Pool.QueryCont reports.

@@ -11,7 +11,7 @@ import (
 // firstOID is the first object id a container hands out: the ids below are
 // left for reserved objects (DFS's superblock 0.0 and root 1.0), as memobj
 // does.
-const firstOID = 1 << 10
+const firstOID = object.FirstSeq
 
 // oidBatch is how many ids a reserve record covers beyond the request, so
 // most AllocOIDs calls append nothing.

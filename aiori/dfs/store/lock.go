@@ -43,5 +43,23 @@ func holder(f *os.File) string {
 	return "pid unknown"
 }
 
+// Held reports whether an engine (another process, or an Open in this
+// one) holds the pool in dir, without taking it.
+func Held(dir string) (bool, error) {
+	path := dir + "/" + lockFile
+	f, err := os.Open(path)
+	if err != nil {
+		return false, fmt.Errorf("pool %s: %w", dir, err)
+	}
+	defer f.Close()
+	switch err := unix.Flock(int(f.Fd()), unix.LOCK_SH|unix.LOCK_NB); {
+	case errors.Is(err, unix.EWOULDBLOCK):
+		return true, nil
+	case err != nil:
+		return false, fmt.Errorf("pool %s: probe %s: %w", dir, path, err)
+	}
+	return false, nil // closing f drops the probe's lock
+}
+
 // ErrBusy is what a pool locked by another engine wraps.
 var ErrBusy = errors.New("pool is busy")

@@ -224,6 +224,7 @@ func (p *Pool) Query(ctx context.Context) (object.PoolInfo, error) {
 		info.Targets = append(info.Targets, object.TargetInfo{
 			Index: i, Path: t,
 			TotalBytes: st.Blocks * uint64(st.Bsize), FreeBytes: st.Bavail * uint64(st.Bsize),
+			FSID: fmt.Sprintf("%x:%x", uint32(st.Fsid.Val[0]), uint32(st.Fsid.Val[1])),
 		})
 	}
 	return info, nil

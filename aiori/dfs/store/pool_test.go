@@ -502,3 +502,33 @@ func TestPoolClosed(t *testing.T) {
 		t.Errorf("closing a handle after its pool: %v", err)
 	}
 }
+
+func TestHeld(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "pool")
+	if err := Create(dir, CreateOptions{NTargets: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if held, err := Held(dir); held || err != nil {
+		t.Fatalf("Held of a closed pool = %v, %v", held, err)
+	}
+	p, err := Open(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if held, err := Held(dir); !held || err != nil {
+		t.Fatalf("Held of an open pool = %v, %v", held, err)
+	}
+	info, err := p.Query(t.Context())
+	if err != nil || len(info.Targets) != 1 || info.Targets[0].FSID == "" {
+		t.Fatalf("Query = %+v, %v: want one target with its file system's id", info, err)
+	}
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if held, err := Held(dir); held || err != nil {
+		t.Fatalf("Held after Close = %v, %v", held, err)
+	}
+	if _, err := Held(filepath.Join(dir, "nope")); err == nil {
+		t.Fatal("Held of a missing pool succeeded")
+	}
+}
