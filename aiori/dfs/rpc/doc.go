@@ -1,0 +1,92 @@
+// Package rpc is the DFS store's client → engine path: a Client that
+// implements object.Pool and object.Container by forwarding every call to
+// an engine over a fabric.Conn (shm on one host, tcp across hosts), and
+// Serve, the engine's side, which dispatches each call to the object.Pool
+// it is given, as DAOS clients speak to daos_engine over Mercury.
+//
+// # Connection
+//
+// A connection carries four streams, by tag: hello (0x64667300), requests
+// (…01, client to engine), replies (…02, engine to client) and data
+// (…03, either way). The client first sends a hello of 16 bytes:
+//
+//	u32 magic 0x52534644 ("DFSR")  u16 version  u16 0  u64 client id
+//
+// and the engine answers
+//
+//	u32 magic  u16 its version  u16 status (0 accepted, 1 refused)  text
+//
+// A client of another version is refused, and both sides return an error
+// wrapping ErrVersion that names both versions.
+//
+// # Messages
+//
+// A request and a reply have the same layout, every integer little-endian
+// and fixed-width (byte offsets):
+//
+//	 0 u64 request id (the reply repeats it)
+//	 8 u16 op code
+//	10 u16 error kind (replies; 0 in requests)
+//	12 u8  data mode: 0 inline, 1 in the next data message, 2 by RMA
+//	13 3 bytes 0
+//	16 u64 data length
+//	24 u64 container handle
+//	32 u64 oid.Hi   40 u64 oid.Lo
+//	48 i64 a        56 i64 b        64 i64 c
+//	72 u16 class    74 u16 dir class   76 u8 I/O flags   77 3 bytes 0
+//	80 s1, s2, key: each a u32 length and its bytes
+//	   then the data itself when the mode is inline
+//
+// A message is at most 64 KiB and carries at most 32 KiB of data inline;
+// more data follows as one message on the data stream (from the engine's
+// side, out of its transport's arena: on fabric/shm the client copies it
+// once, straight from the engine's buffer), or, for array transfers of a
+// client with ClientOptions.BulkRMA on an RMA connection, stays in the
+// client's buffer, whose key the request carries, for the engine to
+// fabric.RMAConn.Read (WriteArray) or Write (ReadArray).
+//
+// What a, b, c, s1 and s2 hold depends on the op:
+//
+//	op                    request                          reply
+//	1  Query                                               s1 uuid, data targets
+//	2  CreateCont         s1 label, c chunk, classes
+//	3  OpenCont           s1 label                         handle, c, classes
+//	4  ListConts                                           data labels
+//	5  QueryCont          s1 label                         s1 label, s2 uuid, c, classes, a objects, b bytes
+//	6  DestroyCont        s1 label
+//	7  close container    handle
+//	8  AllocOIDs          handle, class, a n               oid
+//	9  Put, 10 Insert     handle, oid, s1 dkey, s2 akey, data value
+//	11 Get                handle, oid, s1 dkey, s2 akey    data value
+//	12 Remove             handle, oid, s1 dkey
+//	13 List               handle, oid, s1 anchor, a max    data dkeys, s1 next anchor
+//	14 WriteArray         handle, oid, c chunk, a off, flags, data
+//	15 ReadArray          handle, oid, c chunk, a off, b length, flags   a n, data
+//	16 ArraySize          handle, oid, c chunk             a size
+//	17 SetSize            handle, oid, c chunk, a size
+//	18 SyncArray          handle, oid, c chunk
+//	19 Punch              handle, oid
+//
+// Lists (labels, dkeys) are a u32 count and u32-length-prefixed strings;
+// targets a u32 count and per target u32 index, u64 total, u64 free and
+// the path. A reply's error kind is 0 (none), 1 object.ErrNotExist,
+// 2 object.ErrExist, 3 object.ErrInvalid, 4 io.EOF (a short ReadArray,
+// with its data), 5 the engine stopping, 6 any other error; s1 is then
+// the engine's error text, and the client's error (an *EngineError) wraps
+// the kind's sentinel, so errors.Is works on the client as in the engine.
+//
+// A malformed request gets a reply of kind 3 and the engine drops the
+// connection. When a connection fails (the client closed it or died) the
+// engine closes the container handles opened on it.
+//
+// # One call at a time per Client
+//
+// A Client runs its calls in lock step: a call holds the connection from
+// its request to its reply, and concurrent callers take turns. mdtest and
+// IOR run one goroutine per rank, so nothing is lost; the reply lands in
+// the caller's own buffer (ReadArray's data straight into p) with no
+// hand-off between goroutines. A caller whose context ends while it waits
+// for a reply returns at once; the late reply is dropped by the next call
+// (replies carry the request id). A transfer interrupted half way leaves
+// the connection out of step, and later calls fail saying so.
+package rpc

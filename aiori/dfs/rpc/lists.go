@@ -1,0 +1,88 @@
+package rpc
+
+import (
+	"encoding/binary"
+	"fmt"
+
+	"github.com/hpcbench/hpcbench/aiori/dfs/object"
+)
+
+// appendStrings encodes ss as a u32 count and u32-length-prefixed strings.
+func appendStrings(b []byte, ss []string) []byte {
+	b = binary.LittleEndian.AppendUint32(b, uint32(len(ss)))
+	for _, s := range ss {
+		b = appendBytes(b, s)
+	}
+	return b
+}
+
+// decodeStrings parses what appendStrings writes.
+func decodeStrings(b []byte) ([]string, error) {
+	if len(b) < 4 {
+		return nil, fmt.Errorf("%w: a list's count cut short", errMalformed)
+	}
+	n := binary.LittleEndian.Uint32(b)
+	b = b[4:]
+	if uint64(n) > uint64(len(b)/4) {
+		return nil, fmt.Errorf("%w: a list of %d strings in %d bytes", errMalformed, n, len(b))
+	}
+	ss := make([]string, 0, n)
+	for range n {
+		f, rest, err := cutBytes(b)
+		if err != nil {
+			return nil, err
+		}
+		ss, b = append(ss, string(f)), rest
+	}
+	if len(b) != 0 {
+		return nil, fmt.Errorf("%w: %d bytes after a list", errMalformed, len(b))
+	}
+	return ss, nil
+}
+
+// targetLen is a target's encoding without its path: index, total, free.
+const targetLen = 4 + 8 + 8
+
+// appendTargets encodes a pool's targets: a u32 count, then each one's
+// index (u32), total and free bytes (u64) and path.
+func appendTargets(b []byte, ts []object.TargetInfo) []byte {
+	le := binary.LittleEndian
+	b = le.AppendUint32(b, uint32(len(ts)))
+	for _, t := range ts {
+		b = le.AppendUint32(b, uint32(t.Index))
+		b = le.AppendUint64(b, t.TotalBytes)
+		b = le.AppendUint64(b, t.FreeBytes)
+		b = appendBytes(b, t.Path)
+	}
+	return b
+}
+
+// decodeTargets parses what appendTargets writes.
+func decodeTargets(b []byte) ([]object.TargetInfo, error) {
+	le := binary.LittleEndian
+	if len(b) < 4 {
+		return nil, fmt.Errorf("%w: a target list's count cut short", errMalformed)
+	}
+	n := le.Uint32(b)
+	b = b[4:]
+	if uint64(n) > uint64(len(b)/(targetLen+4)) {
+		return nil, fmt.Errorf("%w: %d targets in %d bytes", errMalformed, n, len(b))
+	}
+	ts := make([]object.TargetInfo, 0, n)
+	for range n {
+		if len(b) < targetLen {
+			return nil, fmt.Errorf("%w: a target cut short", errMalformed)
+		}
+		t := object.TargetInfo{Index: int(le.Uint32(b)), TotalBytes: le.Uint64(b[4:]), FreeBytes: le.Uint64(b[12:])}
+		path, rest, err := cutBytes(b[targetLen:])
+		if err != nil {
+			return nil, err
+		}
+		t.Path, b = string(path), rest
+		ts = append(ts, t)
+	}
+	if len(b) != 0 {
+		return nil, fmt.Errorf("%w: %d bytes after the targets", errMalformed, len(b))
+	}
+	return ts, nil
+}

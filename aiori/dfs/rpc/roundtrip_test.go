@@ -1,0 +1,305 @@
+package rpc
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/hpcbench/hpcbench/aiori/dfs/object"
+	"github.com/hpcbench/hpcbench/aiori/dfs/object/memobj"
+)
+
+// step is one call of the round-trip script; it returns what the call
+// returned, as text, so that two implementations' transcripts compare.
+type step struct {
+	name string
+	do   func(ctx context.Context, p object.Pool, c object.Container) string
+}
+
+// outcome writes an error as its kind, the part that must survive the
+// wire (the text gains the engine's address).
+func outcome(err error) string {
+	switch {
+	case err == nil:
+		return "ok"
+	case err == io.EOF:
+		return "EOF"
+	case errors.Is(err, object.ErrNotExist):
+		return "ErrNotExist"
+	case errors.Is(err, object.ErrExist):
+		return "ErrExist"
+	case errors.Is(err, object.ErrInvalid):
+		return "ErrInvalid"
+	}
+	return "error: " + err.Error()
+}
+
+// pattern returns n bytes that differ with seed.
+func pattern(n int, seed byte) []byte {
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = byte(i*7) ^ seed
+	}
+	return b
+}
+
+// digest writes a byte slice short: its length and a checksum.
+func digest(b []byte) string {
+	var h uint32 = 2166136261
+	for _, x := range b {
+		h = (h ^ uint32(x)) * 16777619
+	}
+	return fmt.Sprintf("%d bytes #%08x", len(b), h)
+}
+
+var (
+	kvOID  = object.NewOID(object.S1, 7)
+	arr    = object.Array{OID: object.NewOID(object.S2, 9), ChunkSize: 1 << 20}
+	bigVal = pattern(100<<10, 3) // past the inline limit: a data message
+)
+
+func readAt(off int64, n int) func(ctx context.Context, p object.Pool, c object.Container) string {
+	return func(ctx context.Context, p object.Pool, c object.Container) string {
+		b := make([]byte, n)
+		got, err := c.ReadArray(ctx, arr, off, b, 0)
+		return fmt.Sprintf("%d %s %s", got, outcome(err), digest(b[:got]))
+	}
+}
+
+func writeAt(off int64, n int, seed byte) func(ctx context.Context, p object.Pool, c object.Container) string {
+	return func(ctx context.Context, p object.Pool, c object.Container) string {
+		return outcome(c.WriteArray(ctx, arr, off, pattern(n, seed), 0))
+	}
+}
+
+func get(dkey, akey string) func(ctx context.Context, p object.Pool, c object.Container) string {
+	return func(ctx context.Context, p object.Pool, c object.Container) string {
+		v, err := c.Get(ctx, kvOID, dkey, akey)
+		return outcome(err) + " " + digest(v)
+	}
+}
+
+func list(anchor string, max int) func(ctx context.Context, p object.Pool, c object.Container) string {
+	return func(ctx context.Context, p object.Pool, c object.Container) string {
+		keys, next, err := c.List(ctx, kvOID, anchor, max)
+		return fmt.Sprintf("%s %d keys %q... next %q", outcome(err), len(keys), keys[:min(3, len(keys))], next)
+	}
+}
+
+// script calls every Pool and Container method, on the happy paths and
+// the error ones, with data inline, as messages and past a chunk.
+var script = []step{
+	{"Props", func(ctx context.Context, p object.Pool, c object.Container) string { return fmt.Sprint(c.Props()) }},
+	{"AllocOIDs", func(ctx context.Context, p object.Pool, c object.Container) string {
+		o, err := c.AllocOIDs(ctx, object.S2, 10)
+		return o.String() + " " + outcome(err)
+	}},
+	{"AllocOIDs bad class", func(ctx context.Context, p object.Pool, c object.Container) string {
+		_, err := c.AllocOIDs(ctx, 3, 1)
+		return outcome(err)
+	}},
+	{"Get missing", get("d", "a")},
+	{"Put", func(ctx context.Context, p object.Pool, c object.Container) string {
+		return outcome(c.Put(ctx, kvOID, "d", "a", []byte("v1")))
+	}},
+	{"Get", get("d", "a")},
+	{"Put replaces", func(ctx context.Context, p object.Pool, c object.Container) string {
+		return outcome(c.Put(ctx, kvOID, "d", "a", []byte("v2")))
+	}},
+	{"Get replaced", get("d", "a")},
+	{"Get other akey", get("d", "b")},
+	{"Insert exists", func(ctx context.Context, p object.Pool, c object.Container) string {
+		return outcome(c.Insert(ctx, kvOID, "d", "z", []byte("x")))
+	}},
+	{"Insert big", func(ctx context.Context, p object.Pool, c object.Container) string {
+		return outcome(c.Insert(ctx, kvOID, "big", "a", bigVal))
+	}},
+	{"Get big", get("big", "a")},
+	{"Put empty", func(ctx context.Context, p object.Pool, c object.Container) string {
+		return outcome(c.Put(ctx, kvOID, "empty", "", nil))
+	}},
+	{"Get empty", get("empty", "")},
+	{"Put many", func(ctx context.Context, p object.Pool, c object.Container) string {
+		for i := range 3000 { // their list is past the inline limit
+			if err := c.Put(ctx, kvOID, fmt.Sprintf("key-%05d", i), "a", nil); err != nil {
+				return outcome(err)
+			}
+		}
+		return "ok"
+	}},
+	{"List all", list("", 0)},
+	{"List max", list("", 5)},
+	{"List anchor", list("key-00004", 2)},
+	{"Remove", func(ctx context.Context, p object.Pool, c object.Container) string {
+		return outcome(c.Remove(ctx, kvOID, "d"))
+	}},
+	{"Remove again", func(ctx context.Context, p object.Pool, c object.Container) string {
+		return outcome(c.Remove(ctx, kvOID, "d"))
+	}},
+	{"ArraySize unwritten", func(ctx context.Context, p object.Pool, c object.Container) string {
+		n, err := c.ArraySize(ctx, arr)
+		return fmt.Sprint(n, " ", outcome(err))
+	}},
+	{"Read unwritten", readAt(0, 10)},
+	{"Write small", writeAt(0, 100, 1)},
+	{"Write 4k", writeAt(4096, 4096, 2)},
+	{"Write 1m", writeAt(1<<20-5, 1<<20, 3)},
+	{"Write hole", writeAt(4<<20, 10, 4)},
+	{"Write negative", writeAt(-1, 10, 4)},
+	{"Write chunk 0", func(ctx context.Context, p object.Pool, c object.Container) string {
+		return outcome(c.WriteArray(ctx, object.Array{OID: arr.OID}, 0, []byte("x"), 0))
+	}},
+	{"Read small", readAt(0, 100)},
+	{"Read 4k", readAt(4096, 4096)},
+	{"Read 1m", readAt(1<<20-5, 1<<20)},
+	{"Read 2m", readAt(0, 2<<20)},
+	{"Read hole", readAt(3<<20, 64<<10)},
+	{"Read short", readAt(4<<20-10, 64<<10)},
+	{"Read short small", readAt(4<<20+5, 100)},
+	{"Read past end", readAt(8<<20, 100)},
+	{"Read negative", readAt(-5, 100)},
+	{"Read empty", readAt(0, 0)},
+	{"ArraySize", func(ctx context.Context, p object.Pool, c object.Container) string {
+		n, err := c.ArraySize(ctx, arr)
+		return fmt.Sprint(n, " ", outcome(err))
+	}},
+	{"SetSize shrink", func(ctx context.Context, p object.Pool, c object.Container) string {
+		return outcome(c.SetSize(ctx, arr, 5000))
+	}},
+	{"Read after shrink", readAt(4000, 2000)},
+	{"SetSize negative", func(ctx context.Context, p object.Pool, c object.Container) string {
+		return outcome(c.SetSize(ctx, arr, -1))
+	}},
+	{"SyncArray", func(ctx context.Context, p object.Pool, c object.Container) string {
+		return outcome(c.SyncArray(ctx, arr))
+	}},
+	{"QueryCont", func(ctx context.Context, p object.Pool, c object.Container) string {
+		info, err := p.QueryCont(ctx, "c1")
+		return fmt.Sprint(info.Label, " uuid ", len(info.UUID), " ", info.Props, " ", info.Objects, " ", info.ArrayBytes, " ", outcome(err))
+	}},
+	{"Punch", func(ctx context.Context, p object.Pool, c object.Container) string {
+		return outcome(c.Punch(ctx, arr.OID))
+	}},
+	{"Punch nothing", func(ctx context.Context, p object.Pool, c object.Container) string {
+		return outcome(c.Punch(ctx, object.NewOID(object.S1, 99999)))
+	}},
+	{"Read punched", readAt(0, 10)},
+	{"Query", func(ctx context.Context, p object.Pool, c object.Container) string {
+		info, err := p.Query(ctx)
+		return fmt.Sprint("uuid ", len(info.UUID), " ", info.Targets, " ", outcome(err))
+	}},
+	{"CreateCont twice", func(ctx context.Context, p object.Pool, c object.Container) string {
+		return outcome(p.CreateCont(ctx, "c1", object.ContProps{}))
+	}},
+	{"CreateCont bad props", func(ctx context.Context, p object.Pool, c object.Container) string {
+		return outcome(p.CreateCont(ctx, "c2", object.ContProps{ChunkSize: 100}))
+	}},
+	{"CreateCont props", func(ctx context.Context, p object.Pool, c object.Container) string {
+		return outcome(p.CreateCont(ctx, "c3", object.ContProps{ChunkSize: 8192, OClass: object.S4}))
+	}},
+	{"OpenCont props", func(ctx context.Context, p object.Pool, c object.Container) string {
+		c3, err := p.OpenCont(ctx, "c3")
+		if err != nil {
+			return outcome(err)
+		}
+		defer c3.Close()
+		return fmt.Sprint(c3.Props())
+	}},
+	{"OpenCont missing", func(ctx context.Context, p object.Pool, c object.Container) string {
+		_, err := p.OpenCont(ctx, "nope")
+		return outcome(err)
+	}},
+	{"QueryCont missing", func(ctx context.Context, p object.Pool, c object.Container) string {
+		_, err := p.QueryCont(ctx, "nope")
+		return outcome(err)
+	}},
+	{"ListConts", func(ctx context.Context, p object.Pool, c object.Container) string {
+		ls, err := p.ListConts(ctx)
+		return fmt.Sprint(ls, " ", outcome(err))
+	}},
+	{"DestroyCont", func(ctx context.Context, p object.Pool, c object.Container) string {
+		return outcome(p.DestroyCont(ctx, "c3"))
+	}},
+	{"DestroyCont missing", func(ctx context.Context, p object.Pool, c object.Container) string {
+		return outcome(p.DestroyCont(ctx, "c3"))
+	}},
+	{"ListConts after", func(ctx context.Context, p object.Pool, c object.Container) string {
+		ls, err := p.ListConts(ctx)
+		return fmt.Sprint(ls, " ", outcome(err))
+	}},
+}
+
+// transcript runs the script on p, in container "c1".
+func transcript(tb testing.TB, p object.Pool) []string {
+	ctx := context.Background()
+	c := openCont(tb, p, "c1")
+	defer c.Close()
+	out := make([]string, len(script))
+	for i, s := range script {
+		out[i] = s.do(ctx, p, c)
+	}
+	return out
+}
+
+// TestRoundTrip checks that every Pool and Container call through the
+// engine returns what the same call on memobj returns.
+func TestRoundTrip(t *testing.T) {
+	want := transcript(t, memobj.NewPool())
+	for _, fc := range fabrics() {
+		t.Run(fc.name, func(t *testing.T) {
+			e := startEngine(t, fc.tr(t), memobj.NewPool())
+			got := transcript(t, e.dial(t, 1, fc.opts))
+			for i, s := range script {
+				if got[i] != want[i] {
+					t.Errorf("%s: got %s, memobj %s", s.name, got[i], want[i])
+				}
+			}
+		})
+	}
+}
+
+// TestErrorText checks that an engine's error keeps its text and names
+// the engine, and that fs's sentinels hold as well as object's.
+func TestErrorText(t *testing.T) {
+	for _, fc := range fabrics() {
+		t.Run(fc.name, func(t *testing.T) {
+			e := startEngine(t, fc.tr(t), memobj.NewPool())
+			c := openCont(t, e.dial(t, 1, fc.opts), "c")
+			_, err := c.Get(context.Background(), kvOID, "dk", "ak")
+			var ee *EngineError
+			if !errors.As(err, &ee) || !strings.Contains(err.Error(), e.addr) || !strings.Contains(err.Error(), `"dk"`) {
+				t.Fatalf("Get of a missing key: %v, want an EngineError naming %s and the key", err, e.addr)
+			}
+			if !object.IsNotExist(err) {
+				t.Errorf("IsNotExist(%v) = false", err)
+			}
+		})
+	}
+}
+
+// TestSharedBuffers checks that the data of calls through arena buffers
+// (Client.Alloc) arrives as it does from the heap.
+func TestSharedBuffers(t *testing.T) {
+	for _, fc := range fabrics() {
+		t.Run(fc.name, func(t *testing.T) {
+			e := startEngine(t, fc.tr(t), memobj.NewPool())
+			cl := e.dial(t, 1, fc.opts)
+			c := openCont(t, cl, "c")
+			ctx := context.Background()
+			buf := cl.Alloc(1 << 20)
+			defer cl.Free(buf)
+			copy(buf, pattern(len(buf), 5))
+			if err := c.WriteArray(ctx, arr, 0, buf, 0); err != nil {
+				t.Fatal(err)
+			}
+			clear(buf)
+			if n, err := c.ReadArray(ctx, arr, 0, buf, 0); err != nil || n != len(buf) || !bytes.Equal(buf, pattern(len(buf), 5)) {
+				t.Fatalf("ReadArray = %d, %v; equal %v", n, err, bytes.Equal(buf, pattern(len(buf), 5)))
+			}
+		})
+	}
+}

@@ -1,0 +1,144 @@
+package rpc
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/hpcbench/hpcbench/aiori/dfs/object"
+	"github.com/hpcbench/hpcbench/fabric"
+)
+
+// session is the engine's side of one client's connection: its open
+// container handles and its buffers. One goroutine runs it.
+type session struct {
+	srv  *server
+	conn fabric.Conn
+	rma  fabric.RMAConn // nil when the connection has no RMA
+
+	handles map[uint64]object.Container
+	next    uint64 // the last handle given out
+
+	rbuf []byte // the request
+	sbuf []byte // the reply
+	dbuf []byte // data, from the allocator; grows
+}
+
+func newSession(s *server, conn fabric.Conn) *session {
+	ss := &session{srv: s, conn: conn, handles: make(map[uint64]object.Container),
+		rbuf: make([]byte, maxMsg), sbuf: make([]byte, 0, maxMsg)}
+	ss.rma, _ = conn.(fabric.RMAConn)
+	return ss
+}
+
+// close releases the client's handles and the data buffer.
+func (ss *session) close() {
+	for h, c := range ss.handles {
+		if err := c.Close(); err != nil {
+			ss.srv.logf("dfs engine: close container handle %d of a client gone: %v", h, err)
+		}
+		delete(ss.handles, h)
+	}
+	if ss.dbuf != nil && ss.srv.opts.Alloc != nil {
+		ss.srv.opts.Alloc.Free(ss.dbuf)
+	}
+	ss.dbuf = nil
+}
+
+// data returns the data buffer cut to n bytes, growing it if need be.
+func (ss *session) data(n int) []byte {
+	if n <= cap(ss.dbuf) {
+		return ss.dbuf[:n]
+	}
+	if a := ss.srv.opts.Alloc; a != nil {
+		if ss.dbuf != nil {
+			a.Free(ss.dbuf)
+		}
+		ss.dbuf = a.Alloc(n)
+	} else {
+		ss.dbuf = make([]byte, n)
+	}
+	return ss.dbuf[:n]
+}
+
+// run serves requests until the connection fails, ctx ends or a request
+// is malformed, and returns why.
+func (ss *session) run(ctx context.Context) error {
+	for {
+		n, err := ss.conn.Recv(ctx, tagReq, ss.rbuf)
+		if err != nil {
+			return fmt.Errorf("receive request: %w", err)
+		}
+		var m msg
+		if err := m.decode(ss.rbuf[:n]); err != nil {
+			// The stream can no longer be trusted: say why, and drop it.
+			ss.reply(ctx, &m, &msg{kind: kindInvalid, s1: "dfs engine: request: " + err.Error()})
+			return fmt.Errorf("request: %w", err)
+		}
+		if err := ss.requestData(ctx, &m); err != nil {
+			return err
+		}
+		rep := ss.dispatch(ctx, &m)
+		if err := ss.reply(ctx, &m, &rep); err != nil {
+			return err
+		}
+	}
+}
+
+// requestData fetches a request's data that is not inline: the next
+// message, or an RMA read of the client's buffer.
+func (ss *session) requestData(ctx context.Context, m *msg) error {
+	switch {
+	case m.mode == modeMsg:
+		buf := ss.data(int(m.dataLen))
+		got, err := ss.conn.Recv(ctx, tagData, buf)
+		if err != nil {
+			return fmt.Errorf("receive %d bytes of %s data: %w", m.dataLen, m.op, err)
+		}
+		if got != len(buf) {
+			return fmt.Errorf("%s data: %w: %d bytes, the request says %d", m.op, errMalformed, got, len(buf))
+		}
+		m.data = buf
+	case m.mode == modeRMA && m.op == opWriteArray && ss.rma != nil:
+		buf := ss.data(int(m.dataLen))
+		if err := ss.rma.Read(ctx, m.key, 0, buf); err != nil {
+			return fmt.Errorf("RMA read of %d bytes of %s data: %w", m.dataLen, m.op, err)
+		}
+		m.data = buf
+	}
+	return nil
+}
+
+// reply sends rep, the answer to m, and its data: inline when it is
+// small, by RMA into the client's buffer when m asked for that, as a
+// message of its own otherwise.
+func (ss *session) reply(ctx context.Context, m, rep *msg) error {
+	rep.id, rep.op = m.id, m.op
+	rep.dataLen = uint64(len(rep.data))
+	if over := rep.encodedLen() + inlineMax - maxMsg; over > 0 && rep.kind != kindOK {
+		rep.s1 = rep.s1[:max(0, len(rep.s1)-over)] // an error text too long to carry whole
+	}
+	if rep.encodedLen() > maxMsg {
+		*rep = msg{id: m.id, op: m.op, kind: kindInvalid, s1: fmt.Sprintf("%s: a reply of %d bytes, more than a message holds", m.op, rep.encodedLen())}
+	}
+	switch {
+	case m.mode == modeRMA && m.op == opReadArray && len(rep.data) > 0:
+		rep.mode = modeRMA
+		if err := ss.rma.Write(ctx, m.key, 0, rep.data); err != nil {
+			return fmt.Errorf("RMA write of %d bytes of %s data: %w", len(rep.data), m.op, err)
+		}
+	case len(rep.data) <= inlineMax && rep.encodedLen()+len(rep.data) <= maxMsg:
+		rep.mode = modeInline
+	default:
+		rep.mode = modeMsg
+	}
+	ss.sbuf = rep.encode(ss.sbuf)
+	if err := ss.conn.Send(ctx, tagRep, ss.sbuf); err != nil {
+		return fmt.Errorf("send reply to %s: %w", m.op, err)
+	}
+	if rep.mode == modeMsg {
+		if err := ss.conn.Send(ctx, tagData, rep.data); err != nil {
+			return fmt.Errorf("send %d bytes of %s data: %w", len(rep.data), m.op, err)
+		}
+	}
+	return nil
+}
