@@ -29,7 +29,9 @@ func (c *Client) CreateCont(ctx context.Context, label string, props object.Cont
 
 // putProps and getProps carry ContProps in a message's c, class and
 // dirCls.
-func putProps(m *msg, p object.ContProps) { m.c, m.class, m.dirCls = p.ChunkSize, p.OClass, p.DirOClass }
+func putProps(m *msg, p object.ContProps) {
+	m.c, m.class, m.dirCls = p.ChunkSize, p.OClass, p.DirOClass
+}
 
 func getProps(m *msg) object.ContProps {
 	return object.ContProps{ChunkSize: m.c, OClass: m.class, DirOClass: m.dirCls}

@@ -21,8 +21,8 @@ const (
 
 // Sizes of the format.
 const (
-	headerLen = 24             // id, op, kind, mode, reserved, data length
-	fixedLen  = 56             // handle, oid, a, b, c, classes, flags, reserved
+	headerLen = 24 // id, op, kind, mode, reserved, data length
+	fixedLen  = 56 // handle, oid, a, b, c, classes, flags, reserved
 	prefixLen = headerLen + fixedLen
 	// maxMsg is the largest request or reply message, and so each side's
 	// receive buffer: the fixed part, the strings and inline data.
