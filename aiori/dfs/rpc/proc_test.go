@@ -56,30 +56,38 @@ func runEngine() error {
 	}
 }
 
-// TestEngineProcess runs the engine as a process of its own, kills it
-// while a call waits in it, and checks that the call and the next one
-// fail naming the engine instead of hanging.
-func TestEngineProcess(t *testing.T) {
+// startEngineProcess starts the test binary as an engine process, killed
+// when the test ends, and returns it, its output after the address line,
+// and the address.
+func startEngineProcess(tb testing.TB) (*exec.Cmd, *bufio.Scanner, string) {
+	tb.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), engineEnv+"=1")
 	cmd.Stderr = os.Stderr
 	out, err := cmd.StdoutPipe()
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
-	pid := cmd.Process.Pid
-	defer func() {
+	tb.Cleanup(func() {
 		cmd.Process.Kill() // this test's child, by its pid; it may be gone already
 		cmd.Wait()
-	}()
+	})
 	lines := bufio.NewScanner(out)
 	if !lines.Scan() {
-		t.Fatalf("engine process %d printed no address: %v", pid, lines.Err())
+		tb.Fatalf("engine process %d printed no address: %v", cmd.Process.Pid, lines.Err())
 	}
-	addr := lines.Text()
+	return cmd, lines, lines.Text()
+}
+
+// TestEngineProcess runs the engine as a process of its own, kills it
+// while a call waits in it, and checks that the call and the next one
+// fail naming the engine instead of hanging.
+func TestEngineProcess(t *testing.T) {
+	cmd, lines, addr := startEngineProcess(t)
+	pid := cmd.Process.Pid
 	tr := shmTransport(t)
 	ctx := context.Background()
 	cl, err := Dial(ctx, tr, addr, ClientOptions{Rank: 1})

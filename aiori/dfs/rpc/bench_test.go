@@ -1,0 +1,233 @@
+package rpc
+
+import (
+	"context"
+	"sync"
+	"testing"
+
+	"github.com/hpcbench/hpcbench/aiori/dfs/object"
+	"github.com/hpcbench/hpcbench/aiori/dfs/object/memobj"
+	"github.com/hpcbench/hpcbench/fabric"
+	"github.com/hpcbench/hpcbench/fabric/fabrictest"
+)
+
+// benchTarget is a container to measure and how to get a buffer for it.
+type benchTarget struct {
+	c     object.Container
+	alloc func(n int) []byte
+}
+
+// BenchmarkOps measures one call's round trip through the engine, over
+// each transport, against the same call on memobj directly. Array
+// figures are per transfer, with b.SetBytes; "arena" takes the client's
+// buffer from Client.Alloc.
+func BenchmarkOps(b *testing.B) {
+	targets := []struct {
+		name string
+		mk   func(b *testing.B) benchTarget
+	}{
+		{"memobj", func(b *testing.B) benchTarget {
+			return benchTarget{openCont(b, memobj.NewPool(), "c"), func(n int) []byte { return make([]byte, n) }}
+		}},
+	}
+	for _, fc := range fabrics() {
+		for _, arena := range []bool{false, true} {
+			name := fc.name
+			if arena {
+				if fc.name == "tcp" {
+					continue // tcp has no allocator
+				}
+				name += "-arena"
+			}
+			targets = append(targets, struct {
+				name string
+				mk   func(b *testing.B) benchTarget
+			}{name, func(b *testing.B) benchTarget {
+				cl := startEngine(b, fc.tr(b), memobj.NewPool()).dial(b, 1, fc.opts)
+				alloc := func(n int) []byte { return make([]byte, n) }
+				if arena {
+					alloc = cl.Alloc
+				}
+				return benchTarget{openCont(b, cl, "c"), alloc}
+			}})
+		}
+	}
+	for _, fc := range fabrics()[:2] {
+		for _, arena := range []bool{false, true} {
+			name := "proc-" + fc.name
+			if arena {
+				name += "-arena"
+			}
+			targets = append(targets, struct {
+				name string
+				mk   func(b *testing.B) benchTarget
+			}{name, func(b *testing.B) benchTarget {
+				_, _, addr := startEngineProcess(b)
+				o := fc.opts
+				o.Rank = 1
+				cl, err := Dial(context.Background(), shmTransport(b), addr, o)
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.Cleanup(func() { cl.Close() })
+				alloc := func(n int) []byte { return make([]byte, n) }
+				if arena {
+					alloc = cl.Alloc
+				}
+				return benchTarget{openCont(b, cl, "c"), alloc}
+			}})
+		}
+	}
+	for _, tg := range targets {
+		b.Run(tg.name, func(b *testing.B) {
+			t := tg.mk(b)
+			defer t.c.Close()
+			b.Run("Get", func(b *testing.B) { benchGet(b, t.c) })
+			b.Run("InsertRemove", func(b *testing.B) { benchInsertRemove(b, t.c) })
+			for _, size := range []int{4 << 10, 1 << 20} {
+				buf := t.alloc(size)
+				b.Run("Write"+sizeName(size), func(b *testing.B) { benchWrite(b, t.c, buf) })
+				b.Run("Read"+sizeName(size), func(b *testing.B) { benchRead(b, t.c, buf) })
+			}
+		})
+	}
+}
+
+func sizeName(n int) string {
+	if n >= 1<<20 {
+		return itoa(n>>20) + "MiB"
+	}
+	return itoa(n>>10) + "KiB"
+}
+
+func itoa(n int) string {
+	if n < 10 {
+		return string(rune('0' + n))
+	}
+	return itoa(n/10) + string(rune('0'+n%10))
+}
+
+// benchGet gets a 64-byte value, the size of a DFS inode.
+func benchGet(b *testing.B, c object.Container) {
+	ctx := context.Background()
+	if err := c.Put(ctx, kvOID, "file", "DFS_INODE", make([]byte, 64)); err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if _, err := c.Get(ctx, kvOID, "file", "DFS_INODE"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// benchInsertRemove creates and removes one entry, as mdtest's create
+// and unlink phases do to a directory.
+func benchInsertRemove(b *testing.B, c object.Container) {
+	ctx := context.Background()
+	val := make([]byte, 64)
+	for b.Loop() {
+		if err := c.Insert(ctx, kvOID, "entry", "DFS_INODE", val); err != nil {
+			b.Fatal(err)
+		}
+		if err := c.Remove(ctx, kvOID, "entry"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func benchWrite(b *testing.B, c object.Container, buf []byte) {
+	ctx := context.Background()
+	b.SetBytes(int64(len(buf)))
+	for b.Loop() {
+		if err := c.WriteArray(ctx, arr, 0, buf, 0); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func benchRead(b *testing.B, c object.Container, buf []byte) {
+	ctx := context.Background()
+	if err := c.WriteArray(ctx, arr, 0, buf, 0); err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(buf)))
+	for b.Loop() {
+		if n, err := c.ReadArray(ctx, arr, 0, buf, 0); err != nil || n != len(buf) {
+			b.Fatal(n, err)
+		}
+	}
+}
+
+// BenchmarkFabricFloor is the transports' own round trip of a message the
+// size of a Get's request and reply, in one process: the floor under
+// BenchmarkOps's in-process Get.
+func BenchmarkFabricFloor(b *testing.B) {
+	for _, fc := range []fabricCase{fabrics()[0], fabrics()[2]} {
+		b.Run(fc.name, func(b *testing.B) {
+			tr := fc.tr(b)
+			fabrictest.BenchRoundTrip(b, func(b *testing.B) (x, y fabric.Conn) { return fabrictest.Pair(b, tr) }, 128)
+		})
+	}
+}
+
+// BenchmarkHandoff is the design a Client does not use, measured against
+// the one it does: a round trip of a Get-sized message where the reply is
+// received by a goroutine of its own and handed to the caller over a
+// channel (what a Client with calls in flight together would do), against
+// the caller receiving it itself (lock step, BenchmarkFabricFloor's loop).
+func BenchmarkHandoff(b *testing.B) {
+	for _, fc := range []fabricCase{fabrics()[0], fabrics()[2]} {
+		for _, handoff := range []bool{false, true} {
+			name := fc.name + "/lockstep"
+			if handoff {
+				name = fc.name + "/handoff"
+			}
+			b.Run(name, func(b *testing.B) { benchHandoff(b, fc.tr(b), handoff) })
+		}
+	}
+}
+
+func benchHandoff(b *testing.B, tr fabric.Transport, handoff bool) {
+	x, y := fabrictest.Pair(b, tr)
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	defer cancel()
+	wg.Go(func() { // the engine: echo every request
+		buf := make([]byte, 256)
+		for {
+			n, err := y.Recv(ctx, tagReq, buf)
+			if err != nil || y.Send(ctx, tagRep, buf[:n]) != nil {
+				return
+			}
+		}
+	})
+	replies := make(chan int)
+	if handoff {
+		wg.Go(func() { // the client's receiver
+			buf := make([]byte, 256)
+			for {
+				n, err := x.Recv(ctx, tagRep, buf)
+				if err != nil {
+					return
+				}
+				select {
+				case replies <- n:
+				case <-ctx.Done():
+					return
+				}
+			}
+		})
+	}
+	req, buf := make([]byte, 128), make([]byte, 256)
+	for b.Loop() {
+		if err := x.Send(ctx, tagReq, req); err != nil {
+			b.Fatal(err)
+		}
+		if handoff {
+			<-replies
+		} else if _, err := x.Recv(ctx, tagRep, buf); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
