@@ -18,8 +18,8 @@ type ClientOptions struct {
 	// BulkRMA moves array data above the inline limit by one-sided RMA
 	// when the connection has it (fabric.RMAConn, as fabric/shm's): the
 	// client exposes its buffer and the engine reads or writes it. Off,
-	// data moves as a message of its own (the default: on fabric/shm a
-	// message moves faster, see the package doc).
+	// data moves as a message of its own: the default, because on
+	// fabric/shm a message measured faster (see the package doc).
 	BulkRMA bool
 }
 

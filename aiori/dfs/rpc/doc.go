@@ -79,13 +79,38 @@
 // connection. When a connection fails (the client closed it or died) the
 // engine closes the container handles opened on it.
 //
+// # Bulk data: messages, not RMA
+//
+// Array data above the inline limit moves as a message by default, and by
+// RMA only with ClientOptions.BulkRMA, because messages measured faster
+// (BenchmarkOps/proc-*: a client and an engine process over fabric/shm, a
+// 2-vCPU VM under other load, medians of 4 runs of 1 s, each including
+// memobj's own copy of 16-35 µs):
+//
+//	1 MiB WriteArray   message, heap buffer   121 µs   9.3 GB/s (the ring's two overlapped copies)
+//	                   message, arena buffer   65 µs  16.4 GB/s (one copy, both sides copying)
+//	                   RMA (engine's process_vm_readv of the client's buffer)  159 µs  8.4 GB/s
+//	1 MiB ReadArray    message (from the engine's arena)   105-130 µs  10-10.4 GB/s
+//	                   RMA (engine's process_vm_writev into the client's buffer)  276 µs  3.8 GB/s
+//
+// So callers that move much data take their buffers from Client.Alloc
+// (the transport's arena), and the engine takes its own from
+// ServerOptions.Alloc. RMA also needs the engine to be allowed to attach
+// to the client's memory (ptrace permission), which messages do not.
+//
 // # One call at a time per Client
 //
 // A Client runs its calls in lock step: a call holds the connection from
 // its request to its reply, and concurrent callers take turns. mdtest and
 // IOR run one goroutine per rank, so nothing is lost; the reply lands in
 // the caller's own buffer (ReadArray's data straight into p) with no
-// hand-off between goroutines. A caller whose context ends while it waits
+// hand-off between goroutines, which BenchmarkHandoff measured costing
+// far more than the round trip itself: a Get-sized round trip over shm
+// took 5-8 µs received by the caller and 42-47 µs when a receiver
+// goroutine handed the reply over a channel (tcp: 20-27 µs against
+// 430-630 µs), with 2 CPUs shared by the spinning waiters. A small call
+// costs one round trip of the fabric and about a microsecond more
+// (BenchmarkFabricFloor). A caller whose context ends while it waits
 // for a reply returns at once; the late reply is dropped by the next call
 // (replies carry the request id). A transfer interrupted half way leaves
 // the connection out of step, and later calls fail saying so.

@@ -98,20 +98,28 @@ func TestClientDeath(t *testing.T) {
 	}
 }
 
+// holdGet starts an engine over fc whose containers hold a Get of dkey
+// "block", starts such a Get with ctx, and returns once the engine holds
+// it; the Get's error arrives on blocked.
+func holdGet(ctx context.Context, t *testing.T, fc fabricCase) (e *engine, pool *blockingPool, c object.Container, blocked <-chan error) {
+	pool = &blockingPool{Pool: memobj.NewPool(), entered: make(chan struct{}, 1), release: make(chan struct{})}
+	e = startEngine(t, fc.tr(t), pool)
+	c = openCont(t, e.dial(t, 1, fc.opts), "c")
+	errc := make(chan error, 1)
+	go func() {
+		_, err := c.Get(ctx, kvOID, "block", "a")
+		errc <- err
+	}()
+	<-pool.entered
+	return e, pool, c, errc
+}
+
 // TestEngineDeath checks that when the engine stops, a call waiting in it
 // and calls after it return errors naming the engine, and do not hang.
 func TestEngineDeath(t *testing.T) {
 	for _, fc := range fabrics() {
 		t.Run(fc.name, func(t *testing.T) {
-			pool := &blockingPool{Pool: memobj.NewPool(), entered: make(chan struct{}, 1), release: make(chan struct{})}
-			e := startEngine(t, fc.tr(t), pool)
-			c := openCont(t, e.dial(t, 1, fc.opts), "c")
-			blocked := make(chan error, 1)
-			go func() {
-				_, err := c.Get(context.Background(), kvOID, "block", "a")
-				blocked <- err
-			}()
-			<-pool.entered
+			e, _, c, blocked := holdGet(context.Background(), t, fc)
 			e.stop(t)
 			if err := <-blocked; err == nil || !strings.Contains(err.Error(), e.addr) {
 				t.Errorf("a call in the engine when it stopped: %v, want an error naming %s", err, e.addr)
@@ -130,16 +138,8 @@ func TestEngineDeath(t *testing.T) {
 func TestCancel(t *testing.T) {
 	for _, fc := range fabrics() {
 		t.Run(fc.name, func(t *testing.T) {
-			pool := &blockingPool{Pool: memobj.NewPool(), entered: make(chan struct{}, 1), release: make(chan struct{})}
-			e := startEngine(t, fc.tr(t), pool)
-			c := openCont(t, e.dial(t, 1, fc.opts), "c")
 			ctx, cancel := context.WithCancel(context.Background())
-			blocked := make(chan error, 1)
-			go func() {
-				_, err := c.Get(ctx, kvOID, "block", "a")
-				blocked <- err
-			}()
-			<-pool.entered
+			_, pool, c, blocked := holdGet(ctx, t, fc)
 			cancel()
 			if err := <-blocked; !errors.Is(err, context.Canceled) {
 				t.Errorf("a cancelled call: %v, want context.Canceled", err)
