@@ -133,13 +133,19 @@ func TestEngineDeath(t *testing.T) {
 }
 
 // TestCancel checks that a call whose context ends while the engine
-// holds it returns the context's error, and that the next call gets its
-// own reply (the late one is dropped).
+// holds it, or while it waits for its turn behind that one, returns the
+// context's error, and that the next call gets its own reply (the late
+// one is dropped).
 func TestCancel(t *testing.T) {
 	for _, fc := range fabrics() {
 		t.Run(fc.name, func(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
 			_, pool, c, blocked := holdGet(ctx, t, fc)
+			gone, cancelGone := context.WithCancel(context.Background())
+			cancelGone()
+			if err := c.Put(gone, kvOID, "d", "a", nil); !errors.Is(err, context.Canceled) {
+				t.Errorf("a call waiting its turn with its context ended: %v, want context.Canceled", err)
+			}
 			cancel()
 			if err := <-blocked; !errors.Is(err, context.Canceled) {
 				t.Errorf("a cancelled call: %v, want context.Canceled", err)

@@ -53,6 +53,7 @@ func Serve(ctx context.Context, l fabric.Listener, pool object.Pool, o ServerOpt
 		l.Close()
 		wg.Wait()
 	}()
+	var backoff time.Duration // after failed Accepts, as net/http's
 	for {
 		conn, rank, err := l.Accept(ctx)
 		switch {
@@ -64,9 +65,15 @@ func Serve(ctx context.Context, l fabric.Listener, pool object.Pool, o ServerOpt
 		case errors.Is(err, fabric.ErrClosed):
 			return fmt.Errorf("dfs engine %s: accept: %w", l.Addr(), err)
 		case err != nil:
-			s.logf("dfs engine %s: accept: %v", l.Addr(), err)
+			backoff = min(max(2*backoff, 5*time.Millisecond), time.Second)
+			s.logf("dfs engine %s: accept: %v (retrying in %v)", l.Addr(), err, backoff)
+			select {
+			case <-time.After(backoff):
+			case <-ctx.Done():
+			}
 			continue
 		}
+		backoff = 0
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
