@@ -72,7 +72,7 @@ func (ss *session) doPool(ctx context.Context, m *msg, rep *msg) error {
 	case opDestroyCont:
 		return p.DestroyCont(ctx, m.s1)
 	}
-	return fmt.Errorf("%w: %s", errUnknownOp, m.op)
+	return fmt.Errorf("%s: %w", m.op, errUnknownOp)
 }
 
 // errUnknownOp is a request's op code that names no operation.
@@ -124,5 +124,5 @@ func (ss *session) doCont(ctx context.Context, c object.Container, m *msg, rep *
 	case opPunch:
 		return c.Punch(ctx, m.oid)
 	}
-	return fmt.Errorf("%w: %s", errUnknownOp, m.op)
+	return fmt.Errorf("%s: %w", m.op, errUnknownOp)
 }
