@@ -40,12 +40,14 @@ func tcpTransport(tb testing.TB) fabric.Transport {
 }
 
 // fabrics are the transports every test runs over: shm with data as
-// messages and by RMA, and tcp.
+// messages and by RMA, and tcp, where asking for RMA falls back to
+// messages.
 func fabrics() []fabricCase {
 	return []fabricCase{
 		{"shm", shmTransport, ClientOptions{}},
 		{"shm-rma", shmTransport, ClientOptions{BulkRMA: true}},
 		{"tcp", tcpTransport, ClientOptions{}},
+		{"tcp-rma", tcpTransport, ClientOptions{BulkRMA: true}},
 	}
 }
 
