@@ -8,7 +8,6 @@ import (
 
 	"github.com/hpcbench/hpcbench/aiori/dfs/object"
 	"github.com/hpcbench/hpcbench/aiori/dfs/object/memobj"
-	"github.com/hpcbench/hpcbench/fabric"
 )
 
 // seedMsgs are well-formed messages of several shapes, the fuzzers' seeds.
@@ -76,25 +75,6 @@ func FuzzDecodeHello(f *testing.F) {
 		decodeAnswer(b) // must not panic
 	})
 }
-
-// oneShotConn hands a session one request, then reports the client gone.
-type oneShotConn struct {
-	req  []byte
-	sent int
-}
-
-func (c *oneShotConn) Send(ctx context.Context, tag uint32, b []byte) error { c.sent++; return nil }
-
-func (c *oneShotConn) Recv(ctx context.Context, tag uint32, b []byte) (int, error) {
-	if tag != tagReq || c.req == nil {
-		return 0, fabric.ErrClosed
-	}
-	n := copy(b, c.req)
-	c.req = nil
-	return n, nil
-}
-
-func (c *oneShotConn) Close() error { return nil }
 
 // FuzzSession feeds an engine session any request and checks that it
 // answers or drops the connection without panicking.
