@@ -164,8 +164,14 @@ func (c *Client) exchange(ctx context.Context, m *msg, dst []byte) (msg, error) 
 	}
 	c.sbuf = m.encode(c.sbuf)
 	if err := c.conn.Send(ctx, tagReq, c.sbuf); err != nil {
-		if ctx.Err() == nil {
+		// A request cut off by its context may have gone all the same:
+		// harmless when it is whole in itself (its late reply is
+		// dropped), not when data was to follow or stays exposed.
+		switch {
+		case ctx.Err() == nil:
 			c.broken = err
+		case m.mode != modeInline:
+			c.broken = fmt.Errorf("%w: %w", errBroken, err)
 		}
 		return msg{}, fmt.Errorf("send request: %w", err)
 	}
