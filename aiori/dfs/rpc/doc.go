@@ -83,16 +83,18 @@
 //
 // Array data above the inline limit moves as a message by default, and by
 // RMA only with ClientOptions.BulkRMA, because messages measured faster
-// (BenchmarkOps/proc-*: a client and an engine process over fabric/shm, a
-// 2-vCPU VM under other load, medians of 4 runs of 1 s, each including
-// memobj's own copy of 16-35 µs):
+// (BenchmarkOps/proc-*: a client and an engine process over fabric/shm on
+// a 2-vCPU VM, medians of 3 runs of 1 s; each figure includes memobj's
+// own copy of 1 MiB, 16-18 µs):
 //
-//	1 MiB WriteArray   message, heap buffer   121 µs   9.3 GB/s (the ring's two overlapped copies)
-//	                   message, arena buffer   65 µs  16.4 GB/s (one copy, both sides copying)
-//	                   RMA (engine's process_vm_readv of the client's buffer)  159 µs  8.4 GB/s
-//	                   heap buffer copied to an arena one first   117-176 µs (against 78-130 unstaged in the same run)
-//	1 MiB ReadArray    message (from the engine's arena)   105-130 µs  10-10.4 GB/s
-//	                   RMA (engine's process_vm_writev into the client's buffer)  276 µs  3.8 GB/s
+//	1 MiB WriteArray  message, heap buffer (the ring's two overlapped copies)   53 µs  19.6 GB/s
+//	                  message, arena buffer (one copy, both sides copying)       45 µs  23.4 GB/s
+//	                  RMA, the engine's process_vm_readv of the client's buffer 101 µs  10.3 GB/s
+//	                  heap buffer staged into an arena one first: slower than
+//	                  unstaged in the same (loaded) run, 117-176 against 78-130 µs
+//	1 MiB ReadArray   message from the engine's arena, into a heap buffer       77 µs  13.6 GB/s
+//	                  the same into an arena buffer                              67 µs  15.6 GB/s
+//	                  RMA, the engine's process_vm_writev into the client's    229 µs   4.6 GB/s
 //
 // So callers that move much data take their buffers from Client.Alloc
 // (the transport's arena), and the engine takes its own from
@@ -107,12 +109,14 @@
 // the caller's own buffer (ReadArray's data straight into p) with no
 // hand-off between goroutines, which BenchmarkHandoff measured costing
 // far more than the round trip itself: a Get-sized round trip over shm
-// took 5-8 µs received by the caller and 42-47 µs when a receiver
-// goroutine handed the reply over a channel (tcp: 20-27 µs against
-// 430-630 µs), with 2 CPUs shared by the spinning waiters. A small call
-// costs one round trip of the fabric and about a microsecond more
-// (BenchmarkFabricFloor). A caller whose context ends while it waits
-// for a reply returns at once; the late reply is dropped by the next call
-// (replies carry the request id). A transfer interrupted half way leaves
-// the connection out of step, and later calls fail saying so.
+// took 0.32 µs received by the caller and 43 µs when a receiver goroutine
+// handed the reply over a channel (tcp: 16 µs against 430 µs). A small
+// call costs a fabric round trip and about a microsecond more: a 64-byte
+// Get to an engine process took 0.8-1.3 µs over shm (memobj directly:
+// 0.12 µs; the fabric's own round trip in one process: 0.36 µs).
+//
+// A caller whose context ends while it waits for a reply returns at once;
+// the late reply is dropped by the next call (replies carry the request
+// id). A transfer interrupted half way leaves the connection out of step,
+// and later calls fail saying so.
 package rpc
