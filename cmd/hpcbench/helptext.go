@@ -19,6 +19,9 @@ func helpFor(name string) helpInfo {
 	if strings.HasPrefix(name, "fabric ") {
 		name = "fabric" // its tests' and info's flag sets share its help
 	}
+	if strings.HasPrefix(name, "dfs ") {
+		name = "dfs" // as fabric's
+	}
 	switch name {
 	case "help":
 		return helpInfo{
@@ -187,6 +190,35 @@ per transfer), Mxfers/sec; then the p50, p99 and max of one transfer's time
 in microseconds over the iterations, and with -D the least MB/sec of a
 --report-interval.`,
 			exits: []exitStatus{ok, {"1", "the other end failed, went away or sent nothing for --timeout, or -c found a wrong message"}, usage, sig},
+		}
+	case "dfs":
+		return helpInfo{
+			about: `Manages hpcbench's DAOS-like object store, which ior and mdtest reach
+with -a DFS, as DAOS's dmg and daos do, and runs its engine as
+daos_engine does.
+
+A pool is a directory (DIR) with its targets: target directories inside
+it (--targets, 4 by default) or anywhere else, on any file systems
+(--target, repeated). pool create makes one, checking everything first
+and making nothing when it refuses; pool query lists its targets with
+their capacity, its containers and the engine that serves it; pool list
+lists the pools among PARENT's directories; pool destroy removes the
+targets and the pool (refused while an engine holds it).
+
+A container holds the objects of one DFS namespace: cont create makes
+one with a chunk size (--chunk-size, a multiple of 4k up to 1g; 1m by
+default) and object classes for files and directories (--oclass and
+--dir-oclass: S1, S2, S4, ..., SX, striping chunks over that many of the
+pool's targets; SX and S1 by default); cont query shows them with the
+objects and bytes it holds; cont destroy removes it and its objects.
+
+engine serves a pool to many jobs over shm (its host) and tcp (--listen,
+any host) until SIGTERM or SIGINT, then closes it without losing what it
+acknowledged; while it runs, the pool's engine.addr names it, and jobs
+and the commands above go through it. Without a standalone engine, a
+job's rank 0 runs one in its own process for the job's length.`,
+			exits: []exitStatus{ok, {"1", "the store failed (an I/O error, an engine that went away)"},
+				{"2", "invalid options, a missing pool or container, a pool held by an engine for pool destroy: one line on stderr says which; nothing is created"}, sig},
 		}
 	case "plot":
 		return helpInfo{

@@ -7,6 +7,7 @@ import (
 	"io"
 
 	"github.com/hpcbench/hpcbench/aiori"
+	"github.com/hpcbench/hpcbench/aiori/dfs"
 	"github.com/hpcbench/hpcbench/aiori/dummy"
 	"github.com/hpcbench/hpcbench/aiori/mmap"
 	"github.com/hpcbench/hpcbench/aiori/posix"
@@ -21,7 +22,7 @@ import (
 // backends is the registry of I/O backends this build offers, the default
 // first, as IOR's default is its first compiled-in backend.
 func backends() (*aiori.Registry, error) {
-	return aiori.NewRegistry(posix.Entry(), mmap.Entry(), dummy.Entry())
+	return aiori.NewRegistry(posix.Entry(), mmap.Entry(), dummy.Entry(), dfs.Entry())
 }
 
 // runIOR is `hpcbench ior`: IOR's command line, measurement and output.

@@ -41,6 +41,7 @@ func commands() map[string]command {
 		"ior":     {summary: "IOR analogue: parallel file I/O bandwidth over POSIX, MMAP or DUMMY", run: runIOR},
 		"mdtest":  {summary: "mdtest analogue: metadata rates of file and directory operations, with JSON and CSV", run: runMdtest},
 		"fabric":  {summary: "fabtests and perftest analogue: ping-pong and bandwidth between two ends over tcp, shm or verbs", run: runFabric},
+		"dfs":     {summary: "the DAOS-like object store behind ior and mdtest -a DFS: pools, containers, a standalone engine", run: runDfs},
 		"compare": {summary: "compare two sets of saved runs, benchstat-style: deltas, intervals, p-values; a CI gate", run: runCompare},
 		"plot":    {summary: "chart saved runs: bandwidth, latency or rate against size, phase or time (PNG, SVG, terminal)", run: runPlot},
 

@@ -53,7 +53,7 @@ func FuzzDecodeMsg(f *testing.F) {
 // FuzzDecodeLists checks the list and target decoders on any bytes.
 func FuzzDecodeLists(f *testing.F) {
 	f.Add(appendStrings(nil, []string{"a", "", "ccc"}))
-	f.Add(appendTargets(nil, []object.TargetInfo{{Index: 1, Path: "/t", TotalBytes: 10, FreeBytes: 5}}))
+	f.Add(appendTargets(nil, []object.TargetInfo{{Index: 1, Path: "/t", TotalBytes: 10, FreeBytes: 5, FSID: "1:2"}}))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		if ss, err := decodeStrings(b); err == nil && string(appendStrings(nil, ss)) != string(b) {
 			t.Fatalf("strings %q re-encode differently", ss)

@@ -44,7 +44,7 @@ func decodeStrings(b []byte) ([]string, error) {
 const targetLen = 4 + 8 + 8
 
 // appendTargets encodes a pool's targets: a u32 count, then each one's
-// index (u32), total and free bytes (u64) and path.
+// index (u32), total and free bytes (u64), path and file system id.
 func appendTargets(b []byte, ts []object.TargetInfo) []byte {
 	le := binary.LittleEndian
 	b = le.AppendUint32(b, uint32(len(ts)))
@@ -53,6 +53,7 @@ func appendTargets(b []byte, ts []object.TargetInfo) []byte {
 		b = le.AppendUint64(b, t.TotalBytes)
 		b = le.AppendUint64(b, t.FreeBytes)
 		b = appendBytes(b, t.Path)
+		b = appendBytes(b, t.FSID)
 	}
 	return b
 }
@@ -65,7 +66,7 @@ func decodeTargets(b []byte) ([]object.TargetInfo, error) {
 	}
 	n := le.Uint32(b)
 	b = b[4:]
-	if uint64(n) > uint64(len(b)/(targetLen+4)) {
+	if uint64(n) > uint64(len(b)/(targetLen+8)) {
 		return nil, fmt.Errorf("%w: %d targets in %d bytes", errMalformed, n, len(b))
 	}
 	ts := make([]object.TargetInfo, 0, n)
@@ -78,7 +79,11 @@ func decodeTargets(b []byte) ([]object.TargetInfo, error) {
 		if err != nil {
 			return nil, err
 		}
-		t.Path, b = string(path), rest
+		fsid, rest, err := cutBytes(rest)
+		if err != nil {
+			return nil, err
+		}
+		t.Path, t.FSID, b = string(path), string(fsid), rest
 		ts = append(ts, t)
 	}
 	if len(b) != 0 {

@@ -73,11 +73,26 @@ func checkTransfer(a object.Array, off int64, p []byte, f object.IOFlags) error 
 		return fmt.Errorf("offset %d: %w", off, object.ErrInvalid)
 	}
 	if f&object.Direct != 0 && len(p) > 0 {
-		if off%DirectAlign != 0 || len(p)%DirectAlign != 0 || uintptr(unsafe.Pointer(&p[0]))%DirectAlign != 0 {
-			return fmt.Errorf("direct transfer of %d bytes at %d: %w (offset, length and buffer must be multiples of %d)", len(p), off, object.ErrInvalid, DirectAlign)
+		if off%DirectAlign != 0 || len(p)%DirectAlign != 0 {
+			return fmt.Errorf("direct transfer of %d bytes at %d: %w (offset and length must be multiples of %d)", len(p), off, object.ErrInvalid, DirectAlign)
 		}
 	}
 	return nil
+}
+
+// isAligned reports whether p may be handed to an O_DIRECT transfer as it
+// is: its address is a multiple of DirectAlign. A buffer that is not (the
+// RPC layer's inline data sits where the message put it) moves through
+// a bounce buffer that is.
+func isAligned(p []byte) bool {
+	return len(p) == 0 || uintptr(unsafe.Pointer(&p[0]))%DirectAlign == 0
+}
+
+// bounce returns an aligned buffer of n bytes.
+func bounce(n int) []byte {
+	b := make([]byte, n+DirectAlign)
+	skip := (DirectAlign - int(uintptr(unsafe.Pointer(&b[0]))%DirectAlign)) % DirectAlign
+	return b[skip : skip+n : skip+n]
 }
 
 func (c *Container) key(oid object.OID, t int, f object.IOFlags) fdKey {
@@ -90,6 +105,9 @@ func (c *Container) WriteArray(ctx context.Context, a object.Array, off int64, p
 	err := c.check(ctx)
 	if err == nil {
 		err = checkTransfer(a, off, p, f)
+	}
+	if err == nil && f&object.Direct != 0 && !isAligned(p) {
+		p = append(bounce(len(p))[:0], p...)
 	}
 	if err == nil {
 		for _, pc := range pieces(a, off, len(p), len(c.st.dirs)) {
@@ -131,7 +149,14 @@ func (c *Container) writePiece(oid object.OID, pc piece, p []byte, f object.IOFl
 // ReadArray reads len(p) bytes at off; holes and missing extent files read
 // as zeros.
 func (c *Container) ReadArray(ctx context.Context, a object.Array, off int64, p []byte, f object.IOFlags) (int, error) {
+	dst := p
+	if f&object.Direct != 0 && !isAligned(p) {
+		p = bounce(len(p))
+	}
 	n, err := c.readArray(ctx, a, off, p, f)
+	if len(dst) > 0 && &dst[0] != &p[0] {
+		copy(dst, p[:n])
+	}
 	if err != nil && err != io.EOF {
 		return 0, fmt.Errorf("read %d bytes at %d of %v: %w", len(p), off, a.OID, err)
 	}

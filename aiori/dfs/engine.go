@@ -1,0 +1,217 @@
+package dfs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/hpcbench/hpcbench/aiori/dfs/rpc"
+	"github.com/hpcbench/hpcbench/aiori/dfs/store"
+	"github.com/hpcbench/hpcbench/fabric"
+	"github.com/hpcbench/hpcbench/fabric/shm"
+	"github.com/hpcbench/hpcbench/fabric/tcp"
+)
+
+// AddrFile is the file in a pool's directory where a standalone engine
+// (hpcbench dfs engine) publishes its addresses, one a line, while it
+// holds the pool. A job whose rank 0 finds the pool held by another
+// engine reads it and connects there.
+const AddrFile = "engine.addr"
+
+// EngineOptions configure an engine.
+type EngineOptions struct {
+	// Listen is the TCP address the engine's tcp listener binds
+	// ("HOST:PORT"); empty binds this host's address on a free port.
+	Listen string
+	// Publish writes the addresses to AddrFile in the pool's directory
+	// (and removes it at Stop), for jobs that did not start the engine.
+	Publish bool
+	// SyncKV makes every metadata change stable before it is
+	// acknowledged (store.Options.SyncKV).
+	SyncKV bool
+	// Logf, if not nil, receives the engine's notes (clients that come
+	// and go).
+	Logf func(format string, args ...any)
+}
+
+// Engine serves a pool to clients over the fabric, as daos_engine does:
+// over shm to the processes of its host and tcp to the others. A job's
+// rank 0 runs one in its own process when no engine serves the pool;
+// hpcbench dfs engine runs one for many jobs.
+type Engine struct {
+	pool   *store.Pool
+	addrs  []string
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+	o      EngineOptions
+
+	mu   sync.Mutex
+	errs []error
+}
+
+// StartEngine opens the pool in dir (which fails, wrapping store.ErrBusy,
+// when another engine holds it) and serves it until Stop or ctx's end.
+func StartEngine(ctx context.Context, dir string, o EngineOptions) (*Engine, error) {
+	pool, err := store.Open(dir, store.Options{SyncKV: o.SyncKV})
+	if err != nil {
+		return nil, err
+	}
+	e := &Engine{pool: pool, o: o}
+	ctx, e.cancel = context.WithCancel(ctx)
+	trs, err := engineTransports(o.Listen)
+	if err != nil {
+		e.abort()
+		return nil, err
+	}
+	for _, tr := range trs {
+		l, err := tr.Listen(ctx, 0)
+		if err != nil {
+			e.abort()
+			return nil, fmt.Errorf("engine: listen on %s: %w", tr.Name(), err)
+		}
+		e.addrs = append(e.addrs, l.Addr())
+		so := rpc.ServerOptions{Logf: o.Logf}
+		if a, ok := tr.(fabric.Allocator); ok {
+			so.Alloc = a
+		}
+		e.wg.Go(func() {
+			if err := rpc.Serve(ctx, l, pool, so); err != nil {
+				e.mu.Lock()
+				e.errs = append(e.errs, fmt.Errorf("engine on %s: %w", l.Addr(), err))
+				e.mu.Unlock()
+			}
+		})
+	}
+	if o.Publish {
+		if err := writeAddrs(dir, e.addrs); err != nil {
+			e.abort()
+			return nil, err
+		}
+	}
+	return e, nil
+}
+
+// engineTransports are the engine's listeners' transports: shm, then tcp
+// on listen (this host's address when empty).
+func engineTransports(listen string) ([]fabric.Transport, error) {
+	s, err := shm.New(shm.DefaultOptions())
+	if err != nil {
+		return nil, fmt.Errorf("engine: shm: %w", err)
+	}
+	to := tcp.Options{Listen: listen}
+	if listen != "" {
+		host, _, err := net.SplitHostPort(listen)
+		if err != nil {
+			return nil, fmt.Errorf("engine: --listen %q: want HOST:PORT: %w", listen, err)
+		}
+		if host != "" && host != "0.0.0.0" && host != "::" {
+			to.Publish = host
+		}
+	}
+	t, err := tcp.New(to)
+	if err != nil {
+		return nil, fmt.Errorf("engine: tcp: %w", err)
+	}
+	return []fabric.Transport{s, t}, nil
+}
+
+// Addrs returns the addresses clients dial, shm first.
+func (e *Engine) Addrs() []string { return append([]string(nil), e.addrs...) }
+
+// Pool returns the pool the engine serves.
+func (e *Engine) Pool() *store.Pool { return e.pool }
+
+// Stop stops serving, waits for the connections' goroutines, closes the
+// pool (everything acknowledged is on its targets) and removes AddrFile.
+func (e *Engine) Stop() error {
+	e.cancel()
+	e.wg.Wait()
+	var errs []error
+	if e.o.Publish {
+		if err := os.Remove(filepath.Join(e.pool.Dir(), AddrFile)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			errs = append(errs, err)
+		}
+	}
+	e.mu.Lock()
+	errs = append(errs, e.errs...)
+	e.mu.Unlock()
+	if err := e.pool.Close(); err != nil {
+		errs = append(errs, fmt.Errorf("engine: close the pool: %w", err))
+	}
+	return errors.Join(errs...)
+}
+
+// abort undoes a start that failed half way.
+func (e *Engine) abort() {
+	e.cancel()
+	e.wg.Wait()
+	_ = e.pool.Close()
+}
+
+// writeAddrs writes AddrFile atomically (a temporary file renamed).
+func writeAddrs(dir string, addrs []string) error {
+	tmp, err := os.CreateTemp(dir, AddrFile+".*")
+	if err != nil {
+		return fmt.Errorf("engine: publish the addresses: %w", err)
+	}
+	_, werr := tmp.WriteString(strings.Join(addrs, "\n") + "\n")
+	cerr := tmp.Close()
+	if err := errors.Join(werr, cerr); err != nil {
+		_ = os.Remove(tmp.Name())
+		return fmt.Errorf("engine: publish the addresses: %w", err)
+	}
+	if err := os.Rename(tmp.Name(), filepath.Join(dir, AddrFile)); err != nil {
+		_ = os.Remove(tmp.Name())
+		return fmt.Errorf("engine: publish the addresses: %w", err)
+	}
+	return nil
+}
+
+// readAddrs reads what a standalone engine published in dir.
+func readAddrs(dir string) ([]string, error) {
+	b, err := os.ReadFile(filepath.Join(dir, AddrFile))
+	if err != nil {
+		return nil, fmt.Errorf("another engine holds the pool but its addresses cannot be read: %w", err)
+	}
+	var addrs []string
+	for _, l := range strings.Split(string(b), "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			addrs = append(addrs, l)
+		}
+	}
+	if len(addrs) == 0 {
+		return nil, fmt.Errorf("another engine holds the pool but %s is empty", filepath.Join(dir, AddrFile))
+	}
+	return addrs, nil
+}
+
+// dialEngine connects to the first of addrs a transport of this process
+// reaches (shm on the engine's host, tcp elsewhere).
+func dialEngine(ctx context.Context, addrs []string, rank int) (*rpc.Client, error) {
+	trs, err := engineTransports("")
+	if err != nil {
+		return nil, err
+	}
+	var errs []error
+	for _, tr := range trs {
+		for _, a := range addrs {
+			if fabric.Scheme(a) != tr.Name() || !tr.Reachable(a) {
+				continue
+			}
+			c, err := rpc.Dial(ctx, tr, a, rpc.ClientOptions{Rank: rank})
+			if err == nil {
+				return c, nil
+			}
+			errs = append(errs, fmt.Errorf("dial %s: %w", a, err))
+		}
+	}
+	if len(errs) == 0 {
+		return nil, fmt.Errorf("no transport of this host reaches the engine at %s", strings.Join(addrs, ", "))
+	}
+	return nil, errors.Join(errs...)
+}

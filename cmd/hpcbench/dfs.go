@@ -1,0 +1,306 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/hpcbench/hpcbench/aiori/dfs"
+	"github.com/hpcbench/hpcbench/aiori/dfs/object"
+	"github.com/hpcbench/hpcbench/aiori/dfs/store"
+	"github.com/hpcbench/hpcbench/internal/units"
+)
+
+const dfsUsage = "hpcbench dfs pool create|list|query|destroy DIR [--targets N | --target PATH ...] | dfs cont create|list|query|destroy DIR [LABEL] [--chunk-size SIZE] [--oclass C] [--dir-oclass C] [--format human|json] | dfs engine --pool DIR [--listen HOST:PORT] [--sync]"
+
+// runDfs is hpcbench dfs: the object store's management (as DAOS's dmg and
+// daos) and its standalone engine (as daos_engine).
+func runDfs(ctx context.Context, stdout, stderr io.Writer, args []string) error {
+	if len(args) == 0 {
+		return usagef("dfs: want pool, cont or engine (hpcbench dfs --help)")
+	}
+	if isHelp(args[0]) {
+		writeHelp(stdout, "dfs", dfsUsage, "")
+		return nil
+	}
+	switch args[0] {
+	case "engine":
+		return runDfsEngine(ctx, stdout, stderr, args[1:])
+	case "pool", "cont":
+		if len(args) < 2 || isHelp(args[1]) {
+			if len(args) >= 2 {
+				writeHelp(stdout, "dfs", dfsUsage, "")
+				return nil
+			}
+			return usagef("dfs %s: want create, list, query or destroy", args[0])
+		}
+		return runDfsAdmin(ctx, stdout, args[0], args[1], args[2:])
+	}
+	return usagef("dfs: unknown command %q: want pool, cont or engine", oneLine(args[0]))
+}
+
+// runDfsAdmin runs one pool or cont subcommand.
+func runDfsAdmin(ctx context.Context, stdout io.Writer, what, verb string, args []string) error {
+	name := "dfs " + what + " " + verb
+	fset := newFlagSet(name)
+	ntargets := fset.Int("targets", 0, fmt.Sprintf("pool create: how many target directories to make inside DIR (default %d)", store.DefaultTargets))
+	targets := fset.StringArray("target", nil, "pool create: a target directory (repeat; anywhere, on any file system; missing or empty)")
+	var chunk int64
+	fset.Var((*units.SizeFlag)(&chunk), "chunk-size", "cont create: chunk size of files (a multiple of 4k up to 1g; default 1m)")
+	oclass := fset.String("oclass", "", "cont create: object class of files: S1, S2, S4, ..., SX (default SX)")
+	dirOClass := fset.String("dir-oclass", "", "cont create: object class of directories (default S1)")
+	format := fset.String("format", "human", "query: human or json")
+	if err := parseFlags(fset, args, stdout, dfsUsage); err != nil {
+		if errors.Is(err, errHelp) {
+			return nil
+		}
+		return err
+	}
+	pos := fset.Args()
+	want := map[string]int{"pool create": 1, "pool list": -1, "pool query": 1, "pool destroy": 1,
+		"cont create": 2, "cont list": 1, "cont query": 2, "cont destroy": 2}[what+" "+verb]
+	switch {
+	case want == 0:
+		return usagef("dfs %s: unknown command %q: want create, list, query or destroy", what, oneLine(verb))
+	case want == -1 && len(pos) > 1, want > 0 && len(pos) != want:
+		return usagef("%s: want %s", name, map[int]string{-1: "at most a PARENT directory", 1: "the pool's DIR", 2: "the pool's DIR and a container LABEL"}[want])
+	case *format != "human" && *format != "json":
+		return usagef("%s: --format %q: want human or json", name, *format)
+	}
+	if what == "pool" && verb == "create" {
+		if *ntargets < 0 || *ntargets > store.MaxTargets || (*ntargets > 0 && len(*targets) > 0) {
+			return usagef("%s: --targets %d: want 1 to %d, and not with --target", name, *ntargets, store.MaxTargets)
+		}
+		if err := store.Create(pos[0], store.CreateOptions{Targets: *targets, NTargets: *ntargets}); err != nil {
+			return usagef("%s: %v", name, oneLine(err.Error()))
+		}
+		return poolQuery(ctx, stdout, pos[0], "human", "created pool")
+	}
+	if what == "pool" && verb == "list" {
+		parent := "."
+		if len(pos) == 1 {
+			parent = pos[0]
+		}
+		return poolList(ctx, stdout, parent)
+	}
+	if what == "pool" && verb == "destroy" {
+		if err := dfs.CheckPool(pos[0], false); err != nil {
+			return usagef("%s: %v", name, err)
+		}
+		if err := store.Destroy(pos[0]); err != nil {
+			if errors.Is(err, store.ErrBusy) {
+				return usagef("%s: %v", name, oneLine(err.Error()))
+			}
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		fmt.Fprintf(stdout, "destroyed pool %s\n", pos[0])
+		return nil
+	}
+	if what == "pool" && verb == "query" {
+		if err := dfs.CheckPool(pos[0], false); err != nil {
+			return usagef("%s: %v", name, err)
+		}
+		return poolQuery(ctx, stdout, pos[0], *format, "pool")
+	}
+	// cont: through whoever holds the pool.
+	if err := dfs.CheckPool(pos[0], false); err != nil {
+		return usagef("%s: %v", name, err)
+	}
+	pool, closePool, err := dfs.AdminPool(ctx, pos[0])
+	if err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	defer closePool()
+	switch verb {
+	case "create":
+		props := object.ContProps{ChunkSize: chunk}
+		for _, c := range []struct {
+			flag, v string
+			dst     *object.Class
+		}{{"--oclass", *oclass, &props.OClass}, {"--dir-oclass", *dirOClass, &props.DirOClass}} {
+			if c.v == "" {
+				continue
+			}
+			cl, err := object.ParseClass(c.v)
+			if err != nil {
+				return usagef("%s: %s %s: Invalid DAOS object class: want S1, S2, S4, ..., SX", name, c.flag, c.v)
+			}
+			*c.dst = cl
+		}
+		if err := object.CheckLabel(pos[1]); err != nil {
+			return usagef("%s: %v", name, err)
+		}
+		if err := props.WithDefaults().Check(); err != nil {
+			return usagef("%s: --chunk-size: %v", name, err)
+		}
+		if err := pool.CreateCont(ctx, pos[1], props); err != nil {
+			if errors.Is(err, object.ErrExist) || errors.Is(err, object.ErrInvalid) {
+				return usagef("%s: %v", name, oneLine(err.Error()))
+			}
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		return contQuery(ctx, stdout, pool, pos[0], pos[1], "human", "created container")
+	case "list":
+		labels, err := pool.ListConts(ctx)
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		for _, l := range labels {
+			fmt.Fprintln(stdout, l)
+		}
+		return nil
+	case "query":
+		return contQuery(ctx, stdout, pool, pos[0], pos[1], *format, "container")
+	case "destroy":
+		if err := pool.DestroyCont(ctx, pos[1]); err != nil {
+			if errors.Is(err, object.ErrNotExist) {
+				return usagef("%s: %s", name, noSuchCont(ctx, pool, pos[0], pos[1]))
+			}
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		fmt.Fprintf(stdout, "destroyed container %s of pool %s\n", pos[1], pos[0])
+		return nil
+	}
+	return nil
+}
+
+// noSuchCont says a container is missing, naming the ones there are.
+func noSuchCont(ctx context.Context, pool object.Pool, dir, label string) string {
+	have := "none"
+	if labels, err := pool.ListConts(ctx); err == nil && len(labels) > 0 {
+		have = strings.Join(labels, ", ")
+	}
+	return fmt.Sprintf("pool %s has no container %q (it has: %s)", dir, label, have)
+}
+
+// poolQuery prints what pool query says of the pool in dir.
+func poolQuery(ctx context.Context, stdout io.Writer, dir, format, title string) error {
+	pool, closePool, err := dfs.AdminPool(ctx, dir)
+	if err != nil {
+		return fmt.Errorf("dfs pool query: %w", err)
+	}
+	defer closePool()
+	info, err := pool.Query(ctx)
+	if err != nil {
+		return fmt.Errorf("dfs pool query: %w", err)
+	}
+	labels, err := pool.ListConts(ctx)
+	if err != nil {
+		return fmt.Errorf("dfs pool query: %w", err)
+	}
+	engine := "none running"
+	if addrs, err := dfs.EngineAddrs(dir); err == nil {
+		engine = strings.Join(addrs, ", ")
+	}
+	if format == "json" {
+		return json.NewEncoder(stdout).Encode(struct {
+			Dir        string `json:"dir"`
+			object.PoolInfo
+			Containers []string `json:"containers"`
+			Engine     string   `json:"engine"`
+		}{dir, info, labels, engine})
+	}
+	var total, free uint64
+	seen := map[string]bool{}
+	for _, t := range info.Targets {
+		if !seen[t.FSID] {
+			seen[t.FSID] = true
+			total, free = total+t.TotalBytes, free+t.FreeBytes
+		}
+	}
+	fmt.Fprintf(stdout, "%s %s, uuid %s\n", title, dir, info.UUID)
+	fmt.Fprintf(stdout, "targets: %d on %d file system(s), total %s, free %s\n", len(info.Targets), len(seen),
+		units.FormatSize(int64(total)), units.FormatSize(int64(free)))
+	for _, t := range info.Targets {
+		fmt.Fprintf(stdout, "  target %d: %s (total %s, free %s)\n", t.Index, t.Path, units.FormatSize(int64(t.TotalBytes)), units.FormatSize(int64(t.FreeBytes)))
+	}
+	fmt.Fprintf(stdout, "containers: %d", len(labels))
+	if len(labels) > 0 {
+		fmt.Fprintf(stdout, " (%s)", strings.Join(labels, ", "))
+	}
+	fmt.Fprintf(stdout, "\nengine: %s\n", engine)
+	return nil
+}
+
+// contQuery prints what cont query says of the container label.
+func contQuery(ctx context.Context, stdout io.Writer, pool object.Pool, dir, label, format, title string) error {
+	ci, err := pool.QueryCont(ctx, label)
+	if errors.Is(err, object.ErrNotExist) {
+		return usagef("dfs cont query: %s", noSuchCont(ctx, pool, dir, label))
+	}
+	if err != nil {
+		return fmt.Errorf("dfs cont query: %w", err)
+	}
+	if format == "json" {
+		return json.NewEncoder(stdout).Encode(ci)
+	}
+	fmt.Fprintf(stdout, "%s %s of pool %s, uuid %s\n", title, ci.Label, dir, ci.UUID)
+	fmt.Fprintf(stdout, "chunk size %s, file class %v, directory class %v\n", units.FormatSize(ci.Props.ChunkSize), ci.Props.OClass, ci.Props.DirOClass)
+	fmt.Fprintf(stdout, "objects %d, array bytes %s\n", ci.Objects, units.FormatSize(ci.ArrayBytes))
+	return nil
+}
+
+// poolList lists the pools among parent's directories.
+func poolList(ctx context.Context, stdout io.Writer, parent string) error {
+	ents, err := os.ReadDir(parent)
+	if err != nil {
+		return usagef("dfs pool list: %v", err)
+	}
+	for _, e := range ents {
+		dir := filepath.Join(parent, e.Name())
+		if !e.IsDir() || dfs.CheckPool(dir, false) != nil {
+			continue
+		}
+		engine := ""
+		if addrs, err := dfs.EngineAddrs(dir); err == nil {
+			engine = " (engine " + strings.Join(addrs, ", ") + ")"
+		}
+		fmt.Fprintf(stdout, "%s%s\n", dir, engine)
+	}
+	return nil
+}
+
+// runDfsEngine is hpcbench dfs engine: it serves a pool to many jobs
+// until SIGTERM or SIGINT, then stops without losing what it acknowledged.
+func runDfsEngine(ctx context.Context, stdout, stderr io.Writer, args []string) error {
+	fset := newFlagSet("dfs engine")
+	dir := fset.String("pool", "", "the pool's directory")
+	listen := fset.String("listen", "", "the TCP address to serve on, HOST:PORT (default: this host's address, a free port)")
+	sync := fset.Bool("sync", false, "make every metadata change stable (fdatasync) before acknowledging it")
+	if err := parseFlags(fset, args, stdout, dfsUsage); err != nil {
+		if errors.Is(err, errHelp) {
+			return nil
+		}
+		return err
+	}
+	if fset.NArg() > 0 {
+		return usagef("dfs engine: unexpected argument %q", fset.Arg(0))
+	}
+	if *dir == "" {
+		return usagef("dfs engine: --pool: required: the pool's directory")
+	}
+	if err := dfs.CheckPool(*dir, false); err != nil {
+		return usagef("dfs engine: --pool: %v", err)
+	}
+	// SIGTERM and SIGINT end ctx (see mainExit); the engine then stops.
+	e, err := dfs.StartEngine(ctx, *dir, dfs.EngineOptions{Listen: *listen, Publish: true, SyncKV: *sync,
+		Logf: func(format string, a ...any) { fmt.Fprintf(stderr, "dfs engine: "+format+"\n", a...) }})
+	if err != nil {
+		if errors.Is(err, store.ErrBusy) {
+			return usagef("dfs engine: %v", oneLine(err.Error()))
+		}
+		return fmt.Errorf("dfs engine: %w", err)
+	}
+	fmt.Fprintf(stdout, "dfs engine: serving pool %s at %s (pid %d)\n", *dir, strings.Join(e.Addrs(), ", "), os.Getpid())
+	<-ctx.Done()
+	if err := e.Stop(); err != nil {
+		return fmt.Errorf("dfs engine: stop: %w", err)
+	}
+	fmt.Fprintf(stdout, "dfs engine: stopped; pool %s closed\n", *dir)
+	return nil
+}
