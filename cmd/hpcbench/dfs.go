@@ -199,7 +199,7 @@ func poolQuery(ctx context.Context, stdout io.Writer, dir, format, title string)
 	}
 	if format == "json" {
 		return json.NewEncoder(stdout).Encode(struct {
-			Dir        string `json:"dir"`
+			Dir string `json:"dir"`
 			object.PoolInfo
 			Containers []string `json:"containers"`
 			Engine     string   `json:"engine"`
