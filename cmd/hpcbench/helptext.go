@@ -217,7 +217,7 @@ any host) until SIGTERM or SIGINT, then closes it without losing what it
 acknowledged; while it runs, the pool's engine.addr names it, and jobs
 and the commands above go through it. Without a standalone engine, a
 job's rank 0 runs one in its own process for the job's length.`,
-			exits: []exitStatus{ok, {"1", "the store failed (an I/O error, an engine that went away)"},
+			exits: []exitStatus{{"0", "success; for engine, stopped by SIGTERM or SIGINT with its pool closed"}, {"1", "the store failed (an I/O error, an engine that went away)"},
 				{"2", "invalid options, a missing pool or container, a pool held by an engine for pool destroy: one line on stderr says which; nothing is created"}, sig},
 		}
 	case "plot":

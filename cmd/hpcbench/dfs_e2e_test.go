@@ -1,0 +1,270 @@
+package main
+
+import (
+	"bufio"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/hpcbench/hpcbench/internal/testenv"
+)
+
+// dfsRun runs hpcbench with args in dir and fails the test unless it exits 0.
+func dfsRun(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	r := testenv.Run(t, testenv.Context(t, 2*time.Minute), dir, noPMIEnv, hpcbench, args...)
+	if r.Code != 0 {
+		t.Fatalf("hpcbench %s: exit %d\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), r.Code, r.Stdout, r.Stderr)
+	}
+	return r.Stdout
+}
+
+// iorRows returns the access rows (write, read) of IOR's results table.
+func iorRows(out string) map[string]bool {
+	rows := map[string]bool{}
+	in := false
+	for _, l := range strings.Split(out, "\n") {
+		switch {
+		case strings.HasPrefix(l, "Results:"):
+			in = true
+		case strings.HasPrefix(l, "Summary of all tests:"):
+			in = false
+		case in && (strings.HasPrefix(l, "write ") || strings.HasPrefix(l, "read ")):
+			rows[strings.Fields(l)[0]] = true
+		}
+	}
+	return rows
+}
+
+// TestDFSIOR: 4 ranks write, check, read and check through -a DFS, a
+// shared file and -F, over classes S1 and SX and chunks of 64 KiB and
+// 1 MiB, with the job's own engine (the pool made on first use); -k keeps
+// the files and a second job reads them back and checks them.
+func TestDFSIOR(t *testing.T) {
+	dir := t.TempDir()
+	pool := filepath.Join(dir, "pool")
+	for _, tc := range []struct {
+		name, oclass, chunk string
+		fpp                 bool
+	}{
+		{"S1 64k shared", "S1", "64k", false},
+		{"SX 1m shared", "SX", "1m", false},
+		{"S1 1m fpp", "S1", "1m", true},
+		{"SX 64k fpp", "SX", "64k", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cont := strings.NewReplacer(" ", "-").Replace(tc.name)
+			args := []string{"-a", "DFS", "--dfs.pool", pool, "--dfs.cont", cont, "--dfs.oclass", tc.oclass, "--dfs.chunk_size", tc.chunk,
+				"-b", "2m", "-t", "256k", "-s", "2", "-C", "-G", "271828", "-o", "/data"}
+			if tc.fpp {
+				args = append(args, "-F")
+			}
+			out := dfsRun(t, dir, append([]string{"launch", "-n", "4", "--", hpcbench, "ior", "-w", "-r", "-W", "-R", "-k"}, args...)...)
+			if rows := iorRows(out); !rows["write"] || !rows["read"] || !strings.Contains(out, "api                 : DFS") {
+				t.Fatalf("no write and read rows, or not DFS:\n%s", out)
+			}
+			// A second job reads back what the first kept (and keeps it: IOR
+	// removes its files after a run without -k, reads too).
+			out = dfsRun(t, dir, append([]string{"launch", "-n", "4", "--", hpcbench, "ior", "-r", "-R", "-k"}, args...)...)
+			if rows := iorRows(out); !rows["read"] || rows["write"] {
+				t.Fatalf("the second job did not read:\n%s", out)
+			}
+			q := dfsRun(t, dir, "dfs", "cont", "query", pool, cont)
+			if !strings.Contains(q, "file class "+tc.oclass) || !strings.Contains(q, "array bytes 16 MiB") {
+				t.Errorf("cont query:\n%s", q)
+			}
+		})
+	}
+	// The pool's files go with pool destroy.
+	dfsRun(t, dir, "dfs", "pool", "destroy", pool)
+	if _, err := os.Stat(pool); !os.IsNotExist(err) {
+		ents, _ := os.ReadDir(pool)
+		t.Errorf("pool destroy left %s: %v", pool, ents)
+	}
+}
+
+// TestDFSMdtest: mdtest -a DFS with files (-F -u) and with a tree.
+func TestDFSMdtest(t *testing.T) {
+	dir := t.TempDir()
+	pool := filepath.Join(dir, "pool")
+	dfsRun(t, dir, "dfs", "pool", "create", pool, "--targets", "2")
+	dfsRun(t, dir, "dfs", "cont", "create", pool, "md", "--oclass", "S2")
+	for _, tc := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"-n", "500", "-F", "-u", "-w", "4096", "-e", "4096"}, []string{"4 tasks, 2000 files", "File creation", "File stat", "File read", "File removal"}},
+		{[]string{"-n", "40", "-z", "2", "-b", "3"}, []string{"Directory creation", "Directory removal", "File creation", "Tree creation"}},
+	} {
+		out := dfsRun(t, dir, append([]string{"launch", "-n", "4", "--", hpcbench, "mdtest", "-a", "DFS", "--dfs.pool", pool, "--dfs.cont", "md", "-d", "/t"}, tc.args...)...)
+		for _, w := range tc.want {
+			if !strings.Contains(out, w) {
+				t.Errorf("mdtest %q: no %q in\n%s", tc.args, w, out)
+			}
+		}
+	}
+}
+
+// TestDFSBadInput: a missing or misspelled pool, a bad class, a bad chunk
+// size, a pool made on a file or where nothing can be written: exit 2, one
+// line, nothing created.
+func TestDFSBadInput(t *testing.T) {
+	dir := t.TempDir()
+	pool := filepath.Join(dir, "pool")
+	dfsRun(t, dir, "dfs", "pool", "create", pool, "--targets", "1")
+	file := filepath.Join(dir, "file")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ior := func(more ...string) []string {
+		return append([]string{"ior", "-a", "DFS", "-w", "-b", "1m", "-t", "1m", "-o", "/f"}, more...)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{ior("--dfs.pool", filepath.Join(dir, "no", "pool"), "--dfs.cont", "c"), "--dfs.pool: pool " + filepath.Join(dir, "no", "pool") + ": no such pool, and its parent"},
+		{ior("--dfs.pool", dir, "--dfs.cont", "c"), "not a pool (no pool.json"},
+		{ior("--dfs.pool", file, "--dfs.cont", "c"), "pool " + file + ": not a directory"},
+		{ior("--dfs.cont", "c"), "--dfs.pool: required"},
+		{ior("--dfs.pool", pool), "--dfs.cont: required"},
+		{ior("--dfs.pool", pool, "--dfs.cont", "c", "--dfs.oclass", "RP_2G1"), "--dfs.oclass RP_2G1: Invalid DAOS object class"},
+		{ior("--dfs.pool", pool, "--dfs.cont", "c", "--dfs.chunk_size", "0x"), "--dfs.chunk_size"},
+		{ior("--dfs.pool", pool, "--dfs.cont", "c", "--dfs.chunk_size", "6000"), "chunk size 6000: invalid argument (want a multiple of 4 KiB from 4k to 1g)"},
+		{ior("--dfs.pool", pool, "--dfs.cont", "a/b"), `--dfs.cont: label "a/b"`},
+		{[]string{"mdtest", "-a", "DFS", "--dfs.pool", pool, "--dfs.cont", "c", "--dfs.dir_oclass", "S3", "-n", "5"}, "--dfs.dir_oclass S3: Invalid DAOS object class"},
+		{[]string{"dfs", "pool", "create", file}, "is a regular file"},
+		{[]string{"dfs", "pool", "create", "/proc/hpcbench-pool"}, "create pool /proc/hpcbench-pool"},
+		{[]string{"dfs", "pool", "create", filepath.Join(dir, "p2"), "--targets", "0x"}, "--targets"},
+		{[]string{"dfs", "pool", "query", filepath.Join(dir, "nope")}, "no such directory"},
+		{[]string{"dfs", "cont", "query", pool, "nope"}, `has no container "nope" (it has: none)`},
+		{[]string{"dfs", "cont", "destroy", pool, "nope"}, `has no container "nope"`},
+		{[]string{"dfs", "cont", "create", pool, "c", "--oclass", "EC_2P1"}, "--oclass EC_2P1: Invalid DAOS object class"},
+		{[]string{"dfs", "cont", "create", pool, "c", "--chunk-size", "1000"}, "chunk size 1000"},
+		{[]string{"dfs", "cont", "create", filepath.Join(dir, "nope"), "c"}, "no such directory"},
+		{[]string{"dfs", "engine"}, "--pool: required"},
+		{[]string{"dfs", "frob"}, `unknown command "frob"`},
+	} {
+		before := tree(t, dir)
+		r := testenv.Run(t, testenv.Context(t, time.Minute), dir, noPMIEnv, hpcbench, tc.args...)
+		if r.Code != 2 || !strings.Contains(r.Stderr, tc.want) || strings.Count(strings.TrimSpace(r.Stderr), "\n") != 0 {
+			t.Errorf("%q: exit %d, stderr %q: want 2 and one line with %q", tc.args, r.Code, r.Stderr, tc.want)
+		}
+		if after := tree(t, dir); after != before {
+			t.Errorf("%q changed the tree:\nbefore:\n%s\nafter:\n%s", tc.args, before, after)
+		}
+	}
+}
+
+// tree lists the paths under dir, one a line.
+func tree(t *testing.T, dir string) string {
+	t.Helper()
+	var b strings.Builder
+	err := filepath.Walk(dir, func(p string, fi os.FileInfo, err error) error {
+		if err == nil {
+			b.WriteString(p + "\n")
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+// TestDFSRankKilled: a rank killed with SIGKILL mid-write ends the job,
+// named; the pool opens afterwards, the container is there and the files
+// the other job kept read back checked.
+func TestDFSRankKilled(t *testing.T) {
+	dir := t.TempDir()
+	pool := filepath.Join(dir, "pool")
+	base := []string{"-a", "DFS", "--dfs.pool", pool, "--dfs.cont", "c", "-t", "1m", "-C", "-G", "31337", "-F"}
+	dfsRun(t, dir, append([]string{"launch", "-n", "2", "--", hpcbench, "ior", "-w", "-k", "-b", "8m", "-o", "/kept"}, base...)...)
+	for _, victim := range []int{1, 0} { // a client, then the engine's rank
+		l := startLaunch(t, append([]string{"-n", "4", "--", hpcbench, "ior", "-w", "-b", "4g", "-D", "60", "-o", "/doomed"}, base...)...)
+		_, pids := l.ranks(4)
+		time.Sleep(1500 * time.Millisecond)
+		sent := time.Now()
+		syscall.Kill(pids[victim], syscall.SIGKILL)
+		code, stderr, after := l.wait(30*time.Second, sent)
+		want := "rank " + strconv.Itoa(victim) + " was killed by SIGKILL"
+		if code == 0 || !strings.Contains(stderr, want) || after > 10*time.Second {
+			t.Errorf("rank %d killed: exit %d after %v; want non-zero within 10 s naming %q\n%s", victim, code, after, want, stderr)
+		}
+		q := dfsRun(t, dir, "dfs", "cont", "query", pool, "c")
+		if !strings.Contains(q, "container c of pool") {
+			t.Errorf("cont query after the kill:\n%s", q)
+		}
+		out := dfsRun(t, dir, append([]string{"launch", "-n", "2", "--", hpcbench, "ior", "-r", "-R", "-k", "-b", "8m", "-o", "/kept"}, base...)...)
+		if !iorRows(out)["read"] {
+			t.Errorf("the kept files did not read back after rank %d was killed:\n%s", victim, out)
+		}
+	}
+}
+
+// TestDFSEngine: a standalone engine serves a job and the management
+// commands; killed mid-job, the job fails fast naming the engine; the
+// next engine recovers the pool, and SIGTERM stops it cleanly (exit 0)
+// without loss.
+func TestDFSEngine(t *testing.T) {
+	dir := t.TempDir()
+	pool := filepath.Join(dir, "pool")
+	dfsRun(t, dir, "dfs", "pool", "create", pool)
+	start := func() (*exec.Cmd, string) {
+		cmd := exec.Command(hpcbench, "dfs", "engine", "--pool", pool, "--listen", "127.0.0.1:0")
+		cmd.Env = append(os.Environ(), noPMIEnv...)
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		out, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); cmd.Wait() })
+		line, err := bufio.NewReader(out).ReadString('\n')
+		if err != nil || !strings.Contains(line, "dfs engine: serving pool") {
+			t.Fatalf("engine said %q, %v", line, err)
+		}
+		return cmd, line
+	}
+	eng, line := start()
+	if q := dfsRun(t, dir, "dfs", "pool", "query", pool); !strings.Contains(q, "engine: shm://") {
+		t.Errorf("pool query does not name the engine (%s):\n%s", line, q)
+	}
+	base := []string{"-a", "DFS", "--dfs.pool", pool, "--dfs.cont", "c", "-t", "1m", "-C", "-G", "99", "-F"}
+	dfsRun(t, dir, append([]string{"launch", "-n", "2", "--", hpcbench, "ior", "-w", "-k", "-b", "8m", "-o", "/kept"}, base...)...)
+	r := testenv.Run(t, testenv.Context(t, time.Minute), dir, noPMIEnv, hpcbench, "dfs", "pool", "destroy", pool)
+	if r.Code != 2 || !strings.Contains(r.Stderr, "pool is busy") {
+		t.Errorf("pool destroy under a running engine: exit %d, %q; want 2 saying it is busy", r.Code, r.Stderr)
+	}
+
+	l := startLaunch(t, append([]string{"-n", "2", "--", hpcbench, "ior", "-w", "-b", "4g", "-D", "60", "-o", "/doomed"}, base...)...)
+	l.ranks(2)
+	time.Sleep(1500 * time.Millisecond)
+	sent := time.Now()
+	syscall.Kill(eng.Process.Pid, syscall.SIGKILL)
+	code, stderr, after := l.wait(30*time.Second, sent)
+	if code == 0 || !strings.Contains(stderr, "dfs engine shm://") || after > 10*time.Second {
+		t.Errorf("engine killed: job exit %d after %v; want non-zero within 10 s naming the engine\n%s", code, after, stderr)
+	}
+
+	eng, _ = start() // recovers the pool
+	out := dfsRun(t, dir, append([]string{"launch", "-n", "2", "--", hpcbench, "ior", "-r", "-R", "-k", "-b", "8m", "-o", "/kept"}, base...)...)
+	if !iorRows(out)["read"] {
+		t.Errorf("the kept files did not read back through the restarted engine:\n%s", out)
+	}
+	syscall.Kill(eng.Process.Pid, syscall.SIGTERM)
+	if err := eng.Wait(); err != nil {
+		t.Errorf("engine after SIGTERM: %v; want exit 0 (a clean stop)", err)
+	}
+	if _, err := os.Stat(filepath.Join(pool, "engine.addr")); !os.IsNotExist(err) {
+		t.Errorf("the stopped engine left engine.addr: %v", err)
+	}
+	dfsRun(t, dir, append([]string{"launch", "-n", "2", "--", hpcbench, "ior", "-r", "-R", "-k", "-b", "8m", "-o", "/kept"}, base...)...)
+}
