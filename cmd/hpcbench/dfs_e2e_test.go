@@ -69,7 +69,7 @@ func TestDFSIOR(t *testing.T) {
 				t.Fatalf("no write and read rows, or not DFS:\n%s", out)
 			}
 			// A second job reads back what the first kept (and keeps it: IOR
-	// removes its files after a run without -k, reads too).
+			// removes its files after a run without -k, reads too).
 			out = dfsRun(t, dir, append([]string{"launch", "-n", "4", "--", hpcbench, "ior", "-r", "-R", "-k"}, args...)...)
 			if rows := iorRows(out); !rows["read"] || rows["write"] {
 				t.Fatalf("the second job did not read:\n%s", out)
