@@ -137,6 +137,7 @@ func (c *Container) writePiece(oid object.OID, pc piece, p []byte, f object.IOFl
 			return fmt.Errorf("pwrite %s: %w", c.extentPath(pc.target, oid), err)
 		}
 		b, at = b[n:], at+int64(n)
+		c.st.sizes.wrote(oid, at)
 	}
 	if f&object.Sync != 0 {
 		if err := unix.Fdatasync(e.fd); err != nil {
@@ -219,18 +220,10 @@ func (c *Container) readPiece(oid object.OID, pc piece, p []byte, f object.IOFla
 	return nil
 }
 
-// size is the largest extent file end over oid's targets (fstat of the
-// cached descriptors: a path lookup a target costs more than the read).
+// size is the largest extent end over oid's targets, from the
+// container's size index (no system call).
 func (c *Container) size(oid object.OID) (int64, error) {
-	var size int64
-	for _, t := range c.arrayTargets(oid) {
-		s, err := c.extentSize(oid, t)
-		if err != nil {
-			return 0, err
-		}
-		size = max(size, s)
-	}
-	return size, nil
+	return c.st.sizes.get(oid), nil
 }
 
 // extentSize is the size of oid's extent file on target t, 0 for a
@@ -271,6 +264,9 @@ func (c *Container) SetSize(ctx context.Context, a object.Array, size int64) err
 	}
 	if err == nil {
 		err = c.setSize(a, size)
+	}
+	if err == nil {
+		c.st.sizes.set(a.OID, size)
 	}
 	if err != nil {
 		return fmt.Errorf("set size of %v to %d: %w", a.OID, size, err)
@@ -339,7 +335,11 @@ func (c *Container) syncExtent(oid object.OID, t int) error {
 func (c *Container) unlinkExtents(oid object.OID) error {
 	// Unlink first, then drop the cached descriptors: a lookup racing the
 	// punch then finds no file rather than caching the unlinked one.
-	defer c.p.fds.evict(func(k fdKey) bool { return k.cont == c.st.meta.UUID && k.oid == oid })
+	if !c.st.sizes.has(oid) {
+		return nil // never written: no extent file on any target (mdtest's empty files)
+	}
+	defer c.p.fds.evictObject(c.st.meta.UUID, oid, len(c.st.dirs))
+	defer c.st.sizes.drop(oid)
 	for t := range c.st.dirs {
 		path := c.extentPath(t, oid)
 		if err := unix.Unlink(path); err != nil && !errors.Is(err, unix.ENOENT) {

@@ -20,6 +20,7 @@ type contState struct {
 	meta  contMeta
 	kv    *kvStore
 	dirs  []string // TARGET/UUID, in placement order
+	sizes *sizeIndex
 	refs  int
 }
 
@@ -129,7 +130,13 @@ func (p *Pool) acquire(label string) (*contState, error) {
 	if err != nil {
 		return nil, err
 	}
-	st := &contState{label: label, meta: m, kv: kv, dirs: p.contDirs(m.UUID), refs: 1}
+	dirs := p.contDirs(m.UUID)
+	sizes, err := loadSizes(dirs)
+	if err != nil {
+		_ = kv.close()
+		return nil, err
+	}
+	st := &contState{label: label, meta: m, kv: kv, dirs: dirs, sizes: sizes, refs: 1}
 	p.conts[m.UUID] = st
 	return st, nil
 }

@@ -178,5 +178,19 @@ func (c *fdCache) evict(match func(fdKey) bool) {
 	}
 }
 
+// evictObject drops the entries of oid of container cont on its ntargets
+// targets (a punch): a lookup of each key, not a walk of the cache.
+func (c *fdCache) evictObject(cont string, oid object.OID, ntargets int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for t := range ntargets {
+		for _, direct := range []bool{false, true} {
+			if e := c.m[fdKey{cont: cont, oid: oid, target: t, direct: direct}]; e != nil {
+				c.dropLocked(e)
+			}
+		}
+	}
+}
+
 // closeAll drops every entry.
 func (c *fdCache) closeAll() { c.evict(func(fdKey) bool { return true }) }
