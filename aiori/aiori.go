@@ -114,6 +114,15 @@ type Syncer interface {
 	Sync() error
 }
 
+// Describer is implemented by backends with facts about where a run's data
+// went (DFS: the pool's targets, the object class, the chunk size, the
+// engine), for the run record, so that a comparison across runs knows what
+// it compares. Keys are the backend's lower-case name, a dot and the fact
+// ("dfs.oclass"). Describe still answers after Close.
+type Describer interface {
+	Describe() map[string]string
+}
+
 // FSInfo is a file system's capacity, for IOR's and mdtest's "FS" line.
 type FSInfo struct {
 	// TotalBytes and FreeBytes are the capacity and what is left of it.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io/fs"
+	"maps"
 	"path"
 	"strings"
 
@@ -31,6 +32,7 @@ type Backend struct {
 	ctx  context.Context
 	sess *session
 	fs   *namespace.FS
+	desc map[string]string
 }
 
 // New connects this rank to the pool's engine (bringing one up on rank 0
@@ -50,8 +52,42 @@ func New(o aiori.Options, env aiori.Env) (aiori.Backend, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Backend{opts: *opts, ctx: ctx, sess: sess, fs: sess.fs}, nil
+	b := &Backend{opts: *opts, ctx: ctx, sess: sess, fs: sess.fs}
+	b.desc = b.describe()
+	return b, nil
 }
+
+// describe gathers the run record's facts (see Describe).
+func (b *Backend) describe() map[string]string {
+	file, dir := b.opts.classes(b.sess.cont.Props())
+	chunk := b.opts.ChunkSize
+	if chunk == 0 {
+		chunk = b.fs.Superblock().ChunkSize
+	}
+	d := map[string]string{
+		"dfs.pool": b.sess.dir, "dfs.cont": b.opts.Cont,
+		"dfs.oclass": file.String(), "dfs.dir_oclass": dir.String(), "dfs.chunk_size": fmt.Sprint(chunk),
+		"dfs.engine": b.sess.engineWhere,
+	}
+	if pi, err := b.sess.pool.Query(b.ctx); err == nil {
+		paths := make([]string, len(pi.Targets))
+		fss := map[string]bool{}
+		for i, t := range pi.Targets {
+			paths[i], fss[t.FSID] = t.Path, true
+		}
+		d["dfs.pool_uuid"] = pi.UUID
+		d["dfs.targets"] = fmt.Sprintf("%d on %d file system(s): %s", len(paths), len(fss), strings.Join(paths, ", "))
+	}
+	if ci, err := b.sess.pool.QueryCont(b.ctx, b.opts.Cont); err == nil {
+		d["dfs.cont_uuid"] = ci.UUID
+	}
+	return d
+}
+
+// Describe returns the pool's directory, uuid and targets, the container,
+// the object classes and chunk size of the files the run made, and where
+// the engine ran, for the run record.
+func (b *Backend) Describe() map[string]string { return maps.Clone(b.desc) }
 
 // Name returns "DFS".
 func (b *Backend) Name() string { return Name }
@@ -269,4 +305,5 @@ var (
 	_ aiori.Metadata = (*Backend)(nil)
 	_ aiori.Syncer   = (*Backend)(nil)
 	_ aiori.Statfser = (*Backend)(nil)
+	_ aiori.Describer = (*Backend)(nil)
 )

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -28,6 +29,9 @@ type session struct {
 	cont    object.Container
 	fs      *namespace.FS
 	created bool // rank 0 made the pool on first use
+	// dir is the pool's absolute directory and engineWhere where its
+	// engine runs, both as rank 0 found them.
+	dir, engineWhere string
 }
 
 // openSession brings the rank's session up; on every rank of the job at
@@ -45,7 +49,7 @@ func openSession(ctx context.Context, o *Options, env aiori.Env) (_ *session, er
 	var addrs []string
 	if s.rank == 0 {
 		addrs, err = s.locate(ctx)
-		msg := "ok\n" + strings.Join(addrs, "\n")
+		msg := "ok\n" + s.dir + "\n" + s.engineWhere + "\n" + strings.Join(addrs, "\n")
 		if err != nil {
 			msg = "err\n" + err.Error()
 		}
@@ -64,7 +68,11 @@ func openSession(ctx context.Context, o *Options, env aiori.Env) (_ *session, er
 		if kind != "ok" {
 			return nil, fmt.Errorf("dfs: rank 0: %s", rest)
 		}
-		addrs = strings.Split(rest, "\n")
+		f := strings.SplitN(rest, "\n", 3)
+		if len(f) < 3 {
+			return nil, fmt.Errorf("dfs: rank 0 sent %q for the engine's address", rest)
+		}
+		s.dir, s.engineWhere, addrs = f[0], f[1], strings.Split(f[2], "\n")
 	}
 	if s.client, err = dialEngine(ctx, addrs, s.rank+1); err != nil {
 		return nil, fmt.Errorf("dfs: connect to the engine of pool %s: %w", o.Pool, err)
@@ -95,6 +103,7 @@ func (s *session) locate(ctx context.Context) ([]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("dfs: --dfs.pool %s: %w", s.opts.Pool, err)
 	}
+	s.dir = dir
 	if CheckPool(dir, false) != nil { // Validate has checked it may be made
 		if err := store.Create(dir, store.CreateOptions{}); err != nil {
 			return nil, fmt.Errorf("dfs: --dfs.pool %s: create the pool on first use: %w", s.opts.Pool, err)
@@ -108,11 +117,14 @@ func (s *session) locate(ctx context.Context) ([]string, error) {
 		if rerr != nil {
 			return nil, fmt.Errorf("dfs: --dfs.pool %s: %w (%v)", s.opts.Pool, rerr, err)
 		}
+		s.engineWhere = "standalone at " + strings.Join(addrs, ", ")
 		return addrs, nil
 	case err != nil:
 		return nil, fmt.Errorf("dfs: --dfs.pool %s: %w", s.opts.Pool, err)
 	}
 	s.engine = e
+	host, _ := os.Hostname()
+	s.engineWhere = fmt.Sprintf("embedded in rank 0 (pid %d on %s)", os.Getpid(), host)
 	return e.Addrs(), nil
 }
 

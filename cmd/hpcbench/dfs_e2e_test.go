@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -64,9 +65,27 @@ func TestDFSIOR(t *testing.T) {
 			if tc.fpp {
 				args = append(args, "-F")
 			}
-			out := dfsRun(t, dir, append([]string{"launch", "-n", "4", "--", hpcbench, "ior", "-w", "-r", "-W", "-R", "-k"}, args...)...)
+			archive := filepath.Join(dir, cont+".json")
+			out := dfsRun(t, dir, append([]string{"launch", "-n", "4", "--", hpcbench, "ior", "-w", "-r", "-W", "-R", "-k", "--archive", archive}, args...)...)
 			if rows := iorRows(out); !rows["write"] || !rows["read"] || !strings.Contains(out, "api                 : DFS") {
 				t.Fatalf("no write and read rows, or not DFS:\n%s", out)
+			}
+			// The run record says where the data went.
+			var rec struct {
+				Run struct{ Env map[string]string } `json:"run"`
+			}
+			if b, err := os.ReadFile(archive); err != nil || json.Unmarshal(b, &rec) != nil {
+				t.Fatalf("archive %s: %v", archive, err)
+			}
+			env := rec.Run.Env
+			for k, want := range map[string]string{"dfs.pool": pool, "dfs.cont": cont, "dfs.oclass": tc.oclass,
+				"dfs.chunk_size": map[string]string{"64k": "65536", "1m": "1048576"}[tc.chunk], "dfs.dir_oclass": "S1"} {
+				if env[k] != want {
+					t.Errorf("run record %s = %q, want %q", k, env[k], want)
+				}
+			}
+			if !strings.HasPrefix(env["dfs.targets"], "4 on 1 file system(s): "+pool+"/tgt0") || !strings.HasPrefix(env["dfs.engine"], "embedded in rank 0") || env["dfs.pool_uuid"] == "" {
+				t.Errorf("run record: targets %q, engine %q, pool uuid %q", env["dfs.targets"], env["dfs.engine"], env["dfs.pool_uuid"])
 			}
 			// A second job reads back what the first kept (and keeps it: IOR
 			// removes its files after a run without -k, reads too).

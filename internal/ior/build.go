@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/hpcbench/hpcbench/aiori"
 	"github.com/hpcbench/hpcbench/internal/ior/config"
 	"github.com/hpcbench/hpcbench/report"
 )
@@ -51,6 +52,9 @@ func (b *resultBuilder) finish(finished time.Time) *report.Result {
 func (b *resultBuilder) addTest(o *config.Options, t *tester, res *testResult) {
 	if b.r.Params == nil {
 		b.r.Params = append(settingParams(b.parameters(o, t)), distParams(o)...)
+	}
+	if d, ok := t.be.(aiori.Describer); ok {
+		maps.Copy(b.r.Run.Env, d.Describe()) // where the data went (DFS: pool, class, chunk)
 	}
 	b.r.Tables = append(b.r.Tables, b.testTables(o, t, res)...)
 	b.dist.add(o.ID, res, b.env.RankHosts)

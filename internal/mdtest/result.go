@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/hpcbench/hpcbench/aiori"
 	"github.com/hpcbench/hpcbench/report"
 )
 
@@ -102,6 +103,9 @@ func (r *runner) result(res *runResult, finished time.Time) *report.Result {
 		out.Run.Env = map[string]string{}
 	}
 	out.Run.Env[report.EnvMachine] = r.env.Machine
+	if d, ok := r.be.(aiori.Describer); ok {
+		maps.Copy(out.Run.Env, d.Describe()) // where the data went (DFS: pool, class, chunk)
+	}
 	out.Params = params(o)
 
 	kind := report.MdtestFilesDirectories
