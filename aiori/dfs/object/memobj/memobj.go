@@ -28,6 +28,11 @@ type array struct {
 	data []byte
 }
 
+// MaxArray is the largest array a memobj Container holds: it keeps every
+// byte in memory, holes too, so a write far out (a fuzzer's, a hostile
+// client's through an engine serving memobj) is refused, not allocated.
+const MaxArray = 1 << 30
+
 // New returns an empty container with props (zero fields take
 // object.DefaultProps), or an error when they are out of range.
 func New(props object.ContProps) (*Container, error) {
@@ -164,8 +169,11 @@ func (c *Container) WriteArray(ctx context.Context, a object.Array, off int64, p
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("write %v: %w", a.OID, err)
 	}
-	if off < 0 {
-		return fmt.Errorf("write %v at %d: %w", a.OID, off, object.ErrInvalid)
+	if off < 0 || off > MaxArray-int64(len(p)) {
+		return fmt.Errorf("write %v at %d: %w (memobj holds arrays up to %d bytes)", a.OID, off, object.ErrInvalid, MaxArray)
+	}
+	if len(p) == 0 {
+		return nil
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -227,8 +235,8 @@ func (c *Container) SetSize(ctx context.Context, a object.Array, size int64) err
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("set size of %v: %w", a.OID, err)
 	}
-	if size < 0 {
-		return fmt.Errorf("set size of %v to %d: %w", a.OID, size, object.ErrInvalid)
+	if size < 0 || size > MaxArray {
+		return fmt.Errorf("set size of %v to %d: %w (memobj holds arrays up to %d bytes)", a.OID, size, object.ErrInvalid, MaxArray)
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
