@@ -78,6 +78,9 @@ func (b *Backend) describe() map[string]string {
 		d["dfs.pool_uuid"] = pi.UUID
 		d["dfs.targets"] = fmt.Sprintf("%d on %d file system(s): %s", len(paths), len(fss), strings.Join(paths, ", "))
 	}
+	if b.sess.created {
+		d["dfs.pool_created"] = "by this run, on first use"
+	}
 	if ci, err := b.sess.pool.QueryCont(b.ctx, b.opts.Cont); err == nil {
 		d["dfs.cont_uuid"] = ci.UUID
 	}

@@ -214,10 +214,9 @@ func poolQuery(ctx context.Context, stdout io.Writer, dir, format, title string)
 		}
 	}
 	fmt.Fprintf(stdout, "%s %s, uuid %s\n", title, dir, info.UUID)
-	fmt.Fprintf(stdout, "targets: %d on %d file system(s), total %s, free %s\n", len(info.Targets), len(seen),
-		units.FormatSize(int64(total)), units.FormatSize(int64(free)))
+	fmt.Fprintf(stdout, "targets: %d on %d file system(s), total %s, free %s\n", len(info.Targets), len(seen), gib(total), gib(free))
 	for _, t := range info.Targets {
-		fmt.Fprintf(stdout, "  target %d: %s (total %s, free %s)\n", t.Index, t.Path, units.FormatSize(int64(t.TotalBytes)), units.FormatSize(int64(t.FreeBytes)))
+		fmt.Fprintf(stdout, "  target %d: %s (total %s, free %s)\n", t.Index, t.Path, gib(t.TotalBytes), gib(t.FreeBytes))
 	}
 	fmt.Fprintf(stdout, "containers: %d", len(labels))
 	if len(labels) > 0 {
@@ -226,6 +225,9 @@ func poolQuery(ctx context.Context, stdout io.Writer, dir, format, title string)
 	fmt.Fprintf(stdout, "\nengine: %s\n", engine)
 	return nil
 }
+
+// gib writes a capacity as dmg does, in GiB with one decimal.
+func gib(n uint64) string { return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30)) }
 
 // contQuery prints what cont query says of the container label.
 func contQuery(ctx context.Context, stdout io.Writer, pool object.Pool, dir, label, format, title string) error {
