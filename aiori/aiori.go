@@ -123,6 +123,16 @@ type Describer interface {
 	Describe() map[string]string
 }
 
+// BufferAllocator is implemented by backends that move data faster from
+// and into buffers they hand out (DFS: its transport's shared arena, which
+// the engine's side copies from once). IOR takes its transfer buffer from
+// AllocBuffer when the backend has it, and gives it back with FreeBuffer
+// before Close.
+type BufferAllocator interface {
+	AllocBuffer(n int) []byte
+	FreeBuffer(b []byte)
+}
+
 // FSInfo is a file system's capacity, for IOR's and mdtest's "FS" line.
 type FSInfo struct {
 	// TotalBytes and FreeBytes are the capacity and what is left of it.

@@ -223,6 +223,14 @@ func (b *Backend) Mknod(p string) error {
 	})
 }
 
+// AllocBuffer returns a buffer of n bytes from the engine connection's
+// transport (fabric/shm's arena: a WriteArray from it is copied once, by
+// the engine, instead of through the ring), or the heap.
+func (b *Backend) AllocBuffer(n int) []byte { return b.sess.client.Alloc(n) }
+
+// FreeBuffer gives back a buffer AllocBuffer returned.
+func (b *Backend) FreeBuffer(p []byte) { b.sess.client.Free(p) }
+
 // Sync has nothing to flush: DFS keeps no cache in the client, as IOR's
 // DFS backend says of dfs_sync.
 func (b *Backend) Sync() error { return nil }
@@ -304,9 +312,10 @@ func (f *file) Close() error {
 }
 
 var (
-	_ aiori.Backend  = (*Backend)(nil)
-	_ aiori.Metadata = (*Backend)(nil)
-	_ aiori.Syncer   = (*Backend)(nil)
-	_ aiori.Statfser = (*Backend)(nil)
-	_ aiori.Describer = (*Backend)(nil)
+	_ aiori.Backend         = (*Backend)(nil)
+	_ aiori.Metadata        = (*Backend)(nil)
+	_ aiori.Syncer          = (*Backend)(nil)
+	_ aiori.Statfser        = (*Backend)(nil)
+	_ aiori.Describer       = (*Backend)(nil)
+	_ aiori.BufferAllocator = (*Backend)(nil)
 )

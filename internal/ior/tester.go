@@ -27,7 +27,8 @@ type tester struct {
 	numTasks int
 	active   bool
 	be       aiori.Backend
-	buf      []byte // one transfer, aligned for O_DIRECT
+	buf      []byte       // one transfer, aligned for O_DIRECT
+	freeBuf  func([]byte) // gives buf back to the backend that made it, or nil
 	ptype    pattern.Type
 	fs       *aiori.FSInfo // rank 0: capacity for the header; nil if unknown
 	start    time.Time     // the test's StartTime
@@ -124,7 +125,11 @@ func newTester(ctx context.Context, c Comm, o *config.Options, env Env) (*tester
 	if t.dc, err = distComm(c); err != nil {
 		return nil, err
 	}
-	t.buf = aiori.AlignedBuffer(int(o.TransferSize))
+	if a, ok := t.be.(aiori.BufferAllocator); ok {
+		t.buf, t.freeBuf = a.AllocBuffer(int(o.TransferSize)), a.FreeBuffer
+	} else {
+		t.buf = aiori.AlignedBuffer(int(o.TransferSize))
+	}
 	// Fault the buffer's pages in now, not in the first timed transfer.
 	pattern.Poison(t.buf)
 	if t.rank == 0 {
@@ -149,6 +154,10 @@ func (t *tester) fileSize() int64 {
 func (t *tester) close() error {
 	if t.be == nil {
 		return nil
+	}
+	if t.freeBuf != nil {
+		t.freeBuf(t.buf)
+		t.buf, t.freeBuf = nil, nil
 	}
 	if err := t.be.Close(); err != nil {
 		return fmt.Errorf("-a %s: close: %w", t.o.API, err)
