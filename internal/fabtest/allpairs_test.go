@@ -144,13 +144,24 @@ func TestAllPairs(t *testing.T) {
 			}
 			out := AllPairsResult(o, eps, res)
 			notes := strings.Join(out.Tables[0].Notes, "\n")
-			if !strings.Contains(notes, "slow link: node1 <-> node3") {
-				t.Errorf("the slowed pair is not named:\n%s\n%+v", notes, out.Tables[0].Rows)
+			// The slowed link (2 ms a message) is slow in latency and in
+			// bandwidth. In-process pipes on a shared CPU spread by factors
+			// of 4 and more, so other links are named now and then too, and
+			// on a loaded machine the slowed one may stand out in one of
+			// the two only: it must come first (notes are slowest first)
+			// among the bandwidth or the latency outliers.
+			var bw, lat []string
+			for _, l := range out.Tables[0].Notes {
+				switch {
+				case strings.HasPrefix(l, "slow link: "):
+					bw = append(bw, l)
+				case strings.HasPrefix(l, "slow link latency: "):
+					lat = append(lat, l)
+				}
 			}
-			// In-process pipes on a shared CPU spread by factors; the
-			// slowed link (2 ms a message) is the one slow bandwidth.
-			if strings.Count(notes, "slow link:") != 1 {
-				t.Errorf("other links named:\n%s", notes)
+			first := func(ls []string) bool { return len(ls) > 0 && strings.Contains(ls[0], ": node1 <-> node3: ") }
+			if !first(bw) && !first(lat) {
+				t.Errorf("the slowed pair is not the first slow link:\n%s\n%+v", notes, out.Tables[0].Rows)
 			}
 			if len(out.Tables) != 3 || len(out.Tables[2].Rows) != n || len(out.Tables[2].Columns) != n+1 {
 				t.Errorf("matrices: %+v", out.Tables)
