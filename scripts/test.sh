@@ -25,7 +25,7 @@
 # `scripts/test.sh -run TestLaunch -v`.
 #
 # Environment:
-#   HPCBENCH_FUZZTIME        time per fuzz target (default 10s; 0 skips fuzzing)
+#   HPCBENCH_FUZZTIME        time per fuzz target (default 5s; 0 skips fuzzing)
 #   HPCBENCH_TEST_TIMEOUT    go test -timeout for each test binary (default 8m)
 #   HPCBENCH_FAULTS          runs of scripts/faults.sh (default 10; 0 skips it)
 #   HPCBENCH_FAULTS_SLACK    its SLACK: seconds past the watchdog's deadline
@@ -50,7 +50,7 @@ cd "$(hb_repo_root)"
 # of the tests' own, scripts/slurm.sh).
 DEB_PACKAGES=(mpich libmpich-dev gcc pkg-config libibverbs-dev libfabric-bin slurm-wlm munge)
 
-fuzztime=${HPCBENCH_FUZZTIME:-10s}
+fuzztime=${HPCBENCH_FUZZTIME:-5s}
 export HPCBENCH_REQUIRE_TOOLS=${HPCBENCH_REQUIRE_TOOLS:-1}
 
 hb_ensure_debs "${DEB_PACKAGES[@]}"
