@@ -182,7 +182,8 @@ type ContInfo struct {
 	// Props are its properties.
 	Props ContProps `json:"props"`
 	// Objects counts objects with a KV record or an array extent, and
-	// ArrayBytes the bytes their extents take on the targets.
+	// ArrayBytes the bytes their arrays take: their extents on the
+	// targets, and the small arrays an engine holds in its log.
 	Objects    int64 `json:"objects"`
 	ArrayBytes int64 `json:"array_bytes"`
 }

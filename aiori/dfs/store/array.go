@@ -99,25 +99,69 @@ func (c *Container) key(oid object.OID, t int, f object.IOFlags) fdKey {
 	return fdKey{cont: c.st.meta.UUID, oid: oid, target: t, direct: f&object.Direct != 0}
 }
 
-// WriteArray writes p at off: each piece with pwrite(2) at its logical
-// offset in its target's extent file, which the first write creates.
+// WriteArray writes p at off: into the log when the array is held there
+// (hold.go), else each piece with pwrite(2) at its logical offset in its
+// target's extent file, which the first write creates.
 func (c *Container) WriteArray(ctx context.Context, a object.Array, off int64, p []byte, f object.IOFlags) error {
 	err := c.check(ctx)
 	if err == nil {
 		err = checkTransfer(a, off, p, f)
 	}
-	if err == nil && f&object.Direct != 0 && !isAligned(p) {
-		p = append(bounce(len(p))[:0], p...)
-	}
-	if err == nil {
-		for _, pc := range pieces(a, off, len(p), len(c.st.dirs)) {
-			if err = c.writePiece(a.OID, pc, p, f); err != nil {
-				break
-			}
-		}
+	if err == nil && len(p) > 0 {
+		err = c.write(a, off, p, f)
 	}
 	if err != nil {
 		return fmt.Errorf("write %d bytes at %d of %v: %w", len(p), off, a.OID, err)
+	}
+	return nil
+}
+
+// write puts p at off where the array lives, holding a new small array in
+// the log and moving a held one out when p does not fit there.
+func (c *Container) write(a object.Array, off int64, p []byte, f object.IOFlags) error {
+	l := c.st.locks.of(a.OID)
+	l.RLock()
+	if !c.st.kv.isHeld(a.OID) && (c.st.sizes.has(a.OID) || !holdable(off, len(p), f)) {
+		defer l.RUnlock()
+		return c.writeExtents(a, off, p, f)
+	}
+	l.RUnlock()
+	l.Lock()
+	defer l.Unlock()
+	old, held := c.st.kv.held(a.OID)
+	if (held || !c.st.sizes.has(a.OID)) && holdable(off, len(p), f) {
+		ok, err := c.st.kv.hold(a.OID, func(old []byte) []byte { return writeBytes(old, off, p) }, f&object.Sync != 0)
+		if ok || err != nil {
+			return err
+		}
+	}
+	if held {
+		if err := c.move(a, old); err != nil {
+			return err
+		}
+	}
+	return c.writeExtents(a, off, p, f)
+}
+
+// move writes a held array's bytes to its extent files, then records that
+// the log holds it no more. The caller holds the array's stripe for
+// writing.
+func (c *Container) move(a object.Array, b []byte) error {
+	if err := c.writeExtents(a, 0, b, 0); err != nil {
+		return fmt.Errorf("move %d bytes from the log to extent files: %w", len(b), err)
+	}
+	return c.st.kv.unhold(a.OID)
+}
+
+// writeExtents writes p at off to the array's extent files.
+func (c *Container) writeExtents(a object.Array, off int64, p []byte, f object.IOFlags) error {
+	if f&object.Direct != 0 && !isAligned(p) {
+		p = append(bounce(len(p))[:0], p...)
+	}
+	for _, pc := range pieces(a, off, len(p), len(c.st.dirs)) {
+		if err := c.writePiece(a.OID, pc, p, f); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -171,6 +215,15 @@ func (c *Container) readArray(ctx context.Context, a object.Array, off int64, p 
 	if err := checkTransfer(a, off, p, f); err != nil {
 		return 0, err
 	}
+	if n, size, ok := c.st.kv.readHeld(a.OID, off, p); ok {
+		if off >= size {
+			return 0, io.EOF
+		}
+		if n < len(p) {
+			return n, io.EOF
+		}
+		return n, nil
+	}
 	size, err := c.size(a.OID)
 	if err != nil {
 		return 0, err
@@ -220,9 +273,12 @@ func (c *Container) readPiece(oid object.OID, pc piece, p []byte, f object.IOFla
 	return nil
 }
 
-// size is the largest extent end over oid's targets, from the
-// container's size index (no system call).
+// size is the size of oid's array held in the log, or the largest extent
+// end over its targets, from the container's size index (no system call).
 func (c *Container) size(oid object.OID) (int64, error) {
+	if n, ok := c.st.kv.heldSize(oid); ok {
+		return n, nil
+	}
 	return c.st.sizes.get(oid), nil
 }
 
@@ -263,14 +319,40 @@ func (c *Container) SetSize(ctx context.Context, a object.Array, size int64) err
 		err = fmt.Errorf("chunk size %d, size %d: %w", a.ChunkSize, size, object.ErrInvalid)
 	}
 	if err == nil {
-		err = c.setSize(a, size)
-	}
-	if err == nil {
-		c.st.sizes.set(a.OID, size)
+		err = c.resize(a, size)
 	}
 	if err != nil {
 		return fmt.Errorf("set size of %v to %d: %w", a.OID, size, err)
 	}
+	return nil
+}
+
+// resize sets the size of the array where it lives: in the log while it
+// is held there (or has no extent file yet) and size fits, else in its
+// extent files, moving a held array out first.
+func (c *Container) resize(a object.Array, size int64) error {
+	l := c.st.locks.of(a.OID)
+	l.Lock()
+	defer l.Unlock()
+	old, held := c.st.kv.held(a.OID)
+	if !held && !c.st.sizes.has(a.OID) && size == 0 {
+		return nil // a new array, empty as it was
+	}
+	if (held || !c.st.sizes.has(a.OID)) && holdable(0, int(size), 0) {
+		ok, err := c.st.kv.hold(a.OID, func(old []byte) []byte { return resizeBytes(old, size) }, false)
+		if ok || err != nil {
+			return err
+		}
+	}
+	if held {
+		if err := c.move(a, old); err != nil {
+			return err
+		}
+	}
+	if err := c.setSize(a, size); err != nil {
+		return err
+	}
+	c.st.sizes.set(a.OID, size)
 	return nil
 }
 
@@ -304,11 +386,16 @@ func (c *Container) setSize(a object.Array, size int64) error {
 	return nil
 }
 
-// SyncArray fdatasyncs the array's extent files and their directories.
+// SyncArray fdatasyncs the array's extent files and their directories, or
+// the log when it holds the array.
 func (c *Container) SyncArray(ctx context.Context, a object.Array) error {
 	err := c.check(ctx)
+	held := err == nil && c.st.kv.isHeld(a.OID)
+	if held {
+		err = c.st.kv.sync()
+	}
 	for _, t := range c.arrayTargets(a.OID) {
-		if err != nil {
+		if held || err != nil {
 			break
 		}
 		err = c.syncExtent(a.OID, t)

@@ -21,6 +21,7 @@ type contState struct {
 	kv    *kvStore
 	dirs  []string // TARGET/UUID, in placement order
 	sizes *sizeIndex
+	locks arrayLocks // where each array lives: see hold.go
 	refs  int
 }
 
@@ -137,6 +138,10 @@ func (p *Pool) acquire(label string) (*contState, error) {
 		return nil, err
 	}
 	st := &contState{label: label, meta: m, kv: kv, dirs: dirs, sizes: sizes, refs: 1}
+	if err := st.resolveMoves(); err != nil {
+		_ = kv.close()
+		return nil, err
+	}
 	p.conts[m.UUID] = st
 	return st, nil
 }
@@ -187,7 +192,7 @@ func (p *Pool) QueryCont(ctx context.Context, label string) (object.ContInfo, er
 		return object.ContInfo{}, fmt.Errorf("query container %q: %w", label, err)
 	}
 	defer p.release(st)
-	info := object.ContInfo{Label: label, UUID: st.meta.UUID, Props: st.meta.Props}
+	info := object.ContInfo{Label: label, UUID: st.meta.UUID, Props: st.meta.Props, ArrayBytes: st.kv.heldBytes()}
 	objs := make(map[string]bool)
 	for _, oid := range st.kv.objects() {
 		objs[oid.String()] = true

@@ -109,14 +109,17 @@ func (c *Container) List(ctx context.Context, oid object.OID, anchor string, max
 }
 
 // Punch removes oid's extent files on every target (missing ones are
-// fine), then its KV records.
+// fine), then its KV records and its array held in the log.
 func (c *Container) Punch(ctx context.Context, oid object.OID) error {
 	err := c.check(ctx)
 	if err == nil {
+		l := c.st.locks.of(oid)
+		l.Lock()
 		err = c.unlinkExtents(oid)
-	}
-	if err == nil {
-		err = c.st.kv.punch(oid)
+		if err == nil {
+			err = c.st.kv.punch(oid)
+		}
+		l.Unlock()
 	}
 	if err != nil {
 		return fmt.Errorf("punch %v: %w", oid, err)

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"strconv"
@@ -33,6 +34,18 @@ func crashValue(i int) []byte {
 // crashExtent is the child's array write i: 5000 bytes at i*5000.
 func crashExtent(i int) (int64, []byte) {
 	return int64(i) * 5000, bytes.Repeat([]byte{byte(i%251 + 1)}, 5000)
+}
+
+// crashSmall is the child's small array i and its bytes: written 100 at
+// offset 0 (an array the log holds), then, for every third, the rest at
+// 100, past HoldMax (the write that moves it to extent files).
+func crashSmall(i int) (object.Array, []byte) {
+	a := object.Array{OID: object.NewOID(object.S2, 1<<20+uint64(i)), ChunkSize: 4096}
+	n := 100
+	if i%9 == 2 {
+		n = HoldMax + 500
+	}
+	return a, bytes.Repeat([]byte{byte(i%13 + 1)}, n)
 }
 
 // TestCrashChild is the child process of TestCrash; run alone it skips.
@@ -65,6 +78,15 @@ func TestCrashChild(t *testing.T) {
 			off, b := crashExtent(i)
 			if err := c.WriteArray(ctx, crashArray, off, b, 0); err != nil {
 				t.Fatal(err)
+			}
+			a, small := crashSmall(i)
+			if err := c.WriteArray(ctx, a, 0, small[:100], 0); err != nil {
+				t.Fatal(err)
+			}
+			if len(small) > 100 {
+				if err := c.WriteArray(ctx, a, 100, small[100:], 0); err != nil {
+					t.Fatal(err)
+				}
 			}
 			oid, err := c.AllocOIDs(ctx, object.S1, 3)
 			if err != nil {
@@ -149,6 +171,11 @@ func crash(t *testing.T, sync string) {
 		got := make([]byte, len(want))
 		if n, err := c.ReadArray(ctx, crashArray, off, got, 0); n != len(want) || !bytes.Equal(got, want) {
 			t.Errorf("acknowledged extent %d: %d bytes, %v, same: %v", i, n, err, bytes.Equal(got, want))
+		}
+		a, small := crashSmall(i)
+		got = make([]byte, len(small)+1)
+		if n, err := c.ReadArray(ctx, a, 0, got, 0); n != len(small) || err != io.EOF || !bytes.Equal(got[:n], small) {
+			t.Errorf("acknowledged small array %d (%d bytes): %d bytes, %v, same: %v", i, len(small), n, err, bytes.Equal(got[:n], small))
 		}
 	}
 	keys, _, err := c.List(ctx, crashArray.OID, "", 0)

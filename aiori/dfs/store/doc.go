@@ -34,7 +34,11 @@
 // extent file: files are sparse where other targets hold the chunks, and
 // an array's size is the largest extent file size over its targets (or
 // what SetSize made it). A file appears at an object's first write, not at
-// its creation (objects are created by the namespace's KV records).
+// its creation (objects are created by the namespace's KV records), and
+// not at all for a small array: one whose bytes all lie below HoldMax
+// (4 KiB), written without object.Direct, is held whole in the
+// container's KV log, as DAOS keeps small I/O in SCM, until a write takes
+// it past HoldMax (see hold.go).
 //
 // # KV log format
 //
@@ -48,6 +52,9 @@
 //	  2 remove   oid, uvarint len + dkey: tombstone of the dkey's akeys
 //	  3 punch    oid: tombstone of the object's records
 //	  4 reserve  u64 LE: object ids below it have been handed out
+//	  5 array    oid, then the array's whole content (the rest): an
+//	             array of at most HoldMax bytes held in the log
+//	  6 unarray  oid: the array has moved to its extent files
 //
 // Every change is one frame appended with one write(2) before the call
 // returns, so it survives the engine being killed; with Options.SyncKV the

@@ -17,6 +17,8 @@ func FuzzScanLog(f *testing.F) {
 		{op: opRemove, oid: object.OID{Lo: 3}, dkey: "dkey"},
 		{op: opPunch, oid: object.OID{Hi: 9}},
 		{op: opReserve, next: 4096},
+		{op: opArray, oid: object.OID{Hi: 1, Lo: 5}, val: []byte("small file")},
+		{op: opUnarray, oid: object.OID{Hi: 1, Lo: 5}},
 	} {
 		valid = appendFrame(valid, r)
 	}

@@ -29,6 +29,11 @@ type kvStore struct {
 	// through a large directory sorts it once; a new or removed dkey
 	// drops the object's entry.
 	sorted map[object.OID][]string
+	// arrays holds the arrays kept whole in the log (see hold.go),
+	// arrayBytes their total length, budget its bound (HoldBudget).
+	arrays     map[object.OID][]byte
+	arrayBytes int64
+	budget     int64
 
 	reserved uint64 // ids below are recorded as handed out
 	next     uint64 // the next id to hand out
@@ -37,7 +42,7 @@ type kvStore struct {
 // openKV opens the KV log at path (creating it if create), replays it, and
 // compacts it when its garbage (superseded frames) exceeds its live data.
 func openKV(path string, sync, create bool) (*kvStore, error) {
-	s := &kvStore{objs: make(map[object.OID]map[string]map[string][]byte), sorted: make(map[object.OID][]string), live: int64(len(logMagic)) + frameSize(record{op: opReserve})}
+	s := &kvStore{objs: make(map[object.OID]map[string]map[string][]byte), sorted: make(map[object.OID][]string), arrays: make(map[object.OID][]byte), budget: HoldBudget, live: int64(len(logMagic)) + frameSize(record{op: opReserve})}
 	l, _, err := openLog(path, sync, create, s.apply)
 	if err != nil {
 		return nil, err
@@ -83,6 +88,14 @@ func (s *kvStore) apply(r record) {
 			s.dropDkey(r.oid, dkey)
 		}
 		delete(s.objs, r.oid)
+		s.dropArray(r.oid)
+	case opArray:
+		s.dropArray(r.oid)
+		s.arrays[r.oid] = r.val
+		s.arrayBytes += int64(len(r.val))
+		s.live += frameSize(r)
+	case opUnarray:
+		s.dropArray(r.oid)
 	case opReserve:
 		s.reserved = max(s.reserved, r.next)
 	}
@@ -154,10 +167,11 @@ func (s *kvStore) remove(oid object.OID, dkey string) error {
 	return s.log.commit(end)
 }
 
-// punch writes a tombstone for all of oid's records, if it has any.
+// punch writes a tombstone for all of oid's records (its array held in
+// the log too), if it has any.
 func (s *kvStore) punch(oid object.OID) error {
 	s.mu.Lock()
-	if len(s.objs[oid]) == 0 {
+	if _, held := s.arrays[oid]; len(s.objs[oid]) == 0 && !held {
 		s.mu.Unlock()
 		return nil
 	}
@@ -247,13 +261,19 @@ func (s *kvStore) alloc(n int) (uint64, error) {
 	return first, nil
 }
 
-// objects returns the ids of the objects that hold a KV record.
+// objects returns the ids of the objects that hold a KV record or an
+// array held in the log.
 func (s *kvStore) objects() []object.OID {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	ids := make([]object.OID, 0, len(s.objs))
+	ids := make([]object.OID, 0, len(s.objs)+len(s.arrays))
 	for id := range s.objs {
 		ids = append(ids, id)
+	}
+	for id := range s.arrays {
+		if _, ok := s.objs[id]; !ok {
+			ids = append(ids, id)
+		}
 	}
 	return ids
 }
@@ -277,6 +297,11 @@ func (s *kvStore) compactLocked() error {
 						return err
 					}
 				}
+			}
+		}
+		for oid, v := range s.arrays {
+			if err := emit(record{op: opArray, oid: oid, val: v}); err != nil {
+				return err
 			}
 		}
 		return nil

@@ -163,6 +163,12 @@ func (l *appendLog) commit(end int64) error {
 	if !l.sync {
 		return nil
 	}
+	return l.flush(end)
+}
+
+// flush makes the log stable up to end whether it syncs or not (an array
+// transfer with object.Sync), sharing a sync in progress as commit does.
+func (l *appendLog) flush(end int64) error {
 	l.syncMu.Lock()
 	defer l.syncMu.Unlock()
 	if l.synced >= end {

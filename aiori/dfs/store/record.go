@@ -15,6 +15,8 @@ const (
 	opRemove  byte = 2 // tombstone of every akey of (oid, dkey)
 	opPunch   byte = 3 // tombstone of every record of oid
 	opReserve byte = 4 // object ids below next are handed out
+	opArray   byte = 5 // oid's array is held here whole: its bytes are val
+	opUnarray byte = 6 // oid's array is no longer held here (moved to extents)
 )
 
 // Sizes of the log's fixed parts.
@@ -50,7 +52,11 @@ func appendFrame(b []byte, r record) []byte {
 	default:
 		b = binary.LittleEndian.AppendUint64(b, r.oid.Hi)
 		b = binary.LittleEndian.AppendUint64(b, r.oid.Lo)
-		if r.op == opPunch {
+		if r.op == opPunch || r.op == opUnarray {
+			break
+		}
+		if r.op == opArray {
+			b = append(b, r.val...)
 			break
 		}
 		b = binary.AppendUvarint(b, uint64(len(r.dkey)))
@@ -80,8 +86,10 @@ func frameSize(r record) int64 {
 	switch r.op {
 	case opReserve:
 		n += 8
-	case opPunch:
+	case opPunch, opUnarray:
 		n += 16
+	case opArray:
+		n += 16 + len(r.val)
 	case opRemove:
 		n += 16 + uvarintLen(len(r.dkey)) + len(r.dkey)
 	default:
@@ -135,7 +143,7 @@ func decodePayload(p []byte) (record, error) {
 		r.next = binary.LittleEndian.Uint64(p)
 		return r, nil
 	}
-	if r.op < opPut || r.op > opPunch {
+	if r.op < opPut || r.op > opUnarray {
 		return record{}, fmt.Errorf("unknown record kind %d", r.op)
 	}
 	if len(p) < 16 {
@@ -143,10 +151,14 @@ func decodePayload(p []byte) (record, error) {
 	}
 	r.oid = object.OID{Hi: binary.LittleEndian.Uint64(p), Lo: binary.LittleEndian.Uint64(p[8:])}
 	p = p[16:]
-	if r.op == opPunch {
+	switch r.op {
+	case opPunch, opUnarray:
 		if len(p) != 0 {
-			return record{}, fmt.Errorf("punch record: %d bytes too many", len(p))
+			return record{}, fmt.Errorf("%s record: %d bytes too many", opName(r.op), len(p))
 		}
+		return r, nil
+	case opArray:
+		r.val = append([]byte{}, p...)
 		return r, nil
 	}
 	var err error
@@ -173,4 +185,23 @@ func decodeString(p []byte) (string, []byte, error) {
 		return "", nil, errShort
 	}
 	return string(p[k : k+int(n)]), p[k+int(n):], nil
+}
+
+// opName names a record kind in errors.
+func opName(op byte) string {
+	switch op {
+	case opPut:
+		return "put"
+	case opRemove:
+		return "remove"
+	case opPunch:
+		return "punch"
+	case opReserve:
+		return "reserve"
+	case opArray:
+		return "array"
+	case opUnarray:
+		return "unarray"
+	}
+	return fmt.Sprintf("kind %d", op)
 }
