@@ -151,7 +151,10 @@ func (s *session) openCont(ctx context.Context, create bool) error {
 	}
 	s.cont = cont
 	file, dir := s.opts.classes(cont.Props())
-	s.fs, err = namespace.Mount(ctx, cont, namespace.Options{ChunkSize: s.opts.ChunkSize, OClass: file, DirOClass: dir})
+	// The directory cache stands for IOR's lookup_insert_dir, and sees the
+	// other ranks' removals and renames of its directories (see
+	// namespace.Options.DirCache).
+	s.fs, err = namespace.Mount(ctx, cont, namespace.Options{ChunkSize: s.opts.ChunkSize, OClass: file, DirOClass: dir, DirCache: true})
 	if err != nil {
 		return fmt.Errorf("dfs: mount container %s of pool %s: %w", label, s.opts.Pool, err)
 	}

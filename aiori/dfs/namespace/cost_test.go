@@ -2,7 +2,9 @@ package namespace
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
 	"testing"
 
@@ -36,8 +38,28 @@ func TestCallCost(t *testing.T) {
 			map[string]int{"Insert": 1}},
 		{"create in a directory", func() error { _, err := f.Create(ctx, "/d/f", 0o644, Excl); return err },
 			map[string]int{"Get": 1, "Insert": 1}},
-		{"create in a cached directory", func() error { _, err := cached.Create(ctx, "/d/g", 0o644, Excl); return err },
-			map[string]int{"Insert": 1}},
+		{"create in a cached directory (its entry read again)", func() error { _, err := cached.Create(ctx, "/d/g", 0o644, Excl); return err },
+			map[string]int{"Get": 1, "Insert": 1}},
+		{"create three deep, uncached", func() error { _, err := f.Create(ctx, "/d/e/g/f1", 0o644, Excl); return err },
+			map[string]int{"Get": 3, "Insert": 1}},
+		{"create three deep, the cache filled", func() error {
+			if _, err := cached.Lookup(ctx, "/d/e/g"); err != nil {
+				return err
+			}
+			cont.take()
+			_, err := cached.Create(ctx, "/d/e/g/f2", 0o644, Excl)
+			return err
+		}, map[string]int{"Get": 1, "Insert": 1}},
+		{"stat three deep, cached", func() error { _, err := cached.Stat(ctx, "/d/e/g/f2"); return err },
+			map[string]int{"Get": 1, "ArraySize": 1}},
+		{"remove three deep, cached", func() error { return cached.Remove(ctx, "/d/e/g/f2") },
+			map[string]int{"Get": 1, "Remove": 1, "Punch": 1}},
+		{"a missing entry, cached: looked up again, fresh", func() error {
+			if _, err := cached.Stat(ctx, "/d/e/g/nosuch"); !errors.Is(err, fs.ErrNotExist) {
+				return fmt.Errorf("stat of a missing file: %v", err)
+			}
+			return nil
+		}, map[string]int{"Get": 5}},
 		{"create past a batch", func() error {
 			for i := range 3 {
 				if _, err := f.Create(ctx, fmt.Sprintf("/f%d", i), 0o644, Excl); err != nil {

@@ -55,7 +55,7 @@ func (f *FS) insert(ctx context.Context, dir Inode, name string, in Inode) error
 // with Trunc). A create costs one conditional Insert and no array I/O.
 func (f *FS) Create(ctx context.Context, p string, perm fs.FileMode, flags Flags) (*File, error) {
 	var fl *File
-	err := f.change(ctx, "create", p, func(_ []string, dir Inode, name string) (err error) {
+	err := f.change(ctx, "create", p, inserts, func(_ []string, dir Inode, name string) (err error) {
 		fl, err = f.createAt(ctx, dir, name, perm, flags)
 		return err
 	})
@@ -127,7 +127,7 @@ func (f *FS) handle(in Inode, flags Flags) *File {
 // Symlink creates the symbolic link p pointing at target (kept as given;
 // this package never follows links).
 func (f *FS) Symlink(ctx context.Context, target, p string) error {
-	return f.change(ctx, "symlink", p, func(_ []string, dir Inode, name string) error {
+	return f.change(ctx, "symlink", p, inserts, func(_ []string, dir Inode, name string) error {
 		in, err := f.newInode(ctx, fs.ModeSymlink|0o777, 0, target)
 		if err != nil {
 			return err

@@ -11,7 +11,7 @@ import (
 // Mkdir creates the directory p with permission perm: a new KV object and
 // one conditional Insert of its entry. An existing p wraps fs.ErrExist.
 func (f *FS) Mkdir(ctx context.Context, p string, perm fs.FileMode) error {
-	return f.change(ctx, "mkdir", p, func(_ []string, dir Inode, name string) error {
+	return f.change(ctx, "mkdir", p, inserts, func(_ []string, dir Inode, name string) error {
 		return f.mkdirAt(ctx, dir, name, perm)
 	})
 }
@@ -52,7 +52,7 @@ func (f *FS) MkdirAll(ctx context.Context, p string, perm fs.FileMode) error {
 // Rmdir removes the empty directory p: its entry, then its object. A
 // directory with entries wraps syscall.ENOTEMPTY; a file, ENOTDIR.
 func (f *FS) Rmdir(ctx context.Context, p string) error {
-	return f.change(ctx, "rmdir", p, func(names []string, parent Inode, name string) error {
+	return f.change(ctx, "rmdir", p, finds, func(names []string, parent Inode, name string) error {
 		return f.rmdirAt(ctx, names, parent, name)
 	})
 }

@@ -27,9 +27,15 @@ type Options struct {
 	// this mount creates; 0 takes the superblock's.
 	OClass, DirOClass object.Class
 	// DirCache keeps the directories a lookup walks through in a per-mount
-	// cache, as IOR's DFS backend does. Another mount's Rmdir or Rename of
-	// a cached directory is not seen: leave it off unless the tree above
-	// the files is fixed while this mount lives.
+	// cache, as IOR's DFS backend keeps directory handles. What another
+	// mount does to a cached directory is seen: a lookup through the
+	// cache that finds nothing walks again without it (a removed
+	// directory's object has no entries), and a create, mkdir or rename
+	// reads its parent's entry again, so it never inserts into a
+	// directory another mount removed or renamed. What is not seen is
+	// another mount's rename of a directory further up: a lookup of an
+	// entry that is still there finds it under the old path until this
+	// mount walks it again.
 	DirCache bool
 	// OIDBatch is how many object ids the mount reserves at a time; 0
 	// means 1024.

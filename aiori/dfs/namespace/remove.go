@@ -13,7 +13,7 @@ import (
 // Remove unlinks the file or symbolic link p: it removes the entry, then
 // punches the file's object. A directory wraps syscall.EISDIR.
 func (f *FS) Remove(ctx context.Context, p string) error {
-	return f.change(ctx, "remove", p, func(_ []string, dir Inode, name string) error {
+	return f.change(ctx, "remove", p, finds, func(_ []string, dir Inode, name string) error {
 		return f.removeAt(ctx, dir, name)
 	})
 }
@@ -46,7 +46,13 @@ func (f *FS) rename(ctx context.Context, from, to string) error {
 	if err := f.writable(); err != nil {
 		return err
 	}
-	fnames, fparent, fname, err := f.parent(ctx, from)
+	return f.cacheRetry(cached, func(mode walkMode) error { return f.renameWith(ctx, from, to, mode) })
+}
+
+// renameWith renames from to to, walking to from's parent with mode and
+// to to's with verifyLast (or fresh), since the entry is put there.
+func (f *FS) renameWith(ctx context.Context, from, to string, mode walkMode) error {
+	fnames, fparent, fname, err := f.parent(ctx, from, mode)
 	if err != nil {
 		return err
 	}
@@ -54,7 +60,11 @@ func (f *FS) rename(ctx context.Context, from, to string) error {
 	if err != nil {
 		return err
 	}
-	tnames, tparent, tname, err := f.parent(ctx, to)
+	tmode := verifyLast
+	if mode == fresh {
+		tmode = fresh
+	}
+	tnames, tparent, tname, err := f.parent(ctx, to, tmode)
 	if err != nil {
 		return err
 	}
