@@ -33,3 +33,27 @@ type RMAConn interface {
 	// byte off, into b, and returns once they are there.
 	Read(ctx context.Context, key []byte, off int, b []byte) error
 }
+
+// RMAViewer is implemented by RMA connections that can reach a peer's
+// exposed region in place, through memory this process has mapped (shm: a
+// region inside the peer's arena). A server that moves bulk data between a
+// peer's buffer and a file then makes the one copy the file system makes
+// anyway (pwrite from the view, pread into it), where Read or Write would
+// add one of their own.
+type RMAViewer interface {
+	// View returns the n bytes at off of the peer's region named by key
+	// as a slice of this process's memory, or nil when they cannot be
+	// reached that way (Read and Write still reach them). The slice is
+	// valid while the connection is open; what it holds is the peer's
+	// business, as a Read's result is: a peer that exposed the region
+	// for a transfer does not touch it until the transfer's answer.
+	View(key []byte, off, n int) []byte
+}
+
+// PeerViewer is implemented by connections whose peer maps some of this
+// process's memory (fabric/shm: this process's arena). PeerViews reports
+// whether b is such memory: once exposed, the peer's RMAViewer.View
+// reaches it in place.
+type PeerViewer interface {
+	PeerViews(b []byte) bool
+}

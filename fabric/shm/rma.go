@@ -28,7 +28,7 @@ const rmaKeyLen = 4 + 8 + 8
 // release; a Go heap buffer does (the collector does not move heap
 // objects), as the transport's own Alloc buffers do.
 func (c *Conn) Expose(b []byte) ([]byte, func() error, error) {
-	if !c.peerCanAccess {
+	if !c.peerCanAccess && !c.PeerViews(b) {
 		return nil, nil, fmt.Errorf("shm: expose %d bytes: the peer (pid %d) may not attach to this process's memory (ptrace permission: kernel.yama.ptrace_scope, or another user)", len(b), c.peerPid)
 	}
 	key := make([]byte, rmaKeyLen)
@@ -59,6 +59,25 @@ func (c *Conn) rmaTarget(op string, key []byte, off, n int) (uint64, error) {
 	return addr + uint64(off), nil
 }
 
+// View implements fabric.RMAViewer: the region's bytes through this
+// process's mapping of the peer's arena, when the region lies inside it
+// (the peer's Alloc buffers do), and nil otherwise.
+func (c *Conn) View(key []byte, off, n int) []byte {
+	if c.closed.Load() || len(key) != rmaKeyLen || binary.LittleEndian.Uint32(key) != rmaKeyTag || n <= 0 {
+		return nil
+	}
+	addr, size := binary.LittleEndian.Uint64(key[4:]), binary.LittleEndian.Uint64(key[12:])
+	if off < 0 || uint64(off)+uint64(n) > size {
+		return nil
+	}
+	return c.peerArena.window(addr+uint64(off), n)
+}
+
+// PeerViews implements fabric.PeerViewer: b lies in this process's arena
+// and the peer has mapped it. Such a buffer needs no cross-memory attach:
+// Expose takes it even where the peer may not attach to this process.
+func (c *Conn) PeerViews(b []byte) bool { return c.peerMapsArena && c.arena.owns(b) }
+
 // Write implements fabric.RMAConn.
 func (c *Conn) Write(ctx context.Context, key []byte, off int, b []byte) error {
 	return c.rmaCopy(ctx, "write", key, off, b)
@@ -88,4 +107,8 @@ func (c *Conn) rmaCopy(ctx context.Context, op string, key []byte, off int, b []
 // having exited is a closed connection.
 func (c *Conn) rmaErr(op string, err error) error { return c.cmaErr("RMA "+op, err) }
 
-var _ fabric.RMAConn = (*Conn)(nil)
+var (
+	_ fabric.RMAConn    = (*Conn)(nil)
+	_ fabric.RMAViewer  = (*Conn)(nil)
+	_ fabric.PeerViewer = (*Conn)(nil)
+)

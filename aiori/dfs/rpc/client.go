@@ -23,6 +23,13 @@ type ClientOptions struct {
 	BulkRMA bool
 }
 
+// viewConn is a connection whose engine maps some of this process's
+// memory, and reaches it by RMA.
+type viewConn interface {
+	fabric.RMAConn
+	fabric.PeerViewer
+}
+
 // Client is a connection to one engine. It implements object.Pool over
 // the pool the engine serves, and the containers it opens implement
 // object.Container; every call is forwarded to the engine. A Client may be
@@ -30,9 +37,14 @@ type ClientOptions struct {
 // time on the connection: see the package doc), so goroutines that want
 // calls in flight together dial a Client each.
 type Client struct {
-	addr  string
-	conn  fabric.Conn
-	rma   fabric.RMAConn   // nil unless ClientOptions.BulkRMA and conn has RMA
+	addr string
+	conn fabric.Conn
+	rma  fabric.RMAConn // nil unless ClientOptions.BulkRMA and conn has RMA
+	// views is conn's RMA when the engine maps some of this process's
+	// memory (fabric.PeerViewer): transfers from and into such buffers
+	// go by RMA whatever BulkRMA says, since the engine then moves them
+	// in place.
+	views viewConn
 	alloc fabric.Allocator // nil unless the transport has one
 
 	turn chan struct{} // holds one token: the right to use conn and what follows
@@ -74,6 +86,7 @@ func dial(ctx context.Context, tr fabric.Transport, addr string, o ClientOptions
 	if r, ok := conn.(fabric.RMAConn); ok && o.BulkRMA {
 		c.rma = r
 	}
+	c.views, _ = conn.(viewConn)
 	c.alloc, _ = tr.(fabric.Allocator)
 	return c, nil
 }
@@ -148,7 +161,11 @@ func (c *Client) exchange(ctx context.Context, m *msg, dst []byte) (msg, error) 
 	var release func() error
 	switch {
 	case m.mode == modeRMA:
-		key, rel, err := c.rma.Expose(m.data)
+		r := c.rma
+		if r == nil {
+			r = c.views // bulk chose RMA for a buffer the engine views
+		}
+		key, rel, err := r.Expose(m.data)
 		if err != nil {
 			return msg{}, fmt.Errorf("expose %d bytes for the engine: %w", len(m.data), err)
 		}

@@ -69,11 +69,13 @@ func (k *Cont) List(ctx context.Context, oid object.OID, anchor string, max int)
 	return keys, rep.s1, nil
 }
 
-// bulk returns the data mode for a transfer of n bytes: RMA when the
-// client asked for it and the connection has it, else the client decides
-// by size (modeInline stands for "inline or message").
-func (k *Cont) bulk(n int) mode {
-	if k.c.rma != nil && n > inlineMax {
+// bulk returns the data mode for a transfer of p: RMA when the client
+// asked for it and the connection has it, or when the engine views p in
+// place (one of the client's Alloc buffers on fabric/shm: the engine
+// then moves it between p and its files with no copy of its own), else
+// the client decides by size (modeInline stands for "inline or message").
+func (k *Cont) bulk(p []byte) mode {
+	if len(p) > inlineMax && (k.c.rma != nil || k.c.views != nil && k.c.views.PeerViews(p)) {
 		return modeRMA
 	}
 	return modeInline
@@ -83,7 +85,7 @@ func (k *Cont) bulk(n int) mode {
 func (k *Cont) WriteArray(ctx context.Context, a object.Array, off int64, p []byte, f object.IOFlags) error {
 	for {
 		n := min(len(p), maxData)
-		m := msg{op: opWriteArray, handle: k.handle, oid: a.OID, c: a.ChunkSize, a: off, flags: f, data: p[:n], mode: k.bulk(n)}
+		m := msg{op: opWriteArray, handle: k.handle, oid: a.OID, c: a.ChunkSize, a: off, flags: f, data: p[:n], mode: k.bulk(p[:n])}
 		if _, err := k.c.call(ctx, &m, nil); err != nil {
 			return err
 		}
@@ -101,7 +103,7 @@ func (k *Cont) ReadArray(ctx context.Context, a object.Array, off int64, p []byt
 	for {
 		n := min(len(p)-done, maxData)
 		q := p[done : done+n]
-		m := msg{op: opReadArray, handle: k.handle, oid: a.OID, c: a.ChunkSize, a: off, b: int64(n), flags: f, mode: k.bulk(n)}
+		m := msg{op: opReadArray, handle: k.handle, oid: a.OID, c: a.ChunkSize, a: off, b: int64(n), flags: f, mode: k.bulk(q)}
 		if m.mode == modeRMA {
 			m.data, m.dataLen = q, uint64(n)
 		}

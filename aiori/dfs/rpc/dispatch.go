@@ -106,7 +106,10 @@ func (ss *session) doCont(ctx context.Context, c object.Container, m *msg, rep *
 		if m.b < 0 || m.b > maxData {
 			return fmt.Errorf("%s of %d bytes: %w (from 0 to %d)", m.op, m.b, object.ErrInvalid, maxData)
 		}
-		buf := ss.data(int(m.b))
+		buf := ss.inPlace(m, int(m.b))
+		if buf == nil {
+			buf = ss.data(int(m.b))
+		}
 		n, err := c.ReadArray(ctx, arr, m.a, buf, m.flags)
 		if n < 0 || n > len(buf) {
 			return fmt.Errorf("%s: the container read %d bytes into %d", m.op, n, len(buf))

@@ -40,10 +40,14 @@
 // A message is at most 64 KiB and carries at most 32 KiB of data inline;
 // more data follows as one message on the data stream (from the engine's
 // side, out of its transport's arena: on fabric/shm the client copies it
-// once, straight from the engine's buffer), or, for array transfers of a
-// client with ClientOptions.BulkRMA on an RMA connection, stays in the
-// client's buffer, whose key the request carries, for the engine to
-// fabric.RMAConn.Read (WriteArray) or Write (ReadArray).
+// once, straight from the engine's buffer), or stays in the client's
+// buffer, whose key the request carries (mode 2): for array transfers from
+// and into a buffer the engine maps (fabric.PeerViewer: a Client.Alloc
+// buffer on fabric/shm), which the engine then writes to its files from,
+// or reads into, in place (fabric.RMAViewer); and for every array transfer
+// of a client with ClientOptions.BulkRMA on an RMA connection, which the
+// engine moves with fabric.RMAConn.Read (WriteArray) or Write (ReadArray)
+// when it cannot view the buffer.
 //
 // What a, b, c, s1 and s2 hold depends on the op:
 //
@@ -79,27 +83,28 @@
 // connection. When a connection fails (the client closed it or died) the
 // engine closes the container handles opened on it.
 //
-// # Bulk data: messages, not RMA
+// # Bulk data: in place from arena buffers, else messages
 //
-// Array data above the inline limit moves as a message by default, and by
-// RMA only with ClientOptions.BulkRMA, because messages measured faster
-// (BenchmarkOps/proc-*: a client and an engine process over fabric/shm on
+// BenchmarkOps/proc-*: a client and an engine process over fabric/shm on
 // a 2-vCPU VM, medians of 3 runs of 1 s; each figure includes memobj's
-// own copy of 1 MiB, 16-18 µs):
+// own copy of 1 MiB, 14-18 µs:
 //
-//	1 MiB WriteArray  message, heap buffer (the ring's two overlapped copies)   53 µs  19.6 GB/s
-//	                  message, arena buffer (one copy, both sides copying)       45 µs  23.4 GB/s
-//	                  RMA, the engine's process_vm_readv of the client's buffer 101 µs  10.3 GB/s
-//	                  heap buffer staged into an arena one first: slower than
-//	                  unstaged in the same (loaded) run, 117-176 against 78-130 µs
-//	1 MiB ReadArray   message from the engine's arena, into a heap buffer       77 µs  13.6 GB/s
-//	                  the same into an arena buffer                              67 µs  15.6 GB/s
-//	                  RMA, the engine's process_vm_writev into the client's    229 µs   4.6 GB/s
+//	1 MiB WriteArray  arena buffer, viewed in place (memobj's copy only)      15 µs  70 GB/s
+//	                  the same as a message (the engine copies it first)     25 µs  41 GB/s
+//	                  message, heap buffer (the ring's two overlapped copies)   53 µs  19.6 GB/s
+//	                  RMA, the engine's process_vm_readv of the client's buffer 87-101 µs  10-12 GB/s
+//	1 MiB ReadArray   arena buffer, read into in place                         14 µs  74 GB/s
+//	                  the same as a message into it                             44 µs  23.6 GB/s
+//	                  message from the engine's arena, into a heap buffer       77 µs  13.6 GB/s
+//	                  RMA, the engine's process_vm_writev into the client's  150-229 µs  4.6-7 GB/s
 //
 // So callers that move much data take their buffers from Client.Alloc
-// (the transport's arena), and the engine takes its own from
-// ServerOptions.Alloc. RMA also needs the engine to be allowed to attach
-// to the client's memory (ptrace permission), which messages do not.
+// (the transport's arena): their transfers go in place whatever BulkRMA
+// says, and need no permission to attach to the client's memory (the
+// engine maps the arena at set-up). A heap buffer moves as a message by
+// default; BulkRMA moves it by cross-memory attach, slower, and only where
+// the engine may attach to the client (ptrace permission). The engine
+// takes its own buffers from ServerOptions.Alloc.
 //
 // # One call at a time per Client
 //

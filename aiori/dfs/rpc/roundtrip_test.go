@@ -303,3 +303,85 @@ func TestSharedBuffers(t *testing.T) {
 		})
 	}
 }
+
+// probePool opens containers whose array transfers tell whether the
+// engine handed them the client's own buffer: a write marks the first
+// byte of the bytes it was given, and a read's bytes are looked at in the
+// client's buffer before the call answers.
+type probePool struct {
+	object.Pool
+	client []byte // the client's buffer
+	seen   chan bool
+}
+
+func (p *probePool) OpenCont(ctx context.Context, label string) (object.Container, error) {
+	c, err := p.Pool.OpenCont(ctx, label)
+	return &probeCont{Container: c, p: p}, err
+}
+
+type probeCont struct {
+	object.Container
+	p *probePool
+}
+
+func (c *probeCont) WriteArray(ctx context.Context, a object.Array, off int64, b []byte, f object.IOFlags) error {
+	err := c.Container.WriteArray(ctx, a, off, b, f)
+	b[0] ^= 0xff // shows in the client's buffer only if b is that buffer
+	return err
+}
+
+func (c *probeCont) ReadArray(ctx context.Context, a object.Array, off int64, b []byte, f object.IOFlags) (int, error) {
+	n, err := c.Container.ReadArray(ctx, a, off, b, f)
+	c.p.seen <- bytes.Equal(c.p.client[:n], b[:n])
+	return n, err
+}
+
+// TestInPlace: over shm, array data from an arena buffer (Client.Alloc)
+// moves between the client's buffer and the container with no copy of the
+// engine's own (the container gets a view of the client's buffer), with
+// or without BulkRMA; from a heap buffer, and over tcp, it is copied as
+// before.
+func TestInPlace(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		fc      fabricCase
+		arena   bool
+		inPlace bool
+	}{
+		{"shm-rma, arena buffer", fabrics()[1], true, true},
+		{"shm-rma, heap buffer", fabrics()[1], false, false},
+		{"shm, arena buffer", fabrics()[0], true, true}, // in place without BulkRMA
+		{"shm, heap buffer", fabrics()[0], false, false},
+		{"tcp-rma, heap buffer", fabrics()[3], false, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			pool := &probePool{Pool: memobj.NewPool(), seen: make(chan bool, 1)}
+			e := startEngine(t, tc.fc.tr(t), pool)
+			cl := e.dial(t, 1, tc.fc.opts)
+			c := openCont(t, cl, "c")
+			ctx := context.Background()
+			buf := make([]byte, 1<<20)
+			if tc.arena {
+				buf = cl.Alloc(1 << 20)
+				defer cl.Free(buf)
+			}
+			pool.client = buf
+			want := pattern(len(buf), 7)
+			copy(buf, want)
+			if err := c.WriteArray(ctx, arr, 0, buf, 0); err != nil {
+				t.Fatal(err)
+			}
+			if got := buf[0] != want[0]; got != tc.inPlace {
+				t.Errorf("the engine wrote from the client's buffer: %v, want %v", got, tc.inPlace)
+			}
+			clear(buf)
+			n, err := c.ReadArray(ctx, arr, 0, buf, 0)
+			if err != nil || n != len(buf) || !bytes.Equal(buf, want) {
+				t.Fatalf("ReadArray = %d, %v; the bytes written: %v", n, err, bytes.Equal(buf, want))
+			}
+			if got := <-pool.seen; got != tc.inPlace {
+				t.Errorf("the engine read into the client's buffer: %v, want %v", got, tc.inPlace)
+			}
+		})
+	}
+}

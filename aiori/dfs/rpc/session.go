@@ -14,6 +14,7 @@ type session struct {
 	srv  *server
 	conn fabric.Conn
 	rma  fabric.RMAConn // nil when the connection has no RMA
+	view fabric.RMAViewer
 
 	handles map[uint64]object.Container
 	next    uint64 // the last handle given out
@@ -27,6 +28,7 @@ func newSession(s *server, conn fabric.Conn) *session {
 	ss := &session{srv: s, conn: conn, handles: make(map[uint64]object.Container),
 		rbuf: make([]byte, maxMsg), sbuf: make([]byte, 0, maxMsg)}
 	ss.rma, _ = conn.(fabric.RMAConn)
+	ss.view, _ = conn.(fabric.RMAViewer)
 	return ss
 }
 
@@ -99,6 +101,10 @@ func (ss *session) requestData(ctx context.Context, m *msg) error {
 		}
 		m.data = buf
 	case m.mode == modeRMA && m.op == opWriteArray && ss.rma != nil:
+		if v := ss.inPlace(m, int(m.dataLen)); v != nil {
+			m.data = v // the container writes from the client's buffer
+			return nil
+		}
 		buf := ss.data(int(m.dataLen))
 		if err := ss.rma.Read(ctx, m.key, 0, buf); err != nil {
 			return fmt.Errorf("RMA read of %d bytes of %s data: %w", m.dataLen, m.op, err)
@@ -106,6 +112,20 @@ func (ss *session) requestData(ctx context.Context, m *msg) error {
 		m.data = buf
 	}
 	return nil
+}
+
+// inPlace returns the first n bytes of the client's RMA region of m as a
+// slice of this process's memory, when the connection reaches it so (the
+// client's shm arena): then the container moves the data between that
+// buffer and its files with one copy, as a POSIX pwrite or pread makes. It
+// marks m so, and returns nil otherwise.
+func (ss *session) inPlace(m *msg, n int) []byte {
+	if ss.view == nil || m.mode != modeRMA {
+		return nil
+	}
+	v := ss.view.View(m.key, 0, n)
+	m.inPlace = v != nil
+	return v
 }
 
 // reply sends rep, the answer to m, and its data: inline when it is
@@ -123,6 +143,9 @@ func (ss *session) reply(ctx context.Context, m, rep *msg) error {
 	switch {
 	case m.mode == modeRMA && m.op == opReadArray && len(rep.data) > 0:
 		rep.mode = modeRMA
+		if m.inPlace {
+			break // read straight into the client's buffer
+		}
 		if err := ss.rma.Write(ctx, m.key, 0, rep.data); err != nil {
 			return fmt.Errorf("RMA write of %d bytes of %s data: %w", len(rep.data), m.op, err)
 		}

@@ -101,6 +101,11 @@ type msg struct {
 	s1, s2 string
 	key    []byte
 	data   []byte // inline data (decode: aliases the message)
+
+	// inPlace (the engine's, never sent) says data is the client's own
+	// buffer, reached through fabric.RMAViewer: a read's bytes are there
+	// already, with nothing to write back.
+	inPlace bool
 }
 
 // errMalformed is wrapped by every decoding error.
