@@ -21,7 +21,13 @@ const DirectAlign = 4096
 
 // extentPath is the file holding oid's chunks on target t.
 func (c *Container) extentPath(t int, oid object.OID) string {
-	return filepath.Join(c.st.dirs[t], oid.String())
+	return extentFile(c.st.dirs[t], oid)
+}
+
+// extentFile is the file holding oid's chunks in the container's
+// directory dir of a target.
+func extentFile(dir string, oid object.OID) string {
+	return filepath.Join(dir, oid.String())
 }
 
 // A piece is the part of a transfer on one target: p[lo:hi] at off.
@@ -33,8 +39,9 @@ type piece struct {
 
 // pieces cuts the n bytes at off of array a into runs each on one target
 // (consecutive chunks on one target, as with S1, make one run).
-func pieces(a object.Array, off int64, n, ntargets int) []piece {
-	var out []piece
+// It appends them to out, which a caller passes from an array on its
+// stack so that a transfer on a few targets allocates nothing.
+func pieces(out []piece, a object.Array, off int64, n, ntargets int) []piece {
 	for pos := 0; pos < n; {
 		k := (off + int64(pos)) / a.ChunkSize
 		end := int(min(int64(n), (k+1)*a.ChunkSize-off))
@@ -158,7 +165,8 @@ func (c *Container) writeExtents(a object.Array, off int64, p []byte, f object.I
 	if f&object.Direct != 0 && !isAligned(p) {
 		p = append(bounce(len(p))[:0], p...)
 	}
-	for _, pc := range pieces(a, off, len(p), len(c.st.dirs)) {
+	var stack [4]piece
+	for _, pc := range pieces(stack[:0], a, off, len(p), len(c.st.dirs)) {
 		if err := c.writePiece(a.OID, pc, p, f); err != nil {
 			return err
 		}
@@ -167,7 +175,7 @@ func (c *Container) writeExtents(a object.Array, off int64, p []byte, f object.I
 }
 
 func (c *Container) writePiece(oid object.OID, pc piece, p []byte, f object.IOFlags) error {
-	e, err := c.p.fds.get(c.key(oid, pc.target, f), c.extentPath(pc.target, oid), true)
+	e, err := c.p.fds.get(c.key(oid, pc.target, f), c.st.dirs[pc.target], true)
 	if err != nil {
 		return err
 	}
@@ -236,7 +244,8 @@ func (c *Container) readArray(ctx context.Context, a object.Array, off int64, p 
 	if f&object.Direct != 0 { // whole blocks; len(p) is aligned
 		span = min(len(p), (n+DirectAlign-1)/DirectAlign*DirectAlign)
 	}
-	for _, pc := range pieces(a, off, span, len(c.st.dirs)) {
+	var stack [4]piece
+	for _, pc := range pieces(stack[:0], a, off, span, len(c.st.dirs)) {
 		if err := c.readPiece(a.OID, pc, p, f); err != nil {
 			return 0, err
 		}
@@ -249,7 +258,7 @@ func (c *Container) readArray(ctx context.Context, a object.Array, off int64, p 
 
 func (c *Container) readPiece(oid object.OID, pc piece, p []byte, f object.IOFlags) error {
 	b := p[pc.lo:pc.hi]
-	e, err := c.p.fds.get(c.key(oid, pc.target, f), c.extentPath(pc.target, oid), false)
+	e, err := c.p.fds.get(c.key(oid, pc.target, f), c.st.dirs[pc.target], false)
 	if err != nil {
 		return err
 	}
@@ -285,7 +294,7 @@ func (c *Container) size(oid object.OID) (int64, error) {
 // extentSize is the size of oid's extent file on target t, 0 for a
 // missing one.
 func (c *Container) extentSize(oid object.OID, t int) (int64, error) {
-	e, err := c.p.fds.get(c.key(oid, t, 0), c.extentPath(t, oid), false)
+	e, err := c.p.fds.get(c.key(oid, t, 0), c.st.dirs[t], false)
 	if err != nil || e == nil {
 		return 0, err
 	}
@@ -375,7 +384,7 @@ func (c *Container) setSize(a object.Array, size int64) error {
 		return nil
 	}
 	t := object.Placement(a.OID, (size-1)/a.ChunkSize, len(c.st.dirs))
-	e, err := c.p.fds.get(c.key(a.OID, t, 0), c.extentPath(t, a.OID), true)
+	e, err := c.p.fds.get(c.key(a.OID, t, 0), c.st.dirs[t], true)
 	if err != nil {
 		return err
 	}
@@ -407,7 +416,7 @@ func (c *Container) SyncArray(ctx context.Context, a object.Array) error {
 }
 
 func (c *Container) syncExtent(oid object.OID, t int) error {
-	e, err := c.p.fds.get(c.key(oid, t, 0), c.extentPath(t, oid), false)
+	e, err := c.p.fds.get(c.key(oid, t, 0), c.st.dirs[t], false)
 	if err != nil || e == nil {
 		return err
 	}

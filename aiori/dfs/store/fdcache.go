@@ -61,7 +61,7 @@ func negKey(key fdKey) fdKey { key.direct = false; return key }
 // get returns the entry for key, opening path if needed: with create, a
 // missing file is made; without, get returns nil and no error for one.
 // The caller releases the entry.
-func (c *fdCache) get(key fdKey, path string, create bool) (*fdEntry, error) {
+func (c *fdCache) get(key fdKey, dir string, create bool) (*fdEntry, error) {
 	c.mu.Lock()
 	if e := c.hitLocked(key); e != nil {
 		c.mu.Unlock()
@@ -82,6 +82,7 @@ func (c *fdCache) get(key fdKey, path string, create bool) (*fdEntry, error) {
 	if key.direct {
 		flags |= unix.O_DIRECT
 	}
+	path := extentFile(dir, key.oid) // only on a miss: a hit builds no path
 	fd, err := unix.Open(path, flags, 0o644)
 	if errors.Is(err, unix.ENOENT) && !create {
 		c.mu.Lock()

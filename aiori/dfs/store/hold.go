@@ -3,7 +3,6 @@ package store
 import (
 	"errors"
 	"fmt"
-	"path/filepath"
 	"sync"
 
 	"golang.org/x/sys/unix"
@@ -189,7 +188,7 @@ func (st *contState) resolveMoves() error {
 			continue
 		}
 		for _, d := range st.dirs {
-			path := filepath.Join(d, oid.String())
+			path := extentFile(d, oid)
 			if err := unix.Unlink(path); err != nil && !errors.Is(err, unix.ENOENT) {
 				return fmt.Errorf("open container %q: remove the extents of %v, which its log holds: %w", st.label, oid, err)
 			}
