@@ -6,6 +6,7 @@ import (
 	"io/fs"
 
 	"github.com/hpcbench/hpcbench/aiori"
+	"github.com/hpcbench/hpcbench/internal/rawio"
 	"golang.org/x/sys/unix"
 )
 
@@ -44,13 +45,13 @@ func (f *File) WriteAt(p []byte, off int64) (int, error) {
 		// transfer in one system call. A 4 KiB page-cache transfer
 		// takes about 0.6 µs, and the calls down to the trap were a
 		// tenth of it.
-		n, err := pwrite(f.fd, p, off)
+		n, err := rawio.Pwrite(f.fd, p, off)
 		if err == nil && n == len(p) {
 			return n, nil
 		}
-		return f.transferFrom(opWrite, pwrite, p, off, n, err)
+		return f.transferFrom(opWrite, rawio.Pwrite, p, off, n, err)
 	}
-	return f.xfer(opWrite, unix.F_WRLCK, pwrite, p, off)
+	return f.xfer(opWrite, unix.F_WRLCK, rawio.Pwrite, p, off)
 }
 
 // ReadAt reads len(p) bytes at off with pread(2), retrying as WriteAt
@@ -60,13 +61,13 @@ func (f *File) WriteAt(p []byte, off int64) (int, error) {
 func (f *File) ReadAt(p []byte, off int64) (int, error) {
 	if f.fd >= 0 && !f.rangeLocks && len(p) > 0 {
 		// As in WriteAt.
-		n, err := pread(f.fd, p, off)
+		n, err := rawio.Pread(f.fd, p, off)
 		if err == nil && n == len(p) {
 			return n, nil
 		}
-		return f.transferFrom(opRead, pread, p, off, n, err)
+		return f.transferFrom(opRead, rawio.Pread, p, off, n, err)
 	}
-	return f.xfer(opRead, unix.F_RDLCK, pread, p, off)
+	return f.xfer(opRead, unix.F_RDLCK, rawio.Pread, p, off)
 }
 
 // xfer runs one transfer, under a range lock of type lockType when

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/hpcbench/hpcbench/aiori"
+	"github.com/hpcbench/hpcbench/internal/rawio"
 	"golang.org/x/sys/unix"
 )
 
@@ -20,7 +21,7 @@ func (b *Backend) CreateItem(path string, data []byte) error {
 		return err
 	}
 	if len(data) > 0 {
-		if _, err := f.xfer(opWrite, unix.F_WRLCK, pwrite, data, 0); err != nil {
+		if _, err := f.xfer(opWrite, unix.F_WRLCK, rawio.Pwrite, data, 0); err != nil {
 			_ = rawClose(f.fd)
 			return err
 		}
@@ -39,7 +40,7 @@ func (b *Backend) ReadItem(path string, buf []byte) (int, error) {
 	}
 	var n int
 	if len(buf) > 0 {
-		n, err = f.xfer(opRead, unix.F_RDLCK, pread, buf, 0)
+		n, err = f.xfer(opRead, unix.F_RDLCK, rawio.Pread, buf, 0)
 	}
 	// A failed read's error says more than a failed close's.
 	if cerr := f.closeItem(); err == nil {

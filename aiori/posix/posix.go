@@ -6,7 +6,7 @@
 //
 // Everything goes through golang.org/x/sys/unix, not os.File, so that a
 // transfer is one system call and no allocation (a raw one, which the Go
-// scheduler does not hand off: see rawio.go); the range lock of
+// scheduler does not hand off: see internal/rawio); the range lock of
 // --posix.rangelocks adds two fcntl calls and still allocates nothing.
 //
 // Errors name the call, the path and, for transfers, the offset

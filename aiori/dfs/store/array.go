@@ -11,6 +11,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/hpcbench/hpcbench/aiori/dfs/object"
+	"github.com/hpcbench/hpcbench/internal/rawio"
 )
 
 // DirectAlign is what object.Direct transfers must be aligned to: the
@@ -18,6 +19,26 @@ import (
 // strictest logical block size O_DIRECT asks of the file systems targets
 // live on). A misaligned Direct transfer fails with object.ErrInvalid.
 const DirectAlign = 4096
+
+// pwrite and pread are the system calls of a transfer with flags f: a
+// buffered one copies to or from the page cache and calls them raw
+// (internal/rawio: no hand-off of the engine's P for a call of a few
+// µs; BenchmarkArray 4 KiB: 1.17 -> 1.03 µs a write, 0.97 -> 0.87 a
+// read); a Direct one waits on the device, so it goes through the
+// scheduler and the other sessions' goroutines run meanwhile.
+func pwrite(f object.IOFlags, fd int, b []byte, off int64) (int, error) {
+	if f&object.Direct != 0 {
+		return unix.Pwrite(fd, b, off)
+	}
+	return rawio.Pwrite(fd, b, off)
+}
+
+func pread(f object.IOFlags, fd int, b []byte, off int64) (int, error) {
+	if f&object.Direct != 0 {
+		return unix.Pread(fd, b, off)
+	}
+	return rawio.Pread(fd, b, off)
+}
 
 // extentPath is the file holding oid's chunks on target t.
 func (c *Container) extentPath(t int, oid object.OID) string {
@@ -181,7 +202,7 @@ func (c *Container) writePiece(oid object.OID, pc piece, p []byte, f object.IOFl
 	}
 	defer c.p.fds.release(e)
 	for b, at := p[pc.lo:pc.hi], pc.off; len(b) > 0; {
-		n, err := unix.Pwrite(e.fd, b, at)
+		n, err := pwrite(f, e.fd, b, at)
 		if errors.Is(err, unix.EINTR) {
 			continue
 		}
@@ -265,7 +286,7 @@ func (c *Container) readPiece(oid object.OID, pc piece, p []byte, f object.IOFla
 	if e != nil {
 		defer c.p.fds.release(e)
 		for at := pc.off; len(b) > 0; {
-			n, err := unix.Pread(e.fd, b, at)
+			n, err := pread(f, e.fd, b, at)
 			if errors.Is(err, unix.EINTR) {
 				continue
 			}

@@ -1,4 +1,4 @@
-package posix
+package rawio
 
 import (
 	"bytes"
@@ -9,7 +9,7 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// TestRawRWMatchesUnix checks pread and pwrite (raw system calls where
+// TestRawRWMatchesUnix checks Pread and Pwrite (raw system calls where
 // rawio.go builds) against unix.Pread and unix.Pwrite: the same counts,
 // the same bytes, the same unix.Errno, including the ESPIPE on a pipe
 // that rawio.go's safety argument rests on.
@@ -44,15 +44,15 @@ func TestRawRWMatchesUnix(t *testing.T) {
 		wantErr  error
 		wantData []byte // for reads: what p holds after (the reads below run after "write")
 	}{
-		{name: "write", ours: pwrite, ux: unix.Pwrite, fd: fd, p: data, off: 4096, wantN: len(data)},
-		{name: "write-empty", ours: pwrite, ux: unix.Pwrite, fd: fd, p: nil, off: 0, wantN: 0},
-		{name: "read", ours: pread, ux: unix.Pread, fd: fd, p: make([]byte, 4), off: 4096 + 10, wantN: 4, wantData: []byte("abcd")},
-		{name: "read-past-end", ours: pread, ux: unix.Pread, fd: fd, p: make([]byte, 8), off: 4096 + 12, wantN: 4, wantData: []byte("cdef\x00\x00\x00\x00")},
-		{name: "read-at-end", ours: pread, ux: unix.Pread, fd: fd, p: make([]byte, 8), off: 1 << 20, wantN: 0, wantData: make([]byte, 8)},
-		{name: "write-read-only", ours: pwrite, ux: unix.Pwrite, fd: rfd, p: data, off: 0, wantErr: unix.EBADF},
-		{name: "write-negative-offset", ours: pwrite, ux: unix.Pwrite, fd: fd, p: data, off: -1, wantErr: unix.EINVAL},
-		{name: "read-pipe", ours: pread, ux: unix.Pread, fd: int(pr.Fd()), p: make([]byte, 4), off: 0, wantErr: unix.ESPIPE, wantData: make([]byte, 4)},
-		{name: "write-pipe", ours: pwrite, ux: unix.Pwrite, fd: int(pw.Fd()), p: data, off: 0, wantErr: unix.ESPIPE},
+		{name: "write", ours: Pwrite, ux: unix.Pwrite, fd: fd, p: data, off: 4096, wantN: len(data)},
+		{name: "write-empty", ours: Pwrite, ux: unix.Pwrite, fd: fd, p: nil, off: 0, wantN: 0},
+		{name: "read", ours: Pread, ux: unix.Pread, fd: fd, p: make([]byte, 4), off: 4096 + 10, wantN: 4, wantData: []byte("abcd")},
+		{name: "read-past-end", ours: Pread, ux: unix.Pread, fd: fd, p: make([]byte, 8), off: 4096 + 12, wantN: 4, wantData: []byte("cdef\x00\x00\x00\x00")},
+		{name: "read-at-end", ours: Pread, ux: unix.Pread, fd: fd, p: make([]byte, 8), off: 1 << 20, wantN: 0, wantData: make([]byte, 8)},
+		{name: "write-read-only", ours: Pwrite, ux: unix.Pwrite, fd: rfd, p: data, off: 0, wantErr: unix.EBADF},
+		{name: "write-negative-offset", ours: Pwrite, ux: unix.Pwrite, fd: fd, p: data, off: -1, wantErr: unix.EINVAL},
+		{name: "read-pipe", ours: Pread, ux: unix.Pread, fd: int(pr.Fd()), p: make([]byte, 4), off: 0, wantErr: unix.ESPIPE, wantData: make([]byte, 4)},
+		{name: "write-pipe", ours: Pwrite, ux: unix.Pwrite, fd: int(pw.Fd()), p: data, off: 0, wantErr: unix.ESPIPE},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			for _, side := range []struct {

@@ -1,6 +1,6 @@
 //go:build linux && (amd64 || arm64 || riscv64 || loong64 || ppc64le)
 
-package posix
+package rawio
 
 import (
 	"unsafe"
@@ -8,7 +8,7 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// The transfers call pwrite(2) and pread(2) with unix.RawSyscall6, not
+// Pwrite and Pread call pwrite(2) and pread(2) with unix.RawSyscall6, not
 // through unix.Pwrite and unix.Pread (unix.Syscall6), which tell the Go
 // scheduler that the thread may block. A call that has not returned
 // within a sysmon tick (20 µs; a 1 MiB copy takes about 200) then makes
@@ -18,22 +18,24 @@ import (
 // Syscall6 against 7 and 64 through RawSyscall6, and 5-7% of the write
 // bandwidth.
 //
-// That is safe here because pread and pwrite cannot wait for anything
-// another goroutine of this process would do: on a pipe, FIFO or socket
-// they fail with ESPIPE, so they wait only for the file system or the
-// device. While one runs, its P runs nothing else and a stop-the-world
-// waits for it to return, which is what the timed loop wants anyway (it
-// has nothing else to do); a signal that interrupts it (Go's preemption
-// signal on a file system that allows that) returns EINTR or a short
-// count, which transfer retries.
+// That is safe because pread and pwrite cannot wait for anything another
+// goroutine of this process would do: on a pipe, FIFO or socket they fail
+// with ESPIPE, so they wait only for the file system or the device. While
+// one runs, its P runs nothing else and a stop-the-world waits for it to
+// return: what a benchmark's timed loop wants anyway (it has nothing else
+// to do), and what a server may accept for a transfer that copies to or
+// from the page cache, not for one that waits on the device (O_DIRECT),
+// which should go through unix.Pread and unix.Pwrite. A signal that
+// interrupts a call (Go's preemption signal on a file system that allows
+// that) returns EINTR or a short count, which the caller retries.
 
-// pwrite is pwrite(2) without the scheduler's syscall hand-off.
-func pwrite(fd int, p []byte, off int64) (int, error) {
+// Pwrite is pwrite(2) without the scheduler's syscall hand-off.
+func Pwrite(fd int, p []byte, off int64) (int, error) {
 	return rawRW(unix.SYS_PWRITE64, fd, p, off)
 }
 
-// pread is pread(2) without the scheduler's syscall hand-off.
-func pread(fd int, p []byte, off int64) (int, error) {
+// Pread is pread(2) without the scheduler's syscall hand-off.
+func Pread(fd int, p []byte, off int64) (int, error) {
 	return rawRW(unix.SYS_PREAD64, fd, p, off)
 }
 
