@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -40,21 +42,99 @@ func pread(f object.IOFlags, fd int, b []byte, off int64) (int, error) {
 	return rawio.Pread(fd, b, off)
 }
 
-// extentPath is the file holding oid's chunks on target t.
-func (c *Container) extentPath(t int, oid object.OID) string {
-	return extentFile(c.st.dirs[t], oid)
+// extentPath is the file holding the chunks on target t of oid, cut in
+// chunks of cs bytes.
+func (c *Container) extentPath(t int, oid object.OID, cs int64) string {
+	return extentFile(c.st.dirs[t], oid, cs)
 }
 
-// extentFile is the file holding oid's chunks in the container's
-// directory dir of a target.
-func extentFile(dir string, oid object.OID) string {
-	return filepath.Join(dir, oid.String())
+// extentFile is the file holding oid's chunks (of cs bytes) in the
+// container's directory dir of a target: HI.LO.CS, the chunk size in hex
+// too, since the file's layout depends on it (see local).
+func extentFile(dir string, oid object.OID, cs int64) string {
+	return filepath.Join(dir, extentName(oid, cs))
 }
 
-// A piece is the part of a transfer on one target: p[lo:hi] at off.
+func extentName(oid object.OID, cs int64) string {
+	return oid.String() + "." + strconv.FormatInt(cs, 16)
+}
+
+// parseExtentName parses what extentName writes.
+func parseExtentName(name string) (object.OID, int64, error) {
+	i := strings.LastIndexByte(name, '.')
+	if i < 0 {
+		return object.OID{}, 0, fmt.Errorf("extent file %q: %w (want HI.LO.CS)", name, object.ErrInvalid)
+	}
+	oid, err := object.ParseOID(name[:i])
+	if err != nil {
+		return object.OID{}, 0, err
+	}
+	cs, err := strconv.ParseInt(name[i+1:], 16, 64)
+	if err != nil || cs <= 0 {
+		return object.OID{}, 0, fmt.Errorf("extent file %q: chunk size %q: %w", name, name[i+1:], object.ErrInvalid)
+	}
+	return oid, cs, nil
+}
+
+// A stripe is how an array's chunks lie over the targets: chunk k is on
+// target Placement(oid, k, n), the (k mod width)-th of the width targets
+// from base, and it is that target's (k div width)-th chunk, so each
+// target's extent file is dense: its chunks one after the other, with no
+// holes between them that the other targets fill.
+type stripe struct {
+	n, width, base int
+	cs             int64
+}
+
+func newStripe(oid object.OID, cs int64, ntargets int) stripe {
+	return stripe{n: ntargets, width: oid.Class().Width(ntargets), base: object.Placement(oid, 0, ntargets), cs: cs}
+}
+
+// slot is target t's place among the stripe's targets (width or more when
+// t holds none of its chunks).
+func (s stripe) slot(t int) int { return (t - s.base + s.n) % s.n }
+
+// local is where logical offset off lies in its target's file.
+func (s stripe) local(off int64) int64 {
+	k := off / s.cs
+	return k/int64(s.width)*s.cs + off%s.cs
+}
+
+// localSize is how long target t's file is when the array is size bytes
+// long and holds data to its end.
+func (s stripe) localSize(t int, size int64) int64 {
+	sl, w := int64(s.slot(t)), int64(s.width)
+	if sl >= w {
+		return 0
+	}
+	k, r := size/s.cs, size%s.cs
+	if r > 0 && k%w == sl {
+		return k/w*s.cs + r
+	}
+	chunks := k / w
+	if k%w > sl {
+		chunks++
+	}
+	return chunks * s.cs
+}
+
+// logicalEnd is the array's logical end that a file of L bytes on target
+// t reaches: the byte after its last one.
+func (s stripe) logicalEnd(t int, L int64) int64 {
+	if L <= 0 || s.slot(t) >= s.width {
+		return 0
+	}
+	i := (L - 1) / s.cs
+	k := i*int64(s.width) + int64(s.slot(t))
+	return k*s.cs + (L-1)%s.cs + 1
+}
+
+// A piece is the part of a transfer on one target: p[lo:hi], at logical
+// offset off, at local in the target's file.
 type piece struct {
 	target int
 	off    int64
+	local  int64
 	lo, hi int
 }
 
@@ -63,14 +143,17 @@ type piece struct {
 // It appends them to out, which a caller passes from an array on its
 // stack so that a transfer on a few targets allocates nothing.
 func pieces(out []piece, a object.Array, off int64, n, ntargets int) []piece {
+	s := newStripe(a.OID, a.ChunkSize, ntargets)
 	for pos := 0; pos < n; {
-		k := (off + int64(pos)) / a.ChunkSize
+		at := off + int64(pos)
+		k := at / a.ChunkSize
 		end := int(min(int64(n), (k+1)*a.ChunkSize-off))
 		t := object.Placement(a.OID, k, ntargets)
-		if last := len(out) - 1; last >= 0 && out[last].target == t && out[last].hi == pos {
+		loc := s.local(at)
+		if last := len(out) - 1; last >= 0 && out[last].target == t && out[last].hi == pos && out[last].local+int64(pos-out[last].lo) == loc {
 			out[last].hi = end
 		} else {
-			out = append(out, piece{target: t, off: off + int64(pos), lo: pos, hi: end})
+			out = append(out, piece{target: t, off: at, local: loc, lo: pos, hi: end})
 		}
 		pos = end
 	}
@@ -123,8 +206,8 @@ func bounce(n int) []byte {
 	return b[skip : skip+n : skip+n]
 }
 
-func (c *Container) key(oid object.OID, t int, f object.IOFlags) fdKey {
-	return fdKey{cont: c.st.meta.UUID, oid: oid, target: t, direct: f&object.Direct != 0}
+func (c *Container) key(oid object.OID, cs int64, t int, f object.IOFlags) fdKey {
+	return fdKey{cont: c.st.meta.UUID, oid: oid, cs: cs, target: t, direct: f&object.Direct != 0}
 }
 
 // WriteArray writes p at off: into the log when the array is held there
@@ -183,39 +266,52 @@ func (c *Container) move(a object.Array, b []byte) error {
 
 // writeExtents writes p at off to the array's extent files.
 func (c *Container) writeExtents(a object.Array, off int64, p []byte, f object.IOFlags) error {
+	if err := c.checkChunks(a); err != nil {
+		return err
+	}
 	if f&object.Direct != 0 && !isAligned(p) {
 		p = append(bounce(len(p))[:0], p...)
 	}
 	var stack [4]piece
 	for _, pc := range pieces(stack[:0], a, off, len(p), len(c.st.dirs)) {
-		if err := c.writePiece(a.OID, pc, p, f); err != nil {
+		if err := c.writePiece(a, pc, p, f); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func (c *Container) writePiece(oid object.OID, pc piece, p []byte, f object.IOFlags) error {
-	e, err := c.p.fds.get(c.key(oid, pc.target, f), c.st.dirs[pc.target], true)
+func (c *Container) writePiece(a object.Array, pc piece, p []byte, f object.IOFlags) error {
+	e, err := c.p.fds.get(c.key(a.OID, a.ChunkSize, pc.target, f), c.st.dirs[pc.target], true)
 	if err != nil {
 		return err
 	}
 	defer c.p.fds.release(e)
-	for b, at := p[pc.lo:pc.hi], pc.off; len(b) > 0; {
+	for b, at := p[pc.lo:pc.hi], pc.local; len(b) > 0; {
 		n, err := pwrite(f, e.fd, b, at)
 		if errors.Is(err, unix.EINTR) {
 			continue
 		}
 		if err != nil {
-			return fmt.Errorf("pwrite %s: %w", c.extentPath(pc.target, oid), err)
+			return fmt.Errorf("pwrite %s: %w", c.extentPath(pc.target, a.OID, a.ChunkSize), err)
 		}
 		b, at = b[n:], at+int64(n)
-		c.st.sizes.wrote(oid, at)
+		c.st.sizes.wrote(a.OID, a.ChunkSize, pc.off+(at-pc.local))
 	}
 	if f&object.Sync != 0 {
 		if err := unix.Fdatasync(e.fd); err != nil {
-			return fmt.Errorf("fdatasync %s: %w", c.extentPath(pc.target, oid), err)
+			return fmt.Errorf("fdatasync %s: %w", c.extentPath(pc.target, a.OID, a.ChunkSize), err)
 		}
+	}
+	return nil
+}
+
+// checkChunks refuses a transfer in chunks of another size than the
+// array's extent files were written in: its bytes lie where that size
+// put them (the namespace passes each file's own chunk size every time).
+func (c *Container) checkChunks(a object.Array) error {
+	if cs, ok := c.st.sizes.chunk(a.OID); ok && cs != a.ChunkSize {
+		return fmt.Errorf("chunk size %d: %w (the array's extents were written in chunks of %d bytes)", a.ChunkSize, object.ErrInvalid, cs)
 	}
 	return nil
 }
@@ -253,6 +349,9 @@ func (c *Container) readArray(ctx context.Context, a object.Array, off int64, p 
 		}
 		return n, nil
 	}
+	if err := c.checkChunks(a); err != nil {
+		return 0, err
+	}
 	size, err := c.size(a.OID)
 	if err != nil {
 		return 0, err
@@ -267,7 +366,7 @@ func (c *Container) readArray(ctx context.Context, a object.Array, off int64, p 
 	}
 	var stack [4]piece
 	for _, pc := range pieces(stack[:0], a, off, span, len(c.st.dirs)) {
-		if err := c.readPiece(a.OID, pc, p, f); err != nil {
+		if err := c.readPiece(a, pc, p, f); err != nil {
 			return 0, err
 		}
 	}
@@ -277,21 +376,21 @@ func (c *Container) readArray(ctx context.Context, a object.Array, off int64, p 
 	return n, nil
 }
 
-func (c *Container) readPiece(oid object.OID, pc piece, p []byte, f object.IOFlags) error {
+func (c *Container) readPiece(a object.Array, pc piece, p []byte, f object.IOFlags) error {
 	b := p[pc.lo:pc.hi]
-	e, err := c.p.fds.get(c.key(oid, pc.target, f), c.st.dirs[pc.target], false)
+	e, err := c.p.fds.get(c.key(a.OID, a.ChunkSize, pc.target, f), c.st.dirs[pc.target], false)
 	if err != nil {
 		return err
 	}
 	if e != nil {
 		defer c.p.fds.release(e)
-		for at := pc.off; len(b) > 0; {
+		for at := pc.local; len(b) > 0; {
 			n, err := pread(f, e.fd, b, at)
 			if errors.Is(err, unix.EINTR) {
 				continue
 			}
 			if err != nil {
-				return fmt.Errorf("pread %s: %w", c.extentPath(pc.target, oid), err)
+				return fmt.Errorf("pread %s: %w", c.extentPath(pc.target, a.OID, a.ChunkSize), err)
 			}
 			if n == 0 {
 				break
@@ -312,17 +411,17 @@ func (c *Container) size(oid object.OID) (int64, error) {
 	return c.st.sizes.get(oid), nil
 }
 
-// extentSize is the size of oid's extent file on target t, 0 for a
+// extentSize is the size of a's extent file on target t, 0 for a
 // missing one.
-func (c *Container) extentSize(oid object.OID, t int) (int64, error) {
-	e, err := c.p.fds.get(c.key(oid, t, 0), c.st.dirs[t], false)
+func (c *Container) extentSize(a object.Array, t int) (int64, error) {
+	e, err := c.p.fds.get(c.key(a.OID, a.ChunkSize, t, 0), c.st.dirs[t], false)
 	if err != nil || e == nil {
 		return 0, err
 	}
 	defer c.p.fds.release(e)
 	var st unix.Stat_t
 	if err := unix.Fstat(e.fd, &st); err != nil {
-		return 0, fmt.Errorf("fstat %s: %w", c.extentPath(t, oid), err)
+		return 0, fmt.Errorf("fstat %s: %w", c.extentPath(t, a.OID, a.ChunkSize), err)
 	}
 	return st.Size, nil
 }
@@ -379,24 +478,28 @@ func (c *Container) resize(a object.Array, size int64) error {
 			return err
 		}
 	}
+	if err := c.checkChunks(a); err != nil {
+		return err
+	}
 	if err := c.setSize(a, size); err != nil {
 		return err
 	}
-	c.st.sizes.set(a.OID, size)
+	c.st.sizes.set(a.OID, a.ChunkSize, size)
 	return nil
 }
 
 func (c *Container) setSize(a object.Array, size int64) error {
+	st := newStripe(a.OID, a.ChunkSize, len(c.st.dirs))
 	old := int64(0)
 	for _, t := range c.arrayTargets(a.OID) {
-		path := c.extentPath(t, a.OID)
-		s, err := c.extentSize(a.OID, t)
+		path := c.extentPath(t, a.OID, a.ChunkSize)
+		s, err := c.extentSize(a, t)
 		if err != nil {
 			return err
 		}
-		old = max(old, s)
-		if s > size {
-			if err := unix.Truncate(path, size); err != nil {
+		old = max(old, st.logicalEnd(t, s))
+		if want := st.localSize(t, size); s > want {
+			if err := unix.Truncate(path, want); err != nil {
 				return fmt.Errorf("truncate %s: %w", path, err)
 			}
 		}
@@ -405,13 +508,13 @@ func (c *Container) setSize(a object.Array, size int64) error {
 		return nil
 	}
 	t := object.Placement(a.OID, (size-1)/a.ChunkSize, len(c.st.dirs))
-	e, err := c.p.fds.get(c.key(a.OID, t, 0), c.st.dirs[t], true)
+	e, err := c.p.fds.get(c.key(a.OID, a.ChunkSize, t, 0), c.st.dirs[t], true)
 	if err != nil {
 		return err
 	}
 	defer c.p.fds.release(e)
-	if err := unix.Ftruncate(e.fd, size); err != nil {
-		return fmt.Errorf("extend %s: %w", c.extentPath(t, a.OID), err)
+	if err := unix.Ftruncate(e.fd, st.localSize(t, size)); err != nil {
+		return fmt.Errorf("extend %s: %w", c.extentPath(t, a.OID, a.ChunkSize), err)
 	}
 	return nil
 }
@@ -428,7 +531,7 @@ func (c *Container) SyncArray(ctx context.Context, a object.Array) error {
 		if held || err != nil {
 			break
 		}
-		err = c.syncExtent(a.OID, t)
+		err = c.syncExtent(a, t)
 	}
 	if err != nil {
 		return fmt.Errorf("sync %v: %w", a.OID, err)
@@ -436,14 +539,14 @@ func (c *Container) SyncArray(ctx context.Context, a object.Array) error {
 	return nil
 }
 
-func (c *Container) syncExtent(oid object.OID, t int) error {
-	e, err := c.p.fds.get(c.key(oid, t, 0), c.st.dirs[t], false)
+func (c *Container) syncExtent(a object.Array, t int) error {
+	e, err := c.p.fds.get(c.key(a.OID, a.ChunkSize, t, 0), c.st.dirs[t], false)
 	if err != nil || e == nil {
 		return err
 	}
 	defer c.p.fds.release(e)
 	if err := unix.Fdatasync(e.fd); err != nil {
-		return fmt.Errorf("fdatasync %s: %w", c.extentPath(t, oid), err)
+		return fmt.Errorf("fdatasync %s: %w", c.extentPath(t, a.OID, a.ChunkSize), err)
 	}
 	return syncDir(c.st.dirs[t])
 }
@@ -452,13 +555,14 @@ func (c *Container) syncExtent(oid object.OID, t int) error {
 func (c *Container) unlinkExtents(oid object.OID) error {
 	// Unlink first, then drop the cached descriptors: a lookup racing the
 	// punch then finds no file rather than caching the unlinked one.
-	if !c.st.sizes.has(oid) {
+	cs, ok := c.st.sizes.chunk(oid)
+	if !ok {
 		return nil // never written: no extent file on any target (mdtest's empty files)
 	}
-	defer c.p.fds.evictObject(c.st.meta.UUID, oid, len(c.st.dirs))
+	defer c.p.fds.evictObject(c.st.meta.UUID, oid, cs, len(c.st.dirs))
 	defer c.st.sizes.drop(oid)
 	for t := range c.st.dirs {
-		path := c.extentPath(t, oid)
+		path := c.extentPath(t, oid, cs)
 		if err := unix.Unlink(path); err != nil && !errors.Is(err, unix.ENOENT) {
 			return fmt.Errorf("unlink %s: %w", path, err)
 		}

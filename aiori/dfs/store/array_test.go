@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"unsafe"
 
@@ -93,9 +94,10 @@ func TestDirect(t *testing.T) {
 	}
 }
 
-// TestLayout checks the fixed format: chunk k is at its logical offset in
-// the extent file of target Placement(oid, k, n), and creating an object's
-// KV records makes no file.
+// TestLayout checks the fixed format: chunk k is in the extent file
+// HI.LO.CS of target Placement(oid, k, n), as that file's (k div width)-th
+// chunk (files are dense), and creating an object's KV records makes no
+// file.
 func TestLayout(t *testing.T) {
 	ctx := context.Background()
 	p := newPool(t, 4, Options{})
@@ -117,11 +119,13 @@ func TestLayout(t *testing.T) {
 	if err := c.WriteArray(ctx, a, 0, data, 0); err != nil {
 		t.Fatal(err)
 	}
+	name := a.OID.String() + ".1000" // the chunk size, in hex
 	for k := range int64(4) {
 		tgt := object.Placement(a.OID, k, 4)
-		b, err := os.ReadFile(filepath.Join(p.Targets()[tgt], c.st.meta.UUID, a.OID.String()))
-		if err != nil || int64(len(b)) < (k+1)*4096 || !bytes.Equal(b[k*4096:(k+1)*4096], data[k*4096:(k+1)*4096]) {
-			t.Errorf("chunk %d is not at offset %d of target %d's extent file (%d bytes, %v)", k, k*4096, tgt, len(b), err)
+		at := k / 2 * 4096 // S2: every other chunk on each of two targets
+		b, err := os.ReadFile(filepath.Join(p.Targets()[tgt], c.st.meta.UUID, name))
+		if err != nil || int64(len(b)) != 2*4096 || !bytes.Equal(b[at:at+4096], data[k*4096:(k+1)*4096]) {
+			t.Errorf("chunk %d is not at offset %d of target %d's extent file (%d bytes, want 8192; %v)", k, at, tgt, len(b), err)
 		}
 	}
 	files := 0
@@ -131,6 +135,46 @@ func TestLayout(t *testing.T) {
 	}
 	if files != 2 {
 		t.Errorf("an S2 array has extent files on %d targets; want 2", files)
+	}
+}
+
+// TestStripe checks stripe's arithmetic against a byte-by-byte model:
+// for arrays of every size up to a few stripes, each target's file size
+// (localSize) is one past the last local offset of a byte it holds, and
+// logicalEnd of that size is one past the last such byte; local maps the
+// bytes of each target one after the other.
+func TestStripe(t *testing.T) {
+	for _, tc := range []struct {
+		class object.Class
+		n     int
+		cs    int64
+	}{
+		{object.S1, 4, 3}, {object.S2, 4, 3}, {object.SX, 4, 3}, {object.SX, 3, 5},
+		{object.S4, 4, 2}, {object.S2, 1, 4}, {object.S4, 2, 1}, {object.SX, 1, 7},
+	} {
+		oid := object.NewOID(tc.class, 77)
+		s := newStripe(oid, tc.cs, tc.n)
+		next := make([]int64, tc.n) // the next local offset each target fills
+		for size := int64(0); size <= 5*tc.cs*int64(tc.n); size++ {
+			if size > 0 {
+				b := size - 1
+				tg := object.Placement(oid, b/tc.cs, tc.n)
+				if got := s.local(b); got != next[tg] {
+					t.Fatalf("%v n=%d cs=%d: byte %d on target %d at local %d, want %d (dense)", tc.class, tc.n, tc.cs, b, tg, got, next[tg])
+				}
+				next[tg]++
+			}
+			end := int64(0)
+			for tg := range tc.n {
+				if got := s.localSize(tg, size); got != next[tg] {
+					t.Fatalf("%v n=%d cs=%d size %d: target %d's file %d bytes, want %d", tc.class, tc.n, tc.cs, size, tg, got, next[tg])
+				}
+				end = max(end, s.logicalEnd(tg, next[tg]))
+			}
+			if end != size {
+				t.Fatalf("%v n=%d cs=%d size %d: the files' logical ends reach %d", tc.class, tc.n, tc.cs, size, end)
+			}
+		}
 	}
 }
 
@@ -158,5 +202,30 @@ func TestOpenFilesBound(t *testing.T) {
 	}
 	if n, neg := p.fds.lru.Len(), p.fds.neg.Len(); n != 0 || neg != 0 {
 		t.Errorf("after the last handle's Close, %d files open and %d known missing; want none", n, neg)
+	}
+}
+
+// TestChunkSizeFixed: an array's extents are cut in the chunk size of
+// their first write, and a transfer in another is refused rather than
+// read from the wrong places.
+func TestChunkSizeFixed(t *testing.T) {
+	ctx := context.Background()
+	c := newCont(t, newPool(t, 4, Options{}), "c", object.ContProps{})
+	defer c.Close()
+	a := object.Array{OID: object.NewOID(object.SX, 4321), ChunkSize: 8192}
+	if err := c.WriteArray(ctx, a, 0, make([]byte, 64<<10), 0); err != nil {
+		t.Fatal(err)
+	}
+	b := a
+	b.ChunkSize = 4096
+	buf := make([]byte, 4096)
+	for name, err := range map[string]error{
+		"WriteArray": c.WriteArray(ctx, b, 0, buf, 0),
+		"ReadArray":  func() error { _, err := c.ReadArray(ctx, b, 0, buf, 0); return err }(),
+		"SetSize":    c.SetSize(ctx, b, 100),
+	} {
+		if !errors.Is(err, object.ErrInvalid) || !strings.Contains(err.Error(), "chunks of 8192 bytes") {
+			t.Errorf("%s in chunks of 4096: %v; want ErrInvalid naming the array's 8192", name, err)
+		}
 	}
 }

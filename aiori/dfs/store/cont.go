@@ -203,7 +203,11 @@ func (p *Pool) QueryCont(ctx context.Context, label string) (object.ContInfo, er
 			return object.ContInfo{}, fmt.Errorf("query container %q: %w", label, err)
 		}
 		for _, e := range ents {
-			objs[e.Name()] = true
+			if oid, _, err := parseExtentName(e.Name()); err == nil {
+				objs[oid.String()] = true
+			} else {
+				objs[e.Name()] = true
+			}
 			var s unix.Stat_t
 			if unix.Stat(filepath.Join(d, e.Name()), &s) == nil {
 				info.ArrayBytes += s.Blocks * 512

@@ -7,7 +7,7 @@
 //
 // A pool is a directory DIR:
 //
-//	DIR/pool.json          the pool: {"version": 1, "uuid": "...",
+//	DIR/pool.json          the pool: {"version": 2, "uuid": "...",
 //	                       "targets": ["tgt0", ...], "created": RFC 3339};
 //	                       targets in placement order, relative ones inside
 //	                       DIR; written last by Create (its presence is the
@@ -19,10 +19,11 @@
 //	                       the label, akey "cont", value {"uuid", "props"}
 //	DIR/cont/UUID.log      KV log of container UUID: its KV records and its
 //	                       object id reservations
-//	TARGET/target.json     {"version": 1, "pool_uuid": "...", "index": i}:
+//	TARGET/target.json     {"version": 2, "pool_uuid": "...", "index": i}:
 //	                       Open checks it, Destroy removes only targets that
 //	                       have it
-//	TARGET/UUID/HI.LO      extent file of object HI.LO (object.OID.String)
+//	TARGET/UUID/HI.LO.CS   extent file of object HI.LO (object.OID.String),
+//	                       cut in chunks of CS bytes (hex)
 //	                       of container UUID on this target
 //
 // By default the targets are DefaultTargets directories DIR/tgt0 ...
@@ -30,10 +31,13 @@
 // systems too.
 //
 // Chunk k of an array lives on target object.Placement(oid, k, ntargets),
-// and its bytes at logical offset off are at offset off of that target's
-// extent file: files are sparse where other targets hold the chunks, and
-// an array's size is the largest extent file size over its targets (or
-// what SetSize made it). A file appears at an object's first write, not at
+// the (k mod width)-th of the width targets its class stripes it over, as
+// that target's (k div width)-th chunk: its bytes at logical offset off
+// are at (k div width) * CS + off mod CS of the target's extent file, so
+// each file is dense (schema version 1 put them at off itself, leaving
+// holes where the other targets' chunks lie; such pools are refused). An
+// array's size is the largest logical end its files reach (or what
+// SetSize made it), which is why a file's name carries its chunk size. A file appears at an object's first write, not at
 // its creation (objects are created by the namespace's KV records), and
 // not at all for a small array: one whose bytes all lie below HoldMax
 // (4 KiB), written without object.Direct, is held whole in the

@@ -16,6 +16,7 @@ import (
 type fdKey struct {
 	cont   string
 	oid    object.OID
+	cs     int64 // the chunk size, part of the file's name
 	target int
 	direct bool
 }
@@ -82,7 +83,7 @@ func (c *fdCache) get(key fdKey, dir string, create bool) (*fdEntry, error) {
 	if key.direct {
 		flags |= unix.O_DIRECT
 	}
-	path := extentFile(dir, key.oid) // only on a miss: a hit builds no path
+	path := extentFile(dir, key.oid, key.cs) // only on a miss: a hit builds no path
 	fd, err := unix.Open(path, flags, 0o644)
 	if errors.Is(err, unix.ENOENT) && !create {
 		c.mu.Lock()
@@ -181,12 +182,12 @@ func (c *fdCache) evict(match func(fdKey) bool) {
 
 // evictObject drops the entries of oid of container cont on its ntargets
 // targets (a punch): a lookup of each key, not a walk of the cache.
-func (c *fdCache) evictObject(cont string, oid object.OID, ntargets int) {
+func (c *fdCache) evictObject(cont string, oid object.OID, cs int64, ntargets int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for t := range ntargets {
 		for _, direct := range []bool{false, true} {
-			if e := c.m[fdKey{cont: cont, oid: oid, target: t, direct: direct}]; e != nil {
+			if e := c.m[fdKey{cont: cont, oid: oid, cs: cs, target: t, direct: direct}]; e != nil {
 				c.dropLocked(e)
 			}
 		}

@@ -54,7 +54,7 @@ func FuzzScanLog(f *testing.F) {
 // FuzzParsePoolMeta feeds parsePoolMeta pool.json's bytes: it must not
 // panic, and what it accepts must survive a round trip.
 func FuzzParsePoolMeta(f *testing.F) {
-	f.Add([]byte(`{"version":1,"uuid":"0b7e7a2c-3f52-4a51-9d59-3c1c1f3e5a10","targets":["tgt0","/mnt/nvme1/t"],"created":"2026-01-02T03:04:05Z"}`))
+	f.Add([]byte(`{"version":2,"uuid":"0b7e7a2c-3f52-4a51-9d59-3c1c1f3e5a10","targets":["tgt0","/mnt/nvme1/t"],"created":"2026-01-02T03:04:05Z"}`))
 	f.Add([]byte(`{"version":2}`))
 	f.Add([]byte(`{"version":1,"uuid":"x","targets":[]}`))
 	f.Add([]byte(`{} {}`))
@@ -73,6 +73,28 @@ func FuzzParsePoolMeta(f *testing.F) {
 		}
 		if back.UUID != m.UUID || len(back.Targets) != len(m.Targets) || !back.Created.Equal(m.Created) {
 			t.Fatalf("round trip changed %+v to %+v", m, back)
+		}
+	})
+}
+
+// FuzzParseExtentName feeds parseExtentName the names found in a target's
+// directory: it must not panic, and what it accepts must be what
+// extentName writes for the id and chunk size it returns.
+func FuzzParseExtentName(f *testing.F) {
+	f.Add(extentName(object.NewOID(object.SX, 1234), 1<<20))
+	f.Add("2000000000000.4d2")
+	f.Add("1.2.0")
+	f.Add("target.json")
+	f.Fuzz(func(t *testing.T, name string) {
+		oid, cs, err := parseExtentName(name)
+		if err != nil {
+			return
+		}
+		if cs <= 0 {
+			t.Fatalf("%q: chunk size %d accepted", name, cs)
+		}
+		if again, cs2, err := parseExtentName(extentName(oid, cs)); err != nil || again != oid || cs2 != cs {
+			t.Fatalf("%q: %v, %d does not round-trip: %v, %d, %v", name, oid, cs, again, cs2, err)
 		}
 	})
 }

@@ -184,11 +184,12 @@ func (s *kvStore) sync() error { return s.log.flush(s.log.size.Load()) }
 // log's bytes, and its extent files are removed.
 func (st *contState) resolveMoves() error {
 	for _, oid := range st.kv.heldOIDs() {
-		if !st.sizes.has(oid) {
+		cs, ok := st.sizes.chunk(oid)
+		if !ok {
 			continue
 		}
 		for _, d := range st.dirs {
-			path := extentFile(d, oid)
+			path := extentFile(d, oid, cs)
 			if err := unix.Unlink(path); err != nil && !errors.Is(err, unix.ENOENT) {
 				return fmt.Errorf("open container %q: remove the extents of %v, which its log holds: %w", st.label, oid, err)
 			}

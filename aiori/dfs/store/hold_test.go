@@ -18,7 +18,7 @@ func extentFiles(t *testing.T, c *Container, a object.Array) int {
 	t.Helper()
 	n := 0
 	for i := range c.st.dirs {
-		if _, err := os.Stat(c.extentPath(i, a.OID)); err == nil {
+		if _, err := os.Stat(c.extentPath(i, a.OID, a.ChunkSize)); err == nil {
 			n++
 		} else if !errors.Is(err, os.ErrNotExist) {
 			t.Fatal(err)
@@ -260,7 +260,7 @@ func TestHoldMoveInterrupted(t *testing.T) {
 	// What the move had written before the kill: the held bytes, and
 	// part of the write that moved it, in the extent files.
 	for i := range c.st.dirs {
-		if err := os.WriteFile(c.extentPath(i, a.OID), bytes.Repeat([]byte("x"), 9000), 0o644); err != nil {
+		if err := os.WriteFile(c.extentPath(i, a.OID, a.ChunkSize), bytes.Repeat([]byte("x"), 9000), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -188,6 +189,10 @@ func TestOpenRefuses(t *testing.T) {
 	}{
 		{"no pool", func(dir string) { os.Remove(filepath.Join(dir, poolFile)) }, object.ErrNotExist},
 		{"bad pool.json", func(dir string) { os.WriteFile(filepath.Join(dir, poolFile), []byte(`{"version":9}`), 0o644) }, object.ErrInvalid},
+		{"pool.json of schema version 1", func(dir string) {
+			b, _ := os.ReadFile(filepath.Join(dir, poolFile))
+			os.WriteFile(filepath.Join(dir, poolFile), regexp.MustCompile(`"version": *2`).ReplaceAll(b, []byte(`"version": 1`)), 0o644)
+		}, object.ErrInvalid},
 		{"target missing", func(dir string) { os.RemoveAll(filepath.Join(dir, "tgt1")) }, fs.ErrNotExist},
 		{"target of another index", func(dir string) {
 			os.Rename(filepath.Join(dir, "tgt0"), filepath.Join(dir, "x"))

@@ -22,7 +22,7 @@ const (
 
 // SchemaVersion is the version of pool.json and target.json this package
 // writes and reads.
-const SchemaVersion = 1
+const SchemaVersion = 2
 
 // MaxTargets is the most targets a pool may have: object.MaxStripe.
 const MaxTargets = object.MaxStripe
@@ -71,7 +71,11 @@ func parsePoolMeta(b []byte) (poolMeta, error) {
 // check validates what parsePoolMeta decoded and Create is about to write.
 func (m poolMeta) check() error {
 	if m.Version != SchemaVersion {
-		return fmt.Errorf("schema version %d: %w (this build reads %d)", m.Version, object.ErrInvalid, SchemaVersion)
+		hint := ""
+		if m.Version > 0 && m.Version < SchemaVersion {
+			hint = "; the pool was made by an earlier hpcbench, whose extent files lie otherwise: destroy it and create it again"
+		}
+		return fmt.Errorf("schema version %d: %w (this build reads %d%s)", m.Version, object.ErrInvalid, SchemaVersion, hint)
 	}
 	if !uuidRE.MatchString(m.UUID) {
 		return fmt.Errorf("uuid %q: %w", m.UUID, object.ErrInvalid)

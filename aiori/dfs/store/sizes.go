@@ -10,27 +10,35 @@ import (
 	"github.com/hpcbench/hpcbench/aiori/dfs/object"
 )
 
-// sizeIndex knows each array's size without a system call: built when the
-// container opens, from the extent files on its targets (an array's size
-// is the largest end of its extents), and kept up to date by the engine,
-// which alone writes them. An array with no entry has no extent file: its
-// size is 0. This is what makes a stat, a read's end-of-file check and a
-// create-then-stat (mdtest) cost no fstat or failed open on every target.
+// sizeIndex knows each array's size and chunk size without a system call:
+// built when the container opens, from the extent files on its targets (a
+// file's name carries the chunk size, and with it where its bytes lie in
+// the array: an array's size is the largest logical end its files reach),
+// and kept up to date by the engine, which alone writes them. An array
+// with no entry has no extent file: its size is 0. This is what makes a
+// stat, a read's end-of-file check and a create-then-stat (mdtest) cost
+// no fstat or failed open on every target.
 type sizeIndex struct {
 	mu    sync.Mutex
-	sizes map[object.OID]int64
+	sizes map[object.OID]extents
 }
 
-// loadSizes reads the extent files in dirs.
+// extents is what the index knows of one array.
+type extents struct {
+	size, cs int64
+}
+
+// loadSizes reads the extent files in dirs, the container's directories
+// on its targets in placement order.
 func loadSizes(dirs []string) (*sizeIndex, error) {
-	ix := &sizeIndex{sizes: make(map[object.OID]int64)}
-	for _, d := range dirs {
+	ix := &sizeIndex{sizes: make(map[object.OID]extents)}
+	for t, d := range dirs {
 		ents, err := os.ReadDir(d)
 		if err != nil {
 			return nil, fmt.Errorf("index the extents in %s: %w", d, err)
 		}
 		for _, e := range ents {
-			oid, err := object.ParseOID(e.Name())
+			oid, cs, err := parseExtentName(e.Name())
 			if err != nil || !e.Type().IsRegular() {
 				continue // not an extent file
 			}
@@ -38,7 +46,11 @@ func loadSizes(dirs []string) (*sizeIndex, error) {
 			if err := unix.Stat(d+"/"+e.Name(), &st); err != nil {
 				return nil, fmt.Errorf("index the extents in %s: %w", d, err)
 			}
-			ix.sizes[oid] = max(ix.sizes[oid], st.Size)
+			if old, ok := ix.sizes[oid]; ok && old.cs != cs {
+				return nil, fmt.Errorf("index the extents in %s: %v has extent files in chunks of %d and of %d bytes", d, oid, old.cs, cs)
+			}
+			end := newStripe(oid, cs, len(dirs)).logicalEnd(t, st.Size)
+			ix.sizes[oid] = extents{size: max(ix.sizes[oid].size, end), cs: cs}
 		}
 	}
 	return ix, nil
@@ -48,20 +60,29 @@ func loadSizes(dirs []string) (*sizeIndex, error) {
 func (ix *sizeIndex) get(oid object.OID) int64 {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
-	return ix.sizes[oid]
+	return ix.sizes[oid].size
 }
 
-// wrote records that oid's bytes reach end.
-func (ix *sizeIndex) wrote(oid object.OID, end int64) {
+// chunk returns the chunk size oid's extent files were written in, if it
+// has any.
+func (ix *sizeIndex) chunk(oid object.OID) (int64, bool) {
 	ix.mu.Lock()
-	ix.sizes[oid] = max(ix.sizes[oid], end)
+	defer ix.mu.Unlock()
+	e, ok := ix.sizes[oid]
+	return e.cs, ok
+}
+
+// wrote records that oid's bytes, in chunks of cs, reach end.
+func (ix *sizeIndex) wrote(oid object.OID, cs, end int64) {
+	ix.mu.Lock()
+	ix.sizes[oid] = extents{size: max(ix.sizes[oid].size, end), cs: cs}
 	ix.mu.Unlock()
 }
 
 // set records oid's size after a SetSize.
-func (ix *sizeIndex) set(oid object.OID, size int64) {
+func (ix *sizeIndex) set(oid object.OID, cs, size int64) {
 	ix.mu.Lock()
-	ix.sizes[oid] = size
+	ix.sizes[oid] = extents{size: size, cs: cs}
 	ix.mu.Unlock()
 }
 
