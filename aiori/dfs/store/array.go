@@ -211,8 +211,8 @@ func (c *Container) key(oid object.OID, cs int64, t int, f object.IOFlags) fdKey
 }
 
 // WriteArray writes p at off: into the log when the array is held there
-// (hold.go), else each piece with pwrite(2) at its logical offset in its
-// target's extent file, which the first write creates.
+// (hold.go), else each piece with pwrite(2) at its place in its target's
+// extent file (stripe.local), which the first write creates.
 func (c *Container) WriteArray(ctx context.Context, a object.Array, off int64, p []byte, f object.IOFlags) error {
 	err := c.check(ctx)
 	if err == nil {
@@ -232,15 +232,20 @@ func (c *Container) WriteArray(ctx context.Context, a object.Array, off int64, p
 func (c *Container) write(a object.Array, off int64, p []byte, f object.IOFlags) error {
 	l := c.st.locks.of(a.OID)
 	l.RLock()
-	if !c.st.kv.isHeld(a.OID) && (c.st.sizes.has(a.OID) || !holdable(off, len(p), f)) {
+	_, held := c.st.kv.heldSize(a.OID)
+	ext, has := c.st.sizes.lookup(a.OID)
+	if !held && (has || !holdable(off, len(p), f)) {
 		defer l.RUnlock()
-		return c.writeExtents(a, off, p, f)
+		if has && ext.cs != a.ChunkSize {
+			return chunkErr(a, ext.cs)
+		}
+		return c.putExtents(a, off, p, f)
 	}
 	l.RUnlock()
 	l.Lock()
 	defer l.Unlock()
 	old, held := c.st.kv.held(a.OID)
-	if (held || !c.st.sizes.has(a.OID)) && holdable(off, len(p), f) {
+	if _, has := c.st.sizes.lookup(a.OID); (held || !has) && holdable(off, len(p), f) {
 		ok, err := c.st.kv.hold(a.OID, func(old []byte) []byte { return writeBytes(old, off, p) }, f&object.Sync != 0)
 		if ok || err != nil {
 			return err
@@ -264,11 +269,17 @@ func (c *Container) move(a object.Array, b []byte) error {
 	return c.st.kv.unhold(a.OID)
 }
 
-// writeExtents writes p at off to the array's extent files.
+// writeExtents writes p at off to the array's extent files, once it has
+// checked that they are in a's chunk size.
 func (c *Container) writeExtents(a object.Array, off int64, p []byte, f object.IOFlags) error {
 	if err := c.checkChunks(a); err != nil {
 		return err
 	}
+	return c.putExtents(a, off, p, f)
+}
+
+// putExtents is writeExtents past the check.
+func (c *Container) putExtents(a object.Array, off int64, p []byte, f object.IOFlags) error {
 	if f&object.Direct != 0 && !isAligned(p) {
 		p = append(bounce(len(p))[:0], p...)
 	}
@@ -310,10 +321,14 @@ func (c *Container) writePiece(a object.Array, pc piece, p []byte, f object.IOFl
 // array's extent files were written in: its bytes lie where that size
 // put them (the namespace passes each file's own chunk size every time).
 func (c *Container) checkChunks(a object.Array) error {
-	if cs, ok := c.st.sizes.chunk(a.OID); ok && cs != a.ChunkSize {
-		return fmt.Errorf("chunk size %d: %w (the array's extents were written in chunks of %d bytes)", a.ChunkSize, object.ErrInvalid, cs)
+	if e, ok := c.st.sizes.lookup(a.OID); ok && e.cs != a.ChunkSize {
+		return chunkErr(a, e.cs)
 	}
 	return nil
+}
+
+func chunkErr(a object.Array, cs int64) error {
+	return fmt.Errorf("chunk size %d: %w (the array's extents were written in chunks of %d bytes)", a.ChunkSize, object.ErrInvalid, cs)
 }
 
 // ReadArray reads len(p) bytes at off; holes and missing extent files read
@@ -349,13 +364,11 @@ func (c *Container) readArray(ctx context.Context, a object.Array, off int64, p 
 		}
 		return n, nil
 	}
-	if err := c.checkChunks(a); err != nil {
-		return 0, err
+	ext, _ := c.st.sizes.lookup(a.OID) // size 0 without extent files
+	if ext.cs != 0 && ext.cs != a.ChunkSize {
+		return 0, chunkErr(a, ext.cs)
 	}
-	size, err := c.size(a.OID)
-	if err != nil {
-		return 0, err
-	}
+	size := ext.size
 	if off >= size {
 		return 0, io.EOF
 	}
@@ -404,11 +417,12 @@ func (c *Container) readPiece(a object.Array, pc piece, p []byte, f object.IOFla
 
 // size is the size of oid's array held in the log, or the largest extent
 // end over its targets, from the container's size index (no system call).
-func (c *Container) size(oid object.OID) (int64, error) {
+func (c *Container) size(oid object.OID) int64 {
 	if n, ok := c.st.kv.heldSize(oid); ok {
-		return n, nil
+		return n
 	}
-	return c.st.sizes.get(oid), nil
+	ext, _ := c.st.sizes.lookup(oid)
+	return ext.size
 }
 
 // extentSize is the size of a's extent file on target t, 0 for a
@@ -426,17 +440,13 @@ func (c *Container) extentSize(a object.Array, t int) (int64, error) {
 	return st.Size, nil
 }
 
-// ArraySize returns the largest extent end over the array's targets.
+// ArraySize returns the array's size: held in the log, or the largest
+// logical end its extent files reach.
 func (c *Container) ArraySize(ctx context.Context, a object.Array) (int64, error) {
-	err := c.check(ctx)
-	var size int64
-	if err == nil {
-		size, err = c.size(a.OID)
-	}
-	if err != nil {
+	if err := c.check(ctx); err != nil {
 		return 0, fmt.Errorf("size of %v: %w", a.OID, err)
 	}
-	return size, nil
+	return c.size(a.OID), nil
 }
 
 // SetSize truncates every extent file longer than size to size (what lay
@@ -464,10 +474,11 @@ func (c *Container) resize(a object.Array, size int64) error {
 	l.Lock()
 	defer l.Unlock()
 	old, held := c.st.kv.held(a.OID)
-	if !held && !c.st.sizes.has(a.OID) && size == 0 {
+	_, has := c.st.sizes.lookup(a.OID)
+	if !held && !has && size == 0 {
 		return nil // a new array, empty as it was
 	}
-	if (held || !c.st.sizes.has(a.OID)) && holdable(0, int(size), 0) {
+	if (held || !has) && holdable(0, int(size), 0) {
 		ok, err := c.st.kv.hold(a.OID, func(old []byte) []byte { return resizeBytes(old, size) }, false)
 		if ok || err != nil {
 			return err
@@ -523,7 +534,8 @@ func (c *Container) setSize(a object.Array, size int64) error {
 // the log when it holds the array.
 func (c *Container) SyncArray(ctx context.Context, a object.Array) error {
 	err := c.check(ctx)
-	held := err == nil && c.st.kv.isHeld(a.OID)
+	_, held := c.st.kv.heldSize(a.OID)
+	held = held && err == nil
 	if held {
 		err = c.st.kv.sync()
 	}
@@ -555,10 +567,11 @@ func (c *Container) syncExtent(a object.Array, t int) error {
 func (c *Container) unlinkExtents(oid object.OID) error {
 	// Unlink first, then drop the cached descriptors: a lookup racing the
 	// punch then finds no file rather than caching the unlinked one.
-	cs, ok := c.st.sizes.chunk(oid)
+	ext, ok := c.st.sizes.lookup(oid)
 	if !ok {
 		return nil // never written: no extent file on any target (mdtest's empty files)
 	}
+	cs := ext.cs
 	defer c.p.fds.evictObject(c.st.meta.UUID, oid, cs, len(c.st.dirs))
 	defer c.st.sizes.drop(oid)
 	for t := range c.st.dirs {

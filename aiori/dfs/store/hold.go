@@ -63,15 +63,8 @@ func (s *kvStore) held(oid object.OID) ([]byte, bool) {
 	return append([]byte{}, v...), true
 }
 
-// isHeld reports whether the log holds oid's array.
-func (s *kvStore) isHeld(oid object.OID) bool {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	_, ok := s.arrays[oid]
-	return ok
-}
-
-// heldSize returns the size of oid's array if the log holds it.
+// heldSize returns the size of oid's array if the log holds it (ok
+// reports whether it does).
 func (s *kvStore) heldSize(oid object.OID) (int64, bool) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
@@ -184,12 +177,12 @@ func (s *kvStore) sync() error { return s.log.flush(s.log.size.Load()) }
 // log's bytes, and its extent files are removed.
 func (st *contState) resolveMoves() error {
 	for _, oid := range st.kv.heldOIDs() {
-		cs, ok := st.sizes.chunk(oid)
+		ext, ok := st.sizes.lookup(oid)
 		if !ok {
 			continue
 		}
 		for _, d := range st.dirs {
-			path := extentFile(d, oid, cs)
+			path := extentFile(d, oid, ext.cs)
 			if err := unix.Unlink(path); err != nil && !errors.Is(err, unix.ENOENT) {
 				return fmt.Errorf("open container %q: remove the extents of %v, which its log holds: %w", st.label, oid, err)
 			}

@@ -43,6 +43,12 @@ func readAll(t *testing.T, c *Container, a object.Array) []byte {
 	return b[:n]
 }
 
+// isHeld reports whether c's log holds oid's array.
+func isHeld(c *Container, oid object.OID) bool {
+	_, ok := c.st.kv.heldSize(oid)
+	return ok
+}
+
 // openCont opens pool dir and its container label; the caller closes
 // both (to reopen them, as a restarted engine does).
 func openCont(t *testing.T, dir, label string) (*Pool, *Container) {
@@ -131,7 +137,7 @@ func TestHold(t *testing.T) {
 			}
 		}
 		want[i] = model
-		if got := c.st.kv.isHeld(a.OID); got != tc.held {
+		if got := isHeld(c, a.OID); got != tc.held {
 			t.Errorf("%s: held in the log = %v, want %v", tc.name, got, tc.held)
 		}
 		if n := extentFiles(t, c, a); tc.held && n != 0 {
@@ -150,7 +156,7 @@ func TestHold(t *testing.T) {
 			if got := readAll(t, c, arrs[i]); !bytes.Equal(got, want[i]) {
 				t.Errorf("%s: %s: reads %d bytes, want %d", when, tc.name, len(got), len(want[i]))
 			}
-			if got := c.st.kv.isHeld(arrs[i].OID); got != tc.held {
+			if got := isHeld(c, arrs[i].OID); got != tc.held {
 				t.Errorf("%s: %s: held in the log = %v, want %v", when, tc.name, got, tc.held)
 			}
 		}
@@ -202,7 +208,7 @@ func TestHoldBudget(t *testing.T) {
 		if err := c.WriteArray(ctx, s.a, s.off, bytes.Repeat([]byte{byte(i + 1)}, s.n), 0); err != nil {
 			t.Fatal(err)
 		}
-		if got := c.st.kv.isHeld(s.a.OID); got != s.held {
+		if got := isHeld(c, s.a.OID); got != s.held {
 			t.Errorf("step %d: %v held = %v, want %v (%d bytes held)", i, s.a.OID, got, s.held, c.st.kv.heldBytes())
 		}
 	}
@@ -240,7 +246,7 @@ func TestHoldConcurrent(t *testing.T) {
 		}
 		for w := range writers {
 			if s := got[w*slot : (w+1)*slot]; !bytes.Equal(s, bytes.Repeat([]byte{byte(w + 1)}, slot)) {
-				t.Fatalf("round %d: slot %d lost its write (held: %v)", round, w, c.st.kv.isHeld(a.OID))
+				t.Fatalf("round %d: slot %d lost its write (held: %v)", round, w, isHeld(c, a.OID))
 			}
 		}
 	}

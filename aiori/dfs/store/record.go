@@ -154,7 +154,7 @@ func decodePayload(p []byte) (record, error) {
 	switch r.op {
 	case opPunch, opUnarray:
 		if len(p) != 0 {
-			return record{}, fmt.Errorf("%s record: %d bytes too many", opName(r.op), len(p))
+			return record{}, fmt.Errorf("record of kind %d (oid only): %d bytes too many", r.op, len(p))
 		}
 		return r, nil
 	case opArray:
@@ -185,23 +185,4 @@ func decodeString(p []byte) (string, []byte, error) {
 		return "", nil, errShort
 	}
 	return string(p[k : k+int(n)]), p[k+int(n):], nil
-}
-
-// opName names a record kind in errors.
-func opName(op byte) string {
-	switch op {
-	case opPut:
-		return "put"
-	case opRemove:
-		return "remove"
-	case opPunch:
-		return "punch"
-	case opReserve:
-		return "reserve"
-	case opArray:
-		return "array"
-	case opUnarray:
-		return "unarray"
-	}
-	return fmt.Sprintf("kind %d", op)
 }

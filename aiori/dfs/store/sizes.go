@@ -56,20 +56,13 @@ func loadSizes(dirs []string) (*sizeIndex, error) {
 	return ix, nil
 }
 
-// get returns oid's size.
-func (ix *sizeIndex) get(oid object.OID) int64 {
-	ix.mu.Lock()
-	defer ix.mu.Unlock()
-	return ix.sizes[oid].size
-}
-
-// chunk returns the chunk size oid's extent files were written in, if it
-// has any.
-func (ix *sizeIndex) chunk(oid object.OID) (int64, bool) {
+// lookup returns what the index knows of oid, if it has extent files:
+// its size and the chunk size they were written in.
+func (ix *sizeIndex) lookup(oid object.OID) (extents, bool) {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	e, ok := ix.sizes[oid]
-	return e.cs, ok
+	return e, ok
 }
 
 // wrote records that oid's bytes, in chunks of cs, reach end.
@@ -84,14 +77,6 @@ func (ix *sizeIndex) set(oid object.OID, cs, size int64) {
 	ix.mu.Lock()
 	ix.sizes[oid] = extents{size: size, cs: cs}
 	ix.mu.Unlock()
-}
-
-// has reports whether oid has extent files (an entry).
-func (ix *sizeIndex) has(oid object.OID) bool {
-	ix.mu.Lock()
-	defer ix.mu.Unlock()
-	_, ok := ix.sizes[oid]
-	return ok
 }
 
 // drop forgets a punched oid.
