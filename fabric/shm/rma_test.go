@@ -59,3 +59,48 @@ func TestRMA(t *testing.T) {
 		t.Errorf("write after Close: %v", err)
 	}
 }
+
+// TestView: a region exposed from this side's arena is reached in place
+// through the peer's View (writes through the view land in the buffer
+// itself) and is exposed even where the peer may not attach to this
+// process; a heap buffer has no view, and without that permission is not
+// exposed at all.
+func TestView(t *testing.T) {
+	tr := newTransport(t, DefaultOptions())
+	d, a := pair(t, tr)
+	buf := tr.Alloc(64 << 10)
+	defer tr.Free(buf)
+	heap := make([]byte, 64<<10)
+	if !d.PeerViews(buf) || d.PeerViews(heap) {
+		t.Fatalf("PeerViews: arena buffer %v, heap buffer %v; want true, false", d.PeerViews(buf), d.PeerViews(heap))
+	}
+	d.peerCanAccess = false // as under kernel.yama.ptrace_scope
+	key, release, err := d.Expose(buf)
+	if err != nil {
+		t.Fatalf("Expose of an arena buffer without attach permission: %v", err)
+	}
+	defer release()
+	v := a.View(key, 4096, 100)
+	if len(v) != 100 {
+		t.Fatalf("View of 100 bytes at 4096 = %d bytes, want 100", len(v))
+	}
+	copy(v, "through the view")
+	if got := string(buf[4096 : 4096+16]); got != "through the view" {
+		t.Errorf("the buffer holds %q after a write through the view", got)
+	}
+	if v := a.View(key, 64<<10-10, 100); v != nil {
+		t.Errorf("View past the region's end = %d bytes, want nil", len(v))
+	}
+	if _, _, err := d.Expose(heap); err == nil {
+		t.Errorf("Expose of a heap buffer without attach permission: no error")
+	}
+	d.peerCanAccess = true
+	hkey, hrel, err := d.Expose(heap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer hrel()
+	if v := a.View(hkey, 0, 100); v != nil {
+		t.Errorf("View of a heap buffer = %d bytes, want nil (not in the arena)", len(v))
+	}
+}
