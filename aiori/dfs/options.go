@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/hpcbench/hpcbench/aiori/dfs/object"
+	"github.com/hpcbench/hpcbench/aiori/dfs/store"
 	"github.com/hpcbench/hpcbench/internal/units"
 )
 
@@ -67,6 +68,9 @@ func (o *Options) Validate() error {
 	if err := CheckPool(o.Pool, true); err != nil {
 		return fmt.Errorf("--dfs.pool: %w", err)
 	}
+	if err := CheckSchema(o.Pool); err != nil {
+		return fmt.Errorf("--dfs.pool: %w", err)
+	}
 	if err := object.CheckLabel(o.Cont); err != nil {
 		return fmt.Errorf("--dfs.cont: %w", err)
 	}
@@ -100,6 +104,17 @@ func (o *Options) classes(props object.ContProps) (file, dir object.Class) {
 		dir = c
 	}
 	return file, dir
+}
+
+// CheckSchema says, in one line, why this build cannot open the pool in
+// dir for its pool.json: one of another schema version (a pool made by an
+// earlier hpcbench) or a damaged one. A dir without pool.json passes (the
+// pool made on first use; CheckPool has the say there).
+func CheckSchema(dir string) error {
+	if err := store.Check(dir); err != nil && !errors.Is(err, object.ErrNotExist) {
+		return fmt.Errorf("pool %s: %w", dir, err)
+	}
+	return nil
 }
 
 // CheckPool says, in one line, why dir holds no pool. With firstUse a

@@ -102,13 +102,13 @@ func runDfsAdmin(ctx context.Context, stdout io.Writer, what, verb string, args 
 		return nil
 	}
 	if what == "pool" && verb == "query" {
-		if err := dfs.CheckPool(pos[0], false); err != nil {
+		if err := checkPoolArg(pos[0]); err != nil {
 			return usagef("%s: %v", name, err)
 		}
 		return poolQuery(ctx, stdout, pos[0], *format, "pool")
 	}
 	// cont: through whoever holds the pool.
-	if err := dfs.CheckPool(pos[0], false); err != nil {
+	if err := checkPoolArg(pos[0]); err != nil {
 		return usagef("%s: %v", name, err)
 	}
 	pool, closePool, err := dfs.AdminPool(ctx, pos[0])
@@ -247,6 +247,15 @@ func contQuery(ctx context.Context, stdout io.Writer, pool object.Pool, dir, lab
 	return nil
 }
 
+// checkPoolArg says why dir is no pool this build can open: none there,
+// or one whose pool.json it cannot read (an earlier schema version).
+func checkPoolArg(dir string) error {
+	if err := dfs.CheckPool(dir, false); err != nil {
+		return err
+	}
+	return dfs.CheckSchema(dir)
+}
+
 // poolList lists the pools among parent's directories.
 func poolList(ctx context.Context, stdout io.Writer, parent string) error {
 	ents, err := os.ReadDir(parent)
@@ -286,7 +295,7 @@ func runDfsEngine(ctx context.Context, stdout, stderr io.Writer, args []string) 
 	if *dir == "" {
 		return usagef("dfs engine: --pool: required: the pool's directory")
 	}
-	if err := dfs.CheckPool(*dir, false); err != nil {
+	if err := checkPoolArg(*dir); err != nil {
 		return usagef("dfs engine: --pool: %v", err)
 	}
 	// SIGTERM and SIGINT end ctx (see mainExit); the engine then stops.

@@ -3,9 +3,12 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -143,6 +146,18 @@ func TestDFSBadInput(t *testing.T) {
 	ior := func(more ...string) []string {
 		return append([]string{"ior", "-a", "DFS", "-w", "-b", "1m", "-t", "1m", "-o", "/f"}, more...)
 	}
+	// A pool of schema version 1, as an earlier hpcbench made it.
+	old := filepath.Join(dir, "old")
+	dfsRun(t, dir, "dfs", "pool", "create", old, "--targets", "1")
+	oldJSON, err := os.ReadFile(filepath.Join(old, "pool.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(old, "pool.json"), regexp.MustCompile(`"version": *2`).ReplaceAll(oldJSON, []byte(`"version": 1`)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const oldWant = "schema version 1: invalid argument (this build reads 2; the pool was made by an earlier hpcbench"
+
 	for _, tc := range []struct {
 		args []string
 		want string
@@ -168,6 +183,10 @@ func TestDFSBadInput(t *testing.T) {
 		{[]string{"dfs", "cont", "create", filepath.Join(dir, "nope"), "c"}, "no such directory"},
 		{[]string{"dfs", "engine"}, "--pool: required"},
 		{[]string{"dfs", "frob"}, `unknown command "frob"`},
+		{ior("--dfs.pool", old, "--dfs.cont", "c"), "--dfs.pool: pool " + old + ": " + filepath.Join(old, "pool.json") + ": " + oldWant},
+		{[]string{"dfs", "pool", "query", old}, oldWant},
+		{[]string{"dfs", "cont", "create", old, "c"}, oldWant},
+		{[]string{"dfs", "engine", "--pool", old}, oldWant},
 	} {
 		before := tree(t, dir)
 		r := testenv.Run(t, testenv.Context(t, time.Minute), dir, noPMIEnv, hpcbench, tc.args...)
@@ -177,6 +196,11 @@ func TestDFSBadInput(t *testing.T) {
 		if after := tree(t, dir); after != before {
 			t.Errorf("%q changed the tree:\nbefore:\n%s\nafter:\n%s", tc.args, before, after)
 		}
+	}
+	// What the refusal asks for works: the old pool is destroyed.
+	dfsRun(t, dir, "dfs", "pool", "destroy", old)
+	if _, err := os.Stat(old); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("pool destroy of a schema version 1 pool left %s: %v", old, err)
 	}
 }
 

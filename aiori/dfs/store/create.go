@@ -63,7 +63,7 @@ func create(dir string, o CreateOptions) error {
 		}
 	}
 	meta := poolMeta{Version: SchemaVersion, UUID: newUUID(), Targets: targets, Created: time.Now().UTC()}
-	if err := meta.check(); err != nil {
+	if err := meta.check(SchemaVersion); err != nil {
 		return err
 	}
 

@@ -11,7 +11,8 @@ import (
 // Destroy removes the pool in dir: each target (only if its target.json
 // says it is this pool's; a missing one is skipped, so a Destroy cut short
 // can be run again), then dir. It refuses while an engine has the pool
-// open.
+// open. A pool of an earlier schema version, which Open refuses, is
+// removed all the same: that is what its refusal asks the user to do.
 func Destroy(dir string) error {
 	if err := destroy(dir); err != nil {
 		return fmt.Errorf("destroy pool %s: %w", dir, err)
@@ -20,7 +21,7 @@ func Destroy(dir string) error {
 }
 
 func destroy(dir string) error {
-	meta, err := readPoolMeta(dir)
+	meta, err := readPoolMetaFrom(dir, 1)
 	if err != nil {
 		return err
 	}

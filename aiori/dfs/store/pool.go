@@ -119,8 +119,20 @@ func open(dir string, o Options) (*Pool, error) {
 	return p, nil
 }
 
-// readPoolMeta reads and parses dir's pool.json.
-func readPoolMeta(dir string) (poolMeta, error) {
+// readPoolMeta reads and parses dir's pool.json, of this build's schema.
+func readPoolMeta(dir string) (poolMeta, error) { return readPoolMetaFrom(dir, SchemaVersion) }
+
+// Check says why Open would refuse the pool in dir for its pool.json (a
+// damaged one, or one of another schema version), reading nothing else
+// and taking no lock. A dir without pool.json wraps object.ErrNotExist.
+func Check(dir string) error {
+	_, err := readPoolMeta(dir)
+	return err
+}
+
+// readPoolMetaFrom reads and parses dir's pool.json, of a schema version
+// from oldest on.
+func readPoolMetaFrom(dir string, oldest int) (poolMeta, error) {
 	b, err := os.ReadFile(filepath.Join(dir, poolFile))
 	if errors.Is(err, fs.ErrNotExist) {
 		return poolMeta{}, fmt.Errorf("%s holds no pool (no %s): %w", dir, poolFile, object.ErrNotExist)
@@ -128,7 +140,7 @@ func readPoolMeta(dir string) (poolMeta, error) {
 	if err != nil {
 		return poolMeta{}, err
 	}
-	m, err := parsePoolMeta(b)
+	m, err := parsePoolMetaFrom(b, oldest)
 	if err != nil {
 		return poolMeta{}, fmt.Errorf("%s: %w", filepath.Join(dir, poolFile), err)
 	}

@@ -53,6 +53,12 @@ var uuidRE = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4
 // parsePoolMeta parses and checks pool.json's bytes (outside input: the
 // file may be damaged or from another version).
 func parsePoolMeta(b []byte) (poolMeta, error) {
+	return parsePoolMetaFrom(b, SchemaVersion)
+}
+
+// parsePoolMetaFrom is parsePoolMeta taking schema versions from oldest
+// to SchemaVersion: Destroy removes pools of earlier versions too.
+func parsePoolMetaFrom(b []byte, oldest int) (poolMeta, error) {
 	var m poolMeta
 	d := json.NewDecoder(bytes.NewReader(b))
 	d.DisallowUnknownFields()
@@ -62,15 +68,16 @@ func parsePoolMeta(b []byte) (poolMeta, error) {
 	if d.More() {
 		return poolMeta{}, fmt.Errorf("%w: data after the JSON object", object.ErrInvalid)
 	}
-	if err := m.check(); err != nil {
+	if err := m.check(oldest); err != nil {
 		return poolMeta{}, err
 	}
 	return m, nil
 }
 
-// check validates what parsePoolMeta decoded and Create is about to write.
-func (m poolMeta) check() error {
-	if m.Version != SchemaVersion {
+// check validates what parsePoolMeta decoded and Create is about to
+// write, of a schema version from oldest to SchemaVersion.
+func (m poolMeta) check(oldest int) error {
+	if m.Version < oldest || m.Version > SchemaVersion {
 		hint := ""
 		if m.Version > 0 && m.Version < SchemaVersion {
 			hint = "; the pool was made by an earlier hpcbench, whose extent files lie otherwise: destroy it and create it again"
