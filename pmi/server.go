@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net"
 	"os"
 	"path/filepath"
@@ -60,6 +61,9 @@ type Server struct {
 	eng   *Engine
 	peers []*peer
 	ln    net.Listener
+	// endLine is the line EndAccepting sends: a random token, so that no
+	// other client's first line ends the accepting.
+	endLine string
 
 	failOnce sync.Once
 	failErr  error
@@ -121,6 +125,7 @@ func NewServer(cfg ServerConfig) (*Server, error) {
 			return nil, fmt.Errorf("pmi: listen on %s: %w", cfg.Listen, err)
 		}
 		s.ln = ln
+		s.endLine = fmt.Sprintf("cmd=hpcbench-end-accepting token=%016x\n", rand.Uint64())
 		return s, nil
 	}
 	for _, p := range s.peers {
@@ -218,7 +223,27 @@ func (s *Server) Run(ctx context.Context) error {
 	return err
 }
 
-// acceptLoop serves PMI_PORT clients until every rank has connected.
+// EndAccepting tells a PMI_PORT server that no rank that has not connected
+// yet will: the launcher calls it once every rank has exited, so that Run
+// returns when the connections it has are done rather than waiting for
+// ranks that never used PMI. It connects to the listener itself and says
+// so; connections made before it, still waiting to be accepted, are queued
+// ahead of it and served first. Without a listener it does nothing.
+func (s *Server) EndAccepting() {
+	if s.ln == nil {
+		return
+	}
+	c, err := net.DialTimeout("tcp", s.ln.Addr().String(), time.Second)
+	if err != nil {
+		s.ln.Close() // cannot queue the end: stop at once
+		return
+	}
+	c.Write([]byte(s.endLine))
+	c.Close()
+}
+
+// acceptLoop serves PMI_PORT clients until every rank has connected, or
+// EndAccepting says no more will.
 func (s *Server) acceptLoop(wg *sync.WaitGroup) {
 	for connected := 0; connected < len(s.peers); connected++ {
 		c, err := s.ln.Accept()
@@ -239,6 +264,10 @@ func (s *Server) acceptLoop(wg *sync.WaitGroup) {
 			c.Close()
 			connected--
 			continue // a stray connection; keep waiting for the ranks
+		}
+		if line == s.endLine {
+			c.Close()
+			break
 		}
 		m, err := ParseLine(line)
 		id, _ := m.Get("pmiid")

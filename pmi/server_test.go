@@ -247,3 +247,42 @@ func TestServerPort(t *testing.T) {
 		t.Fatalf("Run = %v, want nil", err)
 	}
 }
+
+// TestServerEndAccepting: in PMI_PORT mode a rank that never connects (a
+// program that does not speak PMI) must not keep Run waiting once the
+// launcher says every rank has exited, and a connection queued before that
+// is still served: here one whose abort must still end the job as a failure.
+func TestServerEndAccepting(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		abort bool // rank 1 connects and aborts before EndAccepting
+	}{
+		{"nobody connects", false},
+		{"a queued abort", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := testServer(t, 3, func(c *ServerConfig) { c.Listen = "127.0.0.1:0" })
+			done := runServer(t, s)
+			if tc.abort {
+				c, err := net.Dial("tcp", s.Addr())
+				if err != nil {
+					t.Fatal(err)
+				}
+				c.Write([]byte("cmd=initack pmiid=1\ncmd=init pmi_version=1 pmi_subversion=1\ncmd=abort exitcode=5\n"))
+				c.Close()
+			}
+			s.EndAccepting()
+			err := wait(t, done)
+			if !tc.abort {
+				if err != nil {
+					t.Fatalf("Run = %v, want nil", err)
+				}
+				return
+			}
+			var re *RankError
+			if !errors.As(err, &re) || re.Rank != 1 || !re.Abort || re.Code != 5 {
+				t.Fatalf("Run = %v, want rank 1's abort with code 5", err)
+			}
+		})
+	}
+}

@@ -349,6 +349,7 @@ func (j *Job) Run(ctx context.Context) error {
 	// Let the server see the last EOFs (and any failure they mean), but do
 	// not wait for connections a leftover process may hold.
 	if jb.fail == nil {
+		srv.EndAccepting() // every rank has exited: none is still to connect
 		select {
 		case <-srvDone:
 		case <-time.After(time.Second):
