@@ -201,7 +201,7 @@ func (p *Pool) sweep() error {
 			return err
 		}
 		for _, e := range ents {
-			if e.IsDir() && uuidRE.MatchString(e.Name()) && !known[e.Name()] {
+			if e.IsDir() && isUUID(e.Name()) && !known[e.Name()] {
 				os.RemoveAll(filepath.Join(t, e.Name()))
 			}
 		}

@@ -258,7 +258,7 @@ func TestContainers(t *testing.T) {
 	}
 	info, err := p.QueryCont(ctx, "a")
 	if err != nil || info.Label != "a" || info.Props != (object.ContProps{ChunkSize: 8192, OClass: object.S2, DirOClass: object.S1}) ||
-		info.Objects != 2 || info.ArrayBytes < 3*8192 || !uuidRE.MatchString(info.UUID) {
+		info.Objects != 2 || info.ArrayBytes < 3*8192 || !isUUID(info.UUID) {
 		t.Errorf("QueryCont = %+v, %v; want 2 objects, at least %d array bytes", info, err, 3*8192)
 	}
 	if err := p.DestroyCont(ctx, "a"); !errors.Is(err, ErrBusy) {

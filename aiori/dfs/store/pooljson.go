@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"time"
 
 	"github.com/hpcbench/hpcbench/aiori/dfs/object"
@@ -48,7 +47,27 @@ type targetMeta struct {
 	Index   int    `json:"index"`
 }
 
-var uuidRE = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
+// isUUID reports whether s is a UUID as this package writes them: lower
+// case hex in groups of 8-4-4-4-12 (see isLabel for why not a regexp).
+func isUUID(s string) bool {
+	if len(s) != 36 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch i {
+		case 8, 13, 18, 23:
+			if c != '-' {
+				return false
+			}
+		default:
+			if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+				return false
+			}
+		}
+	}
+	return true
+}
 
 // parsePoolMeta parses and checks pool.json's bytes (outside input: the
 // file may be damaged or from another version).
@@ -84,7 +103,7 @@ func (m poolMeta) check(oldest int) error {
 		}
 		return fmt.Errorf("schema version %d: %w (this build reads %d%s)", m.Version, object.ErrInvalid, SchemaVersion, hint)
 	}
-	if !uuidRE.MatchString(m.UUID) {
+	if !isUUID(m.UUID) {
 		return fmt.Errorf("uuid %q: %w", m.UUID, object.ErrInvalid)
 	}
 	if len(m.Targets) == 0 || len(m.Targets) > MaxTargets {
