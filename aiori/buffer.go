@@ -11,8 +11,11 @@ func AlignedBuffer(n int) []byte {
 	}
 	raw := make([]byte, n+Align)
 	off := 0
-	if rem := int(uintptr(unsafe.Pointer(&raw[0])) % Align); rem != 0 {
+	if rem := int(addrOf(raw) % Align); rem != 0 {
 		off = Align - rem
 	}
 	return raw[off : off+n : off+n]
 }
+
+// addrOf is the address of b's first byte; b is not empty.
+func addrOf(b []byte) uintptr { return uintptr(unsafe.Pointer(&b[0])) }

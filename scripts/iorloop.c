@@ -2,7 +2,7 @@
  * iorloop.c: the floor for hpcbench ior -a POSIX -F: IOR's loop in plain
  * system calls, nothing else.
  *
- *   iorloop -p PROCS -b BLOCK -t XFER -o PATH [-w] [-r] [-D] [-e] [-i REPS]
+ *   iorloop -p PROCS -b BLOCK -t XFER -o PATH [-w] [-r] [-D] [-e] [-H] [-i REPS]
  *
  * Forks PROCS processes. Process r owns PATH.<r as %08d> (IOR's -F name).
  * Each repetition, phase by phase between process-shared barriers, as IOR:
@@ -13,7 +13,10 @@
  *   read (-r):  barrier, open(O_RDONLY), as many pread(2)s, close(2);
  *
  * with O_DIRECT on both opens under -D. The buffer is one transfer from
- * posix_memalign (4 KiB-aligned), filled with IOR's timestamp pattern
+ * posix_memalign (4 KiB-aligned), or with -H from an anonymous mapping
+ * aligned to 2 MiB and advised MADV_HUGEPAGE (hpcbench's O_DIRECT buffer
+ * for transfers of 64 KiB and more, aiori.HugeBuffer: the device takes it
+ * in far fewer segments), filled with IOR's timestamp pattern
  * before the first write, so its pages are in before any timing. The file
  * is unlinked after the last repetition (and before the first, if a
  * previous run left it).
@@ -55,7 +58,7 @@ struct shared {
 };
 
 struct opts {
-	int procs, reps, write, read, direct, fsync;
+	int procs, reps, write, read, direct, fsync, huge;
 	long long block, xfer;
 	const char *path;
 };
@@ -104,8 +107,18 @@ static void run(struct shared *sh, const struct opts *o, int rank)
 {
 	char path[4096];
 	snprintf(path, sizeof path, "%s.%08d", o->path, rank);
-	void *p;
-	if ((errno = posix_memalign(&p, 4096, o->xfer)) != 0)
+	void *p, *map = NULL;
+	size_t maplen = 0;
+	if (o->huge) {
+		size_t hp = 2u << 20, len = ((size_t)o->xfer + hp - 1) / hp * hp;
+		maplen = len + hp;
+		map = mmap(NULL, maplen, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (map == MAP_FAILED)
+			die("mmap", "");
+		p = (char *)map + (hp - (uintptr_t)map % hp) % hp;
+		if (madvise(p, len, MADV_HUGEPAGE) != 0 && errno != EINVAL)
+			die("madvise", "");
+	} else if ((errno = posix_memalign(&p, 4096, o->xfer)) != 0)
 		die("posix_memalign", "");
 	char *buf = p;
 	/* IOR's signature is the time; any value does, it is untimed. */
@@ -120,7 +133,10 @@ static void run(struct shared *sh, const struct opts *o, int rank)
 	}
 	if (unlink(path) != 0 && errno != ENOENT)
 		die("unlink", path);
-	free(buf);
+	if (map != NULL)
+		munmap(map, maplen);
+	else
+		free(buf);
 }
 
 /* size parses N with an optional k, m or g suffix (powers of 1024). */
@@ -157,7 +173,7 @@ int main(int argc, char **argv)
 {
 	struct opts o = {.procs = 1, .reps = 1, .block = 1 << 20, .xfer = 1 << 20, .path = "testfile"};
 	int c;
-	while ((c = getopt(argc, argv, "p:b:t:o:i:wrDe")) != -1) {
+	while ((c = getopt(argc, argv, "p:b:t:o:i:wrDeH")) != -1) {
 		switch (c) {
 		case 'p': o.procs = atoi(optarg); break;
 		case 'i': o.reps = atoi(optarg); break;
@@ -168,8 +184,9 @@ int main(int argc, char **argv)
 		case 'r': o.read = 1; break;
 		case 'D': o.direct = 1; break;
 		case 'e': o.fsync = 1; break;
+		case 'H': o.huge = 1; break;
 		default:
-			fprintf(stderr, "usage: iorloop -p PROCS -b BLOCK -t XFER -o PATH [-w] [-r] [-D] [-e] [-i REPS]\n");
+			fprintf(stderr, "usage: iorloop -p PROCS -b BLOCK -t XFER -o PATH [-w] [-r] [-D] [-e] [-H] [-i REPS]\n");
 			return 2;
 		}
 	}

@@ -13,6 +13,12 @@ type Options struct {
 	// and a write lock for writes, and releases it afterwards
 	// (--posix.rangelocks). Two more system calls per transfer.
 	RangeLocks bool
+	// BasePages keeps IOR's transfer buffer in base pages with O_DIRECT,
+	// as IOR allocates it (--posix.basepages). By default an O_DIRECT
+	// buffer of aiori.HugeBufferMin or more is in transparent huge pages
+	// (aiori.HugeBuffer), which the device reads into and writes from in
+	// far fewer segments.
+	BasePages bool
 }
 
 // DefaultOptions returns the defaults: page-cached I/O without locks, as
@@ -20,11 +26,12 @@ type Options struct {
 func DefaultOptions() *Options { return &Options{} }
 
 // AddFlags registers --posix.odirect and --posix.rangelocks on fs, with
-// IOR's help texts.
+// IOR's help texts, and hpcbench's own --posix.basepages.
 func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.ODirect, "posix.odirect", o.ODirect, "Direct I/O Mode (O_DIRECT; needs 4 KiB-aligned transfers)")
 	fs.BoolVar(&o.RangeLocks, "posix.rangelocks", o.RangeLocks, "Use range locks (read locks for read ops)")
+	fs.BoolVar(&o.BasePages, "posix.basepages", o.BasePages, "ior with O_DIRECT: keep the transfer buffer in base pages, as IOR does (default: transfers of 64 KiB and more go from transparent huge pages, which the device takes in far fewer segments; mdtest's buffers are always in base pages)")
 }
 
-// Validate accepts every combination: both options are switches.
+// Validate accepts every combination: the options are switches.
 func (o *Options) Validate() error { return nil }

@@ -58,6 +58,9 @@ type Backend struct {
 	// CreateItem and ReadItem read without HintStore's lock (its lock and
 	// deferred unlock were 1% of an item's create or read).
 	single atomic.Bool
+
+	freeBuf func() error // unmaps AllocBuffer's huge-page buffer
+	huge    bool         // AllocBuffer made one: Describe says so
 }
 
 // SetHints records h for the files opened from now on.
@@ -68,13 +71,15 @@ func (b *Backend) SetHints(h aiori.Hints) {
 
 // What the backend implements.
 var (
-	_ aiori.Backend  = (*Backend)(nil)
-	_ aiori.Hinter   = (*Backend)(nil)
-	_ aiori.Syncer   = (*Backend)(nil)
-	_ aiori.Statfser = (*Backend)(nil)
-	_ aiori.Metadata = (*Backend)(nil)
-	_ aiori.File     = (*File)(nil)
-	_ aiori.Options  = (*Options)(nil)
+	_ aiori.Backend         = (*Backend)(nil)
+	_ aiori.Hinter          = (*Backend)(nil)
+	_ aiori.BufferAllocator = (*Backend)(nil)
+	_ aiori.Describer       = (*Backend)(nil)
+	_ aiori.Syncer          = (*Backend)(nil)
+	_ aiori.Statfser        = (*Backend)(nil)
+	_ aiori.Metadata        = (*Backend)(nil)
+	_ aiori.File            = (*File)(nil)
+	_ aiori.Options         = (*Options)(nil)
 )
 
 // New makes a POSIX backend from opts, which must be a *Options (nil means
