@@ -48,6 +48,12 @@
 #   DIRECT="0 1"              0 = buffered, 1 = O_DIRECT
 #   PROCS="1 2"               process counts
 #   DIR=/var/tmp              where the files go
+#   THREADS=2                 threads in each floor process (iorloop -T), the
+#                             others idle: an MPI rank's shape (IOR under
+#                             Debian's MPICH has 2, hpcbench's Go ranks
+#                             several), which costs a cached 4 KiB read a
+#                             quarter of its speed here (fdget's reference on
+#                             the file); THREADS=1 for the single-threaded floor
 #   HPCBENCH=PATH             benchmark this binary instead of building ./cmd/hpcbench
 #   IOR_C=PATH                also run IOR (the C original) from PATH under MPIEXEC
 #   MPIEXEC=mpiexec           the launcher for IOR_C
@@ -63,6 +69,7 @@ root=$(hb_repo_root)
 cd "$root"
 
 REPS=${REPS:-5}
+THREADS=${THREADS:-2}
 WARMUP=${WARMUP:-1}
 read -r -a xfers <<<"${XFERS:-1m 4k}"
 read -r -a directs <<<"${DIRECT:-0 1}"
@@ -164,7 +171,7 @@ pair_ratio() { awk -v a="$1" -v b="$2" '$a > 0 { print $b / $a }' "$tmp/pairs" |
 # for the cell in x, size, d, p and set its write and read figures (lw lr,
 # hw hr, fw fr, iw ir).
 run_floor() {
-	"$tmp/iorloop" -p "$p" -b "$size" -t "$x" -o "$work/loop" -w -r "${loopdirect[@]}" \
+	"$tmp/iorloop" -p "$p" -b "$size" -t "$x" -o "$work/loop" -w -r -T "$THREADS" "${loopdirect[@]}" \
 		>"$tmp/loop.out" 2>&1 || fail iorloop "$tmp/loop.out"
 	awk '$1 == "write" { print $3 }' "$tmp/loop.out" >"$tmp/lw"
 	awk '$1 == "read" { print $3 }' "$tmp/loop.out" >"$tmp/lr"
@@ -255,7 +262,7 @@ for x in "${xfers[@]}"; do
 done
 printf '%s\n' "load after: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 
-printf '\nhpcbench ior -a POSIX -F vs the floor (scripts/iorloop.c) and fio (psync), median of %s rounds, MiB/s\n' "$REPS"
+printf '\nhpcbench ior -a POSIX -F vs the floor (scripts/iorloop.c, %s threads a process) and fio (psync), median of %s rounds, MiB/s\n' "$THREADS" "$REPS"
 printf 'hb/floor and hb/fio are medians of each round'"'"'s own ratio; target hb/floor >= %s\n' "$target"
 header=$(printf '%-5s %-6s %-5s %-6s %10s %10s %10s %8s %8s' xfer direct procs phase floor hpcbench fio hb/floor hb/fio)
 [[ -n $IOR_C ]] && header+=$(printf ' %10s %8s' IOR hb/IOR)

@@ -34,6 +34,9 @@
 #   PROCS="1 2"   process counts
 #   UNIQUE=       1: a tree per rank (mdtest -u) instead of the shared one
 #   DIR=/var/tmp  where the files go
+#   THREADS=2     threads in each mdloop process (-T), the others idle: an
+#                 MPI rank's shape, as bench-ior.sh's floor (it moved no
+#                 phase's rate measurably here: 3 pairs, -n 2000 -F)
 #   STRICT=       1: exit 1 when a pairs ratio is below 0.95
 #   CPU=          1: also measure the CPU time per item of each side (user +
 #                 system, runs of N and 10*N items, the difference over 9*N),
@@ -49,6 +52,7 @@ root=$(hb_repo_root)
 cd "$root"
 
 REPS=${REPS:-7}
+THREADS=${THREADS:-2}
 N=${N:-1000}
 W=${W:-4096}
 read -r -a procs <<<"${PROCS:-1 2}"
@@ -94,7 +98,7 @@ median() {
 runloop() {
 	local p=$1 kind=$2 out=$3 n=${4:-$N}
 	# shellcheck disable=SC2086 # loopargs holds flags, split on purpose
-	"$tmp/mdloop" -n "$n" -p "$p" -d "$work" ${loopargs[$kind]} "${uflag[@]}" >"$out" 2>"$tmp/err" || {
+	"$tmp/mdloop" -n "$n" -p "$p" -d "$work" -T "$THREADS" ${loopargs[$kind]} "${uflag[@]}" >"$out" 2>"$tmp/err" || {
 		hb_log "mdloop -p $p ${loopargs[$kind]} failed: $(tail -n 3 "$tmp/err" | tr '\n' ' ')"
 		return 1
 	}
@@ -209,8 +213,8 @@ printf '%s\n' "load after: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 
 u=""
 [[ $UNIQUE == 1 ]] && u=" -u"
-printf '\nsyscall loop vs hpcbench mdtest%s, %s items per rank, -w/-e %s, %s pairs, ops/s (< : pairs ratio under %s)\n' \
-	"$u" "$N" "$W" "$REPS" "$target"
+printf '\nsyscall loop (%s threads a process) vs hpcbench mdtest%s, %s items per rank, -w/-e %s, %s pairs, ops/s (< : pairs ratio under %s)\n' \
+	"$THREADS" "$u" "$N" "$W" "$REPS" "$target"
 printf '%-5s %-19s %14s %14s %9s %9s %9s\n' ranks phase syscalls hpcbench hb/loop best pairs
 printf '%s\n' "${rows[@]}"
 if ((${#cpurows[@]})); then

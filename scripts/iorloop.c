@@ -2,7 +2,7 @@
  * iorloop.c: the floor for hpcbench ior -a POSIX -F: IOR's loop in plain
  * system calls, nothing else.
  *
- *   iorloop -p PROCS -b BLOCK -t XFER -o PATH [-w] [-r] [-D] [-e] [-H] [-i REPS]
+ *   iorloop -p PROCS -b BLOCK -t XFER -o PATH [-w] [-r] [-D] [-e] [-H] [-T THREADS] [-i REPS]
  *
  * Forks PROCS processes. Process r owns PATH.<r as %08d> (IOR's -F name).
  * Each repetition, phase by phase between process-shared barriers, as IOR:
@@ -20,6 +20,9 @@
  * before the first write, so its pages are in before any timing. The file
  * is unlinked after the last repetition (and before the first, if a
  * previous run left it).
+ *
+ * With -T, each process has THREADS threads (default 1), the others idle,
+ * as an MPI rank has (see floor_threads in floor.h).
  *
  * A phase's bandwidth is IOR's: PROCS*BLOCK bytes over the latest close
  * minus the earliest open. One line per phase and repetition, in MiB/s
@@ -58,7 +61,7 @@ struct shared {
 };
 
 struct opts {
-	int procs, reps, write, read, direct, fsync, huge;
+	int procs, reps, write, read, direct, fsync, huge, threads;
 	long long block, xfer;
 	const char *path;
 };
@@ -107,6 +110,7 @@ static void run(struct shared *sh, const struct opts *o, int rank)
 {
 	char path[4096];
 	snprintf(path, sizeof path, "%s.%08d", o->path, rank);
+	floor_threads(o->threads);
 	void *p, *map = NULL;
 	size_t maplen = 0;
 	if (o->huge) {
@@ -171,9 +175,9 @@ static void child(int rank, void *arg)
 
 int main(int argc, char **argv)
 {
-	struct opts o = {.procs = 1, .reps = 1, .block = 1 << 20, .xfer = 1 << 20, .path = "testfile"};
+	struct opts o = {.procs = 1, .reps = 1, .block = 1 << 20, .xfer = 1 << 20, .path = "testfile", .threads = 1};
 	int c;
-	while ((c = getopt(argc, argv, "p:b:t:o:i:wrDeH")) != -1) {
+	while ((c = getopt(argc, argv, "p:b:t:o:i:wrDeHT:")) != -1) {
 		switch (c) {
 		case 'p': o.procs = atoi(optarg); break;
 		case 'i': o.reps = atoi(optarg); break;
@@ -185,13 +189,18 @@ int main(int argc, char **argv)
 		case 'D': o.direct = 1; break;
 		case 'e': o.fsync = 1; break;
 		case 'H': o.huge = 1; break;
+		case 'T': o.threads = atoi(optarg); break;
 		default:
-			fprintf(stderr, "usage: iorloop -p PROCS -b BLOCK -t XFER -o PATH [-w] [-r] [-D] [-e] [-H] [-i REPS]\n");
+			fprintf(stderr, "usage: iorloop -p PROCS -b BLOCK -t XFER -o PATH [-w] [-r] [-D] [-e] [-H] [-T THREADS] [-i REPS]\n");
 			return 2;
 		}
 	}
 	if (o.procs < 1 || o.procs > MAXPROCS) {
 		fprintf(stderr, "iorloop: -p %d: want 1..%d\n", o.procs, MAXPROCS);
+		return 2;
+	}
+	if (o.threads < 1 || o.threads > 64) {
+		fprintf(stderr, "iorloop: -T %d: want 1..64\n", o.threads);
 		return 2;
 	}
 	if (o.reps < 1 || o.reps > MAXREPS) {

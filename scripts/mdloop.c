@@ -1,7 +1,7 @@
 /*
  * mdloop.c: the floor for hpcbench mdtest: plain syscalls, nothing else.
  *
- *   mdloop -n ITEMS -p PROCS -d DIR [-F | -D] [-u] [-w BYTES] [-e BYTES]
+ *   mdloop -n ITEMS -p PROCS -d DIR [-F | -D] [-u] [-w BYTES] [-e BYTES] [-T THREADS]
  *
  * Forks PROCS processes that run mdtest's phases on mdtest's layout, with
  * mdtest's names, between process-shared barriers:
@@ -22,6 +22,9 @@
  *   File stat            stat(file)
  *   File read            open(file, O_RDONLY), read BYTES (-e), close
  *   File removal         unlink(file)
+ *
+ * With -T, each process has THREADS threads (default 1), the others idle,
+ * as an MPI rank has (see floor_threads in floor.h).
  *
  * As mdtest, the default runs the directory phases then the file phases;
  * -F runs only the file phases and -D only the directory ones. (mdtest's
@@ -74,7 +77,7 @@ struct shared {
 
 struct config {
 	long n;
-	int procs, unique, dirs, files;
+	int procs, unique, dirs, files, threads;
 	size_t wbytes, rbytes;
 	const char *dir;
 };
@@ -159,6 +162,7 @@ static void op(int ph, const char *p, const char *renamed, char *buf, const stru
 static void run(struct shared *sh, int rank, const struct config *c)
 {
 	char top[4096], base[8192];
+	floor_threads(c->threads);
 	snprintf(top, sizeof top, "%s/test-dir.0-0", c->dir);
 	if (c->unique)
 		snprintf(base, sizeof base, "%s/mdtest_tree.%d.0", top, rank);
@@ -223,9 +227,9 @@ static void child(int rank, void *arg)
 
 int main(int argc, char **argv)
 {
-	struct config c = {.n = 1000, .procs = 1, .dirs = 1, .files = 1, .dir = "."};
+	struct config c = {.n = 1000, .procs = 1, .dirs = 1, .files = 1, .dir = ".", .threads = 1};
 	int ch;
-	while ((ch = getopt(argc, argv, "n:p:d:FDuw:e:")) != -1) {
+	while ((ch = getopt(argc, argv, "n:p:d:FDuw:e:T:")) != -1) {
 		switch (ch) {
 		case 'n': c.n = atol(optarg); break;
 		case 'p': c.procs = atoi(optarg); break;
@@ -235,10 +239,15 @@ int main(int argc, char **argv)
 		case 'u': c.unique = 1; break;
 		case 'w': c.wbytes = bytes(optarg, 'w'); break;
 		case 'e': c.rbytes = bytes(optarg, 'e'); break;
+		case 'T': c.threads = atoi(optarg); break;
 		default:
-			fprintf(stderr, "usage: mdloop -n ITEMS -p PROCS -d DIR [-F | -D] [-u] [-w BYTES] [-e BYTES]\n");
+			fprintf(stderr, "usage: mdloop -n ITEMS -p PROCS -d DIR [-F | -D] [-u] [-w BYTES] [-e BYTES] [-T THREADS]\n");
 			return 2;
 		}
+	}
+	if (c.threads < 1 || c.threads > 64) {
+		fprintf(stderr, "mdloop: -T %d: want 1..64\n", c.threads);
+		return 2;
 	}
 	if (c.n < 1 || c.procs < 1 || c.procs > MAXPROCS) {
 		fprintf(stderr, "mdloop: -n must be >= 1 and -p 1..%d\n", MAXPROCS);
