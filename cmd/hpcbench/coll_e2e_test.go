@@ -92,9 +92,11 @@ func TestColl256Ranks(t *testing.T) {
 }
 
 // TestCollRankKilled: a rank killed in the middle of the benchmarks ends the
-// job quickly, naming it.
+// job quickly, naming it. The job would last 10 s a size (-iter far above
+// what -time allows), so the kill at 2 s always lands in it: with IMB's
+// default -iter a quiet machine finished the whole job in 1.98 s.
 func TestCollRankKilled(t *testing.T) {
-	script := `if [ "$PMI_RANK" = 2 ]; then (sleep 2; kill -9 $$) & fi; exec "$0" coll -msglog 10:22 -time 10 Allreduce Alltoall`
+	script := `if [ "$PMI_RANK" = 2 ]; then (sleep 2; kill -9 $$) & fi; exec "$0" coll -msglog 10:22 -iter 1000000 -time 10 Allreduce Alltoall`
 	start := time.Now()
 	r := run(t, 2*time.Minute, "launch", "-n", "4", "--", "sh", "-c", script, hpcbench)
 	if r.Code != 137 || !strings.Contains(r.Stderr, "hpcbench: launch: rank 2 was killed by SIGKILL") {
