@@ -84,6 +84,12 @@ func parseSpawnRequest(msg []byte, fds []int) (spawnRequest, error) {
 // of its two goroutines only the reaper sits in a blocking system call
 // (wait4): with both blocked, sysmon woke every 20 µs to retake their Ps.
 func ServeSpawner(path string, argv []string) error {
+	// One P: the spawner's two goroutines take turns anyway (the loop
+	// forks, the reaper waits), and a second P only brought the
+	// scheduler's spinning threads and hand-offs between them onto CPUs
+	// the ranks being started need. launch -n 256 -- true, 30 interleaved
+	// pairs: wall 0.92x, CPU 0.90x; -n 1024, 10 pairs: 0.94x, 0.93x.
+	runtime.GOMAXPROCS(1)
 	if err := unix.SetNonblock(3, true); err != nil {
 		return fmt.Errorf("spawner: control socket (fd 3): %w", err)
 	}
