@@ -24,7 +24,10 @@ type collector struct {
 }
 
 func newCollector(size int) (*collector, error) {
-	ln, err := net.Listen("tcp", ":0")
+	// No keep-alive: each connection carries one record and closes, and
+	// its four setsockopts a connection were a cost per rank.
+	lc := net.ListenConfig{KeepAlive: -1}
+	ln, err := lc.Listen(context.Background(), "tcp", ":0")
 	if err != nil {
 		return nil, fmt.Errorf("listen for results: %w", err)
 	}
@@ -150,8 +153,8 @@ func sendTimes(ctx context.Context, addrs string, rank int, t Times, host string
 	b[recordSize] = byte(len(host))
 	b = append(b, host...)
 	var errs error
-	var d net.Dialer
-	for _, a := range splitComma(addrs) {
+	d := net.Dialer{KeepAlive: -1} // one record, then close (see newCollector)
+	for _, a := range dialOrder(splitComma(addrs), host) {
 		conn, err := d.DialContext(ctx, "tcp", a)
 		if err != nil {
 			errs = errors.Join(errs, err)
@@ -167,6 +170,26 @@ func sendTimes(ctx context.Context, addrs string, rank int, t Times, host string
 		return err
 	}
 	return errs
+}
+
+// dialOrder puts the loopback address first when rank 0's host name, the
+// first address's, is this rank's own: it then reaches rank 0 without
+// resolving the name (the resolver reads /etc/nsswitch.conf and
+// /etc/hosts, or asks DNS, in every rank).
+func dialOrder(addrs []string, host string) []string {
+	if len(addrs) < 2 {
+		return addrs
+	}
+	if h, _, err := net.SplitHostPort(addrs[0]); err != nil || h != host {
+		return addrs
+	}
+	for i, a := range addrs[1:] {
+		if h, _, err := net.SplitHostPort(a); err == nil && net.ParseIP(h).IsLoopback() {
+			out := append([]string{a}, addrs[:i+1]...)
+			return append(out, addrs[i+2:]...)
+		}
+	}
+	return addrs
 }
 
 func splitComma(s string) []string {

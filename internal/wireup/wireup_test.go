@@ -520,3 +520,22 @@ func TestResultHosts(t *testing.T) {
 		t.Errorf("hosts %d %q, want 3 [b a c]", r.Run.Hosts, r.Run.Hostnames)
 	}
 }
+
+func TestDialOrder(t *testing.T) {
+	for _, tc := range []struct {
+		addrs []string
+		host  string
+		want  []string
+	}{
+		{[]string{"vm:5", "127.0.0.1:5"}, "vm", []string{"127.0.0.1:5", "vm:5"}},
+		{[]string{"vm:5", "127.0.0.1:5"}, "node7", []string{"vm:5", "127.0.0.1:5"}},
+		{[]string{"vm:5"}, "vm", []string{"vm:5"}},
+		{[]string{"vm:5", "10.0.0.1:5", "[::1]:5"}, "vm", []string{"[::1]:5", "vm:5", "10.0.0.1:5"}},
+		{[]string{"vm:5", "10.0.0.1:5"}, "vm", []string{"vm:5", "10.0.0.1:5"}},
+		{[]string{"bad", "127.0.0.1:5"}, "bad", []string{"bad", "127.0.0.1:5"}},
+	} {
+		if got := dialOrder(tc.addrs, tc.host); strings.Join(got, ",") != strings.Join(tc.want, ",") {
+			t.Errorf("dialOrder(%q, %q) = %q, want %q", tc.addrs, tc.host, got, tc.want)
+		}
+	}
+}
