@@ -6,7 +6,7 @@ import (
 )
 
 // ErrNoRMA means a connection's transport has no one-sided RMA (it is not
-// an RMAConn: fabric/tcp).
+// an RMAConn: fabric/pipe).
 var ErrNoRMA = errors.New("fabric: the transport has no one-sided RMA")
 
 // RMAConn is implemented by connections that can reach a peer's memory
@@ -26,7 +26,9 @@ type RMAConn interface {
 	Expose(b []byte) (key []byte, release func() error, err error)
 	// Write copies b into the peer's region named by key, at byte off
 	// from its start. It returns once b may be reused and the bytes are in
-	// the peer's memory (verbs: the reliable connection's completion).
+	// the peer's memory (verbs: the reliable connection's completion),
+	// or, on a Progresser, once they are on their way: they land when the
+	// peer's side reads them, before any message sent after them.
 	// A write past the region's end is an error and moves nothing.
 	Write(ctx context.Context, key []byte, off int, b []byte) error
 	// Read copies len(b) bytes from the peer's region named by key, at
@@ -56,4 +58,20 @@ type RMAViewer interface {
 // reaches it in place.
 type PeerViewer interface {
 	PeerViews(b []byte) bool
+}
+
+// Progresser is implemented by RMA connections whose one-sided operations
+// are carried out by the target's own calls on the connection, as
+// libfabric's manual progress (fabric/tcp: the target's read side copies
+// a write's bytes into the exposed region and answers a read). There, a
+// Write lands in the peer's memory, and a Read is answered, when the peer
+// runs Recv or Progress on the connection (or an RMA Read of its own);
+// frames are handled in the order they were sent, so a Write has landed
+// before any message sent after it is received. A process that waits for
+// a peer's Write by watching its own memory calls Progress in its loop.
+type Progresser interface {
+	// Progress carries out the peer's next one-sided operation, waiting
+	// for it to arrive, or until ctx ends; messages that arrive first are
+	// kept for their Recvs.
+	Progress(ctx context.Context) error
 }

@@ -126,12 +126,12 @@ func fabricJSON(t *testing.T, r testenv.Result, test string, sizes int) *report.
 }
 
 // TestFabricServerClient: a server and a client on 127.0.0.1 (tcp, and
-// shm for the RMA tests) both print the same fi_pingpong table, every
-// message acknowledged and checked.
+// the RMA tests over tcp and shm) both print the same fi_pingpong table,
+// every message acknowledged and checked.
 func TestFabricServerClient(t *testing.T) {
-	for _, tc := range []struct{ test, provider string }{{"pingpong", "tcp"}, {"bw", "tcp"}, {"rma_pingpong", "shm"}, {"rma_bw", "shm"}} {
+	for _, tc := range []struct{ test, provider string }{{"pingpong", "tcp"}, {"bw", "tcp"}, {"rma_pingpong", "tcp"}, {"rma_bw", "tcp"}, {"rma_pingpong", "shm"}, {"rma_bw", "shm"}} {
 		test := tc.test
-		t.Run(test, func(t *testing.T) {
+		t.Run(test+"/"+tc.provider, func(t *testing.T) {
 			port := strconv.Itoa(freePort(t))
 			// The server is given another -I: it runs the client's plan and says so.
 			srv := startBackground(t, "fabric", test, "-p", tc.provider, "-B", port, "--timeout", "20s", "-I", "7")
@@ -173,7 +173,7 @@ func mustAtoi(t *testing.T, s string) int {
 }
 
 // TestFabricLaunched: launched on 2 ranks, over shm and tcp, -S all, the
-// RMA tests over shm, and under Debian's mpiexec.
+// RMA tests over both, and under Debian's mpiexec.
 func TestFabricLaunched(t *testing.T) {
 	for _, p := range []string{"shm", "tcp"} {
 		r := run(t, time.Minute, "launch", "-n", "2", "--", "hpcbench", "fabric", "pingpong", "-p", p, "-S", "all", "--max-size", "4k", "-I", "200", "-c", "--format", "json")
@@ -188,13 +188,16 @@ func TestFabricLaunched(t *testing.T) {
 	if n := len(row.Samples[report.FabMinMBps]); n < 4 || n > 6 {
 		t.Errorf("-D 0.6 --report-interval 100ms: %d intervals", n)
 	}
-	// The RMA tests over shm's cross-memory attach, every write checked.
-	for _, test := range []string{"rma_bw", "rma_pingpong"} {
-		r = run(t, time.Minute, "launch", "-n", "2", "--", "hpcbench", "fabric", test, "-p", "shm", "-S", "1,4k,1m", "-I", "200", "-c", "--format", "json")
-		res := fabricJSON(t, r, test, 3)
-		for _, row := range res.Tables[0].Rows {
-			if row.Metrics[0] != 200 || row.Metrics[1] != 200 {
-				t.Errorf("%s %s bytes: sent %g acked %g", test, row.Labels[0], row.Metrics[0], row.Metrics[1])
+	// The RMA tests over shm's cross-memory attach and over tcp's
+	// frames, every write checked.
+	for _, p := range []string{"shm", "tcp"} {
+		for _, test := range []string{"rma_bw", "rma_pingpong"} {
+			r = run(t, time.Minute, "launch", "-n", "2", "--", "hpcbench", "fabric", test, "-p", p, "-S", "1,4k,1m", "-I", "200", "-c", "--format", "json")
+			res := fabricJSON(t, r, test, 3)
+			for _, row := range res.Tables[0].Rows {
+				if row.Metrics[0] != 200 || row.Metrics[1] != 200 {
+					t.Errorf("%s -p %s, %s bytes: sent %g acked %g", test, p, row.Labels[0], row.Metrics[0], row.Metrics[1])
+				}
 			}
 		}
 	}
@@ -266,7 +269,6 @@ func TestFabricBadInput(t *testing.T) {
 		want string
 	}{
 		{[]string{"frob"}, `unknown test "frob": want one of pingpong, bw, rma_bw, rma_pingpong, allpairs, info`},
-		{[]string{"rma_bw", "-p", "tcp"}, "-p tcp: the tcp transport has no one-sided RMA"},
 		{[]string{"pingpong", "-e", "rdm"}, "-e rdm: hpcbench fabric has one endpoint type, msg"},
 		{[]string{"pingpong", "-p", "shm", "--event"}, "--event are verbs' options: -p shm has none of them"},
 		{[]string{"rma_pingpong", "-p", "shm", "-S", "0"}, "-S 0: must be 1 to"},

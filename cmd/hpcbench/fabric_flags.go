@@ -182,9 +182,6 @@ func parseFabric(test string, args []string, stdout io.Writer) (*fabricArgs, err
 	if fa.inline < -1 || fa.inline > 1<<16 || fa.gid < verbs.AutoGID || fa.gid > 1<<16 {
 		return nil, usagef("fabric %s: --inline must be 0 to 65536 and -g 0 to 65536", test)
 	}
-	if fabtest.IsRMA(test) && fa.provider == "tcp" {
-		return nil, usagef("fabric %s: -p tcp: the tcp transport has no one-sided RMA: use -p shm (cross-memory attach) or -p verbs", test)
-	}
 	if err := checkFabricMemory(fa.opts.Sizes); err != nil {
 		return nil, usagef("fabric %s: %v", test, err)
 	}

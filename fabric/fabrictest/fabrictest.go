@@ -209,6 +209,7 @@ func testConnPair(t *testing.T, mk func(t *testing.T) (a, b fabric.Conn), alloc 
 // a listener unblocks Accept and leaves its connections open; dialing a
 // closed listener fails; and four ranks connect all-to-all the way
 // internal/job did (see AllToAll) and exchange a message on every Conn.
+// When tr's Conns are fabric.RMAConns, the TestRMAPair cases follow.
 func TestTransport(t *testing.T, tr fabric.Transport) {
 	alloc, _ := tr.(fabric.Allocator)
 	for _, c := range transportCases {
@@ -225,4 +226,5 @@ func TestTransport(t *testing.T, tr fabric.Transport) {
 			return b, a
 		}, alloc)
 	})
+	testRMA(t, tr)
 }

@@ -35,13 +35,15 @@ type conn struct {
 	wmu  sync.Mutex
 	wd   side                 // write deadline and cancellation
 	whdr [frameHeaderLen]byte // header of the message being sent
-	iov  [2][]byte            // header and payload for one writev
+	iov  [3][]byte            // header, prefix and payload for one writev
 	bufs net.Buffers          // iov as net.Buffers; WriteTo consumes it
 	werr error                // sticky: the write side is unusable
 
 	rmu sync.Mutex
 	rd  side // read deadline and cancellation
 	rs  recvState
+
+	rma rmaState // one-sided RMA (rma.go)
 
 	// The receive busy-poll (see spinRead); spinFn is nil when it is off.
 	spin   time.Duration         // Options.RecvSpin: the most one read spins
@@ -81,6 +83,7 @@ var _ fabric.Conn = (*conn)(nil)
 // spin <= 0 turns that off.
 func newConn(nc *net.TCPConn, peer int, spin time.Duration) *conn {
 	c := &conn{nc: nc, peer: peer, singleP: runtime.GOMAXPROCS(0) == 1}
+	c.rma.done, c.rma.wake = make(chan error, 1), make(chan struct{}, 1)
 	c.wd.set = nc.SetWriteDeadline
 	c.rd.set = nc.SetReadDeadline
 	if spin > 0 && spinSupported {
@@ -132,47 +135,81 @@ func (s *spinState) adapt(waited, max time.Duration) {
 // ErrClosed instead of reading half a message, this side's later Sends fail,
 // and its Recvs keep working.
 func (c *conn) Send(ctx context.Context, tag uint32, b []byte) error {
+	if uint64(len(b)) > MaxMessageSize {
+		return fmt.Errorf("tcp: %s rank %d: %d-byte message: more than MaxMessageSize (%d)", sendOp(tag), c.peer, len(b), uint64(MaxMessageSize))
+	}
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
+	return c.writeFrame(ctx, frameOp{tag: tag}, tag, uint64(len(b)), nil, b)
+}
+
+// frameOp names what a frame carries, for errors: a message's tag, or one
+// of the RMA frames (rma.go).
+type frameOp struct {
+	kind uint64 // the header's frame kind; kindMessage for a Send
+	tag  uint32
+}
+
+// String is the operation as an error names it, before "rank N".
+func (o frameOp) String() string {
+	switch o.kind {
+	case kindWrite:
+		return "RMA write to"
+	case kindReadReq:
+		return "RMA read request to"
+	case kindReadResp:
+		return "RMA read reply to"
+	}
+	return sendOp(o.tag)
+}
+
+// writeFrame writes one frame, the header (tag, and word: the frame's kind
+// in its top byte and the payload's length), then pre and b, with one
+// writev and without copying. The caller holds wmu. Errors are Send's (see
+// there).
+func (c *conn) writeFrame(ctx context.Context, op frameOp, tag uint32, word uint64, pre, b []byte) error {
 	if c.closed.Load() {
-		return c.brokenErr(sendOp(tag), nil)
+		return c.brokenErr(op.String(), nil)
 	}
 	if c.werr != nil {
 		return c.werr
 	}
-	if uint64(len(b)) > MaxMessageSize {
-		return fmt.Errorf("tcp: %s rank %d: %d-byte message: more than MaxMessageSize (%d)", sendOp(tag), c.peer, len(b), uint64(MaxMessageSize))
-	}
 	if err := c.wd.arm(ctx); err != nil {
 		c.dropIfClosed()
-		return fmt.Errorf("tcp: %s rank %d: %w", sendOp(tag), c.peer, err)
+		return fmt.Errorf("tcp: %s rank %d: %w", op, c.peer, err)
 	}
 	binary.LittleEndian.PutUint32(c.whdr[0:4], tag)
-	binary.LittleEndian.PutUint64(c.whdr[4:12], uint64(len(b)))
-	c.iov[0], c.iov[1] = c.whdr[:], b
-	c.bufs = c.iov[:]
+	binary.LittleEndian.PutUint64(c.whdr[4:12], word)
+	c.iov[0] = c.whdr[:]
+	if pre == nil {
+		c.iov[1] = b
+		c.bufs = c.iov[:2]
+	} else {
+		c.iov[1], c.iov[2] = pre, b
+		c.bufs = c.iov[:3]
+	}
 	n, err := c.bufs.WriteTo(c.nc)
-	c.iov[1], c.bufs = nil, nil // do not keep the caller's buffer
+	c.iov[1], c.iov[2], c.bufs = nil, nil, nil // do not keep the caller's buffers
 	c.dropIfClosed()
 	if err == nil {
 		return nil
 	}
-	total := int64(frameHeaderLen + len(b))
+	total := int64(frameHeaderLen + len(pre) + len(b))
 	if isTimeout(err) {
 		cerr := ctxErr(ctx)
 		if cerr == nil {
 			cerr = err
 		}
 		if n == 0 {
-			return fmt.Errorf("tcp: %s rank %d: %w", sendOp(tag), c.peer, cerr)
+			return fmt.Errorf("tcp: %s rank %d: %w", op, c.peer, cerr)
 		}
 		c.werr = fmt.Errorf("tcp: %s rank %d: %w: an earlier send was interrupted after %d of %d bytes",
-			sendOp(tag), c.peer, fabric.ErrClosed, n, total)
+			op, c.peer, fabric.ErrClosed, n, total)
 		_ = c.nc.CloseWrite()
 		return fmt.Errorf("tcp: %s rank %d: interrupted after %d of %d bytes, so the write side is shut down: %w",
-			sendOp(tag), c.peer, n, total, cerr)
+			op, c.peer, n, total, cerr)
 	}
-	c.werr = c.brokenErr(sendOp(tag), err)
+	c.werr = c.brokenErr(op.String(), err)
 	return c.werr
 }
 
@@ -189,6 +226,7 @@ func (c *conn) Close() error {
 	err := c.nc.Close()
 	c.wd.drop()
 	c.rd.drop()
+	c.closeRMA()
 	if err != nil {
 		return fmt.Errorf("tcp: close connection to rank %d: %w", c.peer, err)
 	}

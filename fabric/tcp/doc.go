@@ -20,7 +20,19 @@
 // other with both versions in the error.
 //
 // Then each message is a 12-byte header (uint32 tag, uint64 payload length,
-// little-endian) followed by the payload.
+// little-endian) followed by the payload. The length word's top byte is
+// the frame's kind: 0 for a message, others for the one-sided RMA frames.
+//
+// # One-sided RMA
+//
+// A Conn is a fabric.RMAConn and a fabric.Progresser, with libfabric's
+// manual progress: Write sends its bytes as a frame, which the target's read
+// side (a Recv, a Progress, or a Read of its own) copies straight into the
+// exposed region; Read sends a request, which the target's read side hands
+// to a goroutine of the connection that writes the answer, so that two
+// peers answering each other's large reads never wait for each other. The
+// frames are handled in stream order: a Write has landed before any message
+// sent after it is received. rma.go has the frames' layout.
 //
 // # Data path
 //

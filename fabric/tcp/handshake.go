@@ -22,7 +22,8 @@ const (
 
 	// WireVersion is the version of the handshake and framing. Peers of
 	// different versions refuse each other, naming both versions.
-	WireVersion = 1
+	// Version 2 added the RMA frames (rma.go).
+	WireVersion = 2
 )
 
 // Handshake failures.

@@ -21,8 +21,15 @@ type recvState struct {
 	hdr  [frameHeaderLen]byte
 	hdrN int    // bytes of the current frame's header read so far
 	tag  uint32 // the current frame's tag, once hdrN == frameHeaderLen
+	kind uint64 // its kind: kindMessage, or an RMA frame's (rma.go)
 	size int    // its payload length
 	got  int    // payload bytes read so far
+
+	// An RMA frame's prefix, and where its bytes after the prefix go once
+	// rset (nil: skipped).
+	rpre [readReqLen]byte
+	rdst []byte
+	rset bool
 
 	// body holds the current frame's payload when it cannot go straight into
 	// a caller's buffer: its tag is not the one being received, or the Recv
@@ -51,7 +58,7 @@ type recvState struct {
 // stays usable, even in the middle of a message.
 func (c *conn) Recv(ctx context.Context, tag uint32, b []byte) (int, error) {
 	c.rmu.Lock()
-	defer c.rmu.Unlock()
+	defer c.unlockRead()
 	if c.closed.Load() {
 		return 0, c.brokenErr(recvOp(tag), nil)
 	}
@@ -61,28 +68,43 @@ func (c *conn) Recv(ctx context.Context, tag uint32, b []byte) (int, error) {
 	if c.rs.err != nil {
 		return 0, c.brokenErr(recvOp(tag), c.rs.err)
 	}
+	n, full, err := c.recvArmed(ctx, tag, b, false)
+	if err == nil {
+		return c.result(tag, n, full, len(b))
+	}
+	return 0, c.readFailed(ctx, recvOp(tag), err)
+}
+
+// readFailed is the error of a call whose recvArmed failed with err: when
+// ctx ended, ctx's, and the read side stays usable; otherwise the socket's,
+// and the read side is unusable from now on.
+func (c *conn) readFailed(ctx context.Context, op string, err error) error {
+	if isTimeout(err) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		if cerr := ctxErr(ctx); cerr != nil {
+			err = cerr
+		}
+		return fmt.Errorf("tcp: %s rank %d: %w", op, c.peer, err)
+	}
+	c.rs.err = err
+	return c.brokenErr(op, err)
+}
+
+// recvArmed is recvStream under ctx: its deadline and cancellation
+// interrupt the socket reads and end the busy-poll. The caller holds rmu.
+// An error is the socket's, unwrapped, or ctx's when it had ended before.
+func (c *conn) recvArmed(ctx context.Context, tag uint32, b []byte, rmaOnly bool) (n, full int, err error) {
 	if err := c.rd.arm(ctx); err != nil {
 		c.dropIfClosed()
-		return 0, fmt.Errorf("tcp: %s rank %d: %w", recvOp(tag), c.peer, err)
+		return 0, 0, err
 	}
 	if c.spinFn != nil {
 		c.sp.done = ctx.Done()
 		c.sp.dl, _ = ctx.Deadline()
 	}
-	n, full, err := c.recvStream(tag, b)
+	n, full, err = c.recvStream(tag, b, rmaOnly)
 	c.sp.done = nil
 	c.dropIfClosed()
-	if err == nil {
-		return c.result(tag, n, full, len(b))
-	}
-	if isTimeout(err) {
-		if cerr := ctxErr(ctx); cerr != nil {
-			err = cerr
-		}
-		return 0, fmt.Errorf("tcp: %s rank %d: %w", recvOp(tag), c.peer, err)
-	}
-	c.rs.err = err
-	return 0, c.brokenErr(recvOp(tag), err)
+	return n, full, err
 }
 
 // result is Recv's return for a message of full bytes of which n were
@@ -125,9 +147,11 @@ func (c *conn) readSome(p []byte) (int, error) {
 }
 
 // recvStream reads frames until one with tag is complete, queueing the
-// others. It returns how many bytes it stored in b and the message's full
-// length; errors are the socket's, unwrapped.
-func (c *conn) recvStream(tag uint32, b []byte) (n, full int, err error) {
+// other messages and carrying out the RMA frames among them. It returns how
+// many bytes it stored in b and the message's full length; errors are the
+// socket's, unwrapped. With rmaOnly, it queues every message and returns
+// after the first RMA frame.
+func (c *conn) recvStream(tag uint32, b []byte, rmaOnly bool) (n, full int, err error) {
 	r := &c.rs
 	for {
 		if r.skip > 0 {
@@ -147,13 +171,26 @@ func (c *conn) recvStream(tag uint32, b []byte) (n, full int, err error) {
 				}
 				return 0, 0, err
 			}
-			size := binary.LittleEndian.Uint64(r.hdr[4:])
-			if size > MaxMessageSize {
+			word := binary.LittleEndian.Uint64(r.hdr[4:])
+			size := word & lenMask
+			if size > MaxMessageSize+readReqLen {
 				return 0, 0, fmt.Errorf("%w: a frame header announces %d bytes, more than MaxMessageSize (%d)", errProtocol, size, uint64(MaxMessageSize))
 			}
-			r.tag, r.size, r.got, r.body = binary.LittleEndian.Uint32(r.hdr[0:]), int(size), 0, nil
+			r.tag, r.kind, r.size, r.got, r.body = binary.LittleEndian.Uint32(r.hdr[0:]), word>>kindShift, int(size), 0, nil
+			if r.kind == kindMessage && size > MaxMessageSize {
+				return 0, 0, fmt.Errorf("%w: a frame header announces %d bytes, more than MaxMessageSize (%d)", errProtocol, size, uint64(MaxMessageSize))
+			}
 		}
-		if r.body == nil && r.tag == tag {
+		if r.kind != kindMessage {
+			if err := c.rmaFrame(); err != nil {
+				return 0, 0, err
+			}
+			if rmaOnly {
+				return 0, 0, nil
+			}
+			continue
+		}
+		if r.body == nil && r.tag == tag && !rmaOnly {
 			return c.recvDirect(b)
 		}
 		if r.body == nil {
@@ -168,7 +205,7 @@ func (c *conn) recvStream(tag uint32, b []byte) (n, full int, err error) {
 		}
 		m, mtag := r.body, r.tag
 		r.next()
-		if mtag == tag {
+		if mtag == tag && !rmaOnly {
 			return copy(b, m), len(m), nil
 		}
 		r.push(mtag, m)
@@ -228,6 +265,7 @@ func midFrame(err error) error {
 // next forgets the frame just consumed; the next read starts a header.
 func (r *recvState) next() {
 	r.hdrN, r.got, r.body = 0, 0, nil
+	r.kind, r.rdst, r.rset = kindMessage, nil, false
 }
 
 // push queues an unexpected message.

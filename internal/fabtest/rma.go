@@ -149,7 +149,9 @@ const pollCheck = 256
 
 // poll waits until the last byte of this size in the receive buffer is
 // marker, the other end's write having landed, and with Check compares the
-// rest with the other end's pattern.
+// rest with the other end's pattern. On a transport whose writes land when
+// the target reads them (fabric.Progresser: tcp), it runs Progress between
+// looks, as a libfabric program with manual progress polls its CQ.
 func (x *sizeRun) poll(marker byte) (int64, error) {
 	i := x.size - 1
 	word := (*uint32)(unsafe.Pointer(&x.b.recv[i&^3]))
@@ -157,7 +159,15 @@ func (x *sizeRun) poll(marker byte) (int64, error) {
 	if binary.NativeEndian.Uint16([]byte{1, 0}) != 1 {
 		shift = uint(3-i&3) * 8
 	}
+	progress, _ := x.r.p.RMA.(fabric.Progresser)
 	for n := 1; byte(atomic.LoadUint32(word)>>shift) != marker; n++ {
+		if progress != nil {
+			// The write lands when this side's transport reads it.
+			if err := progress.Progress(x.r.ctx); err != nil {
+				return 0, fmt.Errorf("wait for %s's RMA write: %w", x.r.p.Name, err)
+			}
+			continue
+		}
 		if n%pollCheck == 0 {
 			if err := x.r.ctx.Err(); err != nil {
 				return 0, fmt.Errorf("wait for %s's RMA write: %w", x.r.p.Name, err)

@@ -102,8 +102,10 @@
 // (the transport's arena): their transfers go in place whatever BulkRMA
 // says, and need no permission to attach to the client's memory (the
 // engine maps the arena at set-up). A heap buffer moves as a message by
-// default; BulkRMA moves it by cross-memory attach, slower, and only where
-// the engine may attach to the client (ptrace permission). The engine
+// default; BulkRMA moves it by the connection's RMA: on fabric/shm by
+// cross-memory attach, slower, and only where the engine may attach to
+// the client (ptrace permission); on fabric/tcp as frames the client's
+// side applies or answers while it waits for the reply. The engine
 // takes its own buffers from ServerOptions.Alloc.
 //
 // # One call at a time per Client

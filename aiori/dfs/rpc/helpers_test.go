@@ -39,9 +39,9 @@ func tcpTransport(tb testing.TB) fabric.Transport {
 	return tr
 }
 
-// fabrics are the transports every test runs over: shm with data as
-// messages and by RMA, and tcp, where asking for RMA falls back to
-// messages.
+// fabrics are the transports every test runs over: shm and tcp, each with
+// data as messages and by RMA (tcp's: frames the client's side applies
+// while it waits for the reply).
 func fabrics() []fabricCase {
 	return []fabricCase{
 		{"shm", shmTransport, ClientOptions{}},

@@ -339,8 +339,8 @@ func (c *probeCont) ReadArray(ctx context.Context, a object.Array, off int64, b 
 // TestInPlace: over shm, array data from an arena buffer (Client.Alloc)
 // moves between the client's buffer and the container with no copy of the
 // engine's own (the container gets a view of the client's buffer), with
-// or without BulkRMA; from a heap buffer, and over tcp, it is copied as
-// before.
+// or without BulkRMA; from a heap buffer, and over tcp (by RMA: the
+// engine reads the client's buffer into its own), it is copied.
 func TestInPlace(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
