@@ -72,6 +72,18 @@ type Hint struct {
 	HostCPUs int
 }
 
+// CrowdedFactor is how many ranks per CPU make a host crowded.
+const CrowdedFactor = 4
+
+// Crowded reports whether h describes a crowded host, one that runs more
+// than CrowdedFactor ranks per CPU: there a rank is almost never running
+// when a peer waits for it, so waiting by spinning or yielding only takes
+// CPU time from it, and a rank gains nothing from running on more than one
+// CPU at a time.
+func (h Hint) Crowded() bool {
+	return h.HostCPUs > 0 && h.LocalRanks > CrowdedFactor*h.HostCPUs
+}
+
 // Traits are what a transport's connections promise, known before one is
 // made, so that a communicator can plan by them for a connection it has
 // not made yet.
@@ -84,7 +96,7 @@ type Traits struct {
 	// processes map.
 	SharedMemory bool
 	// Crowded is true when the two ranks share a host that runs many more
-	// ranks than it has CPUs (fabric/shm: more than four per CPU), so that
+	// ranks than it has CPUs (Hint.Crowded: more than four per CPU), so that
 	// a wait sleeps in the kernel almost at once and every message costs a
 	// wake-up of a process that is not running: then a collective's cost
 	// is the number of its messages, not the length of its critical path.

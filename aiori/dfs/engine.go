@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 
@@ -60,6 +61,12 @@ func StartEngine(ctx context.Context, dir string, o EngineOptions) (*Engine, err
 	pool, err := store.Open(dir, store.Options{SyncKV: o.SyncKV})
 	if err != nil {
 		return nil, err
+	}
+	// An engine serves every rank of its host: it takes as many Ps as the
+	// host has CPUs, also in a rank that hpcbench launch gave one
+	// (GOMAXPROCS=1 on a crowded host).
+	if n := fabric.OnlineCPUs(); runtime.GOMAXPROCS(0) < n {
+		runtime.GOMAXPROCS(n)
 	}
 	e := &Engine{pool: pool, o: o}
 	ctx, e.cancel = context.WithCancel(ctx)

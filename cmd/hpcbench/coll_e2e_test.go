@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hpcbench/hpcbench/internal/job"
+	"github.com/hpcbench/hpcbench/fabric"
 	"github.com/hpcbench/hpcbench/internal/testenv"
 	"github.com/hpcbench/hpcbench/report"
 )
@@ -57,7 +57,7 @@ func TestCollCheck(t *testing.T) {
 // sub-communicators. The choice itself is pinned by
 // collectives.TestAlgorithmSelectionCrowded.
 func TestCollCrowdedCheck(t *testing.T) {
-	cpus := job.HostCPUs()
+	cpus := fabric.OnlineCPUs()
 	n := 4*cpus + 2
 	if n > 34 {
 		t.Skipf("a crowded host needs more than 4 ranks per CPU: %d ranks on %d CPUs is more than this test starts", n, cpus)

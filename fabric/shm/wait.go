@@ -37,18 +37,13 @@ const shortSpin = time.Microsecond
 // sched_yield, which yields the CPU to other threads.
 const goschedEvery = 20 * time.Microsecond
 
-// crowdedFactor is how many ranks per CPU make a host crowded: then a
-// waiter spins only for shortSpin and sleeps in the kernel without
-// yielding first, because with that many ranks the one it waits for is
-// almost never running, and every spin or sched_yield takes CPU time from
-// it. (At 256 ranks on 2 CPUs, spinning and yielding put a small
-// Allreduce at about 200 ms; see the commit that added this.)
-const crowdedFactor = 4
-
-// crowded reports whether a pair dialed with h is on a crowded host.
-func crowded(h fabric.Hint) bool {
-	return h.HostCPUs > 0 && h.LocalRanks > crowdedFactor*h.HostCPUs
-}
+// crowded reports whether a pair dialed with h is on a crowded host
+// (fabric.Hint.Crowded): then a waiter spins only for shortSpin and sleeps
+// in the kernel without yielding first, because with that many ranks the
+// one it waits for is almost never running, and every spin or sched_yield
+// takes CPU time from it. (At 256 ranks on 2 CPUs, spinning and yielding
+// put a small Allreduce at about 200 ms; see the commit that added this.)
+func crowded(h fabric.Hint) bool { return h.Crowded() }
 
 // noCPU is the value of a CPU word nobody has written yet.
 const noCPU = 1<<32 - 1

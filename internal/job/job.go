@@ -240,7 +240,7 @@ func (j *Job) wire(ctx context.Context, o Options) error {
 			local++
 		}
 	}
-	hint := fabric.Hint{LocalRanks: local, HostCPUs: HostCPUs()}
+	hint := fabric.Hint{LocalRanks: local, HostCPUs: fabric.OnlineCPUs()}
 	via := make([]int, size)     // transport index per peer
 	addr := make([]string, size) // and the peer's address for it
 	traits := make([]fabric.Traits, size)

@@ -15,6 +15,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/hpcbench/hpcbench/fabric"
 	"github.com/hpcbench/hpcbench/internal/procstat"
 	"github.com/hpcbench/hpcbench/pmi"
 )
@@ -172,6 +173,7 @@ func (j *Job) Run(ctx context.Context) error {
 	start := time.Now()
 	kvs := kvsName()
 	base := append(scrubbedEnv(o.Env, o.PhaseTimeout != 0), jobVars(kvs, o.PhaseTimeout)...)
+	base = append(base, crowdVars(o.Env, o.N, fabric.OnlineCPUs())...)
 	events := make(chan procEvent, 2*o.N+1+stopRoom)
 	sp, err := startSpawner(o.Self, j.path, o.Command, o.Dir, base, events)
 	if err != nil {

@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/hpcbench/hpcbench/fabric"
 )
 
 // TestMain lets the test binary stand in for hpcbench as the spawner.
@@ -160,13 +162,18 @@ func TestParseSpawnerMsg(t *testing.T) {
 // pmiInit is the shell that opens a rank's PMI connection (fd 3).
 const pmiInit = `printf 'cmd=init pmi_version=1 pmi_subversion=1\n' >&3; read l <&3; `
 
-// runJob runs a job with the test binary as the spawner.
+// runJob runs a job with the test binary as the spawner, in o.Env (this
+// process's environment when nil) with a stray PMI_FD and HYDI_CONTROL_FD
+// the launcher must scrub.
 func runJob(t *testing.T, o Options) (stdout, stderr string, err error) {
 	t.Helper()
 	var out, errb bytes.Buffer
 	o.Stdout, o.Stderr = &out, &errb
 	o.Self = os.Args[0]
-	o.Env = append(os.Environ(), "PMI_FD=99", "HYDI_CONTROL_FD=7")
+	if o.Env == nil {
+		o.Env = os.Environ()
+	}
+	o.Env = append(o.Env, "PMI_FD=99", "HYDI_CONTROL_FD=7")
 	j, err := Prepare(o)
 	if err != nil {
 		t.Fatal(err)
@@ -188,6 +195,56 @@ func TestRunJob(t *testing.T) {
 		}
 		if want := fmt.Sprintf("[%d] no newline", r); !strings.Contains(errs, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, errs)
+		}
+	}
+}
+
+// TestCrowdVars: GOMAXPROCS=1 for more than four ranks per CPU, unless
+// the job's environment sets GOMAXPROCS or the CPUs are unknown.
+func TestCrowdVars(t *testing.T) {
+	for _, tc := range []struct {
+		env     []string
+		n, cpus int
+		want    string
+	}{
+		{nil, 8, 2, ""},
+		{nil, 9, 2, "GOMAXPROCS=1"},
+		{[]string{"HOME=/root"}, 1024, 2, "GOMAXPROCS=1"},
+		{[]string{"GOMAXPROCS=2"}, 1024, 2, ""},
+		{[]string{"GOMAXPROCS="}, 1024, 2, ""},
+		{nil, 1024, 0, ""},
+		{nil, 256, 64, ""},
+	} {
+		if got := strings.Join(crowdVars(tc.env, tc.n, tc.cpus), " "); got != tc.want {
+			t.Errorf("crowdVars(%q, %d ranks, %d CPUs) = %q, want %q", tc.env, tc.n, tc.cpus, got, tc.want)
+		}
+	}
+}
+
+// TestRunJobCrowded: the ranks of a job with more than four ranks per CPU
+// of this host get GOMAXPROCS=1; those of a smaller one, and those of a
+// job whose environment sets it, do not.
+func TestRunJobCrowded(t *testing.T) {
+	crowd := 4*fabric.OnlineCPUs() + 1
+	if crowd > 257 {
+		t.Skipf("this host has %d CPUs: a crowded job would take %d ranks", fabric.OnlineCPUs(), crowd)
+	}
+	show := []string{"sh", "-c", `[ $PMI_RANK = 0 ] && echo "GOMAXPROCS=${GOMAXPROCS-unset}"; exit 0`}
+	for _, tc := range []struct {
+		n    int
+		env  []string
+		want string
+	}{
+		{crowd, []string{"PATH=" + os.Getenv("PATH")}, "GOMAXPROCS=1"},
+		{crowd - 1, []string{"PATH=" + os.Getenv("PATH")}, "GOMAXPROCS=unset"},
+		{crowd, []string{"PATH=" + os.Getenv("PATH"), "GOMAXPROCS=3"}, "GOMAXPROCS=3"},
+	} {
+		out, errs, err := runJob(t, Options{N: tc.n, Env: tc.env, Command: show})
+		if err != nil {
+			t.Fatalf("%d ranks: %v\n%s", tc.n, err, errs)
+		}
+		if strings.TrimSpace(out) != tc.want {
+			t.Errorf("%d ranks, env %q: rank 0 saw %q, want %q", tc.n, tc.env[1:], strings.TrimSpace(out), tc.want)
 		}
 	}
 }

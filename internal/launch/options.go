@@ -27,7 +27,9 @@ type Options struct {
 	// "hpcbench"; empty disables the substitution.
 	Self string
 	// Env is the environment the ranks inherit before PMI variables are
-	// added; PMI_*, HYDI_* and MPI_LOCAL* entries are removed from it.
+	// added; PMI_*, HYDI_* and MPI_LOCAL* entries are removed from it, and
+	// GOMAXPROCS=1 is added on a crowded host unless it sets GOMAXPROCS
+	// (see crowdVars).
 	Env []string
 	Dir string // working directory of the ranks; "" is the launcher's
 	// Stdin, when not nil, is forwarded to rank 0 as Hydra does (the other

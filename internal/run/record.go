@@ -4,12 +4,14 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"os"
 	"strconv"
 	"time"
 
 	"github.com/spf13/pflag"
 
 	"github.com/hpcbench/hpcbench/aiori"
+	"github.com/hpcbench/hpcbench/fabric"
 	"github.com/hpcbench/hpcbench/internal/job"
 	"github.com/hpcbench/hpcbench/internal/version"
 	"github.com/hpcbench/hpcbench/report"
@@ -62,7 +64,7 @@ func newRecord(ctx context.Context, s *Spec, j *job.Job, start time.Time) (Recor
 	if err != nil {
 		return rec, fmt.Errorf("host name: %w", err)
 	}
-	own := hostInfo{name: host, cpus: job.HostCPUs()}
+	own := hostInfo{name: host, cpus: fabric.OnlineCPUs()}
 	hosts := []hostInfo{own}
 	if j != nil {
 		if hosts, err = gatherHosts(ctx, j.Comm, own); err != nil {
@@ -73,6 +75,14 @@ func newRecord(ctx context.Context, s *Spec, j *job.Job, start time.Time) (Recor
 	fillHosts(&rec, hosts, own.cpus)
 	if j != nil {
 		run.Env["cpus"] = strconv.Itoa(rec.CPUs)
+	}
+	getenv := s.Getenv
+	if getenv == nil {
+		getenv = os.LookupEnv
+	}
+	if v, ok := getenv("GOMAXPROCS"); ok {
+		// Set by the user, or by hpcbench launch on a crowded host.
+		run.Env["gomaxprocs"] = v
 	}
 	if s.Backend != "" {
 		run.Env["backend"] = s.Backend

@@ -1,4 +1,4 @@
-package job
+package fabric
 
 import (
 	"os"
@@ -7,11 +7,11 @@ import (
 	"strings"
 )
 
-// HostCPUs returns the number of CPUs online on this host, which is what
+// OnlineCPUs returns the number of CPUs online on this host, which is what
 // decides whether its ranks are oversubscribed: runtime.NumCPU counts only
 // the CPUs this process may run on, one for a rank bound to a core. It
 // falls back to runtime.NumCPU when sysfs cannot be read.
-func HostCPUs() int {
+func OnlineCPUs() int {
 	b, err := os.ReadFile("/sys/devices/system/cpu/online")
 	if err != nil {
 		return runtime.NumCPU()

@@ -1,4 +1,4 @@
-package job
+package fabric
 
 import "testing"
 
@@ -15,7 +15,7 @@ func TestCountCPUList(t *testing.T) {
 			t.Errorf("countCPUList(%q) = %d, %v; want %d, %v", c.in, n, ok, c.want, c.ok)
 		}
 	}
-	if HostCPUs() < 1 {
-		t.Error("HostCPUs() < 1")
+	if OnlineCPUs() < 1 {
+		t.Error("OnlineCPUs() < 1")
 	}
 }
