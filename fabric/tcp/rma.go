@@ -180,6 +180,7 @@ func (c *conn) Read(ctx context.Context, key []byte, off int, b []byte) error {
 		c.abandonRead()
 		return err
 	}
+	cancelled := ctx.Done()
 	for {
 		if c.rmu.TryLock() {
 			err := c.driveRead(ctx)
@@ -190,13 +191,14 @@ func (c *conn) Read(ctx context.Context, key []byte, off int, b []byte) error {
 		case err := <-c.rma.done:
 			return err
 		case <-c.rma.wake:
-		case <-ctx.Done():
+		case <-cancelled:
 			if c.abandonRead() {
 				return fmt.Errorf("tcp: RMA read from rank %d: %w", c.peer, ctx.Err())
 			}
-			// The answer is landing in b: it ends soon, or the read
-			// side breaks.
-			return <-c.rma.done
+			// The answer is landing in b under another goroutine's
+			// Recv: wait for it to end, or to leave the read side to
+			// this Read, whose driveRead then takes b back.
+			cancelled = nil
 		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hpcbench/hpcbench/fabric"
 	"github.com/hpcbench/hpcbench/fabric/fabrictest"
 )
 
@@ -175,5 +176,39 @@ func TestRMAProtocolErrors(t *testing.T) {
 				t.Errorf("Recv after a bad frame = %v; want %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// TestRMAReadPeerGone: a Read waiting for its answer while another
+// goroutine's Recv reads the stream fails, naming the closed connection,
+// when the peer goes away instead of answering; it does not hang.
+func TestRMAReadPeerGone(t *testing.T) {
+	a, b := rmaPair(t)
+	key, release, err := b.Expose(make([]byte, 64))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release()
+	recvDone := make(chan error, 1)
+	go func() {
+		_, err := a.Recv(t.Context(), 1, make([]byte, 8))
+		recvDone <- err
+	}()
+	time.Sleep(20 * time.Millisecond) // the Recv holds the read side
+	readDone := make(chan error, 1)
+	go func() { readDone <- a.Read(t.Context(), key, 0, make([]byte, 8)) }()
+	time.Sleep(20 * time.Millisecond)
+	if err := b.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, ch := range []chan error{recvDone, readDone} {
+		select {
+		case err := <-ch:
+			if !errors.Is(err, fabric.ErrClosed) {
+				t.Errorf("after the peer closed: %v; want an error wrapping fabric.ErrClosed", err)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatal("a call still waits 5 s after the peer closed")
+		}
 	}
 }
