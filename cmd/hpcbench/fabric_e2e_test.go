@@ -309,7 +309,7 @@ func TestFabricInfo(t *testing.T) {
 	if r.Code != 0 {
 		t.Fatalf("exit %d: %s", r.Code, r.Stderr)
 	}
-	for _, w := range []string{"provider: tcp\n    interface lo: 127.0.0.1/8", "provider: shm\n    host: ", "/dev/shm: ", "provider: verbs\n"} {
+	for _, w := range []string{"provider: tcp\n    interface lo: 127.0.0.1/8", "a 12-byte header per message", "    RMA: one-sided writes and reads", "provider: shm\n    host: ", "/dev/shm: ", "provider: verbs\n"} {
 		if !strings.Contains(r.Stdout, w) {
 			t.Errorf("info lacks %q:\n%s", w, r.Stdout)
 		}

@@ -14,6 +14,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/hpcbench/hpcbench/fabric/shm"
+	"github.com/hpcbench/hpcbench/fabric/tcp"
 	"github.com/hpcbench/hpcbench/fabric/verbs"
 	"github.com/hpcbench/hpcbench/internal/units"
 )
@@ -97,7 +98,9 @@ func tcpInfo(b *bytes.Buffer, device string) error {
 	if !found {
 		return fmt.Errorf("-d %s: no such interface: have %s", device, strings.Join(names, ", "))
 	}
-	b.WriteString("    messages: any size (a stream with a 16-byte header per message); -d takes an interface or a local address\n")
+	fmt.Fprintf(b, "    messages: up to %s (a stream with a %d-byte header per message); -d takes an interface or a local address\n",
+		units.FormatSize(tcp.MaxMessageSize), tcp.FrameHeaderLen)
+	b.WriteString("    RMA: one-sided writes and reads as frames of their own, carried out by the target's side of the connection as it reads it (manual progress)\n")
 	return nil
 }
 

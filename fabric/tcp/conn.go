@@ -14,9 +14,10 @@ import (
 	"github.com/hpcbench/hpcbench/fabric"
 )
 
-// frameHeaderLen is the size of a message's header on the wire: tag
-// (uint32) and payload length (uint64), little-endian.
-const frameHeaderLen = 12
+// FrameHeaderLen is the size of a frame's header on the wire: tag
+// (uint32) and the length word (uint64: the frame's kind in its top byte,
+// the payload's length below), little-endian.
+const FrameHeaderLen = 12
 
 // MaxMessageSize is the largest message Send accepts, 4 GiB (beyond MPI's
 // int count of bytes). A received header that announces more is a protocol
@@ -34,7 +35,7 @@ type conn struct {
 
 	wmu  sync.Mutex
 	wd   side                 // write deadline and cancellation
-	whdr [frameHeaderLen]byte // header of the message being sent
+	whdr [FrameHeaderLen]byte // header of the message being sent
 	iov  [3][]byte            // header, prefix and payload for one writev
 	bufs net.Buffers          // iov as net.Buffers; WriteTo consumes it
 	werr error                // sticky: the write side is unusable
@@ -194,7 +195,7 @@ func (c *conn) writeFrame(ctx context.Context, op frameOp, tag uint32, word uint
 	if err == nil {
 		return nil
 	}
-	total := int64(frameHeaderLen + len(pre) + len(b))
+	total := int64(FrameHeaderLen + len(pre) + len(b))
 	if isTimeout(err) {
 		cerr := ctxErr(ctx)
 		if cerr == nil {

@@ -18,9 +18,9 @@ const discardLen = 64 << 10
 // Recv calls, so that a Recv interrupted by its context anywhere in a message
 // loses nothing: the next Recv resumes where it stopped.
 type recvState struct {
-	hdr  [frameHeaderLen]byte
+	hdr  [FrameHeaderLen]byte
 	hdrN int    // bytes of the current frame's header read so far
-	tag  uint32 // the current frame's tag, once hdrN == frameHeaderLen
+	tag  uint32 // the current frame's tag, once hdrN == FrameHeaderLen
 	kind uint64 // its kind: kindMessage, or an RMA frame's (rma.go)
 	size int    // its payload length
 	got  int    // payload bytes read so far
@@ -159,10 +159,10 @@ func (c *conn) recvStream(tag uint32, b []byte, rmaOnly bool) (n, full int, err 
 				return 0, 0, err
 			}
 		}
-		if r.hdrN < frameHeaderLen {
+		if r.hdrN < FrameHeaderLen {
 			k, err := c.readSome(r.hdr[r.hdrN:])
 			r.hdrN += k
-			if r.hdrN < frameHeaderLen {
+			if r.hdrN < FrameHeaderLen {
 				if err == nil {
 					continue
 				}
