@@ -172,14 +172,15 @@ func (c *conn) recvStream(tag uint32, b []byte, rmaOnly bool) (n, full int, err 
 				return 0, 0, err
 			}
 			word := binary.LittleEndian.Uint64(r.hdr[4:])
-			size := word & lenMask
-			if size > MaxMessageSize+readReqLen {
+			size, kind := word&lenMask, word>>kindShift
+			limit := uint64(MaxMessageSize)
+			if kind != kindMessage {
+				limit += readReqLen // the longest RMA prefix
+			}
+			if size > limit {
 				return 0, 0, fmt.Errorf("%w: a frame header announces %d bytes, more than MaxMessageSize (%d)", errProtocol, size, uint64(MaxMessageSize))
 			}
-			r.tag, r.kind, r.size, r.got, r.body = binary.LittleEndian.Uint32(r.hdr[0:]), word>>kindShift, int(size), 0, nil
-			if r.kind == kindMessage && size > MaxMessageSize {
-				return 0, 0, fmt.Errorf("%w: a frame header announces %d bytes, more than MaxMessageSize (%d)", errProtocol, size, uint64(MaxMessageSize))
-			}
+			r.tag, r.kind, r.size, r.got, r.body = binary.LittleEndian.Uint32(r.hdr[0:]), kind, int(size), 0, nil
 		}
 		if r.kind != kindMessage {
 			if err := c.rmaFrame(); err != nil {
