@@ -228,9 +228,8 @@ type lazyConn struct {
 	traits fabric.Traits
 
 	// fast holds the connection once made, for get's lock-free path: a
-	// collective's small messages pay get on every Send and Recv, and the
-	// mutex's two atomic operations were 18% of an 8 B Exchange's samples
-	// on shm (perf).
+	// collective's small messages pay get on every Send and Recv, and get
+	// with its mutex had 18% of an 8 B Exchange's samples on shm (perf).
 	fast atomic.Pointer[connRef]
 
 	mu     sync.Mutex

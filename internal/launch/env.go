@@ -52,8 +52,8 @@ func processMapping(n int) string {
 // sleep) onto the CPUs the other ranks need. It must be in the
 // environment: a rank that lowers GOMAXPROCS itself once running has paid
 // for the start-up with two Ps and pays a stop-the-world on top
-// (`launch -n 1024 -- wireup --pattern ring`, 8 interleaved pairs: 1.02x
-// the wall time that way, against 0.94x from the environment). Programs
+// (`launch -n 1024 -- wireup --pattern ring`, 8 interleaved pairs each:
+// 1.02x the wall time that way, 0.91x from the environment). Programs
 // that are not Go ignore the variable.
 func crowdVars(env []string, n, cpus int) []string {
 	for _, kv := range env {
