@@ -38,6 +38,25 @@ type Conn interface {
 	Close() error
 }
 
+// LongReceiver is implemented by Conns whose receives can wait without
+// spinning first (shm). A Conn that spins while it waits for a message
+// takes a CPU for it; when the message is the answer to a long piece of
+// work on the same host (an object-store engine copying a megabyte), that
+// CPU may be the one the work needs.
+type LongReceiver interface {
+	// RecvLong is Recv for a message not expected within microseconds: it
+	// waits in the kernel at once.
+	RecvLong(ctx context.Context, tag uint32, b []byte) (int, error)
+}
+
+// RecvLong calls c's RecvLong when c has one, and Recv otherwise.
+func RecvLong(ctx context.Context, c Conn, tag uint32, b []byte) (int, error) {
+	if l, ok := c.(LongReceiver); ok {
+		return l.RecvLong(ctx, tag, b)
+	}
+	return c.Recv(ctx, tag, b)
+}
+
 // Listener is one rank's endpoint, accepting connections from peers.
 type Listener interface {
 	// Addr is the address peers dial, for the rank's business card. It

@@ -69,6 +69,7 @@ func StartEngine(ctx context.Context, dir string, o EngineOptions) (*Engine, err
 		runtime.GOMAXPROCS(n)
 	}
 	e := &Engine{pool: pool, o: o}
+	load := rpc.NewLoad(fabric.OnlineCPUs())
 	ctx, e.cancel = context.WithCancel(ctx)
 	trs, err := engineTransports(o.Listen)
 	if err != nil {
@@ -82,7 +83,7 @@ func StartEngine(ctx context.Context, dir string, o EngineOptions) (*Engine, err
 			return nil, fmt.Errorf("engine: listen on %s: %w", tr.Name(), err)
 		}
 		e.addrs = append(e.addrs, l.Addr())
-		so := rpc.ServerOptions{Logf: o.Logf}
+		so := rpc.ServerOptions{Logf: o.Logf, Load: load}
 		if a, ok := tr.(fabric.Allocator); ok {
 			so.Alloc = a
 		}

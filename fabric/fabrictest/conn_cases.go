@@ -1,6 +1,7 @@
 package fabrictest
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -30,6 +31,7 @@ var connCases = []struct {
 	{"PeerCloseRecv", testPeerCloseRecv},
 	{"PeerCloseSend", testPeerCloseSend},
 	{"SendDeadline", testSendDeadline},
+	{"RecvLong", testRecvLong},
 }
 
 // testOrdering sends 1000 numbered messages each way and checks that they
@@ -444,4 +446,70 @@ func testSendDeadline(e *env) {
 			e.t.Fatalf("b received %d messages; a sent at most %d", i+1, sent+1)
 		}
 	}
+}
+
+// testRecvLong checks fabric.RecvLong, which takes the Conn's RecvLong
+// when it has one (fabric.LongReceiver) and its Recv otherwise: messages
+// of every size sent while it already waits arrive whole, small ones
+// promptly (on fabric/shm its waits sleep at once, so each is a wake-up,
+// and a lost one would show), another
+// tag's message waits for its own Recv, a cancel ends it promptly and
+// leaves the Conn usable, and the peer's Close ends it with ErrClosed.
+func testRecvLong(e *env) {
+	const late = 20 * time.Millisecond
+	sizes := []int{0, 1, 4 << 10, 256 << 10, 1 << 20}
+	for i, n := range sizes {
+		want := e.pattern(n, byte(i))
+		done := e.spawn(func() error {
+			time.Sleep(late) // RecvLong waits first
+			if err := e.b.c.Send(e.ctx, 5, []byte("other")); err != nil {
+				return fmt.Errorf("b.Send(tag 5): %w", err)
+			}
+			if err := e.b.c.Send(e.ctx, 4, want); err != nil {
+				return fmt.Errorf("b.Send(tag 4, %d bytes): %w", n, err)
+			}
+			return nil
+		})
+		buf := e.buf(max(n, 1))
+		start := time.Now()
+		got, err := fabric.RecvLong(e.ctx, e.a.c, 4, buf)
+		if err != nil {
+			e.t.Fatalf("RecvLong(a, tag 4, %d-byte buffer): %v", len(buf), err)
+		}
+		if got != n || !bytes.Equal(buf[:got], want) {
+			e.t.Fatalf("RecvLong(a, tag 4) = %d bytes %s; want %d bytes %s", got, show(buf[:got]), n, show(want))
+		}
+		if n <= 4<<10 { // a larger one's time is the transport's to move it
+			e.wantPrompt(fmt.Sprintf("RecvLong(a) of %d bytes sent after %v", n, late), start.Add(late))
+		}
+		e.wait(done)
+		e.recvString(e.a, 5, "other")
+	}
+
+	ctx, cancel := context.WithCancel(e.ctx)
+	const after = 50 * time.Millisecond
+	start := time.Now()
+	timer := time.AfterFunc(after, cancel)
+	_, err := fabric.RecvLong(ctx, e.a.c, 9, e.buf(64))
+	timer.Stop()
+	cancel()
+	if !errors.Is(err, context.Canceled) {
+		e.t.Fatalf("RecvLong(a) with ctx cancelled after %v: %v; want context.Canceled", after, err)
+	}
+	e.wantPrompt("RecvLong(a) after cancel", start.Add(after))
+	done := e.sendAsync(e.b, msg{9, []byte("ok")})
+	e.recvString(e.a, 9, "ok")
+	e.wait(done)
+
+	got := e.spawn(func() error {
+		_, err := fabric.RecvLong(e.ctx, e.a.c, 9, e.buf(64))
+		return err
+	})
+	time.Sleep(late) // let it sleep
+	closed := time.Now()
+	if err := e.b.c.Close(); err != nil {
+		e.t.Errorf("b.Close: %v", err)
+	}
+	e.closedErr("RecvLong(a) blocked during b.Close", <-got)
+	e.wantPrompt("RecvLong(a) blocked during b.Close", closed)
 }

@@ -68,9 +68,13 @@ type recvState struct {
 	part *partial // a pipelined message interrupted half way
 	err  error    // sticky: the incoming stream cannot be followed
 	pin  []byte   // the rendezvous destination, which must escape to the heap
+	long bool     // the Recv in progress is a RecvLong: its waits sleep at once
 }
 
-var _ fabric.Conn = (*Conn)(nil)
+var (
+	_ fabric.Conn         = (*Conn)(nil)
+	_ fabric.LongReceiver = (*Conn)(nil)
+)
 
 // connParams is what set-up learned about a pair.
 type connParams struct {

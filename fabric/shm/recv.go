@@ -27,9 +27,21 @@ type partial struct {
 // A message longer than b fills b, is consumed, and returns an error
 // wrapping fabric.ErrTruncated. b escapes to the heap.
 func (c *Conn) Recv(ctx context.Context, tag uint32, b []byte) (int, error) {
+	return c.recv(ctx, tag, b, false)
+}
+
+// RecvLong is Recv for a message that is not expected within microseconds
+// (fabric.LongReceiver): its waits sleep at once instead of spinning and
+// yielding first (see waiter.awaitLong).
+func (c *Conn) RecvLong(ctx context.Context, tag uint32, b []byte) (int, error) {
+	return c.recv(ctx, tag, b, true)
+}
+
+func (c *Conn) recv(ctx context.Context, tag uint32, b []byte, long bool) (int, error) {
 	r := &c.rcv
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.long = long
 	if c.closed.Load() {
 		return 0, c.errClosed("recv")
 	}
@@ -102,7 +114,11 @@ func (c *Conn) waitData(ctx context.Context, n uint32) error {
 		return nil
 	}
 	c.warmSend()
-	return c.rcv.w.await(ctx, c.myDoors[bellRecv], func() bool { return q.has(n) }, c.recvStop(ctx))
+	ready := func() bool { return q.has(n) }
+	if c.rcv.long {
+		return c.rcv.w.awaitLong(ctx, c.myDoors[bellRecv], ready, c.recvStop(ctx))
+	}
+	return c.rcv.w.await(ctx, c.myDoors[bellRecv], ready, c.recvStop(ctx))
 }
 
 // release returns n ring bytes to the sender.

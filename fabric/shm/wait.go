@@ -87,6 +87,21 @@ func getcpu() uint32 {
 // notices at once; stop must then report ctx.Err(). Waits that must not be
 // cut short by the caller's context pass a nil ctx.
 func (w *waiter) await(ctx context.Context, d door, ready func() bool, stop func() error) error {
+	return w.wait(ctx, d, ready, stop, false)
+}
+
+// awaitLong is await for an event that is not expected within
+// microseconds, such as the answer to a request that copies a megabyte: it
+// sleeps on d at once, without spinning or yielding first, so that the CPU
+// goes to the work it waits for. On a host with no idle CPU, two ranks
+// that each wait for an object-store engine to copy 1 MiB for them took
+// that CPU from the engine's copies by spinning and yielding.
+func (w *waiter) awaitLong(ctx context.Context, d door, ready func() bool, stop func() error) error {
+	return w.wait(ctx, d, ready, stop, true)
+}
+
+// wait is await, and awaitLong when long is true.
+func (w *waiter) wait(ctx context.Context, d door, ready func() bool, stop func() error, long bool) error {
 	if ready() {
 		return nil
 	}
@@ -99,6 +114,18 @@ func (w *waiter) await(ctx context.Context, d door, ready func() bool, stop func
 		}
 		return false, nil
 	}
+	if !long {
+		if end, err := w.busy(ready, check); end {
+			return err
+		}
+	}
+	return w.sleep(ctx, d, ready, check)
+}
+
+// busy is a wait's first phases: it spins, then yields the processor, for
+// as long as the waiter's policy says, and reports whether the wait ended
+// (with check's error, if that ended it).
+func (w *waiter) busy(ready func() bool, check func() (bool, error)) (bool, error) {
 	// spin re-reads until ready, stop, or d has passed since start.
 	spin := func(start time.Time, d time.Duration) (bool, error) {
 		for i := 1; ; i++ {
@@ -130,39 +157,43 @@ func (w *waiter) await(ctx context.Context, d door, ready func() bool, stop func
 		short = 0
 	}
 	if end, err := spin(start, short); end {
-		return err
+		return true, err
 	}
 	cpu := getcpu()
 	w.mine.Store(cpu)
 	w.shared = w.peer.Load() == cpu
 	if !w.shared && w.maxSpin > shortSpin {
 		if end, err := spin(start, w.maxSpin); end {
-			return err
+			return true, err
 		}
 	}
-
-	if w.yield > 0 {
-		start := time.Now()
-		lastGosched := start
-		for {
-			now := time.Now()
-			if now.Sub(lastGosched) >= goschedEvery {
-				runtime.Gosched()
-				lastGosched = now
-			}
-			schedYield()
-			if ready() {
-				return nil
-			}
-			if end, err := check(); end {
-				return err
-			}
-			if now.Sub(start) >= w.yield {
-				break
-			}
+	if w.yield <= 0 {
+		return false, nil
+	}
+	start = time.Now()
+	lastGosched := start
+	for {
+		now := time.Now()
+		if now.Sub(lastGosched) >= goschedEvery {
+			runtime.Gosched()
+			lastGosched = now
+		}
+		schedYield()
+		if ready() {
+			return true, nil
+		}
+		if end, err := check(); end {
+			return true, err
+		}
+		if now.Sub(start) >= w.yield {
+			return false, nil
 		}
 	}
+}
 
+// sleep is a wait's last phase: it sleeps on d until ready() or check
+// ends the wait, ringing d when ctx ends.
+func (w *waiter) sleep(ctx context.Context, d door, ready func() bool, check func() (bool, error)) error {
 	if ctx != nil && ctx.Done() != nil {
 		fired := make(chan struct{})
 		stopAfter := context.AfterFunc(ctx, func() {

@@ -100,6 +100,44 @@ func TestAwaitWakes(t *testing.T) {
 	}
 }
 
+// TestAwaitLong checks that awaitLong goes to sleep at once: it looks at
+// its condition only twice (on entry, and once announced as a sleeper)
+// before it sleeps, never spins long enough to publish its CPU, and a
+// notify wakes it at once.
+func TestAwaitLong(t *testing.T) {
+	for _, m := range sleepModes {
+		t.Run(m.name, func(t *testing.T) {
+			wk := m.wake(t)
+			retryTiming(t, func() error {
+				w, d := testWaiter(wk)
+				var flag atomic.Bool
+				var looks atomic.Int64
+				ready := func() bool { looks.Add(1); return flag.Load() }
+				done := make(chan error, 1)
+				go func() { done <- w.awaitLong(nil, d, ready, noStop) }()
+				asleep(d)
+				before := looks.Load()
+				set := time.Now()
+				flag.Store(true)
+				d.notify()
+				err := <-done
+				lat := time.Since(set)
+				switch {
+				case err != nil:
+					return fmt.Errorf("awaitLong: %v", err)
+				case before > 2:
+					return fmt.Errorf("awaitLong looked %d times before it slept; want 2 (no spinning)", before)
+				case w.mine.Load() != noCPU:
+					return errors.New("awaitLong published its CPU, as only a spinning waiter does")
+				case lat > sleepSlice/2:
+					return fmt.Errorf("awaitLong returned %v after notify; want a wake-up", lat)
+				}
+				return nil
+			})
+		})
+	}
+}
+
 // TestAwaitCancel checks that cancelling the context wakes a sleeping
 // waiter, and that stop's error is returned.
 func TestAwaitCancel(t *testing.T) {

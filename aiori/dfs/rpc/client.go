@@ -54,6 +54,7 @@ type Client struct {
 	sbuf   []byte // the request being sent
 	rbuf   []byte // the reply being received
 	broken error  // why the connection can no longer be used, or nil
+	busy   bool   // the last reply's hintBusy
 
 	closeOnce sync.Once
 	closeErr  error
@@ -198,7 +199,7 @@ func (c *Client) exchange(ctx context.Context, m *msg, dst []byte) (msg, error) 
 			return msg{}, fmt.Errorf("send %d bytes of data: %w", len(m.data), err)
 		}
 	}
-	rep, err := c.await(ctx, m.id, dst)
+	rep, err := c.await(ctx, m.id, dst, m.bulk() >= longBulk && c.busy)
 	if err != nil && m.mode == modeRMA && c.broken == nil {
 		// The engine may still reach the exposed buffer, which the
 		// caller gets back: nothing may go on this connection.
@@ -208,10 +209,12 @@ func (c *Client) exchange(ctx context.Context, m *msg, dst []byte) (msg, error) 
 }
 
 // await receives replies until the one to request id, dropping those to
-// earlier requests whose callers gave up waiting.
-func (c *Client) await(ctx context.Context, id uint64, dst []byte) (msg, error) {
+// earlier requests whose callers gave up waiting. long says the request
+// moves longBulk bytes or more and the engine's host is busy: the wait
+// sleeps at once (fabric.RecvLong; see the package doc's "Waiting").
+func (c *Client) await(ctx context.Context, id uint64, dst []byte, long bool) (msg, error) {
 	for {
-		n, err := c.conn.Recv(ctx, tagRep, c.rbuf)
+		n, err := recv(ctx, c.conn, tagRep, c.rbuf, long)
 		if err != nil {
 			if ctx.Err() == nil {
 				c.broken = err
@@ -223,6 +226,7 @@ func (c *Client) await(ctx context.Context, id uint64, dst []byte) (msg, error) 
 			c.broken = err
 			return msg{}, fmt.Errorf("reply: %w", err)
 		}
+		c.busy = rep.hints&hintBusy != 0
 		if rep.id > id {
 			c.broken = fmt.Errorf("%w: a reply to request %d while waiting for %d", errMalformed, rep.id, id)
 			return msg{}, c.broken

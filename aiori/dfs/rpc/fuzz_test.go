@@ -21,6 +21,7 @@ func seedMsgs() [][]byte {
 		{id: 6, op: opCreateCont, s1: "c", c: 8192, class: object.S2, dirCls: object.S1},
 		{id: 7, op: opGet, kind: kindNotExist, s1: "get: does not exist"},
 		{id: 8, op: opWriteArray, handle: 1, mode: modeRMA, key: make([]byte, 20), dataLen: 1 << 20},
+		{id: 9, op: opReadArray, hints: hintBusy, a: 3, data: []byte("abc"), dataLen: 3},
 	}
 	var out [][]byte
 	for _, m := range ms {

@@ -63,6 +63,13 @@ type engine struct {
 // startEngine serves pool on tr until the test ends (or stop).
 func startEngine(tb testing.TB, tr fabric.Transport, pool object.Pool) *engine {
 	tb.Helper()
+	return startEngineWith(tb, tr, pool, ServerOptions{})
+}
+
+// startEngineWith is startEngine with options; the transport's allocator
+// and the engine's log are set on top of so.
+func startEngineWith(tb testing.TB, tr fabric.Transport, pool object.Pool, so ServerOptions) *engine {
+	tb.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	l, err := tr.Listen(ctx, 0)
 	if err != nil {
@@ -70,9 +77,10 @@ func startEngine(tb testing.TB, tr fabric.Transport, pool object.Pool) *engine {
 		tb.Fatal(err)
 	}
 	e := &engine{tr: tr, addr: l.Addr(), cancel: cancel, done: make(chan error, 1), logs: make(chan string, 64)}
-	alloc, _ := tr.(fabric.Allocator)
+	so.Alloc, _ = tr.(fabric.Allocator)
+	so.Logf = e.logf
 	go func() {
-		e.done <- Serve(ctx, l, pool, ServerOptions{Alloc: alloc, Logf: e.logf})
+		e.done <- Serve(ctx, l, pool, so)
 	}()
 	tb.Cleanup(func() { e.stop(tb) })
 	return e

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hpcbench/hpcbench/aiori/dfs/object"
@@ -23,6 +24,32 @@ type ServerOptions struct {
 	// HelloTimeout bounds a new client's hello; DefaultHelloTimeout
 	// when 0.
 	HelloTimeout time.Duration
+	// Load, if not nil, counts the sessions of every Serve call of one
+	// engine against its host's CPUs, for the waiting policy of bulk
+	// calls (see the package doc's "Waiting"). Nil: never busy.
+	Load *Load
+}
+
+// Load is the sessions an engine serves, against its host's CPUs.
+type Load struct {
+	cpus     int
+	sessions atomic.Int64
+}
+
+// NewLoad returns a Load for a host with cpus CPUs online.
+func NewLoad(cpus int) *Load { return &Load{cpus: cpus} }
+
+// busy reports whether l's engine serves as many sessions as its host has
+// CPUs: then a client's wait and a session's copy compete for a CPU.
+func (l *Load) busy() bool {
+	return l != nil && l.cpus > 0 && l.sessions.Load() >= int64(l.cpus)
+}
+
+// add counts a session in (d 1) or out (d -1).
+func (l *Load) add(d int64) {
+	if l != nil {
+		l.sessions.Add(d)
+	}
 }
 
 // DefaultHelloTimeout is how long the engine waits for a client's hello.
@@ -101,6 +128,8 @@ func (s *server) serveConn(ctx context.Context, conn fabric.Conn, rank int) {
 	}
 	ss := newSession(s, conn)
 	defer ss.close()
+	s.opts.Load.add(1)
+	defer s.opts.Load.add(-1)
 	s.logf("dfs engine: client %d (rank %d) connected", h.clientID, rank)
 	err = ss.run(ctx)
 	switch {

@@ -64,9 +64,14 @@ func (ss *session) data(n int) []byte {
 
 // run serves requests until the connection fails, ctx ends or a request
 // is malformed, and returns why.
+//
+// After a request that moved longBulk bytes or more, on a busy host, it
+// waits for the next one without spinning (see the package doc's
+// "Waiting").
 func (ss *session) run(ctx context.Context) error {
+	long := false
 	for {
-		n, err := ss.conn.Recv(ctx, tagReq, ss.rbuf)
+		n, err := recv(ctx, ss.conn, tagReq, ss.rbuf, long)
 		if err != nil {
 			return fmt.Errorf("receive request: %w", err)
 		}
@@ -83,6 +88,7 @@ func (ss *session) run(ctx context.Context) error {
 		if err := ss.reply(ctx, &m, &rep); err != nil {
 			return err
 		}
+		long = m.bulk() >= longBulk && ss.srv.opts.Load.busy()
 	}
 }
 
@@ -133,6 +139,9 @@ func (ss *session) inPlace(m *msg, n int) []byte {
 // message of its own otherwise.
 func (ss *session) reply(ctx context.Context, m, rep *msg) error {
 	rep.id, rep.op = m.id, m.op
+	if ss.srv.opts.Load.busy() {
+		rep.hints |= hintBusy
+	}
 	rep.dataLen = uint64(len(rep.data))
 	if over := rep.encodedLen() + inlineMax - maxMsg; over > 0 && rep.kind != kindOK {
 		rep.s1 = rep.s1[:max(0, len(rep.s1)-over)] // an error text too long to carry whole
@@ -164,4 +173,13 @@ func (ss *session) reply(ctx context.Context, m, rep *msg) error {
 		}
 	}
 	return nil
+}
+
+// recv receives a tag message on c into b: by fabric.RecvLong when long
+// (see the package doc's "Waiting"), by Recv otherwise.
+func recv(ctx context.Context, c fabric.Conn, tag uint32, b []byte, long bool) (int, error) {
+	if long {
+		return fabric.RecvLong(ctx, c, tag, b)
+	}
+	return c.Recv(ctx, tag, b)
 }

@@ -33,6 +33,9 @@ const (
 	// maxData is the most data one call moves (a larger transfer is cut
 	// by the client).
 	maxData = 1 << 30
+	// longBulk is the least data of a call whose answer both sides wait
+	// for without spinning (see Client.await and session.run).
+	longBulk = 256 << 10
 )
 
 // op is an operation code.
@@ -82,6 +85,14 @@ const (
 	modeRMA                // in the client's exposed buffer, named by key
 )
 
+// hints are what a reply tells the client besides its answer.
+type hints uint8
+
+// hintBusy says the engine's host has no CPU to spare while clients wait:
+// the client waits for the answers to its bulk calls without spinning
+// (see Client.await).
+const hintBusy hints = 1
+
 // msg is a request or a reply: every field of every operation (see the
 // package doc for which ones each uses).
 type msg struct {
@@ -89,6 +100,7 @@ type msg struct {
 	op      op
 	kind    kind
 	mode    mode
+	hints   hints // replies only
 	dataLen uint64
 
 	handle  uint64
@@ -108,6 +120,15 @@ type msg struct {
 	inPlace bool
 }
 
+// bulk is how many bytes of array data request m moves: its own, or
+// for a ReadArray those it asks for.
+func (m *msg) bulk() int64 {
+	if m.op == opReadArray {
+		return m.b
+	}
+	return int64(m.dataLen)
+}
+
 // errMalformed is wrapped by every decoding error.
 var errMalformed = errors.New("malformed message")
 
@@ -118,7 +139,7 @@ func (m *msg) encode(b []byte) []byte {
 	b = le.AppendUint64(b[:0], m.id)
 	b = le.AppendUint16(b, uint16(m.op))
 	b = le.AppendUint16(b, uint16(m.kind))
-	b = append(b, byte(m.mode), 0, 0, 0)
+	b = append(b, byte(m.mode), byte(m.hints), 0, 0)
 	b = le.AppendUint64(b, m.dataLen)
 	b = le.AppendUint64(b, m.handle)
 	b = le.AppendUint64(b, m.oid.Hi)
@@ -159,6 +180,7 @@ func (m *msg) decode(b []byte) error {
 		op:      op(le.Uint16(b[8:])),
 		kind:    kind(le.Uint16(b[10:])),
 		mode:    mode(b[12]),
+		hints:   hints(b[13]),
 		dataLen: le.Uint64(b[16:]),
 		handle:  le.Uint64(b[24:]),
 		oid:     object.OID{Hi: le.Uint64(b[32:]), Lo: le.Uint64(b[40:])},

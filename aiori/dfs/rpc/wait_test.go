@@ -1,0 +1,130 @@
+package rpc
+
+import (
+	"context"
+	"sync/atomic"
+	"testing"
+
+	"github.com/hpcbench/hpcbench/aiori/dfs/object/memobj"
+	"github.com/hpcbench/hpcbench/fabric"
+)
+
+// longTransport wraps a transport so that the Conns it makes count their
+// RecvLong calls in longs (and pass them on to fabric.RecvLong).
+type longTransport struct {
+	fabric.Transport
+	longs *atomic.Int64
+}
+
+func (t longTransport) Dial(ctx context.Context, self int, addr string) (fabric.Conn, error) {
+	c, err := t.Transport.Dial(ctx, self, addr)
+	if err != nil {
+		return nil, err
+	}
+	return longConn{c, t.longs}, nil
+}
+
+func (t longTransport) Listen(ctx context.Context, self int) (fabric.Listener, error) {
+	l, err := t.Transport.Listen(ctx, self)
+	if err != nil {
+		return nil, err
+	}
+	return longListener{l, t.longs}, nil
+}
+
+type longListener struct {
+	fabric.Listener
+	longs *atomic.Int64
+}
+
+func (l longListener) Accept(ctx context.Context) (fabric.Conn, int, error) {
+	c, r, err := l.Listener.Accept(ctx)
+	if err != nil {
+		return c, r, err
+	}
+	return longConn{c, l.longs}, r, nil
+}
+
+type longConn struct {
+	fabric.Conn
+	longs *atomic.Int64
+}
+
+func (c longConn) RecvLong(ctx context.Context, tag uint32, b []byte) (int, error) {
+	c.longs.Add(1)
+	return fabric.RecvLong(ctx, c.Conn, tag, b)
+}
+
+// TestWaitPolicy checks the package doc's "Waiting": the client waits for
+// the answer to a call of longBulk bytes or more with RecvLong, and the
+// session for the request after answering one, exactly when the engine's
+// Load says its host is busy (as many sessions as CPUs); smaller calls,
+// and every call on a host with a CPU to spare, use Recv.
+func TestWaitPolicy(t *testing.T) {
+	const calls = 4 // writes, then as many reads
+	for _, tc := range []struct {
+		name string
+		load *Load
+		size int
+		long int64 // RecvLongs on each side
+	}{
+		{"busy, 1 MiB", NewLoad(1), 1 << 20, 2 * calls},
+		{"busy, longBulk", NewLoad(1), longBulk, 2 * calls},
+		{"busy, below longBulk", NewLoad(1), longBulk - 4096, 0},
+		{"a CPU to spare, 1 MiB", NewLoad(2), 1 << 20, 0},
+		{"no Load, 1 MiB", nil, 1 << 20, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var server, client atomic.Int64
+			tr := shmTransport(t)
+			e := startEngineWith(t, longTransport{tr, &server}, memobj.NewPool(), ServerOptions{Load: tc.load})
+			ctx := context.Background()
+			cl, err := Dial(ctx, longTransport{tr, &client}, e.addr, ClientOptions{Rank: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := openCont(t, cl, "c") // its replies bring the hint
+			buf := pattern(tc.size, 3)
+			for i := range calls {
+				if err := c.WriteArray(ctx, arr, int64(i*tc.size), buf, 0); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for i := range calls {
+				if n, err := c.ReadArray(ctx, arr, int64(i*tc.size), buf, 0); err != nil || n != tc.size {
+					t.Fatalf("ReadArray %d = %d, %v", i, n, err)
+				}
+			}
+			if got := client.Load(); got != tc.long {
+				t.Errorf("the client waited with RecvLong %d times; want %d", got, tc.long)
+			}
+			cl.Close()
+			e.stop(t) // the session has made its last Recv
+			if got := server.Load(); got != tc.long {
+				t.Errorf("the session waited with RecvLong %d times; want %d", got, tc.long)
+			}
+		})
+	}
+}
+
+// TestLoadBusy: a host is busy when its engine serves as many sessions
+// as it has CPUs; a nil Load, or one of 0 CPUs (unknown), never is.
+func TestLoadBusy(t *testing.T) {
+	for _, tc := range []struct {
+		load     *Load
+		sessions int64
+		want     bool
+	}{
+		{nil, 5, false},
+		{NewLoad(0), 5, false},
+		{NewLoad(2), 0, false},
+		{NewLoad(2), 1, false},
+		{NewLoad(2), 2, true},
+		{NewLoad(2), 3, true},
+	} {
+		tc.load.add(tc.sessions)
+		if got := tc.load.busy(); got != tc.want {
+			t.Errorf("NewLoad(%v) with %d sessions: busy %v, want %v", tc.load != nil, tc.sessions, got, tc.want)
+		}
+	}
+}
