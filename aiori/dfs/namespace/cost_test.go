@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"maps"
+	"strings"
 	"testing"
 
 	"github.com/hpcbench/hpcbench/aiori/dfs/object"
@@ -82,5 +83,67 @@ func TestCallCost(t *testing.T) {
 		if got := cont.take(); !maps.Equal(got, c.want) {
 			t.Errorf("%s: calls %v, want %v", c.name, got, c.want)
 		}
+	}
+}
+
+// unlinking is a counting container that is also an object.Unlinker:
+// Unlink counts itself, then removes and punches on the container below
+// unless fail says what to report instead.
+type unlinking struct {
+	*counting
+	fail func() (removed bool, err error) // nil: do the work
+}
+
+func (u *unlinking) Unlink(ctx context.Context, oid object.OID, dkey string, victim object.OID) (bool, error) {
+	u.count("Unlink")
+	if u.fail != nil {
+		return u.fail()
+	}
+	if err := u.Container.Remove(ctx, oid, dkey); err != nil {
+		return false, err
+	}
+	return true, u.Container.Punch(ctx, victim)
+}
+
+// TestRemoveUnlinker: on a container that is an object.Unlinker, removing
+// a file is a Get and one Unlink (two round trips), and Unlink's outcomes
+// come back as Remove's and Punch's did: a removed-meanwhile entry as
+// ENOENT, a failed punch naming the object.
+func TestRemoveUnlinker(t *testing.T) {
+	ctx := context.Background()
+	errPunch := errors.New("punch failed")
+	for _, tc := range []struct {
+		name string
+		fail func() (bool, error)
+		want string // "" for success, else a part of the error
+		is   error
+	}{
+		{"removed", nil, "", nil},
+		{"removed meanwhile", func() (bool, error) { return false, object.ErrNotExist }, "removed meanwhile", fs.ErrNotExist},
+		{"remove fails", func() (bool, error) { return false, object.ErrInvalid }, "remove entry", object.ErrInvalid},
+		{"punch fails", func() (bool, error) { return true, errPunch }, "punch object", errPunch},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			u := &unlinking{counting: &counting{Container: newCont(t, object.ContProps{}), calls: map[string]int{}}, fail: tc.fail}
+			f, err := Mount(ctx, u, Options{})
+			must(t, err)
+			_, err = f.Create(ctx, "/f", 0o644, Excl)
+			must(t, err)
+			u.take()
+			err = f.Remove(ctx, "/f")
+			if got, want := u.take(), map[string]int{"Get": 1, "Unlink": 1}; !maps.Equal(got, want) {
+				t.Errorf("calls %v, want %v", got, want)
+			}
+			switch {
+			case tc.want == "" && err != nil:
+				t.Fatalf("Remove: %v", err)
+			case tc.want == "":
+				if _, err := f.Stat(ctx, "/f"); !errors.Is(err, fs.ErrNotExist) {
+					t.Errorf("Stat after Remove: %v; want ErrNotExist", err)
+				}
+			case err == nil || !errors.Is(err, tc.is) || !strings.Contains(err.Error(), tc.want):
+				t.Errorf("Remove = %v; want an error with %q wrapping %v", err, tc.want, tc.is)
+			}
+		})
 	}
 }

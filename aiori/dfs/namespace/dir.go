@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io/fs"
 	"syscall"
+
+	"github.com/hpcbench/hpcbench/aiori/dfs/object"
 )
 
 // Mkdir creates the directory p with permission perm: a new KV object and
@@ -89,17 +91,24 @@ func (f *FS) checkEmpty(ctx context.Context, in Inode) error {
 // unlink removes entry name, of inode in, from dir, then punches its
 // object (a link has none).
 func (f *FS) unlink(ctx context.Context, dir Inode, name string, in Inode) error {
-	err := f.cont.Remove(ctx, dir.OID, name)
-	if errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("entry %q: %w (removed meanwhile)", name, syscall.ENOENT)
-	}
-	if err != nil {
-		return fmt.Errorf("remove entry %q: %w", name, err)
-	}
-	if in.OClass != 0 {
-		if err := f.cont.Punch(ctx, in.OID); err != nil {
-			return fmt.Errorf("punch object %v of entry %q: %w", in.OID, name, err)
+	var removed bool
+	var err error
+	if u, ok := f.cont.(object.Unlinker); ok && in.OClass != 0 {
+		removed, err = u.Unlink(ctx, dir.OID, name, in.OID) // one round trip
+	} else {
+		err = f.cont.Remove(ctx, dir.OID, name)
+		removed = err == nil
+		if removed && in.OClass != 0 {
+			err = f.cont.Punch(ctx, in.OID)
 		}
+	}
+	switch {
+	case !removed && errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("entry %q: %w (removed meanwhile)", name, syscall.ENOENT)
+	case !removed && err != nil:
+		return fmt.Errorf("remove entry %q: %w", name, err)
+	case err != nil:
+		return fmt.Errorf("punch object %v of entry %q: %w", in.OID, name, err)
 	}
 	return nil
 }

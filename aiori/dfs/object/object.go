@@ -131,6 +131,18 @@ type Container interface {
 	Close() error
 }
 
+// Unlinker is implemented by Containers that remove a dkey and punch an
+// object in one exchange with their engine (rpc.Cont: two requests sent
+// back to back, the second run only if the first succeeded), where
+// Remove and Punch would take a round trip each. The namespace's unlink
+// uses it when the container has it.
+type Unlinker interface {
+	// Unlink removes dkey from oid (Remove) and then, only if that
+	// succeeded, punches victim (Punch). removed says the dkey was
+	// removed; err is then the punch's error, and Remove's otherwise.
+	Unlink(ctx context.Context, oid OID, dkey string, victim OID) (removed bool, err error)
+}
+
 // Pool is an open pool: the containers on its targets.
 type Pool interface {
 	// Query describes the pool: its targets, their capacity and use.

@@ -84,6 +84,10 @@ func BenchmarkOps(b *testing.B) {
 			defer t.c.Close()
 			b.Run("Get", func(b *testing.B) { benchGet(b, t.c) })
 			b.Run("InsertRemove", func(b *testing.B) { benchInsertRemove(b, t.c) })
+			b.Run("InsertRemovePunch", func(b *testing.B) { benchUnlink(b, t.c, false) })
+			if _, ok := t.c.(object.Unlinker); ok {
+				b.Run("InsertUnlink", func(b *testing.B) { benchUnlink(b, t.c, true) })
+			}
 			for _, size := range []int{4 << 10, 1 << 20} {
 				buf := t.alloc(size)
 				b.Run("Write"+sizeName(size), func(b *testing.B) { benchWrite(b, t.c, buf) })
@@ -130,6 +134,35 @@ func benchInsertRemove(b *testing.B, c object.Container) {
 			b.Fatal(err)
 		}
 		if err := c.Remove(ctx, kvOID, "entry"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// benchUnlink creates an entry and a 4 KiB array, then removes the entry
+// and punches the array, as the namespace unlinks an mdtest file: with
+// Remove and Punch, or with one Unlink when pair is true.
+func benchUnlink(b *testing.B, c object.Container, pair bool) {
+	ctx := context.Background()
+	val := make([]byte, 64)
+	data := make([]byte, 4096)
+	for b.Loop() {
+		if err := c.Insert(ctx, kvOID, "entry", "DFS_INODE", val); err != nil {
+			b.Fatal(err)
+		}
+		if err := c.WriteArray(ctx, arr, 0, data, 0); err != nil {
+			b.Fatal(err)
+		}
+		if pair {
+			if removed, err := c.(object.Unlinker).Unlink(ctx, kvOID, "entry", arr.OID); !removed || err != nil {
+				b.Fatal(removed, err)
+			}
+			continue
+		}
+		if err := c.Remove(ctx, kvOID, "entry"); err != nil {
+			b.Fatal(err)
+		}
+		if err := c.Punch(ctx, arr.OID); err != nil {
 			b.Fatal(err)
 		}
 	}

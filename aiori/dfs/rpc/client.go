@@ -154,12 +154,31 @@ var errBroken = errors.New("connection out of step after an interrupted transfer
 
 // exchange is call's work, with the turn held.
 func (c *Client) exchange(ctx context.Context, m *msg, dst []byte) (msg, error) {
+	release, err := c.post(ctx, m)
+	if release != nil {
+		defer release()
+	}
+	if err != nil {
+		return msg{}, err
+	}
+	rep, err := c.await(ctx, m.id, dst, m.bulk() >= longBulk && c.busy)
+	if err != nil && m.mode == modeRMA && c.broken == nil {
+		// The engine may still reach the exposed buffer, which the
+		// caller gets back: nothing may go on this connection.
+		c.broken = fmt.Errorf("%w: %w", errBroken, err)
+	}
+	return rep, err
+}
+
+// post sends request m and its data, numbering it, with the turn held. It
+// returns, when m's buffer is exposed to the engine, the function that
+// ends that, to call once the reply is in (or the call given up).
+func (c *Client) post(ctx context.Context, m *msg) (release func() error, err error) {
 	c.next++
 	m.id = c.next
 	if m.encodedLen() > maxMsg {
-		return msg{}, fmt.Errorf("%d bytes of keys and labels, more than a message holds: %w", m.encodedLen()-prefixLen, object.ErrInvalid)
+		return nil, fmt.Errorf("%d bytes of keys and labels, more than a message holds: %w", m.encodedLen()-prefixLen, object.ErrInvalid)
 	}
-	var release func() error
 	switch {
 	case m.mode == modeRMA:
 		r := c.rma
@@ -168,10 +187,9 @@ func (c *Client) exchange(ctx context.Context, m *msg, dst []byte) (msg, error) 
 		}
 		key, rel, err := r.Expose(m.data)
 		if err != nil {
-			return msg{}, fmt.Errorf("expose %d bytes for the engine: %w", len(m.data), err)
+			return nil, fmt.Errorf("expose %d bytes for the engine: %w", len(m.data), err)
 		}
 		m.key, release = key, rel
-		defer release()
 	case len(m.data) <= inlineMax && m.encodedLen()+len(m.data) <= maxMsg:
 		m.mode = modeInline
 	default:
@@ -191,21 +209,54 @@ func (c *Client) exchange(ctx context.Context, m *msg, dst []byte) (msg, error) 
 		case m.mode != modeInline:
 			c.broken = fmt.Errorf("%w: %w", errBroken, err)
 		}
-		return msg{}, fmt.Errorf("send request: %w", err)
+		return release, fmt.Errorf("send request: %w", err)
 	}
 	if m.mode == modeMsg {
 		if err := c.conn.Send(ctx, tagData, m.data); err != nil {
 			c.broken = fmt.Errorf("%w: %w", errBroken, err)
-			return msg{}, fmt.Errorf("send %d bytes of data: %w", len(m.data), err)
+			return release, fmt.Errorf("send %d bytes of data: %w", len(m.data), err)
 		}
 	}
-	rep, err := c.await(ctx, m.id, dst, m.bulk() >= longBulk && c.busy)
-	if err != nil && m.mode == modeRMA && c.broken == nil {
-		// The engine may still reach the exposed buffer, which the
-		// caller gets back: nothing may go on this connection.
-		c.broken = fmt.Errorf("%w: %w", errBroken, err)
+	return release, nil
+}
+
+// callAfter makes two calls in one round trip: it sends first, then
+// second marked to run only if first succeeds (msg.after), and waits for
+// both replies. Neither may carry data. errFirst is first's error;
+// errSecond is second's, wrapping errSkipped when first failed.
+func (c *Client) callAfter(ctx context.Context, first, second *msg) (errFirst, errSecond error) {
+	if len(first.data) > 0 || len(second.data) > 0 || first.op == opReadArray || second.op == opReadArray {
+		err := fmt.Errorf("%s then %s: a call with data cannot be paired: %w", first.op, second.op, object.ErrInvalid)
+		return err, err
 	}
-	return rep, err
+	select {
+	case <-c.turn:
+	case <-ctx.Done():
+		return c.wrap(first.op, ctx.Err()), c.wrap(second.op, ctx.Err())
+	}
+	defer func() { c.turn <- struct{}{} }()
+	if c.broken != nil {
+		return c.wrap(first.op, c.broken), c.wrap(second.op, c.broken)
+	}
+	second.after = true
+	for _, m := range []*msg{first, second} {
+		if _, err := c.post(ctx, m); err != nil {
+			return c.wrap(first.op, err), c.wrap(second.op, err)
+		}
+	}
+	var errs [2]error
+	for i, m := range []*msg{first, second} {
+		rep, err := c.await(ctx, m.id, nil, false)
+		if err != nil {
+			err = c.wrap(m.op, err)
+			if i == 0 {
+				return err, err
+			}
+			return nil, err
+		}
+		errs[i] = replyErr(c.addr, rep.kind, rep.s1)
+	}
+	return errs[0], errs[1]
 }
 
 // await receives replies until the one to request id, dropping those to

@@ -17,7 +17,10 @@ type Cont struct {
 	props  object.ContProps
 }
 
-var _ object.Container = (*Cont)(nil)
+var (
+	_ object.Container = (*Cont)(nil)
+	_ object.Unlinker  = (*Cont)(nil)
+)
 
 // Props returns the container's properties, as the engine gave them at
 // open.
@@ -54,6 +57,19 @@ func (k *Cont) Get(ctx context.Context, oid object.OID, dkey, akey string) ([]by
 func (k *Cont) Remove(ctx context.Context, oid object.OID, dkey string) error {
 	_, err := k.c.call(ctx, &msg{op: opRemove, handle: k.handle, oid: oid, s1: dkey}, nil)
 	return err
+}
+
+// Unlink removes dkey from oid and then, only if that succeeded,
+// punches victim, in one round trip (object.Unlinker; the package doc's
+// "Pairs"). removed says the entry was removed: err is then the punch's.
+func (k *Cont) Unlink(ctx context.Context, oid object.OID, dkey string, victim object.OID) (removed bool, err error) {
+	rerr, perr := k.c.callAfter(ctx,
+		&msg{op: opRemove, handle: k.handle, oid: oid, s1: dkey},
+		&msg{op: opPunch, handle: k.handle, oid: victim})
+	if rerr != nil {
+		return false, rerr
+	}
+	return true, perr
 }
 
 // List lists dkeys in the engine.

@@ -30,7 +30,9 @@
 //	12 u8  data mode: 0 inline, 1 in the next data message, 2 by RMA
 //	13 u8  hints (replies; 0 in requests): bit 0, the engine's host is
 //	       busy (see "Waiting" below)
-//	14 2 bytes 0
+//	14 u8  after (requests; 0 in replies): 1 runs the request only if the
+//	       one before it on the connection succeeded (see "Pairs" below)
+//	15 u8  0
 //	16 u64 data length
 //	24 u64 container handle
 //	32 u64 oid.Hi   40 u64 oid.Lo
@@ -77,7 +79,8 @@
 // targets a u32 count and per target u32 index, u64 total, u64 free and
 // the path. A reply's error kind is 0 (none), 1 object.ErrNotExist,
 // 2 object.ErrExist, 3 object.ErrInvalid, 4 io.EOF (a short ReadArray,
-// with its data), 5 the engine stopping, 6 any other error; s1 is then
+// with its data), 5 the engine stopping, 6 any other error, 7 not run (an
+// after request whose predecessor failed); s1 is then
 // the engine's error text, and the client's error (an *EngineError) wraps
 // the kind's sentinel, so errors.Is works on the client as in the engine.
 //
@@ -144,6 +147,19 @@
 // 11.9 and 38-40). At 1 rank nothing changed (6.3-6.6 and 27.5-28.3 both).
 // Below 256 KiB a copy is too short for the wake-ups: at 64 KiB, sleeping
 // at once cut 2-rank reads from 9.7-11.6 to 4.3-7.3 GB/s.
+//
+// # Pairs
+//
+// A Client makes some dependent calls in one round trip: it sends the
+// first request and, straight after it, the second marked after (byte
+// 14), then waits for both replies; the engine runs the second only if
+// the first succeeded and answers kind 7 otherwise, so the pair keeps the
+// order and the condition of two calls made one after the other. Cont's
+// Unlink (object.Unlinker) is such a pair: Remove of a directory entry,
+// then Punch of the object it named, which the namespace's unlink and
+// rename use (an mdtest remove is then two round trips, not three).
+// Version 2 of the protocol added it; a version 1 engine would run the
+// second request whatever the first did, and is refused at the hello.
 //
 // A caller whose context ends while it waits for a reply returns at once;
 // the late reply is dropped by the next call (replies carry the request

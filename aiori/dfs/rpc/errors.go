@@ -19,6 +19,7 @@ const (
 	kindEOF           // io.EOF (a short ReadArray; the reply carries its data)
 	kindCanceled      // the engine's context ended (the engine is stopping)
 	kindOther         // anything else: only the text crosses
+	kindSkipped       // not run: the request it came after failed (msg.after)
 )
 
 // kindOf classifies an engine-side error.
@@ -51,9 +52,15 @@ func (k kind) base() error {
 		return object.ErrInvalid
 	case kindCanceled:
 		return errCanceled
+	case kindSkipped:
+		return errSkipped
 	}
 	return nil
 }
+
+// errSkipped is what the second call of a Client.callAfter pair wraps
+// when the engine did not run it, because the first failed.
+var errSkipped = errors.New("not run, as the call before it failed")
 
 // errCanceled is what a call the engine gave up on because it is stopping
 // wraps (its own context's error does not cross the wire).

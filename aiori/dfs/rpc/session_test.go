@@ -24,6 +24,12 @@ func TestSessionRefuses(t *testing.T) {
 		{"read too large", (&msg{id: 1, op: opReadArray, handle: 1, b: maxData + 1}).encode(nil), kindInvalid},
 		{"read negative", (&msg{id: 1, op: opReadArray, handle: 1, b: -1}).encode(nil), kindInvalid},
 		{"malformed", []byte("short"), kindInvalid},
+		{"ordering byte 2", func() []byte {
+			b := (&msg{id: 1, op: opGet, handle: 1, s1: "d"}).encode(nil)
+			b[14] = 2
+			return b
+		}(), kindInvalid},
+		{"after with no request before it", (&msg{id: 1, op: opGet, handle: 1, s1: "d", after: true}).encode(nil), kindSkipped},
 		{"a good Get", (&msg{id: 1, op: opGet, handle: 1, s1: "d"}).encode(nil), kindNotExist},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -9,7 +9,7 @@ import (
 )
 
 // Version is the wire protocol's version, exchanged in the hello.
-const Version = 1
+const Version = 2
 
 // Tags of the four message streams on a connection (see the package doc).
 const (
@@ -96,11 +96,15 @@ const hintBusy hints = 1
 // msg is a request or a reply: every field of every operation (see the
 // package doc for which ones each uses).
 type msg struct {
-	id      uint64
-	op      op
-	kind    kind
-	mode    mode
-	hints   hints // replies only
+	id    uint64
+	op    op
+	kind  kind
+	mode  mode
+	hints hints // replies only
+	// after (requests only) says to run the request only if the one
+	// before it on the connection succeeded, and to answer kindSkipped
+	// otherwise: the second of Client.callAfter's pair.
+	after   bool
 	dataLen uint64
 
 	handle  uint64
@@ -139,7 +143,11 @@ func (m *msg) encode(b []byte) []byte {
 	b = le.AppendUint64(b[:0], m.id)
 	b = le.AppendUint16(b, uint16(m.op))
 	b = le.AppendUint16(b, uint16(m.kind))
-	b = append(b, byte(m.mode), byte(m.hints), 0, 0)
+	after := byte(0)
+	if m.after {
+		after = 1
+	}
+	b = append(b, byte(m.mode), byte(m.hints), after, 0)
 	b = le.AppendUint64(b, m.dataLen)
 	b = le.AppendUint64(b, m.handle)
 	b = le.AppendUint64(b, m.oid.Hi)
@@ -181,6 +189,7 @@ func (m *msg) decode(b []byte) error {
 		kind:    kind(le.Uint16(b[10:])),
 		mode:    mode(b[12]),
 		hints:   hints(b[13]),
+		after:   b[14] == 1,
 		dataLen: le.Uint64(b[16:]),
 		handle:  le.Uint64(b[24:]),
 		oid:     object.OID{Hi: le.Uint64(b[32:]), Lo: le.Uint64(b[40:])},
@@ -207,6 +216,8 @@ func (m *msg) decode(b []byte) error {
 	switch {
 	case m.mode > modeRMA:
 		return fmt.Errorf("%w: data mode %d", errMalformed, m.mode)
+	case b[14] > 1:
+		return fmt.Errorf("%w: ordering byte %d", errMalformed, b[14])
 	case m.dataLen > maxData:
 		return fmt.Errorf("%w: %d bytes of data, more than the %d a call may move", errMalformed, m.dataLen, maxData)
 	case m.mode == modeInline && uint64(len(rest)) != m.dataLen:
