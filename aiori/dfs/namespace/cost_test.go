@@ -147,3 +147,32 @@ func TestRemoveUnlinker(t *testing.T) {
 		})
 	}
 }
+
+// TestRenameUnlinker: a rename over a file, on an object.Unlinker
+// container, removes the old entry and punches the replaced file's object
+// with one Unlink; the moved file is then found at the new name only.
+func TestRenameUnlinker(t *testing.T) {
+	ctx := context.Background()
+	u := &unlinking{counting: &counting{Container: newCont(t, object.ContProps{}), calls: map[string]int{}}}
+	f, err := Mount(ctx, u, Options{})
+	must(t, err)
+	for _, p := range []string{"/a", "/b"} {
+		_, err := f.Create(ctx, p, 0o644, Excl)
+		must(t, err)
+	}
+	a, err := f.Stat(ctx, "/a")
+	must(t, err)
+	u.take()
+	must(t, f.Rename(ctx, "/a", "/b"))
+	if got, want := u.take(), map[string]int{"Get": 2, "Put": 1, "Unlink": 1}; !maps.Equal(got, want) {
+		t.Errorf("calls %v, want %v", got, want)
+	}
+	if _, err := f.Stat(ctx, "/a"); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("Stat(/a) after the rename: %v; want ErrNotExist", err)
+	}
+	b, err := f.Stat(ctx, "/b")
+	must(t, err)
+	if b.Inode.OID != a.Inode.OID {
+		t.Errorf("/b is object %v after the rename; want /a's %v", b.Inode.OID, a.Inode.OID)
+	}
+}

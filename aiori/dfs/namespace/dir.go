@@ -91,17 +91,7 @@ func (f *FS) checkEmpty(ctx context.Context, in Inode) error {
 // unlink removes entry name, of inode in, from dir, then punches its
 // object (a link has none).
 func (f *FS) unlink(ctx context.Context, dir Inode, name string, in Inode) error {
-	var removed bool
-	var err error
-	if u, ok := f.cont.(object.Unlinker); ok && in.OClass != 0 {
-		removed, err = u.Unlink(ctx, dir.OID, name, in.OID) // one round trip
-	} else {
-		err = f.cont.Remove(ctx, dir.OID, name)
-		removed = err == nil
-		if removed && in.OClass != 0 {
-			err = f.cont.Punch(ctx, in.OID)
-		}
-	}
+	removed, err := f.removePunch(ctx, dir.OID, name, in.OID, in.OClass != 0)
 	switch {
 	case !removed && errors.Is(err, fs.ErrNotExist):
 		return fmt.Errorf("entry %q: %w (removed meanwhile)", name, syscall.ENOENT)
@@ -111,6 +101,24 @@ func (f *FS) unlink(ctx context.Context, dir Inode, name string, in Inode) error
 		return fmt.Errorf("punch object %v of entry %q: %w", in.OID, name, err)
 	}
 	return nil
+}
+
+// removePunch removes entry name from directory object dir and then, if
+// that succeeded and punch is true, punches victim: one round trip when
+// the container is an object.Unlinker, two calls otherwise. removed says
+// the entry went; err is then the punch's error, and the removal's
+// otherwise.
+func (f *FS) removePunch(ctx context.Context, dir object.OID, name string, victim object.OID, punch bool) (removed bool, err error) {
+	if u, ok := f.cont.(object.Unlinker); ok && punch {
+		return u.Unlink(ctx, dir, name, victim)
+	}
+	if err := f.cont.Remove(ctx, dir, name); err != nil {
+		return false, err
+	}
+	if punch {
+		return true, f.cont.Punch(ctx, victim)
+	}
+	return true, nil
 }
 
 // ReadDir returns up to max names of directory p's entries after anchor

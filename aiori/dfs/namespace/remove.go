@@ -89,13 +89,12 @@ func (f *FS) renameWith(ctx context.Context, from, to string, mode walkMode) err
 	}
 	f.forget(fnames)
 	f.forget(tnames)
-	if err := f.cont.Remove(ctx, fparent.OID, fname); err != nil {
+	removed, err := f.removePunch(ctx, fparent.OID, fname, dst.OID, replaced && dst.OClass != 0 && dst.OID != src.OID)
+	switch {
+	case !removed:
 		return fmt.Errorf("remove old entry %q: %w", fname, err)
-	}
-	if replaced && dst.OClass != 0 && dst.OID != src.OID {
-		if err := f.cont.Punch(ctx, dst.OID); err != nil {
-			return fmt.Errorf("punch replaced object %v: %w", dst.OID, err)
-		}
+	case err != nil:
+		return fmt.Errorf("punch replaced object %v: %w", dst.OID, err)
 	}
 	return nil
 }
