@@ -32,7 +32,7 @@ func (c *Conn) Recv(ctx context.Context, tag uint32, b []byte) (int, error) {
 
 // RecvLong is Recv for a message that is not expected within microseconds
 // (fabric.LongReceiver): its waits sleep at once instead of spinning and
-// yielding first (see waiter.awaitLong).
+// yielding first (see waiter.wait).
 func (c *Conn) RecvLong(ctx context.Context, tag uint32, b []byte) (int, error) {
 	return c.recv(ctx, tag, b, true)
 }
@@ -114,11 +114,7 @@ func (c *Conn) waitData(ctx context.Context, n uint32) error {
 		return nil
 	}
 	c.warmSend()
-	ready := func() bool { return q.has(n) }
-	if c.rcv.long {
-		return c.rcv.w.awaitLong(ctx, c.myDoors[bellRecv], ready, c.recvStop(ctx))
-	}
-	return c.rcv.w.await(ctx, c.myDoors[bellRecv], ready, c.recvStop(ctx))
+	return c.rcv.w.wait(ctx, c.myDoors[bellRecv], func() bool { return q.has(n) }, c.recvStop(ctx), c.rcv.long)
 }
 
 // release returns n ring bytes to the sender.

@@ -90,17 +90,13 @@ func (w *waiter) await(ctx context.Context, d door, ready func() bool, stop func
 	return w.wait(ctx, d, ready, stop, false)
 }
 
-// awaitLong is await for an event that is not expected within
-// microseconds, such as the answer to a request that copies a megabyte: it
-// sleeps on d at once, without spinning or yielding first, so that the CPU
-// goes to the work it waits for. On a host with no idle CPU, two ranks
-// that each wait for an object-store engine to copy 1 MiB for them took
-// that CPU from the engine's copies by spinning and yielding.
-func (w *waiter) awaitLong(ctx context.Context, d door, ready func() bool, stop func() error) error {
-	return w.wait(ctx, d, ready, stop, true)
-}
-
-// wait is await, and awaitLong when long is true.
+// wait is await when long is false. With long, it is for an event that
+// is not expected within microseconds, such as the answer to a request
+// that copies a megabyte: it sleeps on d at once, without spinning or
+// yielding first, so that the CPU goes to the work it waits for. On a host
+// with no idle CPU, two ranks that each wait for an object-store engine
+// to copy 1 MiB for them took that CPU from the engine's copies by
+// spinning and yielding.
 func (w *waiter) wait(ctx context.Context, d door, ready func() bool, stop func() error, long bool) error {
 	if ready() {
 		return nil

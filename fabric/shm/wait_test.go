@@ -100,10 +100,10 @@ func TestAwaitWakes(t *testing.T) {
 	}
 }
 
-// TestAwaitLong checks that awaitLong goes to sleep at once: it looks at
-// its condition only twice (on entry, and once announced as a sleeper)
-// before it sleeps, never spins long enough to publish its CPU, and a
-// notify wakes it at once.
+// TestAwaitLong checks that a long wait (waiter.wait with long) goes to
+// sleep at once: it looks at its condition only twice (on entry, and once
+// announced as a sleeper) before it sleeps, never spins long enough to
+// publish its CPU, and a notify wakes it at once.
 func TestAwaitLong(t *testing.T) {
 	for _, m := range sleepModes {
 		t.Run(m.name, func(t *testing.T) {
@@ -114,7 +114,7 @@ func TestAwaitLong(t *testing.T) {
 				var looks atomic.Int64
 				ready := func() bool { looks.Add(1); return flag.Load() }
 				done := make(chan error, 1)
-				go func() { done <- w.awaitLong(nil, d, ready, noStop) }()
+				go func() { done <- w.wait(nil, d, ready, noStop, true) }()
 				asleep(d)
 				before := looks.Load()
 				set := time.Now()
@@ -124,13 +124,13 @@ func TestAwaitLong(t *testing.T) {
 				lat := time.Since(set)
 				switch {
 				case err != nil:
-					return fmt.Errorf("awaitLong: %v", err)
+					return fmt.Errorf("long wait: %v", err)
 				case before > 2:
-					return fmt.Errorf("awaitLong looked %d times before it slept; want 2 (no spinning)", before)
+					return fmt.Errorf("the long wait looked %d times before it slept; want 2 (no spinning)", before)
 				case w.mine.Load() != noCPU:
-					return errors.New("awaitLong published its CPU, as only a spinning waiter does")
+					return errors.New("the long wait published its CPU, as only a spinning waiter does")
 				case lat > sleepSlice/2:
-					return fmt.Errorf("awaitLong returned %v after notify; want a wake-up", lat)
+					return fmt.Errorf("the long wait returned %v after notify; want a wake-up", lat)
 				}
 				return nil
 			})

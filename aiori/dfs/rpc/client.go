@@ -239,13 +239,14 @@ func (c *Client) callAfter(ctx context.Context, first, second *msg) (errFirst, e
 		return c.wrap(first.op, c.broken), c.wrap(second.op, c.broken)
 	}
 	second.after = true
-	for _, m := range []*msg{first, second} {
+	pair := [2]*msg{first, second}
+	for _, m := range pair {
 		if _, err := c.post(ctx, m); err != nil {
 			return c.wrap(first.op, err), c.wrap(second.op, err)
 		}
 	}
 	var errs [2]error
-	for i, m := range []*msg{first, second} {
+	for i, m := range pair {
 		rep, err := c.await(ctx, m.id, nil, false)
 		if err != nil {
 			err = c.wrap(m.op, err)

@@ -142,9 +142,9 @@
 // spin as for small calls.
 //
 // `launch -n 2 -- ior -a DFS -b 256m -t 1m -w -r -F -i 3` on 2 CPUs, the
-// engine in rank 0, 3 rounds interleaved with the build before: write
-// 5.8-6.4 GB/s became 10.3-11.5, read 10-26 became 26-43 (POSIX beside it:
-// 11.9 and 38-40). At 1 rank nothing changed (6.3-6.6 and 27.5-28.3 both).
+// engine in rank 0, two sets of 3 rounds interleaved with the build
+// before: write 5.7-6.4 GB/s became 8.6-11.5, read 10-26 became 26-43
+// (POSIX beside it: 11.9-12.0 and 38-40). At 1 rank nothing changed (6.3-6.6 and 27.5-28.3 both).
 // Below 256 KiB a copy is too short for the wake-ups: at 64 KiB, sleeping
 // at once cut 2-rank reads from 9.7-11.6 to 4.3-7.3 GB/s.
 //
