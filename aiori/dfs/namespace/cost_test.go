@@ -53,8 +53,8 @@ func TestCallCost(t *testing.T) {
 		}, map[string]int{"Get": 1, "Insert": 1}},
 		{"stat three deep, cached", func() error { _, err := cached.Stat(ctx, "/d/e/g/f2"); return err },
 			map[string]int{"Get": 1, "ArraySize": 1}},
-		{"remove three deep, cached", func() error { return cached.Remove(ctx, "/d/e/g/f2") },
-			map[string]int{"Get": 1, "Remove": 1, "Punch": 1}},
+		{"remove three deep, cached, a file this mount made", func() error { return cached.Remove(ctx, "/d/e/g/f2") },
+			map[string]int{"RemoveIf": 1, "Punch": 1}},
 		{"a missing entry, cached: looked up again, fresh", func() error {
 			if _, err := cached.Stat(ctx, "/d/e/g/nosuch"); !errors.Is(err, fs.ErrNotExist) {
 				return fmt.Errorf("stat of a missing file: %v", err)
@@ -73,8 +73,10 @@ func TestCallCost(t *testing.T) {
 			map[string]int{"Insert": 1}},
 		{"stat a file", func() error { _, err := f.Stat(ctx, "/d/f"); return err },
 			map[string]int{"Get": 2, "ArraySize": 1}},
-		{"remove a file", func() error { return f.Remove(ctx, "/f") },
-			map[string]int{"Get": 1, "Remove": 1, "Punch": 1}},
+		{"remove a file this mount made", func() error { return f.Remove(ctx, "/f") },
+			map[string]int{"RemoveIf": 1, "Punch": 1}},
+		{"remove a file another mount made", func() error { return f.Remove(ctx, "/d/warm") },
+			map[string]int{"Get": 2, "Remove": 1, "Punch": 1}},
 		{"rename a file", func() error { return f.Rename(ctx, "/f0", "/g") },
 			map[string]int{"Get": 2, "Put": 1, "Remove": 1}},
 	}
@@ -94,19 +96,26 @@ type unlinking struct {
 	fail func() (removed bool, err error) // nil: do the work
 }
 
-func (u *unlinking) Unlink(ctx context.Context, oid object.OID, dkey string, victim object.OID) (bool, error) {
+func (u *unlinking) Unlink(ctx context.Context, oid object.OID, dkey, akey string, expect []byte, victim object.OID) (bool, error) {
 	u.count("Unlink")
 	if u.fail != nil {
 		return u.fail()
 	}
-	if err := u.Container.Remove(ctx, oid, dkey); err != nil {
+	var err error
+	if expect != nil {
+		err = u.Container.RemoveIf(ctx, oid, dkey, akey, expect)
+	} else {
+		err = u.Container.Remove(ctx, oid, dkey)
+	}
+	if err != nil {
 		return false, err
 	}
 	return true, u.Container.Punch(ctx, victim)
 }
 
 // TestRemoveUnlinker: on a container that is an object.Unlinker, removing
-// a file is a Get and one Unlink (two round trips), and Unlink's outcomes
+// a file another mount made is a Get and one Unlink (two round trips),
+// one this mount made is one Unlink, and Unlink's outcomes
 // come back as Remove's and Punch's did: a removed-meanwhile entry as
 // ENOENT, a failed punch naming the object.
 func TestRemoveUnlinker(t *testing.T) {
@@ -127,22 +136,33 @@ func TestRemoveUnlinker(t *testing.T) {
 			u := &unlinking{counting: &counting{Container: newCont(t, object.ContProps{}), calls: map[string]int{}}, fail: tc.fail}
 			f, err := Mount(ctx, u, Options{})
 			must(t, err)
-			_, err = f.Create(ctx, "/f", 0o644, Excl)
+			other, err := Mount(ctx, u, Options{})
 			must(t, err)
-			u.take()
-			err = f.Remove(ctx, "/f")
-			if got, want := u.take(), map[string]int{"Get": 1, "Unlink": 1}; !maps.Equal(got, want) {
-				t.Errorf("calls %v, want %v", got, want)
-			}
-			switch {
-			case tc.want == "" && err != nil:
-				t.Fatalf("Remove: %v", err)
-			case tc.want == "":
-				if _, err := f.Stat(ctx, "/f"); !errors.Is(err, fs.ErrNotExist) {
-					t.Errorf("Stat after Remove: %v; want ErrNotExist", err)
+			for _, mk := range []*FS{other, f} {
+				_, err = mk.Create(ctx, "/f", 0o644, Excl)
+				must(t, err)
+				u.take()
+				err = f.Remove(ctx, "/f")
+				want := map[string]int{"Get": 1, "Unlink": 1}
+				if mk == f {
+					want = map[string]int{"Unlink": 1}
 				}
-			case err == nil || !errors.Is(err, tc.is) || !strings.Contains(err.Error(), tc.want):
-				t.Errorf("Remove = %v; want an error with %q wrapping %v", err, tc.want, tc.is)
+				if got := u.take(); !maps.Equal(got, want) {
+					t.Errorf("made by this mount %v: calls %v, want %v", mk == f, got, want)
+				}
+				switch {
+				case tc.want == "" && err != nil:
+					t.Fatalf("Remove: %v", err)
+				case tc.want == "":
+					if _, err := f.Stat(ctx, "/f"); !errors.Is(err, fs.ErrNotExist) {
+						t.Errorf("Stat after Remove: %v; want ErrNotExist", err)
+					}
+				case err == nil || !errors.Is(err, tc.is) || !strings.Contains(err.Error(), tc.want):
+					t.Errorf("Remove = %v; want an error with %q wrapping %v", err, tc.want, tc.is)
+				}
+				if tc.want != "" {
+					return
+				}
 			}
 		})
 	}

@@ -34,7 +34,8 @@ func (f *FS) newInode(ctx context.Context, m fs.FileMode, c object.Class, target
 }
 
 // insert adds the entry name with inode in to directory dir, failing with
-// an error wrapping EEXIST when it is there: one conditional Insert.
+// an error wrapping EEXIST when it is there: one conditional Insert. A
+// regular file's entry is remembered (see made).
 func (f *FS) insert(ctx context.Context, dir Inode, name string, in Inode) error {
 	b, err := in.encode()
 	if err != nil {
@@ -46,6 +47,9 @@ func (f *FS) insert(ctx context.Context, dir Inode, name string, in Inode) error
 	}
 	if err != nil {
 		return fmt.Errorf("insert entry %q: %w", name, err)
+	}
+	if in.Mode.IsRegular() {
+		f.made.put(dir.OID, name, b)
 	}
 	return nil
 }

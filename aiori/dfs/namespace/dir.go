@@ -72,7 +72,7 @@ func (f *FS) rmdirAt(ctx context.Context, names []string, parent Inode, name str
 		return err
 	}
 	f.forget(names)
-	return f.unlink(ctx, parent, name, in)
+	return f.unlink(ctx, parent, name, in, nil)
 }
 
 // checkEmpty returns an error wrapping ENOTEMPTY unless directory in has
@@ -89,10 +89,14 @@ func (f *FS) checkEmpty(ctx context.Context, in Inode) error {
 }
 
 // unlink removes entry name, of inode in, from dir, then punches its
-// object (a link has none).
-func (f *FS) unlink(ctx context.Context, dir Inode, name string, in Inode) error {
-	removed, err := f.removePunch(ctx, dir.OID, name, in.OID, in.OClass != 0)
+// object (a link has none). With expect (in's encoding as the entry holds
+// it) the removal is conditional, and an error wrapping
+// object.ErrChanged says the entry holds another inode now.
+func (f *FS) unlink(ctx context.Context, dir Inode, name string, in Inode, expect []byte) error {
+	removed, err := f.removePunch(ctx, dir.OID, name, expect, in.OID, in.OClass != 0)
 	switch {
+	case !removed && errors.Is(err, object.ErrChanged):
+		return fmt.Errorf("entry %q: %w", name, err)
 	case !removed && errors.Is(err, fs.ErrNotExist):
 		return fmt.Errorf("entry %q: %w (removed meanwhile)", name, syscall.ENOENT)
 	case !removed && err != nil:
@@ -103,16 +107,21 @@ func (f *FS) unlink(ctx context.Context, dir Inode, name string, in Inode) error
 	return nil
 }
 
-// removePunch removes entry name from directory object dir and then, if
-// that succeeded and punch is true, punches victim: one round trip when
-// the container is an object.Unlinker, two calls otherwise. removed says
-// the entry went; err is then the punch's error, and the removal's
-// otherwise.
-func (f *FS) removePunch(ctx context.Context, dir object.OID, name string, victim object.OID, punch bool) (removed bool, err error) {
+// removePunch removes entry name from directory object dir (only if its
+// inode's bytes are expect, when expect is not nil) and then, if that
+// succeeded and punch is true, punches victim: one round trip when the
+// container is an object.Unlinker, two calls otherwise. removed says the
+// entry went; err is then the punch's error, and the removal's otherwise.
+func (f *FS) removePunch(ctx context.Context, dir object.OID, name string, expect []byte, victim object.OID, punch bool) (removed bool, err error) {
 	if u, ok := f.cont.(object.Unlinker); ok && punch {
-		return u.Unlink(ctx, dir, name, victim)
+		return u.Unlink(ctx, dir, name, inodeAkey, expect, victim)
 	}
-	if err := f.cont.Remove(ctx, dir, name); err != nil {
+	if expect != nil {
+		err = f.cont.RemoveIf(ctx, dir, name, inodeAkey, expect)
+	} else {
+		err = f.cont.Remove(ctx, dir, name)
+	}
+	if err != nil {
 		return false, err
 	}
 	if punch {

@@ -78,6 +78,11 @@ func (c *counting) Remove(ctx context.Context, oid object.OID, dkey string) erro
 	return c.Container.Remove(ctx, oid, dkey)
 }
 
+func (c *counting) RemoveIf(ctx context.Context, oid object.OID, dkey, akey string, expect []byte) error {
+	c.count("RemoveIf")
+	return c.Container.RemoveIf(ctx, oid, dkey, akey, expect)
+}
+
 func (c *counting) List(ctx context.Context, oid object.OID, anchor string, max int) ([]string, string, error) {
 	c.count("List")
 	return c.Container.List(ctx, oid, anchor, max)

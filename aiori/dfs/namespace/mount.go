@@ -51,6 +51,7 @@ type FS struct {
 	opts  Options
 	alloc *allocator
 	cache *dirCache
+	made  *made
 }
 
 // Mount mounts the DFS namespace in cont, formatting cont first when it
@@ -79,7 +80,7 @@ func Mount(ctx context.Context, cont object.Container, opts Options) (*FS, error
 	if opts, err = sb.resolve(opts); err != nil {
 		return nil, fmt.Errorf("mount DFS: %w", err)
 	}
-	f := &FS{cont: cont, sb: sb, root: root, opts: opts, alloc: newAllocator(cont, opts.OIDBatch)}
+	f := &FS{cont: cont, sb: sb, root: root, opts: opts, alloc: newAllocator(cont, opts.OIDBatch), made: newMade()}
 	if opts.DirCache {
 		f.cache = newDirCache()
 	}

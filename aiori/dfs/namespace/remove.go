@@ -8,6 +8,8 @@ import (
 	"slices"
 	"syscall"
 	"time"
+
+	"github.com/hpcbench/hpcbench/aiori/dfs/object"
 )
 
 // Remove unlinks the file or symbolic link p: it removes the entry, then
@@ -18,8 +20,18 @@ func (f *FS) Remove(ctx context.Context, p string) error {
 	})
 }
 
-// removeAt unlinks the file or link name in directory dir.
+// removeAt unlinks the file or link name in directory dir: a file this
+// mount made with no read of its entry (made), unless the entry changed.
 func (f *FS) removeAt(ctx context.Context, dir Inode, name string) error {
+	if b, ok := f.made.take(dir.OID, name); ok {
+		in, err := decodeInode(b)
+		if err == nil {
+			err = f.unlink(ctx, dir, name, in, b)
+		}
+		if !errors.Is(err, object.ErrChanged) {
+			return err
+		}
+	}
 	in, err := f.entry(ctx, dir.OID, name)
 	if err != nil {
 		return err
@@ -27,7 +39,7 @@ func (f *FS) removeAt(ctx context.Context, dir Inode, name string) error {
 	if in.IsDir() {
 		return fmt.Errorf("unlink a directory: %w (use Rmdir)", syscall.EISDIR)
 	}
-	return f.unlink(ctx, dir, name, in)
+	return f.unlink(ctx, dir, name, in, nil)
 }
 
 // Rename moves the entry from to to, as dfs_move does: it writes the
@@ -89,7 +101,11 @@ func (f *FS) renameWith(ctx context.Context, from, to string, mode walkMode) err
 	}
 	f.forget(fnames)
 	f.forget(tnames)
-	removed, err := f.removePunch(ctx, fparent.OID, fname, dst.OID, replaced && dst.OClass != 0 && dst.OID != src.OID)
+	f.made.take(fparent.OID, fname)
+	if src.Mode.IsRegular() {
+		f.made.put(tparent.OID, tname, b)
+	}
+	removed, err := f.removePunch(ctx, fparent.OID, fname, nil, dst.OID, replaced && dst.OClass != 0 && dst.OID != src.OID)
 	switch {
 	case !removed:
 		return fmt.Errorf("remove old entry %q: %w", fname, err)

@@ -33,7 +33,13 @@ var (
 	// ErrInvalid is an argument out of range (a chunk size of 0, an
 	// unknown class, a negative offset).
 	ErrInvalid = &kindError{"invalid argument", fs.ErrInvalid}
+	// ErrChanged is a conditional removal (RemoveIf) that found another
+	// value than the one it expected, and so removed nothing.
+	ErrChanged = &kindError{"holds another value than expected", errChanged}
 )
+
+// errChanged is ErrChanged's base: fs has no error for it.
+var errChanged = errors.New("value changed")
 
 type kindError struct {
 	text string
@@ -101,6 +107,12 @@ type Container interface {
 	// Remove deletes dkey and all its akeys from oid (a punch), or
 	// returns ErrNotExist when dkey has none.
 	Remove(ctx context.Context, oid OID, dkey string) error
+	// RemoveIf deletes dkey and all its akeys from oid only if the value
+	// under (oid, dkey, akey) is expect, byte for byte: ErrNotExist when
+	// there is no such value, ErrChanged when it differs. The check and
+	// the removal are one step (DAOS_COND_PUNCH with a compare): a caller
+	// that remembers what it wrote removes it without reading it first.
+	RemoveIf(ctx context.Context, oid OID, dkey, akey string, expect []byte) error
 	// List returns up to max of oid's dkeys after anchor (an opaque cursor;
 	// "" starts at the beginning) and the anchor to continue from, "" at
 	// the end. max <= 0 means no limit. Order is the implementation's;
@@ -137,10 +149,12 @@ type Container interface {
 // Remove and Punch would take a round trip each. The namespace's unlink
 // uses it when the container has it.
 type Unlinker interface {
-	// Unlink removes dkey from oid (Remove) and then, only if that
-	// succeeded, punches victim (Punch). removed says the dkey was
-	// removed; err is then the punch's error, and Remove's otherwise.
-	Unlink(ctx context.Context, oid OID, dkey string, victim OID) (removed bool, err error)
+	// Unlink removes dkey from oid and then, only if that succeeded,
+	// punches victim (Punch). The removal is Remove when expect is nil,
+	// and RemoveIf(oid, dkey, akey, expect) otherwise. removed says the
+	// dkey was removed; err is then the punch's error, and the removal's
+	// otherwise.
+	Unlink(ctx context.Context, oid OID, dkey, akey string, expect []byte, victim OID) (removed bool, err error)
 }
 
 // Pool is an open pool: the containers on its targets.

@@ -141,7 +141,8 @@ func benchInsertRemove(b *testing.B, c object.Container) {
 
 // benchUnlink creates an entry and a 4 KiB array, then removes the entry
 // and punches the array, as the namespace unlinks an mdtest file: with
-// Remove and Punch, or with one Unlink when pair is true.
+// Remove and Punch, or with one Unlink of the entry it knows (RemoveIf)
+// when pair is true.
 func benchUnlink(b *testing.B, c object.Container, pair bool) {
 	ctx := context.Background()
 	val := make([]byte, 64)
@@ -154,7 +155,7 @@ func benchUnlink(b *testing.B, c object.Container, pair bool) {
 			b.Fatal(err)
 		}
 		if pair {
-			if removed, err := c.(object.Unlinker).Unlink(ctx, kvOID, "entry", arr.OID); !removed || err != nil {
+			if removed, err := c.(object.Unlinker).Unlink(ctx, kvOID, "entry", "DFS_INODE", val, arr.OID); !removed || err != nil {
 				b.Fatal(removed, err)
 			}
 			continue

@@ -222,11 +222,12 @@ func (c *Client) post(ctx context.Context, m *msg) (release func() error, err er
 
 // callAfter makes two calls in one round trip: it sends first, then
 // second marked to run only if first succeeds (msg.after), and waits for
-// both replies. Neither may carry data. errFirst is first's error;
+// both replies. Each carries its data inline or none: a pair has no data
+// message or exposed buffer to see through. errFirst is first's error;
 // errSecond is second's, wrapping errSkipped when first failed.
 func (c *Client) callAfter(ctx context.Context, first, second *msg) (errFirst, errSecond error) {
-	if len(first.data) > 0 || len(second.data) > 0 || first.op == opReadArray || second.op == opReadArray {
-		err := fmt.Errorf("%s then %s: a call with data cannot be paired: %w", first.op, second.op, object.ErrInvalid)
+	if !first.pairable() || !second.pairable() {
+		err := fmt.Errorf("%s then %s: a call with more than %d bytes of data inline cannot be paired: %w", first.op, second.op, inlineMax, object.ErrInvalid)
 		return err, err
 	}
 	select {

@@ -59,13 +59,22 @@ func (k *Cont) Remove(ctx context.Context, oid object.OID, dkey string) error {
 	return err
 }
 
-// Unlink removes dkey from oid and then, only if that succeeded,
-// punches victim, in one round trip (object.Unlinker; the package doc's
-// "Pairs"). removed says the entry was removed: err is then the punch's.
-func (k *Cont) Unlink(ctx context.Context, oid object.OID, dkey string, victim object.OID) (removed bool, err error) {
-	rerr, perr := k.c.callAfter(ctx,
-		&msg{op: opRemove, handle: k.handle, oid: oid, s1: dkey},
-		&msg{op: opPunch, handle: k.handle, oid: victim})
+// RemoveIf punches a dkey in the engine if its akey holds expect.
+func (k *Cont) RemoveIf(ctx context.Context, oid object.OID, dkey, akey string, expect []byte) error {
+	_, err := k.c.call(ctx, &msg{op: opRemoveIf, handle: k.handle, oid: oid, s1: dkey, s2: akey, data: expect}, nil)
+	return err
+}
+
+// Unlink removes dkey from oid (RemoveIf when expect is not nil) and
+// then, only if that succeeded, punches victim, in one round trip
+// (object.Unlinker; the package doc's "Pairs"). removed says the entry
+// was removed: err is then the punch's.
+func (k *Cont) Unlink(ctx context.Context, oid object.OID, dkey, akey string, expect []byte, victim object.OID) (removed bool, err error) {
+	rm := msg{op: opRemove, handle: k.handle, oid: oid, s1: dkey}
+	if expect != nil {
+		rm.op, rm.s2, rm.data = opRemoveIf, akey, expect
+	}
+	rerr, perr := k.c.callAfter(ctx, &rm, &msg{op: opPunch, handle: k.handle, oid: victim})
 	if rerr != nil {
 		return false, rerr
 	}

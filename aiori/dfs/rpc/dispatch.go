@@ -96,6 +96,8 @@ func (ss *session) doCont(ctx context.Context, c object.Container, m *msg, rep *
 		return err
 	case opRemove:
 		return c.Remove(ctx, m.oid, m.s1)
+	case opRemoveIf:
+		return c.RemoveIf(ctx, m.oid, m.s1, m.s2, m.data)
 	case opList:
 		keys, next, err := c.List(ctx, m.oid, m.s1, int(m.a))
 		rep.data, rep.s1 = appendStrings(nil, keys), next

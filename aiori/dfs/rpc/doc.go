@@ -74,13 +74,15 @@
 //	17 SetSize            handle, oid, c chunk, a size
 //	18 SyncArray          handle, oid, c chunk
 //	19 Punch              handle, oid
+//	20 RemoveIf           handle, oid, s1 dkey, s2 akey, data expected value
 //
 // Lists (labels, dkeys) are a u32 count and u32-length-prefixed strings;
 // targets a u32 count and per target u32 index, u64 total, u64 free and
 // the path. A reply's error kind is 0 (none), 1 object.ErrNotExist,
 // 2 object.ErrExist, 3 object.ErrInvalid, 4 io.EOF (a short ReadArray,
 // with its data), 5 the engine stopping, 6 any other error, 7 not run (an
-// after request whose predecessor failed); s1 is then
+// after request whose predecessor failed), 8 object.ErrChanged (a
+// RemoveIf that found another value); s1 is then
 // the engine's error text, and the client's error (an *EngineError) wraps
 // the kind's sentinel, so errors.Is works on the client as in the engine.
 //
@@ -155,11 +157,14 @@
 // 14), then waits for both replies; the engine runs the second only if
 // the first succeeded and answers kind 7 otherwise, so the pair keeps the
 // order and the condition of two calls made one after the other. Cont's
-// Unlink (object.Unlinker) is such a pair: Remove of a directory entry,
-// then Punch of the object it named, which the namespace's unlink and
-// rename use (an mdtest remove is then two round trips, not three).
-// Version 2 of the protocol added it; a version 1 engine would run the
+// Unlink (object.Unlinker) is such a pair: Remove of a directory entry
+// (or RemoveIf, when the caller knows the entry's value), then Punch of
+// the object it named, which the namespace's unlink and rename use. An
+// mdtest remove is then two round trips (Get, then the pair), or one for
+// a file the same mount created (the pair with RemoveIf), not three.
+// Version 2 of the protocol added pairs; a version 1 engine would run the
 // second request whatever the first did, and is refused at the hello.
+// Version 3 added RemoveIf (op 20, kind 8).
 //
 // A caller whose context ends while it waits for a reply returns at once;
 // the late reply is dropped by the next call (replies carry the request

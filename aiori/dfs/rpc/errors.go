@@ -20,6 +20,7 @@ const (
 	kindCanceled      // the engine's context ended (the engine is stopping)
 	kindOther         // anything else: only the text crosses
 	kindSkipped       // not run: the request it came after failed (msg.after)
+	kindChanged       // object.ErrChanged
 )
 
 // kindOf classifies an engine-side error.
@@ -33,6 +34,8 @@ func kindOf(err error) kind {
 		return kindExist
 	case errors.Is(err, object.ErrInvalid):
 		return kindInvalid
+	case errors.Is(err, object.ErrChanged):
+		return kindChanged
 	case err == io.EOF:
 		return kindEOF
 	case errors.Is(err, errCanceled):
@@ -54,6 +57,8 @@ func (k kind) base() error {
 		return errCanceled
 	case kindSkipped:
 		return errSkipped
+	case kindChanged:
+		return object.ErrChanged
 	}
 	return nil
 }

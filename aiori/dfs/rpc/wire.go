@@ -9,7 +9,7 @@ import (
 )
 
 // Version is the wire protocol's version, exchanged in the hello.
-const Version = 2
+const Version = 3
 
 // Tags of the four message streams on a connection (see the package doc).
 const (
@@ -62,12 +62,13 @@ const (
 	opSetSize
 	opSyncArray
 	opPunch
+	opRemoveIf
 	opMax // one past the last
 )
 
 var opNames = [...]string{"", "query pool", "create container", "open container", "list containers",
 	"query container", "destroy container", "close container", "alloc oids", "put", "insert", "get",
-	"remove", "list", "write array", "read array", "array size", "set size", "sync array", "punch"}
+	"remove", "list", "write array", "read array", "array size", "set size", "sync array", "punch", "remove if"}
 
 func (o op) String() string {
 	if o >= opMax {
@@ -131,6 +132,13 @@ func (m *msg) bulk() int64 {
 		return m.b
 	}
 	return int64(m.dataLen)
+}
+
+// pairable says m may be one of Client.callAfter's pair: it moves no
+// array data and carries what data it has inline.
+func (m *msg) pairable() bool {
+	return m.op != opReadArray && m.mode == modeInline &&
+		len(m.data) <= inlineMax && m.encodedLen()+len(m.data) <= maxMsg
 }
 
 // errMalformed is wrapped by every decoding error.

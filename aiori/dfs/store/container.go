@@ -96,6 +96,19 @@ func (c *Container) Remove(ctx context.Context, oid object.OID, dkey string) err
 	return nil
 }
 
+// RemoveIf deletes dkey and its akeys from oid if the value under akey
+// is expect.
+func (c *Container) RemoveIf(ctx context.Context, oid object.OID, dkey, akey string, expect []byte) error {
+	err := c.check(ctx)
+	if err == nil {
+		err = c.st.kv.removeIf(oid, dkey, akey, expect)
+	}
+	if err != nil {
+		return fmt.Errorf("remove %v/%q if %q matches: %w", oid, dkey, akey, err)
+	}
+	return nil
+}
+
 // List returns up to max of oid's dkeys after anchor, in sorted order.
 func (c *Container) List(ctx context.Context, oid object.OID, anchor string, max int) ([]string, string, error) {
 	if err := c.check(ctx); err != nil {

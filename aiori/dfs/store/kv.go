@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"fmt"
 	"sort"
 	"sync"
@@ -154,10 +155,24 @@ func (s *kvStore) get(oid object.OID, dkey, akey string) ([]byte, error) {
 
 // remove writes a tombstone for dkey, or returns object.ErrNotExist.
 func (s *kvStore) remove(oid object.OID, dkey string) error {
+	return s.removeIf(oid, dkey, "", nil)
+}
+
+// removeIf writes a tombstone for dkey if the value under akey is
+// expect (any value when expect is nil), or returns object.ErrNotExist
+// or object.ErrChanged. The check and the append are one step under the
+// lock.
+func (s *kvStore) removeIf(oid object.OID, dkey, akey string, expect []byte) error {
 	s.mu.Lock()
-	if len(s.objs[oid][dkey]) == 0 {
+	d := s.objs[oid][dkey]
+	v, ok := d[akey]
+	switch {
+	case len(d) == 0 || expect != nil && !ok:
 		s.mu.Unlock()
 		return object.ErrNotExist
+	case expect != nil && !bytes.Equal(v, expect):
+		s.mu.Unlock()
+		return object.ErrChanged
 	}
 	end, err := s.write(record{op: opRemove, oid: oid, dkey: dkey})
 	s.mu.Unlock()

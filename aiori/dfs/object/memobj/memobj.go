@@ -5,6 +5,7 @@
 package memobj
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -125,6 +126,24 @@ func (c *Container) Remove(ctx context.Context, oid object.OID, dkey string) err
 	defer c.mu.Unlock()
 	if len(c.kv[oid][dkey]) == 0 {
 		return fmt.Errorf("remove %v/%q: %w", oid, dkey, object.ErrNotExist)
+	}
+	delete(c.kv[oid], dkey)
+	return nil
+}
+
+// RemoveIf deletes dkey from oid if the value under akey is expect.
+func (c *Container) RemoveIf(ctx context.Context, oid object.OID, dkey, akey string, expect []byte) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("remove %v/%q if %q matches: %w", oid, dkey, akey, err)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	v, ok := c.kv[oid][dkey][akey]
+	switch {
+	case !ok:
+		return fmt.Errorf("remove %v/%q if %q matches: %w", oid, dkey, akey, object.ErrNotExist)
+	case !bytes.Equal(v, expect):
+		return fmt.Errorf("remove %v/%q if %q matches: %w", oid, dkey, akey, object.ErrChanged)
 	}
 	delete(c.kv[oid], dkey)
 	return nil

@@ -184,16 +184,105 @@ func testRemove(e *env) {
 	if got := e.get(oid, "keep", "a"); string(got) != "3" {
 		e.t.Errorf("Remove of d changed dkey keep: %q", got)
 	}
-	for _, tc := range []struct {
-		name string
-		oid  object.OID
-		dkey string
-	}{
-		{"a dkey removed already", oid, "d"},
-		{"a dkey never put", oid, "never"},
-		{"an object never written", e.oid(object.S1), "d"},
-	} {
+	for _, tc := range e.missing(oid, "d") {
 		e.wantNotExist("Remove of "+tc.name, e.c.Remove(e.ctx, tc.oid, tc.dkey))
+	}
+}
+
+// missingDkey is a dkey that holds nothing, and why.
+type missingDkey struct {
+	name string
+	oid  object.OID
+	dkey string
+}
+
+// missing returns the dkeys a removal finds nothing at, given that dkey
+// of oid was removed.
+func (e *env) missing(oid object.OID, dkey string) []missingDkey {
+	return []missingDkey{
+		{"a dkey removed already", oid, dkey},
+		{"a dkey never put", oid, "never"},
+		{"an object never written", e.oid(object.S1), dkey},
+	}
+}
+
+// testRemoveIf: RemoveIf removes the whole dkey only when the akey holds
+// exactly the value expected; otherwise it removes nothing and says why.
+func testRemoveIf(e *env) {
+	oid := e.oid(object.S1)
+	for _, tc := range []struct {
+		name   string
+		akey   string
+		expect []byte
+		want   error // nil: removed
+	}{
+		{"the value expected", "a", []byte("one"), nil},
+		{"another value", "a", []byte("two"), object.ErrChanged},
+		{"a prefix of the value", "a", []byte("on"), object.ErrChanged},
+		{"the value and more", "a", []byte("one!"), object.ErrChanged},
+		{"an empty expectation", "a", []byte{}, object.ErrChanged},
+		{"an akey the dkey lacks", "z", []byte("one"), object.ErrNotExist},
+	} {
+		e.put(oid, "d", "a", []byte("one"))
+		e.put(oid, "d", "b", []byte("other"))
+		err := e.c.RemoveIf(e.ctx, oid, "d", tc.akey, tc.expect)
+		if tc.want == nil {
+			if err != nil {
+				e.t.Fatalf("RemoveIf with %s: %v", tc.name, err)
+			}
+			for _, akey := range []string{"a", "b"} {
+				_, err := e.c.Get(e.ctx, oid, "d", akey)
+				e.wantNotExist("Get of akey "+akey+" after RemoveIf with "+tc.name, err)
+			}
+			continue
+		}
+		if !errors.Is(err, tc.want) {
+			e.t.Errorf("RemoveIf with %s: %v; want %v", tc.name, err, tc.want)
+		}
+		if got := e.get(oid, "d", "b"); string(got) != "other" {
+			e.t.Errorf("RemoveIf with %s changed the dkey: akey b holds %q", tc.name, got)
+		}
+	}
+	e.put(oid, "empty", "a", []byte{})
+	if err := e.c.RemoveIf(e.ctx, oid, "empty", "a", []byte{}); err != nil {
+		e.t.Errorf("RemoveIf of an empty value expecting it: %v", err)
+	}
+	if err := e.c.Remove(e.ctx, oid, "d"); err != nil {
+		e.t.Fatalf("Remove: %v", err)
+	}
+	for _, tc := range e.missing(oid, "d") {
+		e.wantNotExist("RemoveIf of "+tc.name, e.c.RemoveIf(e.ctx, tc.oid, tc.dkey, "a", []byte("one")))
+	}
+}
+
+// testRemoveIfConcurrent: of racers removing one entry with the value it
+// holds, exactly one succeeds and the others find nothing: the check and
+// the removal are one step.
+func testRemoveIfConcurrent(e *env) {
+	const racers, rounds = 8, 20
+	oid := e.oid(object.S1)
+	for r := range rounds {
+		dkey := fmt.Sprintf("file%d", r)
+		val := []byte(dkey)
+		e.put(oid, dkey, "DFS_INODE", val)
+		errs := make([]error, racers)
+		var wg sync.WaitGroup
+		for i := range racers {
+			wg.Go(func() { errs[i] = e.c.RemoveIf(e.ctx, oid, dkey, "DFS_INODE", val) })
+		}
+		wg.Wait()
+		won := 0
+		for i, err := range errs {
+			switch {
+			case err == nil:
+				won++
+			case !errors.Is(err, object.ErrNotExist):
+				e.t.Errorf("%s: racer %d: %v; want nil or ErrNotExist", dkey, i, err)
+			}
+		}
+		if won != 1 {
+			e.t.Errorf("%s: %d racers removed it; want exactly 1", dkey, won)
+		}
 	}
 }
 

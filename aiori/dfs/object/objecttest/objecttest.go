@@ -75,6 +75,8 @@ var cases = []testCase{
 	{"Insert", object.ContProps{}, testInsert},
 	{"InsertConcurrent", object.ContProps{}, testInsertConcurrent},
 	{"Remove", object.ContProps{}, testRemove},
+	{"RemoveIf", object.ContProps{}, testRemoveIf},
+	{"RemoveIfConcurrent", object.ContProps{}, testRemoveIfConcurrent},
 	{"List", object.ContProps{}, testList},
 	{"ListPages", object.ContProps{}, testListPages},
 	{"ArrayChunks", smallChunks, testArrayChunks},
