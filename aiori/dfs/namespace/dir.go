@@ -109,25 +109,19 @@ func (f *FS) unlink(ctx context.Context, dir Inode, name string, in Inode, expec
 
 // removePunch removes entry name from directory object dir (only if its
 // inode's bytes are expect, when expect is not nil) and then, if that
-// succeeded and punch is true, punches victim: one round trip when the
-// container is an object.Unlinker, two calls otherwise. removed says the
-// entry went; err is then the punch's error, and the removal's otherwise.
+// succeeded and punch is true, punches victim (object.Unlink: one call
+// when the container is an object.Unlinker). removed says the entry went;
+// err is then the punch's error, and the removal's otherwise.
 func (f *FS) removePunch(ctx context.Context, dir object.OID, name string, expect []byte, victim object.OID, punch bool) (removed bool, err error) {
-	if u, ok := f.cont.(object.Unlinker); ok && punch {
-		return u.Unlink(ctx, dir, name, inodeAkey, expect, victim)
+	if punch {
+		return object.Unlink(ctx, f.cont, dir, name, inodeAkey, expect, victim)
 	}
 	if expect != nil {
 		err = f.cont.RemoveIf(ctx, dir, name, inodeAkey, expect)
 	} else {
 		err = f.cont.Remove(ctx, dir, name)
 	}
-	if err != nil {
-		return false, err
-	}
-	if punch {
-		return true, f.cont.Punch(ctx, victim)
-	}
-	return true, nil
+	return err == nil, err
 }
 
 // ReadDir returns up to max names of directory p's entries after anchor

@@ -144,10 +144,9 @@ type Container interface {
 }
 
 // Unlinker is implemented by Containers that remove a dkey and punch an
-// object in one exchange with their engine (rpc.Cont: two requests sent
-// back to back, the second run only if the first succeeded), where
-// Remove and Punch would take a round trip each. The namespace's unlink
-// uses it when the container has it.
+// object in one step: rpc.Cont in one round trip to its engine, where
+// the removal and the punch would take one each, and the engine's store
+// in one append to its log. Unlink below uses it when a container has it.
 type Unlinker interface {
 	// Unlink removes dkey from oid and then, only if that succeeded,
 	// punches victim (Punch). The removal is Remove when expect is nil,
@@ -155,6 +154,24 @@ type Unlinker interface {
 	// dkey was removed; err is then the punch's error, and the removal's
 	// otherwise.
 	Unlink(ctx context.Context, oid OID, dkey, akey string, expect []byte, victim OID) (removed bool, err error)
+}
+
+// Unlink removes dkey from oid and then, only if that succeeded, punches
+// victim, as Unlinker.Unlink says: with c's own Unlink when c is an
+// Unlinker, and with Remove (or RemoveIf) and Punch otherwise.
+func Unlink(ctx context.Context, c Container, oid OID, dkey, akey string, expect []byte, victim OID) (removed bool, err error) {
+	if u, ok := c.(Unlinker); ok {
+		return u.Unlink(ctx, oid, dkey, akey, expect, victim)
+	}
+	if expect != nil {
+		err = c.RemoveIf(ctx, oid, dkey, akey, expect)
+	} else {
+		err = c.Remove(ctx, oid, dkey)
+	}
+	if err != nil {
+		return false, err
+	}
+	return true, c.Punch(ctx, victim)
 }
 
 // Pool is an open pool: the containers on its targets.

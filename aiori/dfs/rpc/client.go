@@ -220,47 +220,6 @@ func (c *Client) post(ctx context.Context, m *msg) (release func() error, err er
 	return release, nil
 }
 
-// callAfter makes two calls in one round trip: it sends first, then
-// second marked to run only if first succeeds (msg.after), and waits for
-// both replies. Each carries its data inline or none: a pair has no data
-// message or exposed buffer to see through. errFirst is first's error;
-// errSecond is second's, wrapping errSkipped when first failed.
-func (c *Client) callAfter(ctx context.Context, first, second *msg) (errFirst, errSecond error) {
-	if !first.pairable() || !second.pairable() {
-		err := fmt.Errorf("%s then %s: a call with more than %d bytes of data inline cannot be paired: %w", first.op, second.op, inlineMax, object.ErrInvalid)
-		return err, err
-	}
-	select {
-	case <-c.turn:
-	case <-ctx.Done():
-		return c.wrap(first.op, ctx.Err()), c.wrap(second.op, ctx.Err())
-	}
-	defer func() { c.turn <- struct{}{} }()
-	if c.broken != nil {
-		return c.wrap(first.op, c.broken), c.wrap(second.op, c.broken)
-	}
-	second.after = true
-	pair := [2]*msg{first, second}
-	for _, m := range pair {
-		if _, err := c.post(ctx, m); err != nil {
-			return c.wrap(first.op, err), c.wrap(second.op, err)
-		}
-	}
-	var errs [2]error
-	for i, m := range pair {
-		rep, err := c.await(ctx, m.id, nil, false)
-		if err != nil {
-			err = c.wrap(m.op, err)
-			if i == 0 {
-				return err, err
-			}
-			return nil, err
-		}
-		errs[i] = replyErr(c.addr, rep.kind, rep.s1)
-	}
-	return errs[0], errs[1]
-}
-
 // await receives replies until the one to request id, dropping those to
 // earlier requests whose callers gave up waiting. long says the request
 // moves longBulk bytes or more and the engine's host is busy: the wait

@@ -67,18 +67,15 @@ func (k *Cont) RemoveIf(ctx context.Context, oid object.OID, dkey, akey string, 
 
 // Unlink removes dkey from oid (RemoveIf when expect is not nil) and
 // then, only if that succeeded, punches victim, in one round trip
-// (object.Unlinker; the package doc's "Pairs"). removed says the entry
-// was removed: err is then the punch's.
+// (object.Unlinker). removed says the entry was removed: err is then the
+// punch's.
 func (k *Cont) Unlink(ctx context.Context, oid object.OID, dkey, akey string, expect []byte, victim object.OID) (removed bool, err error) {
-	rm := msg{op: opRemove, handle: k.handle, oid: oid, s1: dkey}
+	m := msg{op: opUnlink, handle: k.handle, oid: oid, s1: dkey, a: int64(victim.Hi), b: int64(victim.Lo)}
 	if expect != nil {
-		rm.op, rm.s2, rm.data = opRemoveIf, akey, expect
+		m.s2, m.data, m.c = akey, expect, 1
 	}
-	rerr, perr := k.c.callAfter(ctx, &rm, &msg{op: opPunch, handle: k.handle, oid: victim})
-	if rerr != nil {
-		return false, rerr
-	}
-	return true, perr
+	rep, err := k.c.call(ctx, &m, nil)
+	return rep.a == 1, err
 }
 
 // List lists dkeys in the engine.

@@ -98,6 +98,17 @@ func (ss *session) doCont(ctx context.Context, c object.Container, m *msg, rep *
 		return c.Remove(ctx, m.oid, m.s1)
 	case opRemoveIf:
 		return c.RemoveIf(ctx, m.oid, m.s1, m.s2, m.data)
+	case opUnlink:
+		var expect []byte
+		if m.c == 1 {
+			expect = m.data
+		}
+		victim := object.OID{Hi: uint64(m.a), Lo: uint64(m.b)}
+		removed, err := object.Unlink(ctx, c, m.oid, m.s1, m.s2, expect, victim)
+		if removed {
+			rep.a = 1
+		}
+		return err
 	case opList:
 		keys, next, err := c.List(ctx, m.oid, m.s1, int(m.a))
 		rep.data, rep.s1 = appendStrings(nil, keys), next

@@ -30,9 +30,7 @@
 //	12 u8  data mode: 0 inline, 1 in the next data message, 2 by RMA
 //	13 u8  hints (replies; 0 in requests): bit 0, the engine's host is
 //	       busy (see "Waiting" below)
-//	14 u8  after (requests; 0 in replies): 1 runs the request only if the
-//	       one before it on the connection succeeded (see "Pairs" below)
-//	15 u8  0
+//	14 u16 0
 //	16 u64 data length
 //	24 u64 container handle
 //	32 u64 oid.Hi   40 u64 oid.Lo
@@ -75,14 +73,15 @@
 //	18 SyncArray          handle, oid, c chunk
 //	19 Punch              handle, oid
 //	20 RemoveIf           handle, oid, s1 dkey, s2 akey, data expected value
+//	21 Unlink             handle, oid, s1 dkey, a victim.Hi, b victim.Lo,   a 1 if removed
+//	                      c 1 if conditional: s2 akey, data expected value
 //
 // Lists (labels, dkeys) are a u32 count and u32-length-prefixed strings;
 // targets a u32 count and per target u32 index, u64 total, u64 free and
 // the path. A reply's error kind is 0 (none), 1 object.ErrNotExist,
 // 2 object.ErrExist, 3 object.ErrInvalid, 4 io.EOF (a short ReadArray,
-// with its data), 5 the engine stopping, 6 any other error, 7 not run (an
-// after request whose predecessor failed), 8 object.ErrChanged (a
-// RemoveIf that found another value); s1 is then
+// with its data), 5 the engine stopping, 6 any other error, 7 object.ErrChanged
+// (a RemoveIf or Unlink that found another value); s1 is then
 // the engine's error text, and the client's error (an *EngineError) wraps
 // the kind's sentinel, so errors.Is works on the client as in the engine.
 //
@@ -150,21 +149,18 @@
 // Below 256 KiB a copy is too short for the wake-ups: at 64 KiB, sleeping
 // at once cut 2-rank reads from 9.7-11.6 to 4.3-7.3 GB/s.
 //
-// # Pairs
+// # Unlink
 //
-// A Client makes some dependent calls in one round trip: it sends the
-// first request and, straight after it, the second marked after (byte
-// 14), then waits for both replies; the engine runs the second only if
-// the first succeeded and answers kind 7 otherwise, so the pair keeps the
-// order and the condition of two calls made one after the other. Cont's
-// Unlink (object.Unlinker) is such a pair: Remove of a directory entry
-// (or RemoveIf, when the caller knows the entry's value), then Punch of
-// the object it named, which the namespace's unlink and rename use. An
-// mdtest remove is then two round trips (Get, then the pair), or one for
-// a file the same mount created (the pair with RemoveIf), not three.
-// Version 2 of the protocol added pairs; a version 1 engine would run the
-// second request whatever the first did, and is refused at the hello.
-// Version 3 added RemoveIf (op 20, kind 8).
+// Unlink (object.Unlinker) is a removal of a directory entry (RemoveIf,
+// when the caller knows the entry's value) and the Punch of the object
+// it names, in one request: the engine punches only if the removal
+// succeeded, and its store writes both in one append to its log when the
+// object has no extent files. The namespace's unlink and rename use it:
+// an mdtest remove of a file the same mount created is one round trip
+// (two for another's file: a Get of the entry first), not three.
+// Version 3 of the protocol added RemoveIf; version 4 made Unlink one
+// request (version 2 sent two, the second run only if the first
+// succeeded, and its engine is refused at the hello).
 //
 // A caller whose context ends while it waits for a reply returns at once;
 // the late reply is dropped by the next call (replies carry the request

@@ -19,7 +19,6 @@ const (
 	kindEOF           // io.EOF (a short ReadArray; the reply carries its data)
 	kindCanceled      // the engine's context ended (the engine is stopping)
 	kindOther         // anything else: only the text crosses
-	kindSkipped       // not run: the request it came after failed (msg.after)
 	kindChanged       // object.ErrChanged
 )
 
@@ -55,17 +54,11 @@ func (k kind) base() error {
 		return object.ErrInvalid
 	case kindCanceled:
 		return errCanceled
-	case kindSkipped:
-		return errSkipped
 	case kindChanged:
 		return object.ErrChanged
 	}
 	return nil
 }
-
-// errSkipped is what the second call of a Client.callAfter pair wraps
-// when the engine did not run it, because the first failed.
-var errSkipped = errors.New("not run, as the call before it failed")
 
 // errCanceled is what a call the engine gave up on because it is stopping
 // wraps (its own context's error does not cross the wire).

@@ -22,7 +22,7 @@ func seedMsgs() [][]byte {
 		{id: 7, op: opGet, kind: kindNotExist, s1: "get: does not exist"},
 		{id: 8, op: opWriteArray, handle: 1, mode: modeRMA, key: make([]byte, 20), dataLen: 1 << 20},
 		{id: 9, op: opReadArray, hints: hintBusy, a: 3, data: []byte("abc"), dataLen: 3},
-		{id: 10, op: opPunch, handle: 1, oid: arr.OID, after: true},
+		{id: 10, op: opUnlink, handle: 1, oid: kvOID, s1: "f", s2: "DFS_INODE", a: int64(arr.OID.Hi), b: int64(arr.OID.Lo), c: 1, data: []byte("inode"), dataLen: 5},
 	}
 	var out [][]byte
 	for _, m := range ms {

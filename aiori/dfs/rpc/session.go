@@ -70,7 +70,6 @@ func (ss *session) data(n int) []byte {
 // "Waiting").
 func (ss *session) run(ctx context.Context) error {
 	long := false
-	prevOK := false // the last request's outcome, for the next one's after
 	for {
 		n, err := recv(ctx, ss.conn, tagReq, ss.rbuf, long)
 		if err != nil {
@@ -85,13 +84,7 @@ func (ss *session) run(ctx context.Context) error {
 		if err := ss.requestData(ctx, &m); err != nil {
 			return err
 		}
-		var rep msg
-		if m.after && !prevOK {
-			rep = msg{kind: kindSkipped, s1: fmt.Sprintf("%s: not run, as the request before it failed", m.op)}
-		} else {
-			rep = ss.dispatch(ctx, &m)
-		}
-		prevOK = rep.kind == kindOK
+		rep := ss.dispatch(ctx, &m)
 		if err := ss.reply(ctx, &m, &rep); err != nil {
 			return err
 		}

@@ -9,7 +9,7 @@ import (
 )
 
 // Version is the wire protocol's version, exchanged in the hello.
-const Version = 3
+const Version = 4
 
 // Tags of the four message streams on a connection (see the package doc).
 const (
@@ -63,12 +63,13 @@ const (
 	opSyncArray
 	opPunch
 	opRemoveIf
+	opUnlink
 	opMax // one past the last
 )
 
 var opNames = [...]string{"", "query pool", "create container", "open container", "list containers",
 	"query container", "destroy container", "close container", "alloc oids", "put", "insert", "get",
-	"remove", "list", "write array", "read array", "array size", "set size", "sync array", "punch", "remove if"}
+	"remove", "list", "write array", "read array", "array size", "set size", "sync array", "punch", "remove if", "unlink"}
 
 func (o op) String() string {
 	if o >= opMax {
@@ -97,15 +98,11 @@ const hintBusy hints = 1
 // msg is a request or a reply: every field of every operation (see the
 // package doc for which ones each uses).
 type msg struct {
-	id    uint64
-	op    op
-	kind  kind
-	mode  mode
-	hints hints // replies only
-	// after (requests only) says to run the request only if the one
-	// before it on the connection succeeded, and to answer kindSkipped
-	// otherwise: the second of Client.callAfter's pair.
-	after   bool
+	id      uint64
+	op      op
+	kind    kind
+	mode    mode
+	hints   hints // replies only
 	dataLen uint64
 
 	handle  uint64
@@ -134,13 +131,6 @@ func (m *msg) bulk() int64 {
 	return int64(m.dataLen)
 }
 
-// pairable says m may be one of Client.callAfter's pair: it moves no
-// array data and carries what data it has inline.
-func (m *msg) pairable() bool {
-	return m.op != opReadArray && m.mode == modeInline &&
-		len(m.data) <= inlineMax && m.encodedLen()+len(m.data) <= maxMsg
-}
-
 // errMalformed is wrapped by every decoding error.
 var errMalformed = errors.New("malformed message")
 
@@ -151,11 +141,7 @@ func (m *msg) encode(b []byte) []byte {
 	b = le.AppendUint64(b[:0], m.id)
 	b = le.AppendUint16(b, uint16(m.op))
 	b = le.AppendUint16(b, uint16(m.kind))
-	after := byte(0)
-	if m.after {
-		after = 1
-	}
-	b = append(b, byte(m.mode), byte(m.hints), after, 0)
+	b = append(b, byte(m.mode), byte(m.hints), 0, 0)
 	b = le.AppendUint64(b, m.dataLen)
 	b = le.AppendUint64(b, m.handle)
 	b = le.AppendUint64(b, m.oid.Hi)
@@ -197,7 +183,6 @@ func (m *msg) decode(b []byte) error {
 		kind:    kind(le.Uint16(b[10:])),
 		mode:    mode(b[12]),
 		hints:   hints(b[13]),
-		after:   b[14] == 1,
 		dataLen: le.Uint64(b[16:]),
 		handle:  le.Uint64(b[24:]),
 		oid:     object.OID{Hi: le.Uint64(b[32:]), Lo: le.Uint64(b[40:])},
@@ -224,8 +209,8 @@ func (m *msg) decode(b []byte) error {
 	switch {
 	case m.mode > modeRMA:
 		return fmt.Errorf("%w: data mode %d", errMalformed, m.mode)
-	case b[14] > 1:
-		return fmt.Errorf("%w: ordering byte %d", errMalformed, b[14])
+	case b[14] != 0 || b[15] != 0:
+		return fmt.Errorf("%w: reserved bytes 14-15 are %d, %d, not 0", errMalformed, b[14], b[15])
 	case m.dataLen > maxData:
 		return fmt.Errorf("%w: %d bytes of data, more than the %d a call may move", errMalformed, m.dataLen, maxData)
 	case m.mode == modeInline && uint64(len(rest)) != m.dataLen:

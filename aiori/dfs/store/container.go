@@ -128,16 +128,47 @@ func (c *Container) Punch(ctx context.Context, oid object.OID) error {
 	if err == nil {
 		l := c.st.locks.of(oid)
 		l.Lock()
-		err = c.unlinkExtents(oid)
-		if err == nil {
-			err = c.st.kv.punch(oid)
-		}
+		err = c.punchLocked(oid)
 		l.Unlock()
 	}
 	if err != nil {
 		return fmt.Errorf("punch %v: %w", oid, err)
 	}
 	return nil
+}
+
+// punchLocked punches oid; the caller holds oid's array lock.
+func (c *Container) punchLocked(oid object.OID) error {
+	if err := c.unlinkExtents(oid); err != nil {
+		return err
+	}
+	return c.st.kv.punch(oid)
+}
+
+// Unlink removes dkey from oid (RemoveIf when expect is not nil) and, if
+// that succeeded, punches victim (object.Unlinker). When victim has no
+// extent files (an mdtest file, its bytes held in the log or none), the
+// removal and the punch are one append to the log.
+func (c *Container) Unlink(ctx context.Context, oid object.OID, dkey, akey string, expect []byte, victim object.OID) (removed bool, err error) {
+	if err := c.check(ctx); err != nil {
+		return false, fmt.Errorf("unlink %v/%q: %w", oid, dkey, err)
+	}
+	l := c.st.locks.of(victim)
+	l.Lock()
+	defer l.Unlock()
+	if _, ok := c.st.sizes.lookup(victim); !ok {
+		if err := c.st.kv.unlink(oid, dkey, akey, expect, &victim); err != nil {
+			return false, fmt.Errorf("unlink %v/%q and punch %v: %w", oid, dkey, victim, err)
+		}
+		return true, nil
+	}
+	if err := c.st.kv.removeIf(oid, dkey, akey, expect); err != nil {
+		return false, fmt.Errorf("unlink %v/%q: %w", oid, dkey, err)
+	}
+	if err := c.punchLocked(victim); err != nil {
+		return true, fmt.Errorf("unlink %v/%q: punch %v: %w", oid, dkey, victim, err)
+	}
+	return true, nil
 }
 
 // Compact rewrites the container's KV log with only its live records
@@ -167,3 +198,4 @@ func (c *Container) Close() error {
 }
 
 var _ object.Container = (*Container)(nil)
+var _ object.Unlinker = (*Container)(nil)

@@ -113,14 +113,16 @@ func (s *kvStore) dropDkey(oid object.OID, dkey string) {
 	}
 }
 
-// write appends r, applies it and returns the log's end for commit. The
-// caller holds s.mu.
-func (s *kvStore) write(r record) (int64, error) {
-	end, err := s.log.append(r)
+// write appends recs in one write(2), applies them and returns the log's
+// end for commit. The caller holds s.mu.
+func (s *kvStore) write(recs ...record) (int64, error) {
+	end, err := s.log.append(recs...)
 	if err != nil {
 		return 0, err
 	}
-	s.apply(r)
+	for _, r := range recs {
+		s.apply(r)
+	}
 	return end, nil
 }
 
@@ -163,6 +165,14 @@ func (s *kvStore) remove(oid object.OID, dkey string) error {
 // or object.ErrChanged. The check and the append are one step under the
 // lock.
 func (s *kvStore) removeIf(oid object.OID, dkey, akey string, expect []byte) error {
+	return s.unlink(oid, dkey, akey, expect, nil)
+}
+
+// unlink is removeIf that, when victim is not nil and the removal goes
+// ahead, also writes a tombstone for all of *victim's records (its array
+// held in the log too) in the same write(2): Remove and Punch of an
+// object with no extent files as one append.
+func (s *kvStore) unlink(oid object.OID, dkey, akey string, expect []byte, victim *object.OID) error {
 	s.mu.Lock()
 	d := s.objs[oid][dkey]
 	v, ok := d[akey]
@@ -174,7 +184,11 @@ func (s *kvStore) removeIf(oid object.OID, dkey, akey string, expect []byte) err
 		s.mu.Unlock()
 		return object.ErrChanged
 	}
-	end, err := s.write(record{op: opRemove, oid: oid, dkey: dkey})
+	recs := []record{{op: opRemove, oid: oid, dkey: dkey}}
+	if victim != nil && s.holdsLocked(*victim) {
+		recs = append(recs, record{op: opPunch, oid: *victim})
+	}
+	end, err := s.write(recs...)
 	s.mu.Unlock()
 	if err != nil {
 		return err
@@ -182,11 +196,18 @@ func (s *kvStore) removeIf(oid object.OID, dkey, akey string, expect []byte) err
 	return s.log.commit(end)
 }
 
+// holdsLocked reports whether the log holds anything of oid: a KV record
+// or its array. The caller holds s.mu.
+func (s *kvStore) holdsLocked(oid object.OID) bool {
+	_, held := s.arrays[oid]
+	return held || len(s.objs[oid]) > 0
+}
+
 // punch writes a tombstone for all of oid's records (its array held in
 // the log too), if it has any.
 func (s *kvStore) punch(oid object.OID) error {
 	s.mu.Lock()
-	if _, held := s.arrays[oid]; len(s.objs[oid]) == 0 && !held {
+	if !s.holdsLocked(oid) {
 		s.mu.Unlock()
 		return nil
 	}

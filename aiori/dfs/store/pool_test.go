@@ -296,12 +296,14 @@ func TestContainers(t *testing.T) {
 }
 
 // TestReopen checks that what a pool holds lasts a Close and an Open: the
-// container table, props, KV records, arrays and the OID allocator.
+// container table, props, KV records, arrays, an Unlink's removal and
+// punch (one append) and the OID allocator.
 func TestReopen(t *testing.T) {
 	ctx := context.Background()
 	dir := makePool(t, 3)
 	props := object.ContProps{ChunkSize: 4096, OClass: object.S2}
 	a := object.Array{ChunkSize: 4096}
+	var parent, victim object.Array // an entry "f" of parent named victim; unlinked
 	var lastOID object.OID
 	for round := range 3 {
 		p, err := Open(dir, Options{SyncKV: round == 1})
@@ -342,7 +344,23 @@ func TestReopen(t *testing.T) {
 			if err := c.Remove(ctx, oid, "gone"); err != nil {
 				t.Fatal(err)
 			}
+			parent, victim = object.Array{OID: object.OID{Hi: oid.Hi, Lo: oid.Lo + 1}}, object.Array{OID: object.OID{Hi: oid.Hi, Lo: oid.Lo + 2}, ChunkSize: 4096}
+			if err := c.Put(ctx, parent.OID, "f", "DFS_INODE", []byte("inode")); err != nil {
+				t.Fatal(err)
+			}
+			if err := c.WriteArray(ctx, victim, 0, []byte("held in the log"), 0); err != nil {
+				t.Fatal(err)
+			}
+			if removed, err := c.Unlink(ctx, parent.OID, "f", "DFS_INODE", []byte("inode"), victim.OID); !removed || err != nil {
+				t.Fatalf("Unlink = %v, %v", removed, err)
+			}
 		} else {
+			if _, err := c.Get(ctx, parent.OID, "f", "DFS_INODE"); !errors.Is(err, object.ErrNotExist) {
+				t.Errorf("round %d: an unlinked entry is back: %v", round, err)
+			}
+			if n, err := c.ArraySize(ctx, victim); err != nil || n != 0 {
+				t.Errorf("round %d: the unlinked entry's array has size %d, %v; want 0", round, n, err)
+			}
 			if v, err := c.Get(ctx, a.OID, "d", "a"); err != nil || string(v) != "kv" {
 				t.Errorf("round %d: Get = %q, %v; want kv", round, v, err)
 			}

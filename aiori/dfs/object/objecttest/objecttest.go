@@ -87,6 +87,7 @@ var cases = []testCase{
 	{"ArrayInvalid", smallChunks, testArrayInvalid},
 	{"SyncArray", smallChunks, testSyncArray},
 	{"Punch", smallChunks, testPunch},
+	{"Unlink", smallChunks, testUnlink},
 	{"AllocOIDs", object.ContProps{}, testAllocOIDs},
 	{"AllocOIDsConcurrent", object.ContProps{}, testAllocOIDsConcurrent},
 	{"Concurrent", smallChunks, testConcurrent},
