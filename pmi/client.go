@@ -66,7 +66,8 @@ type Client struct {
 	valMax     int // longest value, after MPICH's clamp
 	subversion int // the server's pmi_subversion, 1 when it sent none
 	local      *localKVS
-	conn       net.Conn // nil for a singleton
+	conn       net.Conn  // nil for a singleton
+	phaseW     io.Writer // conn, through rawOr: what SendPhase writes to
 	trace      *wireTrace
 
 	// Closing; safe without mu so Close can interrupt a request.
@@ -188,6 +189,7 @@ func newWireClient(conn net.Conn, tr *wireTrace, rank, size int) *Client {
 		rank:        rank,
 		size:        size,
 		conn:        conn,
+		phaseW:      rawOr(conn),
 		trace:       tr,
 		r:           bufio.NewReaderSize(conn, MaxLine),
 		interrupted: make(chan struct{}, 1),
@@ -527,7 +529,7 @@ func (c *Client) SendPhase(name string, iter int) error {
 		return wireError(PhaseCommand, "setting write deadline", err)
 	}
 	c.trace.line("C: ", line)
-	if _, err := io.WriteString(c.conn, line); err != nil {
+	if _, err := io.WriteString(c.phaseW, line); err != nil {
 		return wireError(PhaseCommand, "sending", err)
 	}
 	return nil

@@ -203,7 +203,7 @@ func (s *Server) Run(ctx context.Context) error {
 		wg.Go(func() { s.acceptLoop(&wg) })
 	} else {
 		for _, p := range s.peers {
-			wg.Go(func() { s.serve(p, bufio.NewReaderSize(p.conn, MaxLine+1)) })
+			wg.Go(func() { s.serve(p, bufio.NewReaderSize(rawOr(p.conn), MaxLine+1)) })
 		}
 	}
 	go func() { wg.Wait(); close(done) }()
@@ -256,7 +256,7 @@ func (s *Server) acceptLoop(wg *sync.WaitGroup) {
 		if tc, ok := c.(*net.TCPConn); ok {
 			tc.SetNoDelay(true)
 		}
-		r := bufio.NewReaderSize(c, MaxLine+1)
+		r := bufio.NewReaderSize(rawOr(c), MaxLine+1)
 		c.SetReadDeadline(time.Now().Add(30 * time.Second))
 		line, err := readLine(r)
 		c.SetReadDeadline(time.Time{})

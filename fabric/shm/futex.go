@@ -30,9 +30,13 @@ func futexWakeAll(addr *atomic.Uint32) {
 	_, _, _ = unix.RawSyscall6(unix.SYS_FUTEX, uintptr(unsafe.Pointer(addr)), futexWake, math.MaxInt32, 0, 0, 0)
 }
 
-// schedYield gives the processor to another runnable thread, if any.
+// schedYield gives the processor to another runnable thread, if any. The
+// call is raw: it returns as soon as this thread runs again, and through
+// unix.Syscall it would wake the runtime's sysmon thread after the process
+// had been idle, which then takes CPU from the ranks for milliseconds (see
+// internal/rawio's Conn).
 func schedYield() {
-	_, _, _ = unix.Syscall(unix.SYS_SCHED_YIELD, 0, 0, 0)
+	_, _, _ = unix.RawSyscall(unix.SYS_SCHED_YIELD, 0, 0, 0)
 }
 
 // door is a bell together with the wake-up eventfd of the process whose
