@@ -124,3 +124,20 @@ func TestMadeBound(t *testing.T) {
 		t.Error("after a take made room, put did not remember")
 	}
 }
+
+// TestMadeUndecodable: a remembered inode that does not decode (it never
+// should) costs the removal nothing but the read it would have saved.
+func TestMadeUndecodable(t *testing.T) {
+	ctx := context.Background()
+	cont := &counting{Container: newCont(t, object.ContProps{}), calls: map[string]int{}}
+	f, err := Mount(ctx, cont, Options{})
+	must(t, err)
+	write(t, f, "/f")
+	f.made.take(f.root.OID, "f")
+	f.made.put(f.root.OID, "f", []byte("not an inode"))
+	cont.take()
+	must(t, f.Remove(ctx, "/f"))
+	if got, want := cont.take(), map[string]int{"Get": 1, "Remove": 1, "Punch": 1}; !maps.Equal(got, want) {
+		t.Errorf("calls %v, want %v", got, want)
+	}
+}

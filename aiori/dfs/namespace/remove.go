@@ -24,12 +24,11 @@ func (f *FS) Remove(ctx context.Context, p string) error {
 // mount made with no read of its entry (made), unless the entry changed.
 func (f *FS) removeAt(ctx context.Context, dir Inode, name string) error {
 	if b, ok := f.made.take(dir.OID, name); ok {
-		in, err := decodeInode(b)
-		if err == nil {
+		if in, err := decodeInode(b); err == nil {
 			err = f.unlink(ctx, dir, name, in, b)
-		}
-		if !errors.Is(err, object.ErrChanged) {
-			return err
+			if !errors.Is(err, object.ErrChanged) {
+				return err
+			}
 		}
 	}
 	in, err := f.entry(ctx, dir.OID, name)
