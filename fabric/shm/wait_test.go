@@ -62,79 +62,52 @@ func asleep(d door) bool {
 }
 
 // TestAwaitWakes puts a waiter to sleep, then makes its condition true and
-// notifies: it must return at once, not at the end of a sleep slice, and
-// sleep on the eventfd exactly when it has one.
+// notifies: it must return at once, not at the end of a sleep slice, sleep
+// on the eventfd exactly when it has one, and leave neither a sleeper
+// count nor the eventfd behind. An ordinary wait spins first, long enough
+// to publish its CPU; a long one (waiter.wait with long) goes to sleep at
+// once: it looks at its condition only twice (on entry, and once
+// announced as a sleeper) and never publishes its CPU.
 func TestAwaitWakes(t *testing.T) {
-	for _, m := range sleepModes {
-		t.Run(m.name, func(t *testing.T) {
-			wk := m.wake(t)
-			retryTiming(t, func() error {
-				w, d := testWaiter(wk)
-				var flag atomic.Bool
-				done := make(chan time.Time, 1)
-				go func() {
-					_ = w.await(nil, d, flag.Load, noStop)
-					done <- time.Now()
-				}()
-				onWake := asleep(d)
-				published := w.mine.Load() != noCPU
-				set := time.Now()
-				flag.Store(true)
-				d.notify()
-				lat := (<-done).Sub(set)
-				switch {
-				case !published:
-					return errors.New("a waiter past its short spin did not publish its CPU")
-				case onWake != (wk != nil):
-					return fmt.Errorf("sleeper announced the eventfd: %v; want %v", onWake, wk != nil)
-				case lat > sleepSlice/2:
-					return fmt.Errorf("sleeping waiter returned %v after notify; want a wake-up", lat)
-				case d.b.sleepers.Load() != 0 || d.b.wake.Load() != 0:
-					return fmt.Errorf("after the wait: %d sleepers, wake %d; want 0, 0", d.b.sleepers.Load(), d.b.wake.Load())
-				case wk != nil && wk.busy.Load():
-					return errors.New("the waiter kept the eventfd after its wait")
-				}
-				return nil
+	for _, long := range []bool{false, true} {
+		for _, m := range sleepModes {
+			t.Run(fmt.Sprintf("%s/long=%v", m.name, long), func(t *testing.T) {
+				wk := m.wake(t)
+				retryTiming(t, func() error {
+					w, d := testWaiter(wk)
+					var flag atomic.Bool
+					var looks atomic.Int64
+					ready := func() bool { looks.Add(1); return flag.Load() }
+					done := make(chan error, 1)
+					go func() { done <- w.wait(nil, d, ready, noStop, long) }()
+					onWake := asleep(d)
+					before := looks.Load()
+					published := w.mine.Load() != noCPU
+					set := time.Now()
+					flag.Store(true)
+					d.notify()
+					err := <-done
+					lat := time.Since(set)
+					switch {
+					case err != nil:
+						return fmt.Errorf("wait: %v", err)
+					case published == long:
+						return fmt.Errorf("the waiter published its CPU: %v; want %v (only a spinning waiter does)", published, !long)
+					case long && before > 2:
+						return fmt.Errorf("the long wait looked %d times before it slept; want 2 (no spinning)", before)
+					case onWake != (wk != nil):
+						return fmt.Errorf("sleeper announced the eventfd: %v; want %v", onWake, wk != nil)
+					case lat > sleepSlice/2:
+						return fmt.Errorf("sleeping waiter returned %v after notify; want a wake-up", lat)
+					case d.b.sleepers.Load() != 0 || d.b.wake.Load() != 0:
+						return fmt.Errorf("after the wait: %d sleepers, wake %d; want 0, 0", d.b.sleepers.Load(), d.b.wake.Load())
+					case wk != nil && wk.busy.Load():
+						return errors.New("the waiter kept the eventfd after its wait")
+					}
+					return nil
+				})
 			})
-		})
-	}
-}
-
-// TestAwaitLong checks that a long wait (waiter.wait with long) goes to
-// sleep at once: it looks at its condition only twice (on entry, and once
-// announced as a sleeper) before it sleeps, never spins long enough to
-// publish its CPU, and a notify wakes it at once.
-func TestAwaitLong(t *testing.T) {
-	for _, m := range sleepModes {
-		t.Run(m.name, func(t *testing.T) {
-			wk := m.wake(t)
-			retryTiming(t, func() error {
-				w, d := testWaiter(wk)
-				var flag atomic.Bool
-				var looks atomic.Int64
-				ready := func() bool { looks.Add(1); return flag.Load() }
-				done := make(chan error, 1)
-				go func() { done <- w.wait(nil, d, ready, noStop, true) }()
-				asleep(d)
-				before := looks.Load()
-				set := time.Now()
-				flag.Store(true)
-				d.notify()
-				err := <-done
-				lat := time.Since(set)
-				switch {
-				case err != nil:
-					return fmt.Errorf("long wait: %v", err)
-				case before > 2:
-					return fmt.Errorf("the long wait looked %d times before it slept; want 2 (no spinning)", before)
-				case w.mine.Load() != noCPU:
-					return errors.New("the long wait published its CPU, as only a spinning waiter does")
-				case lat > sleepSlice/2:
-					return fmt.Errorf("the long wait returned %v after notify; want a wake-up", lat)
-				}
-				return nil
-			})
-		})
+		}
 	}
 }
 

@@ -101,16 +101,7 @@ func (u *unlinking) Unlink(ctx context.Context, oid object.OID, dkey, akey strin
 	if u.fail != nil {
 		return u.fail()
 	}
-	var err error
-	if expect != nil {
-		err = u.Container.RemoveIf(ctx, oid, dkey, akey, expect)
-	} else {
-		err = u.Container.Remove(ctx, oid, dkey)
-	}
-	if err != nil {
-		return false, err
-	}
-	return true, u.Container.Punch(ctx, victim)
+	return object.Unlink(ctx, u.Container, oid, dkey, akey, expect, victim)
 }
 
 // TestRemoveUnlinker: on a container that is an object.Unlinker, removing

@@ -116,11 +116,7 @@ func (f *FS) removePunch(ctx context.Context, dir object.OID, name string, expec
 	if punch {
 		return object.Unlink(ctx, f.cont, dir, name, inodeAkey, expect, victim)
 	}
-	if expect != nil {
-		err = f.cont.RemoveIf(ctx, dir, name, inodeAkey, expect)
-	} else {
-		err = f.cont.Remove(ctx, dir, name)
-	}
+	err = object.RemoveDkey(ctx, f.cont, dir, name, inodeAkey, expect)
 	return err == nil, err
 }
 

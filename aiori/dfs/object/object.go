@@ -163,15 +163,19 @@ func Unlink(ctx context.Context, c Container, oid OID, dkey, akey string, expect
 	if u, ok := c.(Unlinker); ok {
 		return u.Unlink(ctx, oid, dkey, akey, expect, victim)
 	}
-	if expect != nil {
-		err = c.RemoveIf(ctx, oid, dkey, akey, expect)
-	} else {
-		err = c.Remove(ctx, oid, dkey)
-	}
-	if err != nil {
+	if err := RemoveDkey(ctx, c, oid, dkey, akey, expect); err != nil {
 		return false, err
 	}
 	return true, c.Punch(ctx, victim)
+}
+
+// RemoveDkey removes dkey from oid: c.Remove when expect is nil, and
+// c.RemoveIf(oid, dkey, akey, expect) otherwise.
+func RemoveDkey(ctx context.Context, c Container, oid OID, dkey, akey string, expect []byte) error {
+	if expect != nil {
+		return c.RemoveIf(ctx, oid, dkey, akey, expect)
+	}
+	return c.Remove(ctx, oid, dkey)
 }
 
 // Pool is an open pool: the containers on its targets.

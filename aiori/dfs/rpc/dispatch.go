@@ -100,8 +100,12 @@ func (ss *session) doCont(ctx context.Context, c object.Container, m *msg, rep *
 		return c.RemoveIf(ctx, m.oid, m.s1, m.s2, m.data)
 	case opUnlink:
 		var expect []byte
-		if m.c == 1 {
+		switch m.c {
+		case 0:
+		case 1:
 			expect = m.data
+		default:
+			return fmt.Errorf("%s: condition %d: %w (0 plain, 1 conditional)", m.op, m.c, object.ErrInvalid)
 		}
 		victim := object.OID{Hi: uint64(m.a), Lo: uint64(m.b)}
 		removed, err := object.Unlink(ctx, c, m.oid, m.s1, m.s2, expect, victim)

@@ -25,6 +25,8 @@ func TestSessionRefuses(t *testing.T) {
 		{"read negative", (&msg{id: 1, op: opReadArray, handle: 1, b: -1}).encode(nil), kindInvalid},
 		{"malformed", []byte("short"), kindInvalid},
 		{"reserved byte 14", reserved(14), kindInvalid},
+		{"an Unlink's condition 2", (&msg{id: 1, op: opUnlink, handle: 1, s1: "d", c: 2}).encode(nil), kindInvalid},
+		{"a plain Unlink of nothing", (&msg{id: 1, op: opUnlink, handle: 1, s1: "d"}).encode(nil), kindNotExist},
 		{"reserved byte 15", reserved(15), kindInvalid},
 		{"a good Get", (&msg{id: 1, op: opGet, handle: 1, s1: "d"}).encode(nil), kindNotExist},
 	} {
