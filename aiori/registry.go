@@ -32,6 +32,11 @@ type Env struct {
 	// Context bounds what New and Close wait for, and the life of what
 	// the backend starts (DFS: an engine); nil is context.Background().
 	Context context.Context
+	// Hosts names every rank's host, in rank order, as the job gathered
+	// them (run.Record.RankHosts), for backends that start something per
+	// host (DFS: an engine on each). Nil when unknown: every rank is then
+	// taken to be on one host.
+	Hosts []string
 }
 
 // Comm is the part of the job's communicator a backend may use.

@@ -26,7 +26,7 @@ func Entry() aiori.Entry {
 }
 
 // Backend is the DFS backend of one rank: a mounted DFS namespace in a
-// container of the pool, reached through the pool's engine.
+// container of the pool, reached through the pool's engines.
 type Backend struct {
 	opts Options
 	ctx  context.Context
@@ -35,10 +35,11 @@ type Backend struct {
 	desc map[string]string
 }
 
-// New connects this rank to the pool's engine (bringing one up on rank 0
-// when no engine serves the pool), opens the container (rank 0 creates it
-// when it is missing, as IOR's DFS backend does) and mounts DFS in it. It is
-// called on every rank of the job at once.
+// New connects this rank to the pool's engines, one per host (the first
+// rank of each host brings its host's up when no engine serves the pool
+// there), opens the container (rank 0 creates it when it is missing, as
+// IOR's DFS backend does) and mounts DFS in it. It is called on every rank
+// of the job at once.
 func New(o aiori.Options, env aiori.Env) (aiori.Backend, error) {
 	opts, ok := o.(*Options)
 	if !ok {
@@ -65,9 +66,9 @@ func (b *Backend) describe() map[string]string {
 		chunk = b.fs.Superblock().ChunkSize
 	}
 	d := map[string]string{
-		"dfs.pool": b.sess.dir, "dfs.cont": b.opts.Cont,
+		"dfs.pool": b.sess.poolDirs(), "dfs.cont": b.opts.Cont,
 		"dfs.oclass": file.String(), "dfs.dir_oclass": dir.String(), "dfs.chunk_size": fmt.Sprint(chunk),
-		"dfs.engine": b.sess.engineWhere,
+		"dfs.engine": b.sess.enginesWhere(),
 	}
 	if pi, err := b.sess.pool.Query(b.ctx); err == nil {
 		paths := make([]string, len(pi.Targets))
@@ -78,8 +79,8 @@ func (b *Backend) describe() map[string]string {
 		d["dfs.pool_uuid"] = pi.UUID
 		d["dfs.targets"] = fmt.Sprintf("%d on %d file system(s): %s", len(paths), len(fss), strings.Join(paths, ", "))
 	}
-	if b.sess.created {
-		d["dfs.pool_created"] = "by this run, on first use"
+	if c := b.sess.createdOn(); c != "" {
+		d["dfs.pool_created"] = c
 	}
 	if ci, err := b.sess.pool.QueryCont(b.ctx, b.opts.Cont); err == nil {
 		d["dfs.cont_uuid"] = ci.UUID
@@ -226,10 +227,10 @@ func (b *Backend) Mknod(p string) error {
 // AllocBuffer returns a buffer of n bytes from the engine connection's
 // transport (fabric/shm's arena: a WriteArray from it is copied once, by
 // the engine, instead of through the ring), or the heap.
-func (b *Backend) AllocBuffer(n int) []byte { return b.sess.client.Alloc(n) }
+func (b *Backend) AllocBuffer(n int) []byte { return b.sess.clients[b.sess.local].Alloc(n) }
 
 // FreeBuffer gives back a buffer AllocBuffer returned.
-func (b *Backend) FreeBuffer(p []byte) { b.sess.client.Free(p) }
+func (b *Backend) FreeBuffer(p []byte) { b.sess.clients[b.sess.local].Free(p) }
 
 // Sync has nothing to flush: DFS keeps no cache in the client, as IOR's
 // DFS backend says of dfs_sync.

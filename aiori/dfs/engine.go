@@ -20,8 +20,8 @@ import (
 
 // AddrFile is the file in a pool's directory where a standalone engine
 // (hpcbench dfs engine) publishes its addresses, one a line, while it
-// holds the pool. A job whose rank 0 finds the pool held by another
-// engine reads it and connects there.
+// holds the pool. A job whose first rank on a host finds the pool held by
+// another engine there reads it and connects to that engine.
 const AddrFile = "engine.addr"
 
 // EngineOptions configure an engine.
@@ -42,8 +42,8 @@ type EngineOptions struct {
 
 // Engine serves a pool to clients over the fabric, as daos_engine does:
 // over shm to the processes of its host and tcp to the others. A job's
-// rank 0 runs one in its own process when no engine serves the pool;
-// hpcbench dfs engine runs one for many jobs.
+// first rank on each host runs one in its own process when no engine
+// serves the pool there; hpcbench dfs engine runs one for many jobs.
 type Engine struct {
 	pool   *store.Pool
 	addrs  []string

@@ -12,31 +12,43 @@ import (
 	"github.com/hpcbench/hpcbench/aiori"
 	"github.com/hpcbench/hpcbench/aiori/dfs/namespace"
 	"github.com/hpcbench/hpcbench/aiori/dfs/object"
+	"github.com/hpcbench/hpcbench/aiori/dfs/router"
 	"github.com/hpcbench/hpcbench/aiori/dfs/rpc"
 	"github.com/hpcbench/hpcbench/aiori/dfs/store"
 )
 
-// session is one rank's link to the pool: the engine it brought up (rank
-// 0, when no other engine serves the pool), its client, the container and
-// the mounted namespace.
+// session is one rank's link to the pool: the engine it brought up (the
+// first rank of each host, when no other engine serves the pool there),
+// its clients of every host's engine, the pool they make together, the
+// container and the mounted namespace.
 type session struct {
 	rank    int
 	comm    aiori.Comm // nil outside a job
 	opts    *Options
-	engine  *Engine // nil unless this rank runs it
-	client  *rpc.Client
+	engine  *Engine       // nil unless this rank runs its host's engine
+	clients []*rpc.Client // one per engine, in engine order
+	local   int           // index in clients of this rank's host's engine
 	pool    object.Pool
 	cont    object.Container
 	fs      *namespace.FS
-	created bool // rank 0 made the pool on first use
-	// dir is the pool's absolute directory and engineWhere where its
-	// engine runs, both as rank 0 found them.
-	dir, engineWhere string
+	// engines are every host's engine as the host's first rank found it,
+	// in order of the hosts' first ranks.
+	engines []engineInfo
+}
+
+// engineInfo is one host's engine: the pool's absolute directory there,
+// where the engine runs, its addresses, and whether the pool was made on
+// first use.
+type engineInfo struct {
+	host, dir, where string
+	addrs            []string
+	created          bool
 }
 
 // openSession brings the rank's session up; on every rank of the job at
-// once (the steps are ordered by barriers, so rank 0 creates what is
-// missing before the others open it).
+// once (the steps are ordered by collectives, so each host's first rank
+// has its engine up, and rank 0 has created what is missing, before the
+// others use them).
 func openSession(ctx context.Context, o *Options, env aiori.Env) (_ *session, err error) {
 	s := &session{rank: env.Rank, comm: env.Comm, opts: o}
 	defer func() {
@@ -44,40 +56,58 @@ func openSession(ctx context.Context, o *Options, env aiori.Env) (_ *session, er
 			_ = s.release()
 		}
 	}()
-	// Rank 0 finds or starts the engine and tells the others where it
-	// is, or why there is none (so that every rank fails with its reason).
-	var addrs []string
-	if s.rank == 0 {
-		addrs, err = s.locate(ctx)
-		msg := "ok\n" + s.dir + "\n" + s.engineWhere + "\n" + strings.Join(addrs, "\n")
-		if err != nil {
-			msg = "err\n" + err.Error()
-		}
-		if berr := s.bcastString(ctx, &msg); berr != nil && err == nil {
-			err = berr
-		}
-		if err != nil {
-			return nil, err
-		}
-	} else {
+	size := env.Size
+	if s.comm == nil {
+		size = 1
+	}
+	hosts, lead, mine := hostLeaders(env.Hosts, size, s.rank)
+	s.local = mine
+	// Each host's first rank finds or starts its host's engine and tells
+	// every rank where it is, or why there is none (so that every rank
+	// fails with that reason).
+	for h, root := range lead {
 		var msg string
-		if err := s.bcastString(ctx, &msg); err != nil {
-			return nil, err
+		var lerr error
+		if s.rank == root {
+			var info engineInfo
+			info, lerr = s.locate(ctx, hosts[h])
+			msg = info.encode()
+			if lerr != nil {
+				msg = "err\n" + lerr.Error()
+			}
 		}
-		kind, rest, _ := strings.Cut(msg, "\n")
-		if kind != "ok" {
-			return nil, fmt.Errorf("dfs: rank 0: %s", rest)
+		if berr := s.bcastString(ctx, &msg, root); berr != nil {
+			return nil, errors.Join(lerr, berr)
 		}
-		f := strings.SplitN(rest, "\n", 3)
-		if len(f) < 3 {
-			return nil, fmt.Errorf("dfs: rank 0 sent %q for the engine's address", rest)
+		if lerr != nil {
+			return nil, lerr
 		}
-		s.dir, s.engineWhere, addrs = f[0], f[1], strings.Split(f[2], "\n")
+		info, derr := decodeEngineInfo(msg)
+		if derr != nil {
+			if len(lead) == 1 {
+				return nil, fmt.Errorf("dfs: rank %d: %w", root, derr)
+			}
+			return nil, fmt.Errorf("dfs: rank %d (host %s): %w", root, hosts[h], derr)
+		}
+		info.host = hosts[h]
+		s.engines = append(s.engines, info)
 	}
-	if s.client, err = dialEngine(ctx, addrs, s.rank+1); err != nil {
-		return nil, fmt.Errorf("dfs: connect to the engine of pool %s: %w", o.Pool, err)
+	members := make([]router.Member, len(s.engines))
+	for h, e := range s.engines {
+		c, err := dialEngine(ctx, e.addrs, s.rank+1)
+		if err != nil {
+			return nil, fmt.Errorf("dfs: connect to the engine of pool %s%s: %w", o.Pool, e.onHost(len(s.engines)), err)
+		}
+		s.clients = append(s.clients, c)
+		pi, err := c.Query(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("dfs: query pool %s%s: %w", o.Pool, e.onHost(len(s.engines)), err)
+		}
+		members[h] = router.Member{Pool: c, Host: e.host, Targets: len(pi.Targets)}
 	}
-	s.pool = s.client
+	if s.pool, err = router.New(members); err != nil {
+		return nil, fmt.Errorf("dfs: pool %s: %w", o.Pool, err)
+	}
 
 	// The container: rank 0 creates it when it is missing (as IOR's DFS
 	// backend does) and formats DFS in it; then the others open it.
@@ -95,37 +125,99 @@ func openSession(ctx context.Context, o *Options, env aiori.Env) (_ *session, er
 	return s, s.agree(ctx, nil)
 }
 
-// locate returns the addresses of the engine serving the pool: one this
+// hostLeaders returns the job's hosts in order of their first ranks, each
+// host's first rank, and the index of rank's host. With no host names for
+// every rank (outside a job, or a caller that gathered none) the job is
+// on one host.
+func hostLeaders(rankHosts []string, size, rank int) (hosts []string, lead []int, mine int) {
+	if len(rankHosts) != size || size <= 1 {
+		h := ""
+		if len(rankHosts) > 0 {
+			h = rankHosts[0]
+		}
+		return []string{h}, []int{0}, 0
+	}
+	index := map[string]int{}
+	for r, h := range rankHosts {
+		i, ok := index[h]
+		if !ok {
+			i = len(hosts)
+			index[h] = i
+			hosts = append(hosts, h)
+			lead = append(lead, r)
+		}
+		if r == rank {
+			mine = i
+		}
+	}
+	return hosts, lead, mine
+}
+
+// onHost is " on host H" when the job has more than one engine.
+func (e engineInfo) onHost(engines int) string {
+	if engines > 1 {
+		return " on host " + e.host
+	}
+	return ""
+}
+
+// encode is what a host's first rank broadcasts about its engine.
+func (e engineInfo) encode() string {
+	created := "0"
+	if e.created {
+		created = "1"
+	}
+	return "ok\n" + created + "\n" + e.dir + "\n" + e.where + "\n" + strings.Join(e.addrs, "\n")
+}
+
+// decodeEngineInfo reads what encode wrote, or the error a host's first
+// rank sent in its place.
+func decodeEngineInfo(msg string) (engineInfo, error) {
+	kind, rest, _ := strings.Cut(msg, "\n")
+	if kind != "ok" {
+		return engineInfo{}, errors.New(rest)
+	}
+	f := strings.SplitN(rest, "\n", 4)
+	if len(f) < 4 || (f[0] != "0" && f[0] != "1") {
+		return engineInfo{}, fmt.Errorf("sent %q for the engine's address", rest)
+	}
+	return engineInfo{created: f[0] == "1", dir: f[1], where: f[2], addrs: strings.Split(f[3], "\n")}, nil
+}
+
+// locate returns the engine serving the pool on this rank's host: one this
 // rank starts, or a standalone engine that holds it. A pool directory that
 // does not exist yet is made first (on first use).
-func (s *session) locate(ctx context.Context) ([]string, error) {
+func (s *session) locate(ctx context.Context, host string) (engineInfo, error) {
 	dir, err := filepath.Abs(s.opts.Pool)
 	if err != nil {
-		return nil, fmt.Errorf("dfs: --dfs.pool %s: %w", s.opts.Pool, err)
+		return engineInfo{}, fmt.Errorf("dfs: --dfs.pool %s: %w", s.opts.Pool, err)
 	}
-	s.dir = dir
+	info := engineInfo{dir: dir}
 	if CheckPool(dir, false) != nil { // Validate has checked it may be made
 		if err := store.Create(dir, store.CreateOptions{}); err != nil {
-			return nil, fmt.Errorf("dfs: --dfs.pool %s: create the pool on first use: %w", s.opts.Pool, err)
+			return info, fmt.Errorf("dfs: --dfs.pool %s: create the pool on first use: %w", s.opts.Pool, err)
 		}
-		s.created = true
+		info.created = true
 	}
 	e, err := StartEngine(ctx, dir, EngineOptions{})
 	switch {
 	case errors.Is(err, store.ErrBusy):
 		addrs, rerr := readAddrs(dir)
 		if rerr != nil {
-			return nil, fmt.Errorf("dfs: --dfs.pool %s: %w (%v)", s.opts.Pool, rerr, err)
+			return info, fmt.Errorf("dfs: --dfs.pool %s: %w (%v)", s.opts.Pool, rerr, err)
 		}
-		s.engineWhere = "standalone at " + strings.Join(addrs, ", ")
-		return addrs, nil
+		info.where, info.addrs = "standalone at "+strings.Join(addrs, ", "), addrs
+		return info, nil
 	case err != nil:
-		return nil, fmt.Errorf("dfs: --dfs.pool %s: %w", s.opts.Pool, err)
+		return info, fmt.Errorf("dfs: --dfs.pool %s: %w", s.opts.Pool, err)
 	}
 	s.engine = e
-	host, _ := os.Hostname()
-	s.engineWhere = fmt.Sprintf("embedded in rank 0 (pid %d on %s)", os.Getpid(), host)
-	return e.Addrs(), nil
+	if host == "" {
+		host, _ = os.Hostname()
+	}
+	info.where = fmt.Sprintf("embedded in rank %d (pid %d on %s)", s.rank, os.Getpid(), host)
+	info.addrs = e.Addrs()
+	return info, nil
 }
 
 // openCont opens the container (creating it when create is set and it is
@@ -195,13 +287,13 @@ func (s *session) release() error {
 	if s.cont != nil {
 		errs = append(errs, s.cont.Close())
 	}
-	if s.client != nil {
-		errs = append(errs, s.client.Close())
+	for _, c := range s.clients {
+		errs = append(errs, c.Close())
 	}
 	if s.engine != nil {
 		errs = append(errs, s.engine.Stop())
 	}
-	s.fs, s.cont, s.client, s.engine = nil, nil, nil, nil
+	s.fs, s.cont, s.clients, s.engine = nil, nil, nil, nil
 	return errors.Join(errs...)
 }
 
@@ -217,21 +309,64 @@ func (s *session) agree(ctx context.Context, err error) error {
 	return err
 }
 
-// bcastString sends rank 0's *msg to every rank.
-func (s *session) bcastString(ctx context.Context, msg *string) error {
+// bcastString sends root's *msg to every rank.
+func (s *session) bcastString(ctx context.Context, msg *string, root int) error {
 	if s.comm == nil || s.comm.Size() == 1 {
 		return nil
 	}
 	var n [8]byte
 	binary.LittleEndian.PutUint64(n[:], uint64(len(*msg)))
-	if err := s.comm.Bcast(ctx, n[:], 0); err != nil {
+	if err := s.comm.Bcast(ctx, n[:], root); err != nil {
 		return fmt.Errorf("dfs: broadcast the engine's address: %w", err)
 	}
 	b := make([]byte, binary.LittleEndian.Uint64(n[:]))
 	copy(b, *msg)
-	if err := s.comm.Bcast(ctx, b, 0); err != nil {
+	if err := s.comm.Bcast(ctx, b, root); err != nil {
 		return fmt.Errorf("dfs: broadcast the engine's address: %w", err)
 	}
 	*msg = string(b)
 	return nil
+}
+
+// poolDirs is the pool's directory for the run record: the one of its
+// only engine, or HOST:DIR for each host's.
+func (s *session) poolDirs() string {
+	if len(s.engines) == 1 {
+		return s.engines[0].dir
+	}
+	parts := make([]string, len(s.engines))
+	for i, e := range s.engines {
+		parts[i] = e.host + ":" + e.dir
+	}
+	return strings.Join(parts, ", ")
+}
+
+// enginesWhere says where the engines run, for the run record.
+func (s *session) enginesWhere() string {
+	if len(s.engines) == 1 {
+		return s.engines[0].where
+	}
+	parts := make([]string, len(s.engines))
+	for i, e := range s.engines {
+		parts[i] = e.host + ": " + e.where
+	}
+	return fmt.Sprintf("one per host (%d): %s", len(s.engines), strings.Join(parts, "; "))
+}
+
+// createdOn says on which hosts this run made the pool on first use, ""
+// when on none.
+func (s *session) createdOn() string {
+	var on []string
+	for _, e := range s.engines {
+		if e.created {
+			on = append(on, e.host)
+		}
+	}
+	switch {
+	case len(on) == 0:
+		return ""
+	case len(s.engines) == 1:
+		return "by this run, on first use"
+	}
+	return "by this run, on first use, on " + strings.Join(on, ", ")
 }

@@ -106,7 +106,7 @@ func newTester(ctx context.Context, c Comm, o *config.Options, env Env) (*tester
 	if err != nil {
 		return nil, fmt.Errorf("-l: %w", err)
 	}
-	t.be, err = o.Backend.New(o.BackendOptions, aiori.Env{Rank: t.rank, Size: c.Size(), Comm: c, Context: ctx})
+	t.be, err = o.Backend.New(o.BackendOptions, aiori.Env{Rank: t.rank, Size: c.Size(), Comm: c, Context: ctx, Hosts: env.RankHosts})
 	if err != nil {
 		return nil, fmt.Errorf("-a %s: %w", o.API, err)
 	}

@@ -127,7 +127,7 @@ func Run(ctx context.Context, c *collectives.Comm, o *config.Options, env Env) (
 	if err != nil {
 		return nil, fmt.Errorf("mdtest: %w", err)
 	}
-	be, err := o.Backend.New(o.BackendOptions, aiori.Env{Rank: c.Rank(), Size: c.Size(), Comm: c, Context: ctx})
+	be, err := o.Backend.New(o.BackendOptions, aiori.Env{Rank: c.Rank(), Size: c.Size(), Comm: c, Context: ctx, Hosts: env.RankHosts})
 	if err != nil {
 		return nil, fmt.Errorf("mdtest: -a %s: %w", o.API, err)
 	}

@@ -5,13 +5,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/hpcbench/hpcbench/aiori/dfs/object"
 	"github.com/hpcbench/hpcbench/aiori/dfs/object/memobj"
 	"github.com/hpcbench/hpcbench/aiori/dfs/store"
+	"github.com/hpcbench/hpcbench/aiori/dfs/store/storetest"
 )
 
 // TestUnlink checks Cont.Unlink, one request, over every transport,
@@ -112,22 +112,7 @@ type poolCase struct {
 func enginePools() []poolCase {
 	return []poolCase{
 		{"memobj", func(*testing.T) object.Pool { return memobj.NewPool() }},
-		{"store", func(t *testing.T) object.Pool {
-			dir := filepath.Join(t.TempDir(), "pool")
-			if err := store.Create(dir, store.CreateOptions{NTargets: 2}); err != nil {
-				t.Fatal(err)
-			}
-			p, err := store.Open(dir, store.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() {
-				if err := p.Close(); err != nil {
-					t.Errorf("close the store pool: %v", err)
-				}
-			})
-			return p
-		}},
+		{"store", func(t *testing.T) object.Pool { return storetest.Pool(t, 2, store.Options{}) }},
 	}
 }
 

@@ -1,0 +1,207 @@
+package router
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+
+	"github.com/hpcbench/hpcbench/aiori/dfs/object"
+)
+
+// cont is a container over several members' containers of one label
+// (see the package doc for what goes where).
+type cont struct {
+	p     *Pool
+	conts []object.Container // conts[m] is member m's
+	props object.ContProps
+}
+
+var (
+	_ object.Container = (*cont)(nil)
+	_ object.Unlinker  = (*cont)(nil)
+)
+
+// Props returns member 0's properties.
+func (c *cont) Props() object.ContProps { return c.props }
+
+// AllocOIDs reserves ids from member 0's sequence alone.
+func (c *cont) AllocOIDs(ctx context.Context, cl object.Class, n int) (object.OID, error) {
+	oid, err := c.conts[0].AllocOIDs(ctx, cl, n)
+	return oid, c.p.on(0, err)
+}
+
+// kv returns the member holding oid's KV records, and its container.
+func (c *cont) kv(oid object.OID) (int, object.Container) {
+	m := c.p.pl.home(oid)
+	return m, c.conts[m]
+}
+
+// Put stores val on oid's home member.
+func (c *cont) Put(ctx context.Context, oid object.OID, dkey, akey string, val []byte) error {
+	m, k := c.kv(oid)
+	return c.p.on(m, k.Put(ctx, oid, dkey, akey, val))
+}
+
+// Insert stores val on oid's home member if dkey has no akey yet.
+func (c *cont) Insert(ctx context.Context, oid object.OID, dkey, akey string, val []byte) error {
+	m, k := c.kv(oid)
+	return c.p.on(m, k.Insert(ctx, oid, dkey, akey, val))
+}
+
+// Get returns the value from oid's home member.
+func (c *cont) Get(ctx context.Context, oid object.OID, dkey, akey string) ([]byte, error) {
+	m, k := c.kv(oid)
+	v, err := k.Get(ctx, oid, dkey, akey)
+	return v, c.p.on(m, err)
+}
+
+// Remove deletes dkey on oid's home member.
+func (c *cont) Remove(ctx context.Context, oid object.OID, dkey string) error {
+	m, k := c.kv(oid)
+	return c.p.on(m, k.Remove(ctx, oid, dkey))
+}
+
+// RemoveIf deletes dkey on oid's home member if akey holds expect.
+func (c *cont) RemoveIf(ctx context.Context, oid object.OID, dkey, akey string, expect []byte) error {
+	m, k := c.kv(oid)
+	return c.p.on(m, k.RemoveIf(ctx, oid, dkey, akey, expect))
+}
+
+// List lists oid's dkeys on its home member.
+func (c *cont) List(ctx context.Context, oid object.OID, anchor string, max int) ([]string, string, error) {
+	m, k := c.kv(oid)
+	keys, next, err := k.List(ctx, oid, anchor, max)
+	return keys, next, c.p.on(m, err)
+}
+
+// maxOff bounds a transfer's end, so that cutting it at chunk boundaries
+// cannot overflow.
+const maxOff = math.MaxInt64 / 2
+
+// checkArray refuses a transfer of n bytes at off of a that cannot be cut
+// into chunks.
+func checkArray(op string, a object.Array, off int64, n int) error {
+	if a.ChunkSize <= 0 || off < 0 || off > maxOff-int64(n) {
+		return fmt.Errorf("%s %v: %w (chunk size %d, offset %d, %d bytes)", op, a.OID, object.ErrInvalid, a.ChunkSize, off, n)
+	}
+	return nil
+}
+
+// WriteArray writes each chunk's piece of p on the member holding it.
+func (c *cont) WriteArray(ctx context.Context, a object.Array, off int64, p []byte, f object.IOFlags) error {
+	if err := checkArray("write", a, off, len(p)); err != nil {
+		return err
+	}
+	return byMember(c.p.pl.members, c.p.pl.pieces(a, off, len(p)), func(_ int, pc piece) error {
+		return c.p.on(pc.m, c.conts[pc.m].WriteArray(ctx, a, pc.off, p[pc.lo:pc.hi], f))
+	})
+}
+
+// ReadArray reads each chunk's piece of p from the member holding it.
+// When a member's end lies inside its piece, the rest of the piece is
+// zeroed, and the array's size, over all its members, says how many bytes
+// of p lie before its end.
+func (c *cont) ReadArray(ctx context.Context, a object.Array, off int64, p []byte, f object.IOFlags) (int, error) {
+	if err := checkArray("read", a, off, len(p)); err != nil {
+		return 0, err
+	}
+	ps := c.p.pl.pieces(a, off, len(p))
+	if len(ps) == 1 && c.p.pl.alone(a.OID, ps[0].m) {
+		n, err := c.conts[ps[0].m].ReadArray(ctx, a, off, p, f)
+		if err == io.EOF {
+			return n, err
+		}
+		return n, c.p.on(ps[0].m, err)
+	}
+	got := make([]int, len(ps))
+	err := byMember(c.p.pl.members, ps, func(i int, pc piece) error {
+		n, err := c.conts[pc.m].ReadArray(ctx, a, pc.off, p[pc.lo:pc.hi], f)
+		got[i] = min(max(n, 0), pc.hi-pc.lo)
+		if err == io.EOF {
+			return nil
+		}
+		return c.p.on(pc.m, err)
+	})
+	if err != nil {
+		return 0, err
+	}
+	short := false
+	for i, pc := range ps {
+		if pc.lo+got[i] < pc.hi {
+			clear(p[pc.lo+got[i] : pc.hi])
+			short = true
+		}
+	}
+	if !short {
+		return len(p), nil
+	}
+	size, err := c.ArraySize(ctx, a)
+	if err != nil {
+		return 0, err
+	}
+	if n := int(min(max(size-off, 0), int64(len(p)))); n < len(p) {
+		return n, io.EOF
+	}
+	return len(p), nil
+}
+
+// span calls fn on the container of every member of oid's span, at once,
+// and returns the first error.
+func (c *cont) span(oid object.OID, fn func(m int, k object.Container) error) error {
+	return first(each(c.p.pl.span(oid), func(m int) error { return c.p.on(m, fn(m, c.conts[m])) }))
+}
+
+// ArraySize returns the largest size of the array on its span's members.
+func (c *cont) ArraySize(ctx context.Context, a object.Array) (int64, error) {
+	sizes := make([]int64, c.p.pl.members)
+	err := c.span(a.OID, func(m int, k object.Container) (err error) {
+		sizes[m], err = k.ArraySize(ctx, a)
+		return err
+	})
+	if err != nil {
+		return 0, err
+	}
+	return slices.Max(sizes), nil
+}
+
+// SetSize sets the array's size on every member of its span: a truncation
+// cuts each member's bytes past size, an extension makes the largest size
+// size.
+func (c *cont) SetSize(ctx context.Context, a object.Array, size int64) error {
+	if err := checkArray("set size of", a, size, 0); err != nil {
+		return err
+	}
+	return c.span(a.OID, func(_ int, k object.Container) error { return k.SetSize(ctx, a, size) })
+}
+
+// SyncArray syncs the array on every member of its span.
+func (c *cont) SyncArray(ctx context.Context, a object.Array) error {
+	return c.span(a.OID, func(_ int, k object.Container) error { return k.SyncArray(ctx, a) })
+}
+
+// Punch removes oid from every member of its span (its KV records are on
+// its home member, which is one).
+func (c *cont) Punch(ctx context.Context, oid object.OID) error {
+	return c.span(oid, func(_ int, k object.Container) error { return k.Punch(ctx, oid) })
+}
+
+// Unlink removes dkey from oid and then, only if that succeeded, punches
+// victim (object.Unlinker): in one call when both live on one member
+// alone whose container is an Unlinker, and as a removal on oid's home
+// member and a Punch over victim's span otherwise.
+func (c *cont) Unlink(ctx context.Context, oid object.OID, dkey, akey string, expect []byte, victim object.OID) (bool, error) {
+	m, k := c.kv(oid)
+	if u, ok := k.(object.Unlinker); ok && c.p.pl.alone(victim, m) {
+		removed, err := u.Unlink(ctx, oid, dkey, akey, expect, victim)
+		return removed, c.p.on(m, err)
+	}
+	if err := object.RemoveDkey(ctx, k, oid, dkey, akey, expect); err != nil {
+		return false, c.p.on(m, err)
+	}
+	return true, c.Punch(ctx, victim)
+}
+
+// Close closes every member's container and joins their errors.
+func (c *cont) Close() error { return c.p.closeAll(c.conts) }
