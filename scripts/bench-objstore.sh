@@ -25,6 +25,7 @@
 #   REPS=5  WARMUP=1  PROCS="1 2"  XFERS="1m 4k"  SIZE_1m=256m  SIZE_4k=16m  N=2000
 #   DIR=/var/tmp           where both sides' files go (removed at the end)
 #   OCLASS=SX CHUNK=1m     the DFS container's file class and chunk size
+#   BIND=none              hpcbench launch --bind-to for both sides (none, core)
 #   HPCBENCH=PATH          this binary instead of building ./cmd/hpcbench
 #   STRICT=0
 set -euo pipefail
@@ -43,6 +44,8 @@ DIR=${DIR:-/var/tmp}
 OCLASS=${OCLASS:-SX}
 CHUNK=${CHUNK:-1m}
 STRICT=${STRICT:-0}
+BIND=${BIND:-none}
+[[ $BIND == none || $BIND == core ]] || hb_die "BIND=$BIND: want none or core"
 
 tmp=$(mktemp -d)
 work=$(mktemp -d "$DIR/hpcbench-bench-objstore.XXXXXX")
@@ -81,7 +84,7 @@ ior_once() {
 	[[ -n $size ]] || size=$([[ $x == 1m ]] && echo 256m || echo 16m)
 	[[ $layout == fpp ]] && fpp=(-F)
 	mapfile -t a < <(side_args "$api")
-	"$hb" launch -n "$p" -- "$hb" ior "${a[@]}" -b "$size" -t "$x" -w -r -C "${fpp[@]}" \
+	"$hb" launch -n "$p" --bind-to "$BIND" -- "$hb" ior "${a[@]}" -b "$size" -t "$x" -w -r -C "${fpp[@]}" \
 		-o "$(side_path "$api" ior)" >"$tmp/ior.out" 2>"$tmp/err" ||
 		hb_die "ior -a $api -n $p -t $x $layout failed: $(tail -n 3 "$tmp/err" | tr '\n' ' ')"
 	awk '/^Summary of all tests:/ { s = 1; next } s && ($1 == "write" || $1 == "read") { print $1, $4 }' "$tmp/ior.out" >"$out"
@@ -92,7 +95,7 @@ ior_once() {
 md_once() {
 	local api=$1 p=$2 out=$3
 	mapfile -t a < <(side_args "$api")
-	"$hb" launch -n "$p" -- "$hb" mdtest "${a[@]}" -n "$N" -F -w 4096 -e 4096 -d "$(side_path "$api" md)" \
+	"$hb" launch -n "$p" --bind-to "$BIND" -- "$hb" mdtest "${a[@]}" -n "$N" -F -w 4096 -e 4096 -d "$(side_path "$api" md)" \
 		--format csv >"$tmp/md.csv" 2>"$tmp/err" ||
 		hb_die "mdtest -a $api -n $p failed: $(tail -n 3 "$tmp/err" | tr '\n' ' ')"
 	awk -F, 'NR > 1 { print $1 "|" $4 }' "$tmp/md.csv" >"$out"
@@ -160,6 +163,6 @@ for p in "${procs[@]}"; do
 done
 
 printf 'load after: %s\n' "$(cut -d' ' -f1-3 /proc/loadavg)" >&2
-printf '%-34s %12s %12s %8s %6s\n' "cell (DIR=$DIR, DFS $OCLASS $CHUNK)" POSIX DFS DFS/POSIX target
+printf '%-34s %12s %12s %8s %6s\n' "cell (DIR=$DIR, DFS $OCLASS $CHUNK, bind $BIND)" POSIX DFS DFS/POSIX target
 printf '%s\n' "${rows[@]}"
 exit "$bad"

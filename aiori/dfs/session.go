@@ -25,7 +25,7 @@ type session struct {
 	rank    int
 	comm    aiori.Comm // nil outside a job
 	opts    *Options
-	engine  *Engine       // nil unless this rank runs its host's engine
+	engine  *engineChild  // nil unless this rank runs its host's engine
 	clients []*rpc.Client // one per engine, in engine order
 	local   int           // index in clients of this rank's host's engine
 	pool    object.Pool
@@ -199,24 +199,28 @@ func (s *session) locate(ctx context.Context, host string) (engineInfo, error) {
 		}
 		info.created = true
 	}
-	e, err := StartEngine(ctx, dir, EngineOptions{})
+	self, err := os.Executable()
+	if err != nil {
+		return info, fmt.Errorf("dfs: start the engine of pool %s: find this program: %w", s.opts.Pool, err)
+	}
+	c, busy, err := startEngineChild(ctx, self, dir)
 	switch {
-	case errors.Is(err, store.ErrBusy):
+	case busy != "":
 		addrs, rerr := readAddrs(dir)
 		if rerr != nil {
-			return info, fmt.Errorf("dfs: --dfs.pool %s: %w (%v)", s.opts.Pool, rerr, err)
+			return info, fmt.Errorf("dfs: --dfs.pool %s: %w (%s)", s.opts.Pool, rerr, busy)
 		}
 		info.where, info.addrs = "standalone at "+strings.Join(addrs, ", "), addrs
 		return info, nil
 	case err != nil:
 		return info, fmt.Errorf("dfs: --dfs.pool %s: %w", s.opts.Pool, err)
 	}
-	s.engine = e
+	s.engine = c
 	if host == "" {
 		host, _ = os.Hostname()
 	}
-	info.where = fmt.Sprintf("embedded in rank %d (pid %d on %s)", s.rank, os.Getpid(), host)
-	info.addrs = e.Addrs()
+	info.where = fmt.Sprintf("started by rank %d (engine pid %d on %s)", s.rank, c.cmd.Process.Pid, host)
+	info.addrs = c.addrs
 	return info, nil
 }
 
@@ -291,7 +295,7 @@ func (s *session) release() error {
 		errs = append(errs, c.Close())
 	}
 	if s.engine != nil {
-		errs = append(errs, s.engine.Stop())
+		errs = append(errs, s.engine.close())
 	}
 	s.fs, s.cont, s.clients, s.engine = nil, nil, nil, nil
 	return errors.Join(errs...)

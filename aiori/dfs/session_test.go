@@ -41,7 +41,7 @@ func TestHostLeaders(t *testing.T) {
 // reads back whole, an error it sends comes back as that error, and a
 // malformed message is refused.
 func TestEngineInfoRoundTrip(t *testing.T) {
-	in := engineInfo{dir: "/p", where: "embedded in rank 2 (pid 7 on h)", addrs: []string{"shm://x", "tcp://1.2.3.4:5"}, created: true}
+	in := engineInfo{dir: "/p", where: "started by rank 2 (engine pid 7 on h)", addrs: []string{"shm://x", "tcp://1.2.3.4:5"}, created: true}
 	out, err := decodeEngineInfo(in.encode())
 	if err != nil || out.dir != in.dir || out.where != in.where || !slices.Equal(out.addrs, in.addrs) || !out.created {
 		t.Errorf("round trip: %+v, %v; want %+v", out, err, in)

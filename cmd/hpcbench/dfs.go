@@ -276,6 +276,15 @@ func poolList(ctx context.Context, stdout io.Writer, parent string) error {
 	return nil
 }
 
+// runDfsEngineChild is the engine process a job's first rank on a host
+// starts (dfs.ServeEngine): args is the pool's directory.
+func runDfsEngineChild(ctx context.Context, stdout, _ io.Writer, args []string) error {
+	if len(args) != 1 {
+		return usagef("%s: internal command of -a DFS, not for direct use", dfs.EngineCommand)
+	}
+	return dfs.ServeEngine(ctx, args[0], os.Stdin, stdout)
+}
+
 // runDfsEngine is hpcbench dfs engine: it serves a pool to many jobs
 // until SIGTERM or SIGINT, then stops without losing what it acknowledged.
 func runDfsEngine(ctx context.Context, stdout, stderr io.Writer, args []string) error {

@@ -66,7 +66,7 @@ func TestDFSPerHost(t *testing.T) {
 				t.Fatalf("archive %s: %v", archive, err)
 			}
 			env := rec.Run.Env
-			for _, want := range []string{"one per host (2): node0: embedded in rank 0 ", "; node1: embedded in rank 2 "} {
+			for _, want := range []string{"one per host (2): node0: started by rank 0 (engine pid ", "; node1: started by rank 2 (engine pid "} {
 				if !strings.Contains(env["dfs.engine"], want) {
 					t.Errorf("run record dfs.engine = %q, want it to contain %q", env["dfs.engine"], want)
 				}

@@ -11,6 +11,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/hpcbench/hpcbench/aiori/dfs"
 	"io"
 	"os"
 	"os/signal"
@@ -46,6 +47,7 @@ func commands() map[string]command {
 		"plot":    {summary: "chart saved runs: bandwidth, latency or rate against size, phase or time (PNG, SVG, terminal)", run: runPlot},
 
 		launch.SpawnerCommand: {summary: "the launcher's process spawner", run: runSpawner, hidden: true},
+		dfs.EngineCommand:     {summary: "the engine a rank starts for -a DFS", run: runDfsEngineChild, hidden: true},
 	}
 }
 
