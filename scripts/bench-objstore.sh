@@ -25,7 +25,13 @@
 #   REPS=5  WARMUP=1  PROCS="1 2"  XFERS="1m 4k"  SIZE_1m=256m  SIZE_4k=16m  N=2000
 #   DIR=/var/tmp           where both sides' files go (removed at the end)
 #   OCLASS=SX CHUNK=1m     the DFS container's file class and chunk size
-#   BIND=none              hpcbench launch --bind-to for both sides (none, core)
+#   BIND=core              hpcbench launch --bind-to for both sides (core, none):
+#                          ranks bound as HPC jobs run them. Unbound on these VMs, the
+#                          kernel packs lightly loaded threads onto one vCPU
+#                          (sched_vcpu_pack), and for tens of milliseconds DFS's two
+#                          clients and two engine sessions share one while the other
+#                          idles (perf sched timehist): 2-rank reads at 0.55-0.89 of
+#                          POSIX, bound 0.87-0.90
 #   HPCBENCH=PATH          this binary instead of building ./cmd/hpcbench
 #   STRICT=0
 set -euo pipefail
@@ -44,7 +50,7 @@ DIR=${DIR:-/var/tmp}
 OCLASS=${OCLASS:-SX}
 CHUNK=${CHUNK:-1m}
 STRICT=${STRICT:-0}
-BIND=${BIND:-none}
+BIND=${BIND:-core}
 [[ $BIND == none || $BIND == core ]] || hb_die "BIND=$BIND: want none or core"
 
 tmp=$(mktemp -d)
