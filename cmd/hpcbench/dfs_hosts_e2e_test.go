@@ -37,7 +37,8 @@ func hostsRun(t *testing.T, dir, root string, n, perHost int, args ...string) te
 // on the same hosts reads the data back; a job on one of the hosts refuses
 // the container (its placement would misread it) with one clear line; a
 // host's engine killed mid-write ends the job fast, naming its rank, and
-// the data read back afterwards; and mdtest runs over the two engines.
+// the data read back afterwards; and mdtest runs over the two engines,
+// with directories on one engine each (S1) and spread over both (SX).
 func TestDFSPerHost(t *testing.T) {
 	dir := t.TempDir()
 	root := filepath.Join(dir, "pools")
@@ -117,6 +118,14 @@ func TestDFSPerHost(t *testing.T) {
 	for _, want := range []string{"4 tasks, 400 files", "File creation", "File read", "File removal"} {
 		if r.Code != 0 || !strings.Contains(r.Stdout, want) {
 			t.Errorf("mdtest over two engines: exit %d; want %q\nstdout:\n%s\nstderr:\n%s", r.Code, want, r.Stdout, r.Stderr)
+		}
+	}
+	// Directories of class SX: their entries spread over both engines,
+	// and a tree's removal lists them engine after engine.
+	r = hostsRun(t, dir, root, 4, 2, "mdtest", "-a", "DFS", "--dfs.cont", "mdsx", "--dfs.dir_oclass", "SX", "-d", "/t", "-n", "40", "-z", "2", "-b", "3")
+	for _, want := range []string{"Directory creation", "Directory removal", "File removal", "Tree removal"} {
+		if r.Code != 0 || !strings.Contains(r.Stdout, want) {
+			t.Errorf("mdtest with SX directories over two engines: exit %d; want %q\nstdout:\n%s\nstderr:\n%s", r.Code, want, r.Stdout, r.Stderr)
 		}
 	}
 }

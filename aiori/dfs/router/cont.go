@@ -6,6 +6,8 @@ import (
 	"io"
 	"math"
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/hpcbench/hpcbench/aiori/dfs/object"
 )
@@ -32,48 +34,99 @@ func (c *cont) AllocOIDs(ctx context.Context, cl object.Class, n int) (object.OI
 	return oid, c.p.on(0, err)
 }
 
-// kv returns the member holding oid's KV records, and its container.
-func (c *cont) kv(oid object.OID) (int, object.Container) {
-	m := c.p.pl.home(oid)
+// kv returns the member holding oid's records under dkey, and its
+// container.
+func (c *cont) kv(oid object.OID, dkey string) (int, object.Container) {
+	m := c.p.pl.record(oid, dkey)
 	return m, c.conts[m]
 }
 
-// Put stores val on oid's home member.
+// Put stores val on the member holding (oid, dkey).
 func (c *cont) Put(ctx context.Context, oid object.OID, dkey, akey string, val []byte) error {
-	m, k := c.kv(oid)
+	m, k := c.kv(oid, dkey)
 	return c.p.on(m, k.Put(ctx, oid, dkey, akey, val))
 }
 
-// Insert stores val on oid's home member if dkey has no akey yet.
+// Insert stores val on the member holding (oid, dkey) if dkey has no akey
+// yet.
 func (c *cont) Insert(ctx context.Context, oid object.OID, dkey, akey string, val []byte) error {
-	m, k := c.kv(oid)
+	m, k := c.kv(oid, dkey)
 	return c.p.on(m, k.Insert(ctx, oid, dkey, akey, val))
 }
 
-// Get returns the value from oid's home member.
+// Get returns the value from the member holding (oid, dkey).
 func (c *cont) Get(ctx context.Context, oid object.OID, dkey, akey string) ([]byte, error) {
-	m, k := c.kv(oid)
+	m, k := c.kv(oid, dkey)
 	v, err := k.Get(ctx, oid, dkey, akey)
 	return v, c.p.on(m, err)
 }
 
-// Remove deletes dkey on oid's home member.
+// Remove deletes dkey on the member holding it.
 func (c *cont) Remove(ctx context.Context, oid object.OID, dkey string) error {
-	m, k := c.kv(oid)
+	m, k := c.kv(oid, dkey)
 	return c.p.on(m, k.Remove(ctx, oid, dkey))
 }
 
-// RemoveIf deletes dkey on oid's home member if akey holds expect.
+// RemoveIf deletes dkey on the member holding it if akey holds expect.
 func (c *cont) RemoveIf(ctx context.Context, oid object.OID, dkey, akey string, expect []byte) error {
-	m, k := c.kv(oid)
+	m, k := c.kv(oid, dkey)
 	return c.p.on(m, k.RemoveIf(ctx, oid, dkey, akey, expect))
 }
 
-// List lists oid's dkeys on its home member.
+// List lists oid's dkeys: on its home member for an object of width 1;
+// for a wider one, member after member of its span, the anchor saying
+// which member and where in its listing ("M:ANCHOR").
 func (c *cont) List(ctx context.Context, oid object.OID, anchor string, max int) ([]string, string, error) {
-	m, k := c.kv(oid)
-	keys, next, err := k.List(ctx, oid, anchor, max)
-	return keys, next, c.p.on(m, err)
+	if oid.Class().Width(c.p.pl.n) <= 1 {
+		m := c.p.pl.home(oid)
+		keys, next, err := c.conts[m].List(ctx, oid, anchor, max)
+		return keys, next, c.p.on(m, err)
+	}
+	span := c.p.pl.span(oid)
+	i, inner := 0, ""
+	if anchor != "" {
+		var err error
+		if i, inner, err = parseListAnchor(anchor, span); err != nil {
+			return nil, "", err
+		}
+	}
+	var keys []string
+	for ; i < len(span); i, inner = i+1, "" {
+		m := span[i]
+		for {
+			left := 0 // no limit
+			if max > 0 {
+				if left = max - len(keys); left == 0 {
+					return keys, listAnchor(m, inner), nil
+				}
+			}
+			got, next, err := c.conts[m].List(ctx, oid, inner, left)
+			if err != nil {
+				return nil, "", c.p.on(m, err)
+			}
+			keys, inner = append(keys, got...), next
+			if next == "" {
+				break
+			}
+		}
+	}
+	return keys, "", nil
+}
+
+// listAnchor is where a listing of a wide KV object goes on: member m's
+// listing from inner.
+func listAnchor(m int, inner string) string { return strconv.Itoa(m) + ":" + inner }
+
+// parseListAnchor reads listAnchor's form back as an index into span.
+func parseListAnchor(anchor string, span []int) (int, string, error) {
+	ms, inner, ok := strings.Cut(anchor, ":")
+	m, err := strconv.Atoi(ms)
+	if ok && err == nil {
+		if i := slices.Index(span, m); i >= 0 {
+			return i, inner, nil
+		}
+	}
+	return 0, "", fmt.Errorf("list: anchor %q: %w (want one a listing of this object returned)", anchor, object.ErrInvalid)
 }
 
 // maxOff bounds a transfer's end, so that cutting it at chunk boundaries
@@ -181,18 +234,18 @@ func (c *cont) SyncArray(ctx context.Context, a object.Array) error {
 	return c.span(a.OID, func(_ int, k object.Container) error { return k.SyncArray(ctx, a) })
 }
 
-// Punch removes oid from every member of its span (its KV records are on
-// its home member, which is one).
+// Punch removes oid from every member of its span (which holds its KV
+// records too).
 func (c *cont) Punch(ctx context.Context, oid object.OID) error {
 	return c.span(oid, func(_ int, k object.Container) error { return k.Punch(ctx, oid) })
 }
 
 // Unlink removes dkey from oid and then, only if that succeeded, punches
-// victim (object.Unlinker): in one call when both live on one member
-// alone whose container is an Unlinker, and as a removal on oid's home
-// member and a Punch over victim's span otherwise.
+// victim (object.Unlinker): in one call when the member holding (oid,
+// dkey) holds all of victim and its container is an Unlinker, and as a
+// removal there and a Punch over victim's span otherwise.
 func (c *cont) Unlink(ctx context.Context, oid object.OID, dkey, akey string, expect []byte, victim object.OID) (bool, error) {
-	m, k := c.kv(oid)
+	m, k := c.kv(oid, dkey)
 	if u, ok := k.(object.Unlinker); ok && c.p.pl.alone(victim, m) {
 		removed, err := u.Unlink(ctx, oid, dkey, akey, expect, victim)
 		return removed, c.p.on(m, err)

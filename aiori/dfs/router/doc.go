@@ -13,12 +13,15 @@
 //   - Chunk k of array object oid (byte off is in chunk off/ChunkSize)
 //     lives on the member owning object.Placement(oid, k, N). Inside that
 //     member, the member's own store places it among its own targets.
-//   - The KV records of an object (Put, Insert, Get, Remove, RemoveIf,
-//     List) all live on its home member: the owner of
-//     object.Placement(oid, 0, N). DAOS spreads a wide KV object's dkeys
-//     over its shards; the router keeps each KV object whole on one
-//     engine, so a directory's entries are listed, inserted and removed
-//     conditionally by one engine.
+//   - The KV records of an object of width 1 (Put, Insert, Get, Remove,
+//     RemoveIf, List on oid) all live on its home member: the owner of
+//     object.Placement(oid, 0, N). An object of width w > 1 spreads them
+//     by dkey, as DAOS spreads a KV object's dkeys over its shards: the
+//     records under dkey live on the owner of object.Placement(oid, k, N)
+//     with k = FNV-1a(dkey) mod w. A listing then goes member after member
+//     of the object's span, its anchors "M:ANCHOR" naming the member.
+//     DFS's directories are S1 by default (--dfs.dir_oclass), one engine
+//     each; SX directories spread their entries over every engine.
 //   - The span of oid is the set of members owning Placement(oid, k, N)
 //     for k in [0, width), width = oid.Class().Width(N): the members that
 //     may hold any of its bytes. It always holds the home member. An

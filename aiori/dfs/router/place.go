@@ -29,8 +29,31 @@ func (pl placement) chunk(oid object.OID, k int64) int {
 	return pl.own[object.Placement(oid, k, pl.n)]
 }
 
-// home returns the member holding oid's KV records: chunk 0's.
+// home returns oid's home member: chunk 0's.
 func (pl placement) home(oid object.OID) int { return pl.chunk(oid, 0) }
+
+// record returns the member holding oid's records under dkey: the home
+// member for an object of width 1, and for a wider one the owner of the
+// dkey's place in the object's stripe, as DAOS spreads a KV object's dkeys
+// over its shards by their hash.
+func (pl placement) record(oid object.OID, dkey string) int {
+	w := oid.Class().Width(pl.n)
+	if w <= 1 {
+		return pl.home(oid)
+	}
+	return pl.chunk(oid, int64(dkeyHash(dkey)%uint64(w)))
+}
+
+// dkeyHash is FNV-1a over the dkey's bytes: fixed, because it places
+// records on disk.
+func dkeyHash(dkey string) uint64 {
+	h := uint64(14695981039346656037)
+	for i := 0; i < len(dkey); i++ {
+		h ^= uint64(dkey[i])
+		h *= 1099511628211
+	}
+	return h
+}
 
 // span returns the members that may hold bytes of oid, in engine order:
 // the owners of its width targets.
