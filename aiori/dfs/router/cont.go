@@ -206,11 +206,17 @@ func (c *cont) span(oid object.OID, fn func(m int, k object.Container) error) er
 	return first(each(c.p.pl.span(oid), func(m int) error { return c.p.on(m, fn(m, c.conts[m])) }))
 }
 
-// ArraySize returns the largest size of the array on its span's members.
+// ArraySize returns the largest of the span members' sizes, each mapped
+// from the member's local chunks to the array's.
 func (c *cont) ArraySize(ctx context.Context, a object.Array) (int64, error) {
+	if a.ChunkSize <= 0 {
+		return 0, fmt.Errorf("size of %v: %w (chunk size %d)", a.OID, object.ErrInvalid, a.ChunkSize)
+	}
+	st := c.p.pl.stripe(a.OID)
 	sizes := make([]int64, c.p.pl.members)
-	err := c.span(a.OID, func(m int, k object.Container) (err error) {
-		sizes[m], err = k.ArraySize(ctx, a)
+	err := c.span(a.OID, func(m int, k object.Container) error {
+		n, err := k.ArraySize(ctx, a)
+		sizes[m] = st.globalEnd(m, n, a.ChunkSize)
 		return err
 	})
 	if err != nil {
@@ -219,14 +225,15 @@ func (c *cont) ArraySize(ctx context.Context, a object.Array) (int64, error) {
 	return slices.Max(sizes), nil
 }
 
-// SetSize sets the array's size on every member of its span: a truncation
-// cuts each member's bytes past size, an extension makes the largest size
-// size.
+// SetSize sets the array's size on every member of its span, each in its
+// local chunks: a truncation cuts each member's bytes past size, an
+// extension makes the largest size size.
 func (c *cont) SetSize(ctx context.Context, a object.Array, size int64) error {
 	if err := checkArray("set size of", a, size, 0); err != nil {
 		return err
 	}
-	return c.span(a.OID, func(_ int, k object.Container) error { return k.SetSize(ctx, a, size) })
+	st := c.p.pl.stripe(a.OID)
+	return c.span(a.OID, func(m int, k object.Container) error { return k.SetSize(ctx, a, st.localSize(m, size, a.ChunkSize)) })
 }
 
 // SyncArray syncs the array on every member of its span.

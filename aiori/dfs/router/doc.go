@@ -11,8 +11,13 @@
 // whose targets, member 0's first, include g.
 //
 //   - Chunk k of array object oid (byte off is in chunk off/ChunkSize)
-//     lives on the member owning object.Placement(oid, k, N). Inside that
-//     member, the member's own store places it among its own targets.
+//     lives on the member owning object.Placement(oid, k, N). Each member
+//     numbers the chunks of an object it holds in their global order: it
+//     keeps chunk k as its own chunk kl, the count of the object's chunks
+//     before k that it holds too, at its byte kl*ChunkSize + off mod
+//     ChunkSize, so its store places a dense array over its own targets,
+//     and its array's size maps back to the end of its last chunk's bytes.
+//     With one member, kl is k.
 //   - The KV records of an object of width 1 (Put, Insert, Get, Remove,
 //     RemoveIf, List on oid) all live on its home member: the owner of
 //     object.Placement(oid, 0, N). An object of width w > 1 spreads them

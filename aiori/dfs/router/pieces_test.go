@@ -8,8 +8,9 @@ import (
 )
 
 // TestPieces checks how a transfer is cut: pieces follow one another over
-// the buffer, each on the member holding every chunk it covers, two in a
-// row never on one member; and the span holds the home member.
+// the buffer, each on the member holding every chunk it covers, at those
+// chunks' local offsets there, two in a row never on one member; and the
+// span holds the home member.
 func TestPieces(t *testing.T) {
 	const cs = 4096
 	for _, tc := range []struct {
@@ -33,12 +34,15 @@ func TestPieces(t *testing.T) {
 			ps := pl.pieces(object.Array{OID: oid, ChunkSize: cs}, tc.off, tc.n)
 			lo := 0
 			for i, pc := range ps {
-				if pc.lo != lo || pc.hi <= pc.lo || pc.off != tc.off+int64(pc.lo) {
+				if pc.lo != lo || pc.hi <= pc.lo {
 					t.Fatalf("piece %d = %+v; want one from %d", i, pc, lo)
 				}
-				for k := pc.off / cs; k <= (pc.off+int64(pc.hi-pc.lo)-1)/cs; k++ {
-					if m := pl.chunk(oid, k); m != pc.m {
-						t.Errorf("piece %d on member %d covers chunk %d of member %d", i, pc.m, k, m)
+				for b := pc.lo; b < pc.hi; b++ { // every byte: its chunk's member and local offset
+					at := tc.off + int64(b)
+					k := at / cs
+					m, kl := localChunk(pl, oid, k)
+					if m != pc.m || pc.off+int64(b-pc.lo) != kl*cs+at%cs {
+						t.Fatalf("piece %d (%+v): byte %d of chunk %d belongs at %d of member %d", i, pc, b, k, kl*cs+at%cs, m)
 					}
 				}
 				if i > 0 && ps[i-1].m == pc.m {
@@ -61,5 +65,68 @@ func TestPieces(t *testing.T) {
 				t.Errorf("span %v lacks the home member %d", span, pl.home(oid))
 			}
 		})
+	}
+}
+
+// localChunk is the package doc's rule by its definition: chunk k is on
+// the member owning Placement(oid, k, N), which numbers the chunks it holds
+// in their global order.
+func localChunk(pl placement, oid object.OID, k int64) (m int, kl int64) {
+	m = pl.chunk(oid, k)
+	for k2 := range k {
+		if pl.chunk(oid, k2) == m {
+			kl++
+		}
+	}
+	return m, kl
+}
+
+// TestStripe checks the stripe's arithmetic against localChunk: local and
+// global are inverses; a member's size maps back to the end of its last
+// byte; and the members' local sizes for any global size keep exactly the
+// bytes below it, their largest mapped back being that size.
+func TestStripe(t *testing.T) {
+	const cs = 10
+	for _, tc := range []struct {
+		targets []int
+		class   object.Class
+	}{
+		{[]int{1, 1, 1}, object.SX}, {[]int{3, 2}, object.SX}, {[]int{3, 2}, object.S2},
+		{[]int{2, 1, 4}, object.S4}, {[]int{2, 1, 4}, object.S1}, {[]int{1}, object.SX},
+	} {
+		pl := newPlacement(tc.targets)
+		for seq := uint64(1000); seq < 1020; seq++ {
+			oid := object.NewOID(tc.class, seq)
+			st := pl.stripe(oid)
+			for k := range int64(60) {
+				m, kl := st.local(k)
+				if wm, wkl := localChunk(pl, oid, k); m != wm || kl != wkl {
+					t.Fatalf("%v %v: chunk %d is local chunk %d of member %d; want %d of %d", tc.targets, oid, k, kl, m, wkl, wm)
+				}
+				if g := st.global(m, kl); g != k {
+					t.Fatalf("%v %v: global(%d, %d) = %d; want %d", tc.targets, oid, m, kl, g, k)
+				}
+			}
+			for size := range int64(40 * cs) {
+				var top int64
+				for m := range pl.members {
+					ls := st.localSize(m, size, cs)
+					end := st.globalEnd(m, ls, cs)
+					if end > size {
+						t.Fatalf("%v %v size %d: member %d keeps %d local bytes, ending at %d", tc.targets, oid, size, m, ls, end)
+					}
+					// Every byte of m below size is below its local size.
+					for k := range (size + cs - 1) / cs {
+						if mk, kl := st.local(k); mk == m && kl*cs+min(cs, size-k*cs) > ls {
+							t.Fatalf("%v %v size %d: member %d's local size %d drops chunk %d", tc.targets, oid, size, m, ls, k)
+						}
+					}
+					top = max(top, end)
+				}
+				if top != size {
+					t.Fatalf("%v %v size %d: the members' sizes map back to at most %d", tc.targets, oid, size, top)
+				}
+			}
+		}
 	}
 }
