@@ -82,7 +82,7 @@ func (c *cont) List(ctx context.Context, oid object.OID, anchor string, max int)
 		keys, next, err := c.conts[m].List(ctx, oid, anchor, max)
 		return keys, next, c.p.on(m, err)
 	}
-	span := c.p.pl.span(oid)
+	span := c.p.pl.stripe(oid).members()
 	i, inner := 0, ""
 	if anchor != "" {
 		var err error
@@ -147,7 +147,7 @@ func (c *cont) WriteArray(ctx context.Context, a object.Array, off int64, p []by
 	if err := checkArray("write", a, off, len(p)); err != nil {
 		return err
 	}
-	return byMember(c.p.pl.members, c.p.pl.pieces(a, off, len(p)), func(_ int, pc piece) error {
+	return byMember(c.p.pl.members, c.p.pl.stripe(a.OID).pieces(a, off, len(p)), func(_ int, pc piece) error {
 		return c.p.on(pc.m, c.conts[pc.m].WriteArray(ctx, a, pc.off, p[pc.lo:pc.hi], f))
 	})
 }
@@ -160,8 +160,9 @@ func (c *cont) ReadArray(ctx context.Context, a object.Array, off int64, p []byt
 	if err := checkArray("read", a, off, len(p)); err != nil {
 		return 0, err
 	}
-	ps := c.p.pl.pieces(a, off, len(p))
-	if len(ps) == 1 && c.p.pl.alone(a.OID, ps[0].m) {
+	st := c.p.pl.stripe(a.OID)
+	ps := st.pieces(a, off, len(p))
+	if len(ps) == 1 && st.alone(ps[0].m) {
 		n, err := c.conts[ps[0].m].ReadArray(ctx, a, off, p, f)
 		if err == io.EOF {
 			return n, err
@@ -200,10 +201,10 @@ func (c *cont) ReadArray(ctx context.Context, a object.Array, off int64, p []byt
 	return len(p), nil
 }
 
-// span calls fn on the container of every member of oid's span, at once,
-// and returns the first error.
-func (c *cont) span(oid object.OID, fn func(m int, k object.Container) error) error {
-	return first(each(c.p.pl.span(oid), func(m int) error { return c.p.on(m, fn(m, c.conts[m])) }))
+// span calls fn on the container of every member of the span of the
+// object whose stripe is st, at once, and returns the first error.
+func (c *cont) span(st stripe, fn func(m int, k object.Container) error) error {
+	return first(each(st.members(), func(m int) error { return c.p.on(m, fn(m, c.conts[m])) }))
 }
 
 // ArraySize returns the largest of the span members' sizes, each mapped
@@ -214,7 +215,7 @@ func (c *cont) ArraySize(ctx context.Context, a object.Array) (int64, error) {
 	}
 	st := c.p.pl.stripe(a.OID)
 	sizes := make([]int64, c.p.pl.members)
-	err := c.span(a.OID, func(m int, k object.Container) error {
+	err := c.span(st, func(m int, k object.Container) error {
 		n, err := k.ArraySize(ctx, a)
 		sizes[m] = st.globalEnd(m, n, a.ChunkSize)
 		return err
@@ -233,18 +234,18 @@ func (c *cont) SetSize(ctx context.Context, a object.Array, size int64) error {
 		return err
 	}
 	st := c.p.pl.stripe(a.OID)
-	return c.span(a.OID, func(m int, k object.Container) error { return k.SetSize(ctx, a, st.localSize(m, size, a.ChunkSize)) })
+	return c.span(st, func(m int, k object.Container) error { return k.SetSize(ctx, a, st.localSize(m, size, a.ChunkSize)) })
 }
 
 // SyncArray syncs the array on every member of its span.
 func (c *cont) SyncArray(ctx context.Context, a object.Array) error {
-	return c.span(a.OID, func(_ int, k object.Container) error { return k.SyncArray(ctx, a) })
+	return c.span(c.p.pl.stripe(a.OID), func(_ int, k object.Container) error { return k.SyncArray(ctx, a) })
 }
 
 // Punch removes oid from every member of its span (which holds its KV
 // records too).
 func (c *cont) Punch(ctx context.Context, oid object.OID) error {
-	return c.span(oid, func(_ int, k object.Container) error { return k.Punch(ctx, oid) })
+	return c.span(c.p.pl.stripe(oid), func(_ int, k object.Container) error { return k.Punch(ctx, oid) })
 }
 
 // Unlink removes dkey from oid and then, only if that succeeded, punches
@@ -253,7 +254,7 @@ func (c *cont) Punch(ctx context.Context, oid object.OID) error {
 // removal there and a Punch over victim's span otherwise.
 func (c *cont) Unlink(ctx context.Context, oid object.OID, dkey, akey string, expect []byte, victim object.OID) (bool, error) {
 	m, k := c.kv(oid, dkey)
-	if u, ok := k.(object.Unlinker); ok && c.p.pl.alone(victim, m) {
+	if u, ok := k.(object.Unlinker); ok && c.p.pl.stripe(victim).alone(m) {
 		removed, err := u.Unlink(ctx, oid, dkey, akey, expect, victim)
 		return removed, c.p.on(m, err)
 	}

@@ -2,6 +2,7 @@ package router
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/hpcbench/hpcbench/aiori/dfs/object"
@@ -31,7 +32,8 @@ func TestPieces(t *testing.T) {
 		t.Run(fmt.Sprintf("%v %v %d+%d", tc.targets, tc.class, tc.off, tc.n), func(t *testing.T) {
 			pl := newPlacement(tc.targets)
 			oid := object.NewOID(tc.class, 4242)
-			ps := pl.pieces(object.Array{OID: oid, ChunkSize: cs}, tc.off, tc.n)
+			st := pl.stripe(oid)
+			ps := st.pieces(object.Array{OID: oid, ChunkSize: cs}, tc.off, tc.n)
 			lo := 0
 			for i, pc := range ps {
 				if pc.lo != lo || pc.hi <= pc.lo {
@@ -56,7 +58,7 @@ func TestPieces(t *testing.T) {
 			if tc.class == object.S1 && len(ps) != 1 {
 				t.Errorf("S1: %d pieces; want 1", len(ps))
 			}
-			span := pl.span(oid)
+			span := st.members()
 			home := false
 			for _, m := range span {
 				home = home || m == pl.home(oid)
@@ -81,8 +83,9 @@ func localChunk(pl placement, oid object.OID, k int64) (m int, kl int64) {
 	return m, kl
 }
 
-// TestStripe checks the stripe's arithmetic against localChunk: local and
-// global are inverses; a member's size maps back to the end of its last
+// TestStripe checks the stripe against the definitions: its members are
+// the owners of the object's chunks, alone says when one holds them all;
+// local agrees with localChunk and global is its inverse; a member's size maps back to the end of its last
 // byte; and the members' local sizes for any global size keep exactly the
 // bytes below it, their largest mapped back being that size.
 func TestStripe(t *testing.T) {
@@ -98,6 +101,21 @@ func TestStripe(t *testing.T) {
 		for seq := uint64(1000); seq < 1020; seq++ {
 			oid := object.NewOID(tc.class, seq)
 			st := pl.stripe(oid)
+			var owners []int // the span by its definition: the members of chunks 0..59
+			for k := range int64(60) {
+				if m := pl.chunk(oid, k); !slices.Contains(owners, m) {
+					owners = append(owners, m)
+				}
+			}
+			slices.Sort(owners)
+			if got := st.members(); !slices.Equal(got, owners) {
+				t.Fatalf("%v %v: members %v; want %v", tc.targets, oid, got, owners)
+			}
+			for m := range pl.members {
+				if want := len(owners) == 1 && owners[0] == m; st.alone(m) != want {
+					t.Fatalf("%v %v: alone(%d) = %v; want %v", tc.targets, oid, m, st.alone(m), want)
+				}
+			}
 			for k := range int64(60) {
 				m, kl := st.local(k)
 				if wm, wkl := localChunk(pl, oid, k); m != wm || kl != wkl {

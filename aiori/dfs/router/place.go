@@ -57,32 +57,6 @@ func dkeyHash(dkey string) uint64 {
 	return h
 }
 
-// span returns the members that may hold bytes of oid, in engine order:
-// the owners of its width targets.
-func (pl placement) span(oid object.OID) []int {
-	w := max(oid.Class().Width(pl.n), 1)
-	if w == 1 {
-		return []int{pl.home(oid)}
-	}
-	in := make([]bool, pl.members)
-	for k := range w {
-		in[pl.chunk(oid, int64(k))] = true
-	}
-	var ms []int
-	for m, ok := range in {
-		if ok {
-			ms = append(ms, m)
-		}
-	}
-	return ms
-}
-
-// alone reports whether oid's bytes and records all live on member m.
-func (pl placement) alone(oid object.OID, m int) bool {
-	s := pl.span(oid)
-	return len(s) == 1 && s[0] == m
-}
-
 // stripe is how an object's chunks fall on the members: chunk k is at
 // position k mod w of its round k div w, position j belongs to member
 // mem[j], and each member numbers the chunks it holds in their global
@@ -106,6 +80,22 @@ func (pl placement) stripe(oid object.OID) stripe {
 	}
 	return s
 }
+
+// members returns the members that hold any of the object's positions (its
+// span: those that may hold its bytes and records), in engine order.
+func (s stripe) members() []int {
+	var ms []int
+	for m, p := range s.pos {
+		if len(p) > 0 {
+			ms = append(ms, m)
+		}
+	}
+	return ms
+}
+
+// alone reports whether member m holds every position of the object: all
+// its bytes and records.
+func (s stripe) alone(m int) bool { return int64(len(s.pos[m])) == s.w }
 
 // local returns the member holding global chunk k and its local chunk.
 func (s stripe) local(k int64) (m int, kl int64) {
@@ -164,11 +154,10 @@ type piece struct {
 	lo, hi int
 }
 
-// pieces cuts the transfer of n bytes at off of a at its chunks'
-// boundaries, and joins neighbours that are contiguous on one member: one
+// pieces cuts the transfer of n bytes at off of a (whose stripe st is) at
+// its chunks' boundaries, and joins neighbours that are contiguous on one member: one
 // piece per run. a.ChunkSize must be > 0 and off+n must not overflow.
-func (pl placement) pieces(a object.Array, off int64, n int) []piece {
-	st := pl.stripe(a.OID)
+func (st stripe) pieces(a object.Array, off int64, n int) []piece {
 	var ps []piece
 	for lo := 0; lo < n; {
 		at := off + int64(lo)
