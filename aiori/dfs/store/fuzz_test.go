@@ -22,13 +22,15 @@ func FuzzScanLog(f *testing.F) {
 	} {
 		valid = appendFrame(valid, r)
 	}
+	valid = appendFrame(valid, record{op: opRemove, oid: object.OID{Lo: 7}, dkey: "f"}, record{op: opPunch, oid: object.OID{Hi: 1, Lo: 8}})
 	f.Add(valid)
 	f.Add(valid[:len(valid)-3])
 	f.Add(append(append([]byte{}, valid...), make([]byte, 20)...))
 	f.Add([]byte(logMagic + "\xff\xff\xff\xff\x00\x00\x00\x00"))
+	f.Add([]byte(logMagicV1))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		var recs []record
-		good, err := scanLog(b, func(r record) { recs = append(recs, r) })
+		var frames [][]record
+		good, err := scanLog(b, func(recs ...record) { frames = append(frames, recs) })
 		if err != nil {
 			return
 		}
@@ -36,14 +38,14 @@ func FuzzScanLog(f *testing.F) {
 			t.Fatalf("valid prefix %d of %d bytes", good, len(b))
 		}
 		if good < int64(len(logMagic)) {
-			if len(recs) != 0 {
-				t.Fatalf("%d records before the header", len(recs))
+			if len(frames) != 0 {
+				t.Fatalf("%d frames before the header", len(frames))
 			}
 			return
 		}
-		again := []byte(logMagic)
-		for _, r := range recs {
-			again = appendFrame(again, r)
+		again := append([]byte{}, b[:len(logMagic)]...)
+		for _, recs := range frames {
+			again = appendFrame(again, recs...)
 		}
 		if !bytes.Equal(again, b[:good]) {
 			t.Fatalf("records re-encode to %q; the valid prefix is %q", again, b[:good])

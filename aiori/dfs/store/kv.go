@@ -44,7 +44,7 @@ type kvStore struct {
 // compacts it when its garbage (superseded frames) exceeds its live data.
 func openKV(path string, sync, create bool) (*kvStore, error) {
 	s := &kvStore{objs: make(map[object.OID]map[string]map[string][]byte), sorted: make(map[object.OID][]string), arrays: make(map[object.OID][]byte), budget: HoldBudget, live: int64(len(logMagic)) + frameSize(record{op: opReserve})}
-	l, _, err := openLog(path, sync, create, s.apply)
+	l, _, err := openLog(path, sync, create, s.applyAll)
 	if err != nil {
 		return nil, err
 	}
@@ -113,17 +113,22 @@ func (s *kvStore) dropDkey(oid object.OID, dkey string) {
 	}
 }
 
-// write appends recs in one write(2), applies them and returns the log's
-// end for commit. The caller holds s.mu.
+// write appends recs as one frame, applies them and returns the log's end
+// for commit. The caller holds s.mu.
 func (s *kvStore) write(recs ...record) (int64, error) {
 	end, err := s.log.append(recs...)
 	if err != nil {
 		return 0, err
 	}
+	s.applyAll(recs...)
+	return end, nil
+}
+
+// applyAll applies the records of one frame, in order.
+func (s *kvStore) applyAll(recs ...record) {
 	for _, r := range recs {
 		s.apply(r)
 	}
-	return end, nil
 }
 
 // put stores val under (oid, dkey, akey); with cond only if dkey has no
@@ -170,8 +175,8 @@ func (s *kvStore) removeIf(oid object.OID, dkey, akey string, expect []byte) err
 
 // unlink is removeIf that, when victim is not nil and the removal goes
 // ahead, also writes a tombstone for all of *victim's records (its array
-// held in the log too) in the same write(2): Remove and Punch of an
-// object with no extent files as one append.
+// held in the log too) in the same frame: Remove and Punch of an object
+// with no extent files as one append, whole or not at all.
 func (s *kvStore) unlink(oid object.OID, dkey, akey string, expect []byte, victim *object.OID) error {
 	s.mu.Lock()
 	d := s.objs[oid][dkey]

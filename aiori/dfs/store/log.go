@@ -12,9 +12,11 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// appendLog is one KV log file: the magic, then frames, appended one
-// write(2) a batch. Its owner (a kvStore) serializes appends and rewrites;
-// commit may be called by many goroutines at once.
+// appendLog is one KV log file: the magic, then frames, one frame a
+// change, each copied into the file through a shared mapping of it (see
+// maplog.go), or written with write(2) where the file system cannot
+// reserve room ahead. Its owner (a kvStore) serializes appends and
+// rewrites; commit may be called by many goroutines at once.
 type appendLog struct {
 	path string
 	sync bool
@@ -22,6 +24,14 @@ type appendLog struct {
 	f    *os.File
 	size atomic.Int64 // where the next frame goes; written under the owner's lock
 	buf  []byte       // the owner's encoding buffer
+
+	// The mapping, under the owner's lock: m maps the file from offset 0
+	// (nil: appends are write(2)s); room is the file's length, reserved
+	// with fallocate(2), of which [size, room) is zeros; failed is set
+	// when a copy into m faulted, and every later append fails with it.
+	m      []byte
+	room   int64
+	failed error
 
 	syncMu sync.Mutex
 	synced int64 // bytes known stable, under syncMu
@@ -32,7 +42,7 @@ type appendLog struct {
 // checksum, or a bad frame followed only by zeros: what a crash leaves) is
 // cut off; a bad frame with valid data after it is corruption, and openLog
 // refuses it naming the file and offset. It returns how many bytes it cut.
-func openLog(path string, sync, create bool, apply func(record)) (*appendLog, int64, error) {
+func openLog(path string, sync, create bool, apply func(...record)) (*appendLog, int64, error) {
 	flags := os.O_RDWR
 	if create {
 		flags |= os.O_CREATE
@@ -48,11 +58,14 @@ func openLog(path string, sync, create bool, apply func(record)) (*appendLog, in
 		return nil, 0, err
 	}
 	l.synced = l.size.Load()
+	l.mapFile()
 	return l, cut, nil
 }
 
-// recover reads the whole file, replays it and cuts a torn tail.
-func (l *appendLog) recover(apply func(record)) (int64, error) {
+// recover reads the whole file, replays it and cuts a torn tail and the
+// room reserved after it. It returns how many bytes of the tail were not
+// zeros.
+func (l *appendLog) recover(apply func(...record)) (int64, error) {
 	b, err := os.ReadFile(l.path)
 	if err != nil {
 		return 0, fmt.Errorf("read KV log: %w", err)
@@ -61,11 +74,13 @@ func (l *appendLog) recover(apply func(record)) (int64, error) {
 	if err != nil {
 		return 0, fmt.Errorf("KV log %s: %w", l.path, err)
 	}
-	if good < int64(len(logMagic)) { // new, or its creation was cut short
+	if good < int64(len(logMagic)) || string(b[:len(logMagicV1)]) == logMagicV1 {
+		// New, or its creation was cut short; or a log of the first
+		// format, which this one reads: from now on it holds batches.
 		if _, err := l.f.WriteAt([]byte(logMagic), 0); err != nil {
 			return 0, fmt.Errorf("write KV log %s header: %w", l.path, err)
 		}
-		good = int64(len(logMagic))
+		good = max(good, int64(len(logMagic)))
 	}
 	if good < int64(len(b)) {
 		if err := l.f.Truncate(good); err != nil {
@@ -78,31 +93,36 @@ func (l *appendLog) recover(apply func(record)) (int64, error) {
 		}
 	}
 	l.size.Store(good)
-	return max(int64(len(b))-good, 0), nil
+	end := int64(len(b))
+	for end > good && b[end-1] == 0 {
+		end--
+	}
+	return max(end-good, 0), nil
 }
 
-// scanLog passes b's records to apply and returns the length of its valid
-// prefix. It fails on a file that is not a log and on corruption before
-// the tail.
-func scanLog(b []byte, apply func(record)) (int64, error) {
+// scanLog passes the records of each of b's frames to apply and returns
+// the length of its valid prefix. It fails on a file that is not a log and
+// on corruption before the tail. It reads both formats (logMagic and
+// logMagicV1, which has no batches).
+func scanLog(b []byte, apply func(...record)) (int64, error) {
 	if len(b) < len(logMagic) {
-		if string(b) != logMagic[:len(b)] {
+		if string(b) != logMagic[:len(b)] && string(b) != logMagicV1[:len(b)] {
 			return 0, fmt.Errorf("not a KV log: %d bytes that are not its header", len(b))
 		}
 		return 0, nil
 	}
-	if string(b[:len(logMagic)]) != logMagic {
-		return 0, fmt.Errorf("not a KV log: header %q, want %q", b[:len(logMagic)], logMagic)
+	if h := string(b[:len(logMagic)]); h != logMagic && h != logMagicV1 {
+		return 0, fmt.Errorf("not a KV log: header %q, want %q", h, logMagic)
 	}
 	off := len(logMagic)
 	for off < len(b) {
-		r, n, err := decodeFrame(b[off:])
+		recs, n, err := decodeFrame(b[off:])
 		if err == nil {
-			apply(r)
+			apply(recs...)
 			off += n
 			continue
 		}
-		if errors.Is(err, errShort) || isLastFrame(b[off:]) || allZero(b[off:]) {
+		if errors.Is(err, errShort) || tornFrame(b[off:]) {
 			return int64(off), nil // the torn tail
 		}
 		return 0, fmt.Errorf("record at offset %d: %w (and %d bytes follow it: corruption, not a torn tail)", off, err, len(b)-off)
@@ -110,17 +130,18 @@ func scanLog(b []byte, apply func(record)) (int64, error) {
 	return int64(off), nil
 }
 
-// isLastFrame reports whether the frame at the start of b ends where b does.
-func isLastFrame(b []byte) bool {
-	_, n, err := decodeFrame(b)
-	if err == nil {
-		return n == len(b)
-	}
-	if len(b) < frameHeader {
+// tornFrame reports whether the bad frame at the start of b is what a
+// crash leaves of the log's last append: b is zeros from its start (room
+// reserved, or an append whose header was not stored yet); or from where
+// its length field says the frame ends, b ends or only zeros follow (an
+// append cut short: a write(2) that stopped part way, or a copy into the
+// mapping that stopped before it stored the checksum, see putMapped).
+func tornFrame(b []byte) bool {
+	if allZero(b) {
 		return true
 	}
-	length := uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24
-	return frameHeader+length == uint64(len(b))
+	ext := frameExtent(b)
+	return ext > 0 && ext <= len(b) && allZero(b[ext:])
 }
 
 func allZero(b []byte) bool {
@@ -132,22 +153,32 @@ func allZero(b []byte) bool {
 	return true
 }
 
-// append writes recs' frames at the end in one write(2) and returns the
-// end of the log after them. The caller holds its store's lock. A failed
-// write is cut off again so the log stays whole.
+// append puts recs at the end of the log as one frame and returns the end
+// of the log after it. The caller holds its store's lock. A failed
+// write(2) is cut off again so the log stays whole.
 func (l *appendLog) append(recs ...record) (int64, error) {
-	l.buf = l.buf[:0]
-	for _, r := range recs {
-		l.buf = appendFrame(l.buf, r)
+	if l.failed != nil {
+		return 0, l.failed
 	}
+	l.buf = appendFrame(l.buf[:0], recs...)
 	at := l.size.Load()
-	if _, err := l.f.WriteAt(l.buf, at); err != nil {
+	end := at + int64(len(l.buf))
+	if l.m != nil && end > l.room {
+		if err := l.reserve(end); err != nil {
+			return 0, err
+		}
+	}
+	if l.m != nil {
+		if err := l.putMapped(at, l.buf); err != nil {
+			l.failed = err
+			return 0, err
+		}
+	} else if _, err := l.f.WriteAt(l.buf, at); err != nil {
 		if terr := l.f.Truncate(at); terr != nil {
 			return 0, fmt.Errorf("append to KV log %s: %w (and cutting the partial write: %v)", l.path, err, terr)
 		}
 		return 0, fmt.Errorf("append to KV log %s: %w", l.path, err)
 	}
-	end := at + int64(len(l.buf))
 	l.size.Store(end)
 	if cap(l.buf) > 1<<20 {
 		l.buf = nil
@@ -225,22 +256,35 @@ func (l *appendLog) rewrite(live func(emit func(record) error) error) error {
 		f.Close()
 		return fmt.Errorf("compact KV log %s: %w", l.path, err)
 	}
+	l.unmap()
 	l.f.Close()
 	l.f = f
 	l.size.Store(size)
 	l.synced = size
+	l.failed = nil
+	l.mapFile()
 	return nil
 }
 
-// close syncs the file (a clean shutdown leaves a stable log, SyncKV or
-// not) and closes it.
+// close gives back the room reserved past the log's end, syncs the file (a
+// clean shutdown leaves a stable log, SyncKV or not) and closes it.
 func (l *appendLog) close() error {
+	mapped := l.m != nil
+	l.unmap()
+	var err error
+	if mapped {
+		if err = l.f.Truncate(l.size.Load()); err != nil {
+			err = fmt.Errorf("truncate KV log %s to its end: %w", l.path, err)
+		}
+	}
 	l.syncMu.Lock()
-	err := unix.Fdatasync(int(l.f.Fd()))
+	if serr := unix.Fdatasync(int(l.f.Fd())); err == nil && serr != nil {
+		err = fmt.Errorf("sync KV log %s: %w", l.path, serr)
+	}
 	l.syncMu.Unlock()
 	if err != nil {
 		l.f.Close()
-		return fmt.Errorf("sync KV log %s: %w", l.path, err)
+		return err
 	}
 	if err := l.f.Close(); err != nil {
 		return fmt.Errorf("close KV log %s: %w", l.path, err)

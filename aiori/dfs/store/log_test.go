@@ -115,6 +115,16 @@ func TestLogDamage(t *testing.T) {
 		{"garbage after the end", func(b []byte, s []int64) []byte { return append(b, "garbage that is no frame at all"...) }, -1, "corruption"},
 		{"not a log", func(b []byte, s []int64) []byte { return []byte("definitely not a log file") }, -1, "not a KV log"},
 		{"header cut short", func(b []byte, s []int64) []byte { return b[:3] }, 0, ""},
+		{"a log of the first format", func(b []byte, s []int64) []byte { copy(b, logMagicV1); return b }, n, ""},
+		{"bad checksum in the middle, zeros after it, then a frame", func(b []byte, s []int64) []byte {
+			b[s[2]+12] ^= 0xff
+			clear(b[s[3]:s[4]])
+			return b
+		}, -1, "corruption"},
+		{"last frame's checksum inverted, room after it", func(b []byte, s []int64) []byte {
+			b[s[n-1]+4] ^= 0xff
+			return append(b, make([]byte, 4096)...)
+		}, n - 1, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "c.log")
@@ -137,6 +147,9 @@ func TestLogDamage(t *testing.T) {
 			defer s.close()
 			if got := count(t, s, n); got != tc.records {
 				t.Errorf("%d records survive; want %d", got, tc.records)
+			}
+			if h, _ := os.ReadFile(path); len(h) < len(logMagic) || string(h[:len(logMagic)]) != logMagic {
+				t.Errorf("after Open the file begins %q; want %q", h[:min(len(h), len(logMagic))], logMagic)
 			}
 		})
 	}

@@ -18,13 +18,19 @@ const (
 	opReserve byte = 4 // object ids below next are handed out
 	opArray   byte = 5 // oid's array is held here whole: its bytes are val
 	opUnarray byte = 6 // oid's array is no longer held here (moved to extents)
+	opBatch   byte = 7 // several records in one frame, applied together or not at all
 )
 
 // Sizes of the log's fixed parts.
 const (
 	frameHeader = 8          // payload length (u32 LE), CRC32C (u32 LE)
 	maxPayload  = 64 << 20   // the largest payload a frame may hold
-	logMagic    = "HPCBKV01" // the first 8 bytes of a log file
+	logMagic    = "HPCBKV02" // the first 8 bytes of a log file
+	// logMagicV1 began the logs of hpcbench before batch frames (opBatch),
+	// which it cannot read: Open takes such a log and rewrites its first
+	// bytes to logMagic, so that an older hpcbench refuses it by its
+	// header rather than failing at the first batch.
+	logMagicV1 = "HPCBKV01"
 )
 
 // castagnoli returns the CRC32C table of the frames' checksums, made on
@@ -45,37 +51,54 @@ type record struct {
 // errShort says a frame or payload ends before its length says it does.
 var errShort = errors.New("record cut short")
 
-// appendFrame appends r's frame (header and payload) to b.
-func appendFrame(b []byte, r record) []byte {
+// appendFrame appends the frame (header and payload) of recs to b: one
+// record's own payload, or for several an opBatch payload holding them all,
+// so that a change of several records is one frame, whole or torn as one.
+func appendFrame(b []byte, recs ...record) []byte {
 	start := len(b)
 	b = append(b, make([]byte, frameHeader)...)
-	b = append(b, r.op)
-	switch r.op {
-	case opReserve:
-		b = binary.LittleEndian.AppendUint64(b, r.next)
-	default:
-		b = binary.LittleEndian.AppendUint64(b, r.oid.Hi)
-		b = binary.LittleEndian.AppendUint64(b, r.oid.Lo)
-		if r.op == opPunch || r.op == opUnarray {
-			break
+	if len(recs) == 1 {
+		b = appendPayload(b, recs[0])
+	} else {
+		b = append(b, opBatch)
+		b = binary.AppendUvarint(b, uint64(len(recs)))
+		var sub []byte
+		for _, r := range recs {
+			sub = appendPayload(sub[:0], r)
+			b = binary.AppendUvarint(b, uint64(len(sub)))
+			b = append(b, sub...)
 		}
-		if r.op == opArray {
-			b = append(b, r.val...)
-			break
-		}
-		b = binary.AppendUvarint(b, uint64(len(r.dkey)))
-		b = append(b, r.dkey...)
-		if r.op == opRemove {
-			break
-		}
-		b = binary.AppendUvarint(b, uint64(len(r.akey)))
-		b = append(b, r.akey...)
-		b = append(b, r.val...)
 	}
 	n := len(b) - start - frameHeader
 	binary.LittleEndian.PutUint32(b[start:], uint32(n))
 	binary.LittleEndian.PutUint32(b[start+4:], frameCRC(b[start:start+4], b[start+frameHeader:]))
 	return b
+}
+
+// appendPayload appends r's payload, its kind first, to b.
+func appendPayload(b []byte, r record) []byte {
+	b = append(b, r.op)
+	switch r.op {
+	case opReserve:
+		return binary.LittleEndian.AppendUint64(b, r.next)
+	case opPunch, opUnarray:
+		b = binary.LittleEndian.AppendUint64(b, r.oid.Hi)
+		return binary.LittleEndian.AppendUint64(b, r.oid.Lo)
+	case opArray:
+		b = binary.LittleEndian.AppendUint64(b, r.oid.Hi)
+		b = binary.LittleEndian.AppendUint64(b, r.oid.Lo)
+		return append(b, r.val...)
+	}
+	b = binary.LittleEndian.AppendUint64(b, r.oid.Hi)
+	b = binary.LittleEndian.AppendUint64(b, r.oid.Lo)
+	b = binary.AppendUvarint(b, uint64(len(r.dkey)))
+	b = append(b, r.dkey...)
+	if r.op == opRemove {
+		return b
+	}
+	b = binary.AppendUvarint(b, uint64(len(r.akey)))
+	b = append(b, r.akey...)
+	return append(b, r.val...)
 }
 
 // frameCRC is the checksum of a frame: CRC32C over its length field and its
@@ -108,29 +131,83 @@ func uvarintLen(n int) int {
 	return binary.PutUvarint(b[:], uint64(n))
 }
 
-// decodeFrame decodes the frame at the start of b and returns its record
-// and its size. errShort means b ends inside the frame; any other error is
-// a frame that is whole but not valid (a bad checksum or payload).
-func decodeFrame(b []byte) (record, int, error) {
+// frameExtent returns the size of the frame at the start of b as its
+// length field says, or 0 when b is too short to hold that field or the
+// length is out of range.
+func frameExtent(b []byte) int {
 	if len(b) < frameHeader {
-		return record{}, 0, errShort
+		return 0
 	}
 	n := binary.LittleEndian.Uint32(b)
 	if n > maxPayload {
-		return record{}, 0, fmt.Errorf("payload length %d: more than %d", n, maxPayload)
+		return 0
+	}
+	return frameHeader + int(n)
+}
+
+// decodeFrame decodes the frame at the start of b and returns its records
+// (one, or a batch's) and its size. errShort means b ends inside the frame;
+// any other error is a frame that is whole but not valid (a bad checksum or
+// payload).
+func decodeFrame(b []byte) ([]record, int, error) {
+	if len(b) < frameHeader {
+		return nil, 0, errShort
+	}
+	n := binary.LittleEndian.Uint32(b)
+	if n > maxPayload {
+		return nil, 0, fmt.Errorf("payload length %d: more than %d", n, maxPayload)
 	}
 	if uint64(len(b)) < frameHeader+uint64(n) {
-		return record{}, 0, errShort
+		return nil, 0, errShort
 	}
 	payload := b[frameHeader : frameHeader+n]
 	if got, want := frameCRC(b[:4], payload), binary.LittleEndian.Uint32(b[4:]); got != want {
-		return record{}, 0, fmt.Errorf("checksum %08x: want %08x", got, want)
+		return nil, 0, fmt.Errorf("checksum %08x: want %08x", got, want)
+	}
+	if len(payload) > 0 && payload[0] == opBatch {
+		recs, err := decodeBatch(payload[1:])
+		if err != nil {
+			return nil, 0, fmt.Errorf("batch: %w", err)
+		}
+		return recs, frameHeader + int(n), nil
 	}
 	r, err := decodePayload(payload)
 	if err != nil {
-		return record{}, 0, err
+		return nil, 0, err
 	}
-	return r, frameHeader + int(n), nil
+	return []record{r}, frameHeader + int(n), nil
+}
+
+// decodeBatch decodes an opBatch payload after its kind: a uvarint count
+// (at least 2) and that many uvarint-length-prefixed payloads, none of them
+// a batch, filling it exactly.
+func decodeBatch(p []byte) ([]record, error) {
+	count, k := binary.Uvarint(p)
+	if k <= 0 || count < 2 || count > uint64(len(p)) {
+		return nil, fmt.Errorf("record count: want 2 or more, and no more than its bytes")
+	}
+	p = p[k:]
+	recs := make([]record, 0, count)
+	for i := range count {
+		n, k := binary.Uvarint(p)
+		if k <= 0 || n > uint64(len(p)-k) {
+			return nil, fmt.Errorf("record %d: %w", i, errShort)
+		}
+		sub := p[k : k+int(n)]
+		if len(sub) > 0 && sub[0] == opBatch {
+			return nil, fmt.Errorf("record %d: a batch within a batch", i)
+		}
+		r, err := decodePayload(sub)
+		if err != nil {
+			return nil, fmt.Errorf("record %d: %w", i, err)
+		}
+		recs = append(recs, r)
+		p = p[k+int(n):]
+	}
+	if len(p) != 0 {
+		return nil, fmt.Errorf("%d bytes after its %d records", len(p), count)
+	}
+	return recs, nil
 }
 
 // decodePayload decodes a checksummed payload. The record's strings and
