@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/hpcbench/hpcbench/aiori/dfs/rpc"
 	"github.com/hpcbench/hpcbench/aiori/dfs/store"
@@ -178,6 +180,44 @@ func writeAddrs(dir string, addrs []string) error {
 		return fmt.Errorf("engine: publish the addresses: %w", err)
 	}
 	return nil
+}
+
+// HolderWait is how long a job or a management command waits for a job's
+// engine that holds the pool to go: such an engine publishes no addresses
+// and serves only its own job, and one whose job has just ended may still
+// be exiting (the launcher killed it, or it is closing the pool).
+const HolderWait = 10 * time.Second
+
+// holderAddrs is what to do about the engine that holds the pool in dir,
+// which busy (the refusal to open it) names: a standalone engine's
+// published addresses, to dial; or, once a holder that published none (a
+// job's engine) has let go, nil addresses and a nil error, and the caller
+// opens the pool again. It polls every 20 ms until deadline, then fails
+// naming a job's engine.
+func holderAddrs(ctx context.Context, dir string, deadline time.Time, busy error) ([]string, error) {
+	for {
+		addrs, err := readAddrs(dir)
+		if err == nil {
+			return addrs, nil
+		}
+		if !errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("%w (%v)", err, busy)
+		}
+		held, herr := store.Held(dir)
+		switch {
+		case herr != nil:
+			return nil, herr
+		case !held:
+			return nil, nil
+		case !time.Now().Before(deadline):
+			return nil, fmt.Errorf("pool %s is in use by a job's engine, which serves only its job, and it did not let go in time (%v)", dir, busy)
+		}
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("pool %s: waiting for the job's engine that holds it: %w", dir, context.Cause(ctx))
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
 }
 
 // readAddrs reads what a standalone engine published in dir.

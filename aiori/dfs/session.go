@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/hpcbench/hpcbench/aiori"
 	"github.com/hpcbench/hpcbench/aiori/dfs/namespace"
@@ -203,17 +204,26 @@ func (s *session) locate(ctx context.Context, host string) (engineInfo, error) {
 	if err != nil {
 		return info, fmt.Errorf("dfs: start the engine of pool %s: find this program: %w", s.opts.Pool, err)
 	}
-	c, busy, err := startEngineChild(ctx, self, dir)
-	switch {
-	case busy != "":
-		addrs, rerr := readAddrs(dir)
-		if rerr != nil {
-			return info, fmt.Errorf("dfs: --dfs.pool %s: %w (%s)", s.opts.Pool, rerr, busy)
+	deadline := time.Now().Add(HolderWait)
+	var c *engineChild
+	for {
+		var busy string
+		c, busy, err = startEngineChild(ctx, self, dir)
+		if err != nil {
+			return info, fmt.Errorf("dfs: --dfs.pool %s: %w", s.opts.Pool, err)
 		}
-		info.where, info.addrs = "standalone at "+strings.Join(addrs, ", "), addrs
-		return info, nil
-	case err != nil:
-		return info, fmt.Errorf("dfs: --dfs.pool %s: %w", s.opts.Pool, err)
+		if busy == "" {
+			break
+		}
+		addrs, err := holderAddrs(ctx, dir, deadline, errors.New(busy))
+		if err != nil {
+			return info, fmt.Errorf("dfs: --dfs.pool %s: %w", s.opts.Pool, err)
+		}
+		if addrs != nil {
+			info.where, info.addrs = "standalone at "+strings.Join(addrs, ", "), addrs
+			return info, nil
+		}
+		// A job's engine held the pool and has let go: start ours.
 	}
 	s.engine = c
 	if host == "" {
