@@ -16,13 +16,20 @@
 # -b 1g write at 0.4 GB/s the first time, 5.5-6.6 after), and whichever
 # side meets them first would lose the cell for it.
 #
+# Sizes: a phase should last tens of milliseconds at least. At the sizes
+# this script had before (256m per rank at 1 MiB, 16m at 4 KiB, N=2000),
+# a 2-rank 1 MiB read phase took 12 ms and an mdtest stat phase under
+# 2 ms, and the same cell swung from 0.76 to 1.10 between runs; at 1g
+# the 2-rank reads lasted 50 ms. The page cache must hold both sides'
+# files: 2 x PROCS x SIZE_1m (4 GiB at 2 ranks and 1g).
+#
 # Targets (issue 13): DFS >= 0.9 x POSIX bandwidth at 1 MiB; DFS >= 1.0 x
 # POSIX's create and remove rates. A cell under its target is marked "<";
 # with STRICT=1 the script then exits 1. A command that fails ends the
 # script with its error, so a row that did not run cannot pass.
 #
 # Environment:
-#   REPS=5  WARMUP=1  PROCS="1 2"  XFERS="1m 4k"  SIZE_1m=256m  SIZE_4k=16m  N=2000
+#   REPS=5  WARMUP=1  PROCS="1 2"  XFERS="1m 4k"  SIZE_1m=1g  SIZE_4k=64m  N=5000
 #   DIR=/var/tmp           where both sides' files go (removed at the end)
 #   OCLASS=SX CHUNK=1m     the DFS container's file class and chunk size
 #   BIND=core              hpcbench launch --bind-to for both sides (core, none):
@@ -45,7 +52,7 @@ REPS=${REPS:-5}
 WARMUP=${WARMUP:-1}
 read -r -a procs <<<"${PROCS:-1 2}"
 read -r -a xfers <<<"${XFERS:-1m 4k}"
-N=${N:-2000}
+N=${N:-5000}
 DIR=${DIR:-/var/tmp}
 OCLASS=${OCLASS:-SX}
 CHUNK=${CHUNK:-1m}
@@ -87,7 +94,7 @@ side_path() { if [[ $1 == DFS ]]; then echo "/$2"; else echo "$work/posix/$2"; f
 ior_once() {
 	local api=$1 p=$2 x=$3 layout=$4 out=$5 size fpp=()
 	size=$(eval echo "\${SIZE_$x:-}")
-	[[ -n $size ]] || size=$([[ $x == 1m ]] && echo 256m || echo 16m)
+	[[ -n $size ]] || size=$([[ $x == 1m ]] && echo 1g || echo 64m)
 	[[ $layout == fpp ]] && fpp=(-F)
 	mapfile -t a < <(side_args "$api")
 	"$hb" launch -n "$p" --bind-to "$BIND" -- "$hb" ior "${a[@]}" -b "$size" -t "$x" -w -r -C "${fpp[@]}" \
