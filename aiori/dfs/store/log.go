@@ -32,6 +32,7 @@ type appendLog struct {
 	m      []byte
 	room   int64
 	failed error
+	mmap   func(fd, length int) ([]byte, error) // mapShared; tests fail it
 
 	syncMu sync.Mutex
 	synced int64 // bytes known stable, under syncMu
@@ -51,7 +52,7 @@ func openLog(path string, sync, create bool, apply func(...record)) (*appendLog,
 	if err != nil {
 		return nil, 0, fmt.Errorf("open KV log: %w", err)
 	}
-	l := &appendLog{path: path, sync: sync, f: f}
+	l := &appendLog{path: path, sync: sync, f: f, mmap: mapShared}
 	cut, err := l.recover(apply)
 	if err != nil {
 		f.Close()
@@ -269,10 +270,9 @@ func (l *appendLog) rewrite(live func(emit func(record) error) error) error {
 // close gives back the room reserved past the log's end, syncs the file (a
 // clean shutdown leaves a stable log, SyncKV or not) and closes it.
 func (l *appendLog) close() error {
-	mapped := l.m != nil
 	l.unmap()
 	var err error
-	if mapped {
+	if l.room > l.size.Load() { // room reserved for the mapping
 		if err = l.f.Truncate(l.size.Load()); err != nil {
 			err = fmt.Errorf("truncate KV log %s to its end: %w", l.path, err)
 		}

@@ -19,7 +19,8 @@ import (
 // quarter of the log (1 to 64 MiB), so a full disk fails an append with
 // ENOSPC rather than a store into the mapping with SIGBUS; Close cuts the
 // file back to the log's end. Where the file system cannot reserve room
-// (EOPNOTSUPP) or map the file, appends stay write(2)s.
+// (EOPNOTSUPP) or the process cannot map the file (or map more of it: an
+// address-space limit, ulimit -v), appends are write(2)s from then on.
 //
 // A kill must leave a frame whole or recognisably torn, whatever order the
 // copy's stores land in, so putMapped stores a frame in three steps: its
@@ -29,7 +30,7 @@ import (
 // recovery cuts it as a torn tail (tornFrame). A change of several records
 // is one frame (opBatch), so it is applied whole or not at all.
 const (
-	mapSpan = 1 << 30  // address space mapped over a log at first; doubled as it outgrows it
+	mapSpan = 64 << 20 // address space mapped over a log at first (at least twice the log); doubled as it outgrows it
 	growMin = 1 << 20  // the least room a reservation adds
 	growMax = 64 << 20 // the most
 )
@@ -42,11 +43,17 @@ func (l *appendLog) mapFile() {
 	for span < 2*l.room {
 		span *= 2
 	}
-	m, err := unix.Mmap(int(l.f.Fd()), 0, int(span), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED)
+	m, err := l.mmap(int(l.f.Fd()), int(span))
 	if err != nil {
 		return
 	}
 	l.m = m
+}
+
+// mapShared maps length bytes of the file fd from its start, shared and
+// writable: appendLog.mmap unless a test replaces it.
+func mapShared(fd, length int) ([]byte, error) {
+	return unix.Mmap(fd, 0, length, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED)
 }
 
 // unmap removes the mapping, if any. What was copied into it stays in the
@@ -60,8 +67,8 @@ func (l *appendLog) unmap() {
 
 // reserve extends the file with fallocate(2) so that it holds end bytes,
 // and the mapping so that it covers them. Where the file system cannot
-// reserve, it unmaps the file (appends are write(2)s from then on) and
-// returns nil.
+// reserve, or the mapping cannot grow, it unmaps the file (appends are
+// write(2)s from then on) and returns nil.
 func (l *appendLog) reserve(end int64) error {
 	step := min(max(l.room/4, growMin), growMax)
 	room := (end + step - 1) / step * step
@@ -77,13 +84,12 @@ func (l *appendLog) reserve(end int64) error {
 		for span < room {
 			span *= 2
 		}
-		m, err := unix.Mmap(int(l.f.Fd()), 0, int(span), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED)
-		if err != nil {
-			// room stays: the next append reserves again (the file's
-			// extra length is zeros, as room is).
-			return fmt.Errorf("append to KV log %s: map %d bytes: %w", l.path, span, err)
-		}
+		m, err := l.mmap(int(l.f.Fd()), int(span))
 		l.unmap()
+		if err != nil {
+			l.room = room // Close cuts it back to the log's end
+			return nil
+		}
 		l.m = m
 	}
 	l.room = room

@@ -134,38 +134,62 @@ func TestKilledLeavesRoom(t *testing.T) {
 }
 
 // TestMappedGrowth appends past the reserved room and past the mapping
-// (made small for the test): the log grows both, and every record is read
-// back after Close.
+// (made small for the test): the log grows both, or, when the mapping
+// cannot grow (an address-space limit), goes on with write(2)s; either way
+// every record is read back after Close, and the file ends at the log's
+// end.
 func TestMappedGrowth(t *testing.T) {
-	s, path := openMapped(t)
-	s.log.unmap()
-	var err error
-	if s.log.m, err = unix.Mmap(int(s.log.f.Fd()), 0, 2<<20, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED); err != nil {
-		t.Fatal(err)
-	}
-	const n = 3000
-	val := func(i int) []byte { return bytes.Repeat([]byte{byte(i)}, 1000+i%7) }
-	oid := object.OID{Lo: 9}
-	for i := range n {
-		if err := s.put(oid, fmt.Sprintf("d%d", i), "a", val(i), false); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if l := s.log; l.room < l.size.Load() || int64(len(l.m)) < l.room || len(l.m) <= 2<<20 {
-		t.Errorf("log end %d, room %d, mapping %d: want end <= room <= mapping, grown past 2 MiB", l.size.Load(), l.room, len(l.m))
-	}
-	if err := s.close(); err != nil {
-		t.Fatal(err)
-	}
-	s, err = openKV(path, false, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.close()
-	for i := range n {
-		if v, err := s.get(oid, fmt.Sprintf("d%d", i), "a"); err != nil || !bytes.Equal(v, val(i)) {
-			t.Fatalf("record %d after reopening: %d bytes, %v", i, len(v), err)
-		}
+	for _, tc := range []struct {
+		name   string
+		remap  bool // the mapping may grow
+		mapped bool // the log is still mapped at the end
+	}{
+		{"remapped", true, true},
+		{"remap fails", false, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, path := openMapped(t)
+			s.log.unmap()
+			var err error
+			if s.log.m, err = mapShared(int(s.log.f.Fd()), 2<<20); err != nil {
+				t.Fatal(err)
+			}
+			if !tc.remap {
+				s.log.mmap = func(int, int) ([]byte, error) { return nil, unix.ENOMEM }
+			}
+			const n = 3000
+			val := func(i int) []byte { return bytes.Repeat([]byte{byte(i)}, 1000+i%7) }
+			oid := object.OID{Lo: 9}
+			for i := range n {
+				if err := s.put(oid, fmt.Sprintf("d%d", i), "a", val(i), false); err != nil {
+					t.Fatal(err)
+				}
+			}
+			l := s.log
+			if (l.m != nil) != tc.mapped {
+				t.Errorf("mapped at the end: %v; want %v", l.m != nil, tc.mapped)
+			}
+			if tc.mapped && (l.room < l.size.Load() || int64(len(l.m)) < l.room || len(l.m) <= 2<<20) {
+				t.Errorf("log end %d, room %d, mapping %d: want end <= room <= mapping, grown past 2 MiB", l.size.Load(), l.room, len(l.m))
+			}
+			end := l.size.Load()
+			if err := s.close(); err != nil {
+				t.Fatal(err)
+			}
+			if got := fileSize(t, path); got != end {
+				t.Errorf("the file is %d bytes after Close; want the log's %d", got, end)
+			}
+			s, err = openKV(path, false, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.close()
+			for i := range n {
+				if v, err := s.get(oid, fmt.Sprintf("d%d", i), "a"); err != nil || !bytes.Equal(v, val(i)) {
+					t.Fatalf("record %d after reopening: %d bytes, %v", i, len(v), err)
+				}
+			}
+		})
 	}
 }
 
