@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/hpcbench/hpcbench/aiori/dfs/object"
+	"github.com/hpcbench/hpcbench/aiori/dfs/router"
 	"github.com/hpcbench/hpcbench/aiori/dfs/store"
 )
 
@@ -54,4 +55,20 @@ func EngineAddrs(dir string) ([]string, error) {
 		return nil, fmt.Errorf("no engine holds pool %s", dir)
 	}
 	return readAddrs(dir)
+}
+
+// ContPart says what part of container label the pool in hand holds when
+// the container was laid out over several engines, one a host
+// (router.Part: "engine 1 of 2 engine(s) with targets [4 4] (hosts
+// node0,node1)"), and "" otherwise.
+func ContPart(ctx context.Context, pool object.Pool, label string) (string, error) {
+	c, err := pool.OpenCont(ctx, label)
+	if err != nil {
+		return "", fmt.Errorf("open container %q: %w", label, err)
+	}
+	part, err := router.Part(ctx, c)
+	if err != nil {
+		err = fmt.Errorf("container %q: %w", label, err)
+	}
+	return part, errors.Join(err, c.Close())
 }

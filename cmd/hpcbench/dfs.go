@@ -238,11 +238,21 @@ func contQuery(ctx context.Context, stdout io.Writer, pool object.Pool, dir, lab
 	if err != nil {
 		return fmt.Errorf("dfs cont query: %w", err)
 	}
+	part, err := dfs.ContPart(ctx, pool, label)
+	if err != nil {
+		return fmt.Errorf("dfs cont query: %w", err)
+	}
 	if format == "json" {
-		return json.NewEncoder(stdout).Encode(ci)
+		return json.NewEncoder(stdout).Encode(struct {
+			object.ContInfo
+			Part string `json:"part,omitempty"`
+		}{ci, part})
 	}
 	fmt.Fprintf(stdout, "%s %s of pool %s, uuid %s\n", title, ci.Label, dir, ci.UUID)
 	fmt.Fprintf(stdout, "chunk size %s, file class %v, directory class %v\n", units.FormatSize(ci.Props.ChunkSize), ci.Props.OClass, ci.Props.DirOClass)
+	if part != "" {
+		fmt.Fprintf(stdout, "this pool holds one part of it, %s: the figures below are that part's\n", part)
+	}
 	fmt.Fprintf(stdout, "objects %d, array bytes %s\n", ci.Objects, units.FormatSize(ci.ArrayBytes))
 	return nil
 }

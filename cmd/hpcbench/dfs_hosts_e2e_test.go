@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -79,10 +80,14 @@ func TestDFSPerHost(t *testing.T) {
 				t.Errorf("run record dfs.targets = %q, want 8 targets, 4 on each host", tg)
 			}
 			// 16 MiB in 64 KiB chunks over 8 targets: half on each host.
-			for _, h := range []string{"node0", "node1"} {
+			// Each host's query says which part of the container it holds.
+			for i, h := range []string{"node0", "node1"} {
 				q := dfsRun(t, dir, "dfs", "cont", "query", filepath.Join(root, h), tc.cont)
 				if !strings.Contains(q, "array bytes 8 MiB") {
 					t.Errorf("cont query of %s's pool: want 8 MiB of the 16 there:\n%s", h, q)
+				}
+				if want := fmt.Sprintf("this pool holds one part of it, engine %d of 2 engine(s) with targets [4 4] (hosts node0,node1)", i); !strings.Contains(q, want) {
+					t.Errorf("cont query of %s's pool: want %q:\n%s", h, want, q)
 				}
 			}
 			r = hostsRun(t, dir, root, 4, 2, append(args, "-r", "-R", "-k")...)

@@ -16,10 +16,13 @@ import (
 // AllocOIDs hands out.
 func LayoutOID() object.OID { return object.NewOID(object.S1, object.FirstSeq-1) }
 
-// The layout record's dkey and akey.
+// The layout record's dkey and akeys: engines, the layout (in member 0's
+// container, which settle checks, and in every other member's since
+// hpcbench recorded parts); member, the member's index (see Part).
 const (
-	layoutDkey = "layout"
-	layoutAkey = "engines"
+	layoutDkey       = "layout"
+	layoutAkey       = "engines"
+	layoutMemberAkey = "member"
 )
 
 // layout is what a layout record says: each member's target count, in
@@ -84,12 +87,13 @@ func readLayout(ctx context.Context, c0 object.Container) (layout, error) {
 	return parseLayout(string(v))
 }
 
-// settle checks that container label, whose member 0 handle is c0, is laid
-// out as p places, and records p's layout when it has no record: always
-// when fresh (just made on every member), and otherwise with one member
-// never (it opens as it is) and with several only while no member's
+// settle checks that container label, open on every member as conts, is
+// laid out as p places, and records p's layout when it has no record:
+// always when fresh (just made on every member), and otherwise with one
+// member never (it opens as it is) and with several only while no member's
 // container holds an object.
-func (p *Pool) settle(ctx context.Context, label string, c0 object.Container, fresh bool) error {
+func (p *Pool) settle(ctx context.Context, label string, conts []object.Container, fresh bool) error {
+	c0 := conts[0]
 	l, err := readLayout(ctx, c0)
 	switch {
 	case err == nil:
@@ -120,7 +124,57 @@ func (p *Pool) settle(ctx context.Context, label string, c0 object.Container, fr
 	if err != nil {
 		return fmt.Errorf("container %q: record its layout: %w", label, p.on(0, err))
 	}
-	return nil
+	return p.recordParts(ctx, label, conts)
+}
+
+// recordParts writes, with several members, each member's index in its
+// container, and the layout in every member's but member 0's (which has
+// it): a query of one host's pool can then say what part of the container
+// it holds (Part).
+func (p *Pool) recordParts(ctx context.Context, label string, conts []object.Container) error {
+	if len(p.members) < 2 {
+		return nil
+	}
+	text := []byte(p.layout.String())
+	return errors.Join(p.errsOf(func(m int, _ object.Pool) error {
+		if m > 0 {
+			if err := conts[m].Put(ctx, LayoutOID(), layoutDkey, layoutAkey, text); err != nil {
+				return fmt.Errorf("container %q: record its layout: %w", label, p.on(m, err))
+			}
+		}
+		if err := conts[m].Put(ctx, LayoutOID(), layoutDkey, layoutMemberAkey, []byte(strconv.Itoa(m))); err != nil {
+			return fmt.Errorf("container %q: record its part: %w", label, p.on(m, err))
+		}
+		return nil
+	})...)
+}
+
+// Part says what part of a container laid out over several engines c, one
+// engine's container, holds: "engine 1 of 2 engine(s) with targets [4 4]
+// (hosts h0,h1)". It returns "" for a container of one engine, or one
+// with no layout record. A container recorded before parts were has the
+// layout in member 0's container only, which is then that part.
+func Part(ctx context.Context, c object.Container) (string, error) {
+	l, err := readLayout(ctx, c)
+	if object.IsNotExist(err) {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	if len(l.targets) < 2 {
+		return "", nil
+	}
+	m := 0
+	switch v, err := c.Get(ctx, LayoutOID(), layoutDkey, layoutMemberAkey); {
+	case err == nil:
+		if m, err = strconv.Atoi(string(v)); err != nil || m < 0 || m >= len(l.targets) {
+			return "", fmt.Errorf("layout record: member %q of %d engines: %w", v, len(l.targets), object.ErrInvalid)
+		}
+	case !object.IsNotExist(err):
+		return "", err
+	}
+	return fmt.Sprintf("engine %d of %s", m, l.describe()), nil
 }
 
 // holdsObjects reports whether any member's container label holds an

@@ -135,3 +135,53 @@ func TestCreateOverOtherLayout(t *testing.T) {
 		t.Errorf("layout record = %q; want the first one kept", got)
 	}
 }
+
+// TestPart: each member's container of a container made over several
+// engines says which part it is; one made over one engine, or one whose
+// members record no parts (made before they were recorded: member 0 has
+// the layout, the others nothing), says what it can.
+func TestPart(t *testing.T) {
+	ctx := context.Background()
+	part := func(t *testing.T, p *fakePool) (string, error) {
+		t.Helper()
+		return router.Part(ctx, memberCont(t, p))
+	}
+	pools := newPools(3, 2)
+	mustCreate(t, pools)
+	for m, want := range []string{"engine 0 of 2 engine(s) with targets [3 2] (hosts h0,h1)", "engine 1 of 2 engine(s) with targets [3 2] (hosts h0,h1)"} {
+		if got, err := part(t, pools[m]); err != nil || got != want {
+			t.Errorf("member %d: Part = %q, %v; want %q", m, got, err, want)
+		}
+	}
+	// Opening it again records nothing new and changes no part.
+	if _, err := newRouter(t, pools).OpenCont(ctx, "c"); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := part(t, pools[1]); !strings.HasPrefix(got, "engine 1 of 2") {
+		t.Errorf("member 1 after OpenCont: Part = %q", got)
+	}
+
+	one := newPools(4)
+	mustCreate(t, one)
+	if got, err := part(t, one[0]); err != nil || got != "" {
+		t.Errorf("one engine: Part = %q, %v; want \"\"", got, err)
+	}
+
+	old := newPools(1, 1)
+	create(t, old...)
+	if err := memberCont(t, old[0]).Put(ctx, router.LayoutOID(), "layout", "engines", []byte("v1 N=2 targets=1,1 hosts=a,b")); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := part(t, old[0]); err != nil || got != "engine 0 of 2 engine(s) with targets [1 1] (hosts a,b)" {
+		t.Errorf("recorded before parts, member 0: Part = %q, %v", got, err)
+	}
+	if got, err := part(t, old[1]); err != nil || got != "" {
+		t.Errorf("recorded before parts, member 1: Part = %q, %v; want \"\"", got, err)
+	}
+	if err := memberCont(t, old[0]).Put(ctx, router.LayoutOID(), "layout", "member", []byte("7")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := part(t, old[0]); !errors.Is(err, object.ErrInvalid) {
+		t.Errorf("member 7 of 2: Part error %v; want ErrInvalid", err)
+	}
+}

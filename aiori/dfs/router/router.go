@@ -126,30 +126,36 @@ func (p *Pool) CreateCont(ctx context.Context, label string, props object.ContPr
 	if existed == len(errs) {
 		return errs[0]
 	}
-	c0, err := p.members[0].Pool.OpenCont(ctx, label)
+	conts, err := p.openAll(ctx, label)
 	if err != nil {
-		return fmt.Errorf("record the layout of container %q: %w", label, p.on(0, err))
+		return fmt.Errorf("record the layout of container %q: %w", label, err)
 	}
-	err = p.settle(ctx, label, c0, existed == 0)
-	if cerr := c0.Close(); cerr != nil && err == nil {
-		err = fmt.Errorf("record the layout of container %q: close: %w", label, p.on(0, cerr))
-	}
-	return err
+	return errors.Join(p.settle(ctx, label, conts, existed == 0), p.closeAll(conts))
 }
 
-// OpenCont opens the container on every member and checks its layout
-// record. With one member it returns that member's container itself.
-func (p *Pool) OpenCont(ctx context.Context, label string) (object.Container, error) {
+// openAll opens container label on every member; on an error, those it
+// opened are closed again.
+func (p *Pool) openAll(ctx context.Context, label string) ([]object.Container, error) {
 	conts := make([]object.Container, len(p.members))
 	err := p.forEach(func(m int, pool object.Pool) error {
 		c, err := pool.OpenCont(ctx, label)
 		conts[m] = c
 		return err
 	})
-	if err == nil {
-		err = p.settle(ctx, label, conts[0], false)
-	}
 	if err != nil {
+		return nil, errors.Join(err, p.closeAll(conts))
+	}
+	return conts, nil
+}
+
+// OpenCont opens the container on every member and checks its layout
+// record. With one member it returns that member's container itself.
+func (p *Pool) OpenCont(ctx context.Context, label string) (object.Container, error) {
+	conts, err := p.openAll(ctx, label)
+	if err != nil {
+		return nil, err
+	}
+	if err := p.settle(ctx, label, conts, false); err != nil {
 		return nil, errors.Join(err, p.closeAll(conts))
 	}
 	if len(conts) == 1 {
@@ -162,7 +168,7 @@ func (p *Pool) OpenCont(ctx context.Context, label string) (object.Container, er
 // joins their errors.
 func (p *Pool) closeAll(conts []object.Container) error {
 	return errors.Join(p.errsOf(func(m int, _ object.Pool) error {
-		if conts[m] == nil {
+		if m >= len(conts) || conts[m] == nil {
 			return nil
 		}
 		if err := conts[m].Close(); err != nil {

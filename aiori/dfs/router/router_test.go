@@ -138,8 +138,8 @@ func TestQueryCont(t *testing.T) {
 	}
 	ci, err := r.QueryCont(ctx, "c")
 	want, _ := pools[0].QueryCont(ctx, "c")
-	// 3 members hold a chunk each of the array; member 0 the layout record.
-	want.Objects, want.ArrayBytes = 4, 3*cs // each member's chunk is its local chunk 0: no holes
+	// 3 members hold a chunk each of the array, and each its layout record.
+	want.Objects, want.ArrayBytes = 6, 3*cs // each member's chunk is its local chunk 0: no holes
 	if err != nil || ci != want {
 		t.Errorf("QueryCont = %+v, %v; want %+v", ci, err, want)
 	}
