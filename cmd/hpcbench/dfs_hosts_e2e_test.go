@@ -86,8 +86,14 @@ func TestDFSPerHost(t *testing.T) {
 				if !strings.Contains(q, "array bytes 8 MiB") {
 					t.Errorf("cont query of %s's pool: want 8 MiB of the 16 there:\n%s", h, q)
 				}
-				if want := fmt.Sprintf("this pool holds one part of it, engine %d of 2 engine(s) with targets [4 4] (hosts node0,node1)", i); !strings.Contains(q, want) {
+				part := fmt.Sprintf("engine %d of 2 engine(s) with targets [4 4] (hosts node0,node1)", i)
+				if want := "this pool holds one part of it, " + part; !strings.Contains(q, want) {
 					t.Errorf("cont query of %s's pool: want %q:\n%s", h, want, q)
+				}
+				var js struct{ Part string }
+				qj := dfsRun(t, dir, "dfs", "cont", "query", filepath.Join(root, h), tc.cont, "--format", "json")
+				if err := json.Unmarshal([]byte(qj), &js); err != nil || js.Part != part {
+					t.Errorf("cont query --format json of %s's pool: part %q, %v; want %q:\n%s", h, js.Part, err, part, qj)
 				}
 			}
 			r = hostsRun(t, dir, root, 4, 2, append(args, "-r", "-R", "-k")...)

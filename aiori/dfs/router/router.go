@@ -168,7 +168,7 @@ func (p *Pool) OpenCont(ctx context.Context, label string) (object.Container, er
 // joins their errors.
 func (p *Pool) closeAll(conts []object.Container) error {
 	return errors.Join(p.errsOf(func(m int, _ object.Pool) error {
-		if m >= len(conts) || conts[m] == nil {
+		if conts[m] == nil {
 			return nil
 		}
 		if err := conts[m].Close(); err != nil {

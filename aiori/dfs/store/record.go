@@ -78,19 +78,17 @@ func appendFrame(b []byte, recs ...record) []byte {
 // appendPayload appends r's payload, its kind first, to b.
 func appendPayload(b []byte, r record) []byte {
 	b = append(b, r.op)
-	switch r.op {
-	case opReserve:
+	if r.op == opReserve {
 		return binary.LittleEndian.AppendUint64(b, r.next)
-	case opPunch, opUnarray:
-		b = binary.LittleEndian.AppendUint64(b, r.oid.Hi)
-		return binary.LittleEndian.AppendUint64(b, r.oid.Lo)
-	case opArray:
-		b = binary.LittleEndian.AppendUint64(b, r.oid.Hi)
-		b = binary.LittleEndian.AppendUint64(b, r.oid.Lo)
-		return append(b, r.val...)
 	}
 	b = binary.LittleEndian.AppendUint64(b, r.oid.Hi)
 	b = binary.LittleEndian.AppendUint64(b, r.oid.Lo)
+	switch r.op {
+	case opPunch, opUnarray:
+		return b
+	case opArray:
+		return append(b, r.val...)
+	}
 	b = binary.AppendUvarint(b, uint64(len(r.dkey)))
 	b = append(b, r.dkey...)
 	if r.op == opRemove {
@@ -179,8 +177,8 @@ func decodeFrame(b []byte) ([]record, int, error) {
 }
 
 // decodeBatch decodes an opBatch payload after its kind: a uvarint count
-// (at least 2) and that many uvarint-length-prefixed payloads, none of them
-// a batch, filling it exactly.
+// (at least 2) and that many uvarint-length-prefixed payloads filling it
+// exactly (decodePayload refuses a batch among them: kind 7 is none of its).
 func decodeBatch(p []byte) ([]record, error) {
 	count, k := binary.Uvarint(p)
 	if k <= 0 || count < 2 || count > uint64(len(p)) {
@@ -193,11 +191,7 @@ func decodeBatch(p []byte) ([]record, error) {
 		if k <= 0 || n > uint64(len(p)-k) {
 			return nil, fmt.Errorf("record %d: %w", i, errShort)
 		}
-		sub := p[k : k+int(n)]
-		if len(sub) > 0 && sub[0] == opBatch {
-			return nil, fmt.Errorf("record %d: a batch within a batch", i)
-		}
-		r, err := decodePayload(sub)
+		r, err := decodePayload(p[k : k+int(n)])
 		if err != nil {
 			return nil, fmt.Errorf("record %d: %w", i, err)
 		}
