@@ -10,7 +10,7 @@ import (
 // The distribution tables every measuring engine adds to its Result
 // (ior, mdtest, coll): per-operation latency percentiles, throughput per
 // interval, and per-rank and per-host figures naming the straggler. The
-// engines record with internal/dist and build the tables here, so every
+// engines record with internal/distribution and build the tables here, so every
 // benchmark's tables have the same columns and the same notes.
 
 // Latency is one row of a latency table: the percentiles of every

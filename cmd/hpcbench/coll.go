@@ -17,6 +17,7 @@ import (
 	"github.com/hpcbench/hpcbench/fabric/tcp"
 	"github.com/hpcbench/hpcbench/fabric/verbs"
 	"github.com/hpcbench/hpcbench/internal/cliflag"
+	"github.com/hpcbench/hpcbench/internal/hostmem"
 	"github.com/hpcbench/hpcbench/internal/imb"
 	"github.com/hpcbench/hpcbench/internal/job"
 	pipeline "github.com/hpcbench/hpcbench/internal/run"
@@ -141,7 +142,7 @@ func runColl(ctx context.Context, stdout, stderr io.Writer, args []string) error
 				return nil, fmt.Errorf("coll: %w", err)
 			}
 			if ok {
-				if err := checkHostMemory("coll", rec, j.PMI.Rank(), host, func(ranks int, host cliflag.HostMemory) error {
+				if err := checkHostMemory("coll", rec, j.PMI.Rank(), host, func(ranks int, host hostmem.HostMemory) error {
 					return o.CheckMemory(np, ranks, host)
 				}); err != nil {
 					return nil, err

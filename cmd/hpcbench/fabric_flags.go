@@ -14,6 +14,7 @@ import (
 	"github.com/hpcbench/hpcbench/fabric/verbs"
 	"github.com/hpcbench/hpcbench/internal/cliflag"
 	"github.com/hpcbench/hpcbench/internal/fabtest"
+	"github.com/hpcbench/hpcbench/internal/hostmem"
 	"github.com/hpcbench/hpcbench/internal/units"
 	"github.com/hpcbench/hpcbench/report"
 )
@@ -212,7 +213,7 @@ func parseFabricSizes(s string, max int) ([]int, error) {
 // hold.
 func checkFabricMemory(sizes []int) error {
 	largest := int64(slices.Max(sizes))
-	h, err := cliflag.ReadHostMemory()
+	h, err := hostmem.ReadHostMemory()
 	if err != nil {
 		return nil // unknown: nothing refused
 	}

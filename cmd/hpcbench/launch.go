@@ -3,9 +3,10 @@ package main
 import (
 	"context"
 	"errors"
-	"github.com/hpcbench/hpcbench/internal/cliflag"
 	"io"
 	"os"
+
+	"github.com/hpcbench/hpcbench/internal/cliflag"
 
 	"github.com/hpcbench/hpcbench/internal/launch"
 )

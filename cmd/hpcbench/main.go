@@ -11,13 +11,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/hpcbench/hpcbench/aiori/dfs"
 	"io"
 	"os"
 	"os/signal"
 	"syscall"
 	"time"
 
+	"github.com/hpcbench/hpcbench/aiori/dfs"
+	"github.com/hpcbench/hpcbench/internal/exitcode"
 	"github.com/hpcbench/hpcbench/internal/launch"
 	pipeline "github.com/hpcbench/hpcbench/internal/run"
 )
@@ -109,7 +110,7 @@ func mainExit(args []string, stdout, stderr io.Writer) int {
 	}
 	var se *signalError
 	if err != nil && errors.As(context.Cause(ctx), &se) {
-		return 128 + int(se.sig)
+		return exitcode.Signal + int(se.sig)
 	}
 	return exitCode(err, stderr)
 }

@@ -5,7 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 
-	"github.com/hpcbench/hpcbench/internal/cliflag"
+	"github.com/hpcbench/hpcbench/internal/hostmem"
 	pipeline "github.com/hpcbench/hpcbench/internal/run"
 )
 
@@ -21,9 +21,9 @@ var memSources = [...]string{"", "MemAvailable", "MemTotal", "the memory cgroup'
 // decides on the same figure; a rank reading alone while its neighbours
 // already hold their buffers would see less and refuse alone. ok is false
 // where the host's memory cannot be read (nothing is refused then).
-func hostMemory(ctx context.Context, e *pipeline.Env) (m cliflag.HostMemory, ok bool, err error) {
+func hostMemory(ctx context.Context, e *pipeline.Env) (m hostmem.HostMemory, ok bool, err error) {
 	var own [16]byte
-	if h, rerr := cliflag.ReadHostMemory(); rerr == nil {
+	if h, rerr := hostmem.ReadHostMemory(); rerr == nil {
 		for i, s := range memSources {
 			if s == h.Source && i > 0 {
 				binary.LittleEndian.PutUint64(own[:], uint64(h.Bytes))
@@ -42,7 +42,7 @@ func hostMemory(ctx context.Context, e *pipeline.Env) (m cliflag.HostMemory, ok 
 
 // hostReading returns the largest reading of rank's host in all, the
 // gathered 16-byte readings (bytes, source index) of every rank.
-func hostReading(all []byte, hosts []string, rank int) (m cliflag.HostMemory, ok bool) {
+func hostReading(all []byte, hosts []string, rank int) (m hostmem.HostMemory, ok bool) {
 	if rank >= len(hosts) {
 		return m, false
 	}
@@ -53,7 +53,7 @@ func hostReading(all []byte, hosts []string, rank int) (m cliflag.HostMemory, ok
 		src := binary.LittleEndian.Uint64(all[16*r+8:])
 		b := int64(binary.LittleEndian.Uint64(all[16*r:]))
 		if src > 0 && src < uint64(len(memSources)) && (!ok || b > m.Bytes) {
-			m, ok = cliflag.HostMemory{Bytes: b, Source: memSources[src]}, true
+			m, ok = hostmem.HostMemory{Bytes: b, Source: memSources[src]}, true
 		}
 	}
 	return m, ok
@@ -64,7 +64,7 @@ func hostReading(all []byte, hosts []string, rank int) (m cliflag.HostMemory, ok
 // refusal is a usage error (exit 2) for the command name; the first rank
 // of the host says it (pipeline.OwnError), and the job names the host
 // when it has several.
-func checkHostMemory(name string, rec *pipeline.Record, rank int, host cliflag.HostMemory, check func(ranks int, host cliflag.HostMemory) error) error {
+func checkHostMemory(name string, rec *pipeline.Record, rank int, host hostmem.HostMemory, check func(ranks int, host hostmem.HostMemory) error) error {
 	if rank < 0 || rank >= len(rec.RankHosts) {
 		return nil
 	}

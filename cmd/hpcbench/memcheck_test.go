@@ -4,7 +4,7 @@ import (
 	"encoding/binary"
 	"testing"
 
-	"github.com/hpcbench/hpcbench/internal/cliflag"
+	"github.com/hpcbench/hpcbench/internal/hostmem"
 )
 
 // TestHostReading: every rank of a host gets the same figure, its ranks'
@@ -21,7 +21,7 @@ func TestHostReading(t *testing.T) {
 		binary.LittleEndian.PutUint64(all[16*r:], uint64(x.bytes))
 		binary.LittleEndian.PutUint64(all[16*r+8:], x.src)
 	}
-	want := map[string]cliflag.HostMemory{
+	want := map[string]hostmem.HostMemory{
 		"a": {Bytes: 500, Source: "the memory cgroup's limit"},
 		"b": {Bytes: 900, Source: "MemAvailable"},
 	}

@@ -6,8 +6,6 @@ import (
 	"strings"
 
 	"github.com/spf13/pflag"
-
-	"github.com/hpcbench/hpcbench/aiori"
 )
 
 // ParseArgs parses args into fs. It returns pflag.ErrHelp when help is
@@ -31,14 +29,13 @@ func ParseArgs(fs *pflag.FlagSet, args []string, help *bool, flagError func(erro
 
 // FlagError rewords an error of pflag's Parse as "flag: why": a bad value
 // as "-b: " and the value's error, a missing one as "-b: needs a value", an
-// unknown option as `unknown option "--foo"` (saying so when it names a
-// backend, as in --mpiio.hints, that reg lacks), bad syntax as `bad option
+// unknown option as `unknown option "--foo"`, bad syntax as `bad option
 // syntax "---x"`. Other errors are returned as they are.
 //
 // unknown, if not nil, is asked first about an unknown option: name is
 // its letter when short is true (given among short flags), else its long
 // name; the error it returns, if any, is FlagError's.
-func FlagError(err error, reg *aiori.Registry, unknown func(name string, short bool) error) error {
+func FlagError(err error, unknown func(name string, short bool) error) error {
 	var (
 		invalid  *pflag.InvalidValueError
 		required *pflag.ValueRequiredError
@@ -60,12 +57,6 @@ func FlagError(err error, reg *aiori.Registry, unknown func(name string, short b
 		}
 		if short {
 			return fmt.Errorf("unknown option %q", "-"+name)
-		}
-		if prefix, _, ok := strings.Cut(name, "."); ok {
-			if _, known := reg.Lookup(prefix); !known {
-				return fmt.Errorf("unknown option %q: no backend %q in this build (have %s)",
-					"--"+name, prefix, strings.Join(reg.Names(), ", "))
-			}
 		}
 		return fmt.Errorf("unknown option %q", "--"+name)
 	case errors.As(err, &syntax):

@@ -52,10 +52,12 @@ func TestParseArgs(t *testing.T) {
 		{[]string{"--", "-v"}, `unexpected argument "-v": options start with -`},
 	}
 	for _, tt := range tests {
-		set := commandFlags()
+		set := NewFlagSet("cmd")
+		set.VarP(Int64{P: new(int64)}, "items", "n", "items")
+		set.VarPF(Count{P: new(int)}, "verbose", "v", "more output").NoOptDefVal = CountUp
 		var help bool
 		set.BoolVarP(&help, "help", "h", false, "help")
-		flagError := func(err error) error { return FlagError(err, testRegistry(t), nil) }
+		flagError := func(err error) error { return FlagError(err, nil) }
 		err := ParseArgs(set, tt.args, &help, flagError, "options start with -")
 		switch {
 		case tt.want == "help" && !errors.Is(err, pflag.ErrHelp):

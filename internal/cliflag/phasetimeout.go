@@ -31,9 +31,6 @@ const (
 	// gives a deadline: the launcher's, and the ranks' own under a
 	// launcher that has none (job.Options.StopDeadline).
 	DefaultStopDeadline = 10 * time.Second
-	// ExitWatchdog is the exit status of a job the watchdog ended, the
-	// launcher's or a rank's own (124 is hpcbench launch --timeout's).
-	ExitWatchdog = 123
 	// MinPhaseTimeout and MaxPhaseTimeout bound a deadline other than
 	// 0 (off).
 	MinPhaseTimeout = 100 * time.Millisecond // as PhaseTimeoutUsage says

@@ -17,13 +17,10 @@ var (
 	_ pflag.Value = Int64{}
 	_ pflag.Value = Bool{}
 	_ pflag.Value = Count{}
-	_ pflag.Value = API{}
-	_ pflag.Value = Packet{}
 )
 
 func TestValues(t *testing.T) {
 	t.Parallel()
-	reg := testRegistry(t)
 	// Each test makes a value bound to a fresh variable, sets it to each of
 	// sets in turn and checks the last error (or nil) and String.
 	tests := []struct {
@@ -74,17 +71,6 @@ func TestValues(t *testing.T) {
 			`count "2147483648": out of range: want 0 to 2147483647`, "0"},
 		{"count plus", func() pflag.Value { return Count{P: new(int), Parse: ParseSuffixedInt} }, []string{"+2"},
 			`parse integer "+2": invalid syntax: want a whole number, optionally with a k, m, g, t or p suffix`, "0"},
-		// API: any case or alias, stored as the registered name
-		{"api", func() pflag.Value { return API{P: new(string), Reg: reg} }, []string{"dummy"}, "", "DUMMY"},
-		{"api alias", func() pflag.Value { return API{P: new(string), Reg: reg} }, []string{"Fake-Old"}, "", "FAKE"},
-		{"api unknown", func() pflag.Value { return API{P: new(string), Reg: reg} }, []string{"FOO"},
-			`unknown API "FOO": want one of POSIX, DUMMY, FAKE`, ""},
-		{"api names", func() pflag.Value { return API{P: new(string), Reg: reg, Names: []string{"(none in this build)"}} },
-			[]string{"x"}, `unknown API "x": want one of (none in this build)`, ""},
-		// Packet
-		{"packet", func() pflag.Value { return Packet{P: new(DataPacketType)} }, []string{"O"}, "", "offset"},
-		{"packet bad", func() pflag.Value { return Packet{P: new(DataPacketType)} }, []string{"inc"},
-			`unknown data packet type "inc": want timestamp, offset, incompressible or random (or t, o, i, r)`, "timestamp"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -116,7 +102,7 @@ func TestValueZero(t *testing.T) {
 		str, typ string
 	}{
 		{Size{}, "0", "size"}, {Int{}, "0", "int"}, {Int32{}, "0", "int"}, {Int64{}, "0", "int"},
-		{Bool{}, "false", "bool"}, {Count{}, "0", "count"}, {API{}, "", "api"}, {Packet{}, "", "type"},
+		{Bool{}, "false", "bool"}, {Count{}, "0", "count"},
 	} {
 		if s, typ := tt.v.String(), tt.v.Type(); s != tt.str || typ != tt.typ {
 			t.Errorf("%T: String %q, Type %q; want %q, %q", tt.v, s, typ, tt.str, tt.typ)

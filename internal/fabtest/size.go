@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/hpcbench/hpcbench/internal/dist"
+	"github.com/hpcbench/hpcbench/internal/distribution"
 )
 
 // buffers are one end's message buffers, sized for the largest transfer.
@@ -265,7 +265,7 @@ func (r *runner) respond(step unitStep, b *buffers, size int) error {
 type timing struct {
 	msgs, xfers, bad int64
 	elapsed          time.Duration
-	hist             dist.Hist
+	hist             distribution.Hist
 	intervals        []float64
 }
 

@@ -10,7 +10,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/hpcbench/hpcbench/internal/cliflag"
-	"github.com/hpcbench/hpcbench/internal/dist"
+	"github.com/hpcbench/hpcbench/internal/distribution"
 	"github.com/hpcbench/hpcbench/report"
 )
 
@@ -89,7 +89,7 @@ func (a *Args) AddFlags(fs *pflag.FlagSet) {
 	fs.Var(switchValue{&o.RootShift}, "root_shift", "move the root by one rank every repetition")
 	fs.Var(switchValue{&o.Sync}, "sync", "barrier after every repetition of a collective, outside the timing")
 	fs.BoolVar(&o.Check, "check", false, "verify every received and reduced buffer; exit 1 on a wrong result")
-	fs.Var(dist.IntervalValue{D: &o.Interval}, "interval", "length of an interval of the archive's series table (repetitions per second; default 1s, 1ms to 1h)")
+	fs.Var(distribution.IntervalValue{D: &o.Interval}, "interval", "length of an interval of the archive's series table (repetitions per second; default 1s, 1ms to 1h)")
 	fs.Var(a.formats.Value("--format", &a.Format), "format", "output on stdout: human (IMB's layout), json or csv")
 	fs.Var(a.formats.Implied("--json", report.FormatJSON.String(), &a.Format), "json", "same as --format json")
 	fs.Lookup("json").NoOptDefVal = "true"

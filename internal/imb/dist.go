@@ -6,7 +6,7 @@ import (
 	"strconv"
 
 	"github.com/hpcbench/hpcbench/collectives"
-	"github.com/hpcbench/hpcbench/internal/dist"
+	"github.com/hpcbench/hpcbench/internal/distribution"
 	"github.com/hpcbench/hpcbench/report"
 )
 
@@ -24,7 +24,7 @@ import (
 //     rank's, summed). Collectives, and every benchmark with -check, are
 //     timed one repetition at a time as IMB does, and every repetition
 //     counts. The loops IMB times as a whole (PingPong, PingPing,
-//     Sendrecv, Exchange, Barrier) time the repetitions dist's sampling
+//     Sendrecv, Exchange, Barrier) time the repetitions distribution's sampling
 //     picks (Recorder.Due: the first 64 of a size, then one in k, k = 10
 //     µs over their mean time, at most 64), each alone, so that the clock
 //     readings do not slow what t measures; t_min, t_max and t_avg still
@@ -45,8 +45,8 @@ import (
 // distSeries, distRanks and distHosts; report.WriteIMB leaves them out
 // (Table.Dist).
 type distState struct {
-	comm  *collectives.Comm // the world, for dist.Reduce; nil: off
-	rec   *dist.Recorder
+	comm  *collectives.Comm // the world, for distribution.Reduce; nil: off
+	rec   *distribution.Recorder
 	hosts []string
 	// inGroup: the active ranks reduce over their group alone, which
 	// Options.Group makes as a *collectives.Comm (under hpcbench coll),
@@ -79,7 +79,7 @@ func newDistState(world Comm, o *Options) (*distState, error) {
 	if !ok {
 		return &distState{}, nil
 	}
-	rec, err := dist.New(o.interval(), dist.Steady{})
+	rec, err := distribution.New(o.interval(), distribution.Steady{})
 	if err != nil {
 		return nil, err
 	}
@@ -88,7 +88,7 @@ func newDistState(world Comm, o *Options) (*distState, error) {
 
 // recorder returns the Recorder for the measured run of the next size,
 // emptied; nil when recording is off.
-func (d *distState) recorder() *dist.Recorder {
+func (d *distState) recorder() *distribution.Recorder {
 	if d.comm == nil {
 		return nil
 	}
@@ -119,7 +119,7 @@ func (d *distState) reduce(ctx context.Context, b benchmark, c Comm, np, size in
 		d.rec.Reset()
 		d.rec.Done(0)
 	}
-	j, err := dist.Reduce(ctx, comm, d.rec)
+	j, err := distribution.Reduce(ctx, comm, d.rec)
 	if err != nil || j == nil {
 		return err
 	}

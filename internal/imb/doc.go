@@ -83,7 +83,7 @@
 // machine, and "oversubscribed" when a host runs more ranks than CPUs.
 //
 // After IMB's tables come the distribution tables of every benchmark,
-// process count and size (internal/dist, report.LatencyTable, SeriesTable,
+// process count and size (internal/distribution, report.LatencyTable, SeriesTable,
 // RankTables): "latency" (percentiles of a repetition's time), "series"
 // (the job's repetitions per second per --interval), and with more than
 // one process "ranks" and "hosts"; dist.go says what they hold and how

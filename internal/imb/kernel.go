@@ -5,7 +5,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/hpcbench/hpcbench/internal/dist"
+	"github.com/hpcbench/hpcbench/internal/distribution"
 )
 
 // nBarr is IMB's N_BARR: barriers at the start of every kernel call.
@@ -27,7 +27,7 @@ type sizeRun struct {
 	// rec, when not nil, records every repetition of the measured run
 	// (not the warm-up's or the probes'); t0 is its phase's start on
 	// now's clock, read after the kernel's barriers.
-	rec *dist.Recorder
+	rec *distribution.Recorder
 	t0  float64
 
 	send, recv []byte
@@ -87,7 +87,7 @@ func (x *sizeRun) correct() bool { return bytes.Equal(x.recv, x.want) }
 // benchmarks: the whole loop at once, no barrier between repetitions. With
 // check, each repetition is timed alone and verified outside its timing.
 // The mean comes from the loop's span either way; a recorded run without
-// check also times the repetitions dist's sampling asks for (Due) alone.
+// check also times the repetitions distribution's sampling asks for (Due) alone.
 func (x *sizeRun) pointToPoint(n int, check bool, op func() error) (float64, int, error) {
 	if err := x.barriers(); err != nil {
 		return 0, 0, err
@@ -96,7 +96,7 @@ func (x *sizeRun) pointToPoint(n int, check bool, op func() error) (float64, int
 		t0 := x.now()
 		x.begin(t0)
 		if rec := x.rec; rec != nil {
-			// dist's sampling: the repetitions rec says are due are
+			// distribution's sampling: the repetitions rec says are due are
 			// timed alone, the others only counted. A timed repetition
 			// right after another starts at that one's end reading.
 			prev := int64(-1) // end of the previous repetition, if timed

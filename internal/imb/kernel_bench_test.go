@@ -5,13 +5,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hpcbench/hpcbench/internal/dist"
+	"github.com/hpcbench/hpcbench/internal/distribution"
 )
 
 // BenchmarkTimedLoop is what the loops IMB times as a whole cost per
 // repetition besides the benchmark's own call (here one that does
 // nothing): "off" is the loop without recording (the warm-up's),
-// "sampled" the measured run's, which times the repetitions dist's
+// "sampled" the measured run's, which times the repetitions distribution's
 // sampling picks (with a no-op, one in 64), and "reading" what one clock
 // reading and its recording cost, which a reading after every repetition
 // would add to each.
@@ -21,7 +21,7 @@ func BenchmarkTimedLoop(b *testing.B) {
 	newRun := func(b *testing.B, rec bool) *sizeRun {
 		x := &sizeRun{ctx: context.Background(), o: &Options{}, g: newFakeWorld(1).comm(0), now: now, np: 1}
 		if rec {
-			r, err := dist.New(time.Second, dist.Steady{})
+			r, err := distribution.New(time.Second, distribution.Steady{})
 			if err != nil {
 				b.Fatal(err)
 			}

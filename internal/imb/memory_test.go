@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hpcbench/hpcbench/internal/cliflag"
+	"github.com/hpcbench/hpcbench/internal/hostmem"
 	"github.com/hpcbench/hpcbench/internal/units"
 )
 
@@ -31,7 +31,7 @@ func TestBufferBytes(t *testing.T) {
 	}
 	o := NewOptions()
 	o.Benchmarks, o.MaxLog = []string{"Alltoall"}, 30
-	err := o.CheckMemory(4, 4, cliflag.HostMemory{Bytes: 23 * units.GiB, Source: "MemAvailable"})
+	err := o.CheckMemory(4, 4, hostmem.HostMemory{Bytes: 23 * units.GiB, Source: "MemAvailable"})
 	if want := "-msglog 0:30: needs 8 GiB of buffer per rank, 32 GiB for the 4 ranks on this host"; err == nil || !strings.HasPrefix(err.Error(), want) {
 		t.Errorf("CheckMemory: %v, want %q", err, want)
 	}

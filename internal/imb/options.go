@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/hpcbench/hpcbench/collectives"
-	"github.com/hpcbench/hpcbench/internal/cliflag"
-	"github.com/hpcbench/hpcbench/internal/dist"
+	"github.com/hpcbench/hpcbench/internal/distribution"
+	"github.com/hpcbench/hpcbench/internal/hostmem"
 	"github.com/hpcbench/hpcbench/report"
 )
 
@@ -84,7 +84,7 @@ type Options struct {
 	// defects are counted in a "defects" column.
 	Check bool
 	// Interval is the length of an interval of the "series" table
-	// (--interval); 0 means dist.DefaultInterval.
+	// (--interval); 0 means distribution.DefaultInterval.
 	Interval time.Duration
 	// Alg and Fabric are carried through for the caller (--alg, --fabric)
 	// and echoed; the engine does not read them.
@@ -185,17 +185,17 @@ func (o *Options) Validate() error {
 		return fmt.Errorf("-root %d: must be a rank, at least 0", o.Root)
 	}
 	if o.Interval != 0 {
-		if err := dist.CheckInterval(o.Interval); err != nil {
+		if err := distribution.CheckInterval(o.Interval); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// interval returns the series' interval: Interval, or dist's default.
+// interval returns the series' interval: Interval, or distribution's default.
 func (o *Options) interval() time.Duration {
 	if o.Interval == 0 {
-		return dist.DefaultInterval
+		return distribution.DefaultInterval
 	}
 	return o.Interval
 }
@@ -303,8 +303,8 @@ func (o *Options) SizesFlag() string {
 // CheckMemory refuses, in one line naming the option that set the sizes,
 // a run whose buffers do not fit this host's memory for its ranks ranks
 // in a job of np.
-func (o *Options) CheckMemory(np, ranks int, host cliflag.HostMemory) error {
-	if err := cliflag.BufferError(o.BufferBytes(np), ranks, host); err != nil {
+func (o *Options) CheckMemory(np, ranks int, host hostmem.HostMemory) error {
+	if err := hostmem.BufferError(o.BufferBytes(np), ranks, host); err != nil {
 		return fmt.Errorf("%s: %w", o.SizesFlag(), err)
 	}
 	return nil

@@ -8,14 +8,14 @@ import (
 
 	"github.com/hpcbench/hpcbench/collectives"
 	"github.com/hpcbench/hpcbench/fabric"
-	"github.com/hpcbench/hpcbench/internal/dist"
+	"github.com/hpcbench/hpcbench/internal/distribution"
 	"github.com/hpcbench/hpcbench/internal/ior/config"
 	"github.com/hpcbench/hpcbench/report"
 )
 
 // The archive's distributions of the timed write and read phases: every
 // transfer's latency, the bytes moved per --interval and each rank's
-// bytes and end (internal/dist), with --until-steady's test deciding on
+// bytes and end (internal/distribution), with --until-steady's test deciding on
 // each rank when its phase has run long enough.
 
 // The names of the distribution tables in the Result; the "ior " prefix
@@ -42,7 +42,7 @@ var rankUnits = report.RankUnits{
 	Scale:  1 << 20,
 }
 
-// distComm returns the communicator dist.Reduce runs on: c itself, or for
+// distComm returns the communicator distribution.Reduce runs on: c itself, or for
 // a one-rank Comm of another type (the engine's unit tests), a one-rank
 // collectives.Comm.
 func distComm(c Comm) (*collectives.Comm, error) {
@@ -80,11 +80,11 @@ func (t *tester) since() int64 {
 // finishDist ends the phase's recording on this rank and reduces it over
 // the job: rank 0 gets the job's figures, cut to the ranks that take part
 // (-N), the others nil. Every rank calls it.
-func (t *tester) finishDist(ctx context.Context) (*dist.Job, error) {
+func (t *tester) finishDist(ctx context.Context) (*distribution.Job, error) {
 	// phase has called Done at the transfers' end: a second Done here
 	// would take in the close and the reduction's wait for the slowest
 	// rank, and every rank would end with it.
-	j, err := dist.Reduce(ctx, t.dc, t.rec)
+	j, err := distribution.Reduce(ctx, t.dc, t.rec)
 	if err != nil {
 		return nil, err
 	}

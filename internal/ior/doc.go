@@ -29,7 +29,7 @@
 // # Distributions
 //
 // Beyond IOR's figures, the timed loop reads the monotonic clock once per
-// transfer and records it in an internal/dist Recorder: the archive gets,
+// transfer and records it in an internal/distribution Recorder: the archive gets,
 // per write and read phase and repetition, the transfers' latency
 // percentiles (LatencyTable), MiB/s per --interval (SeriesTable) and, with
 // more than one rank, each rank's and host's bytes and end (RanksTable,

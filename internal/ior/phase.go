@@ -12,8 +12,8 @@ import (
 
 	"github.com/hpcbench/hpcbench/aiori"
 	"github.com/hpcbench/hpcbench/collectives"
-	"github.com/hpcbench/hpcbench/internal/dist"
-	"github.com/hpcbench/hpcbench/internal/ior/pattern"
+	"github.com/hpcbench/hpcbench/internal/distribution"
+	"github.com/hpcbench/hpcbench/internal/pattern"
 )
 
 // access is what a pass over a file does.
@@ -70,7 +70,7 @@ type phaseFigures struct {
 	rankTotal, rankXfer []float64
 	// dist holds the phase's distributions over the job (rank 0; nil for
 	// the remove phase).
-	dist *dist.Job
+	dist *distribution.Job
 }
 
 // phase runs one timed write or read phase on every rank and returns the
@@ -297,7 +297,7 @@ func (t *tester) transfers(file aiori.File, acc access, pl *plan, from, to int64
 	rec, amount := t.rec, float64(o.TransferSize)
 	// Every transfer is timed when the deadline needs a reading per
 	// transfer anyway, or on a test's clock; otherwise the recorder
-	// samples (dist.Recorder.Due): one transfer in k, timed from its own
+	// samples (distribution.Recorder.Due): one transfer in k, timed from its own
 	// start, so that short transfers do not pay a clock read each.
 	timeAll := mono || t.env.Ticks != nil
 	cur := pl.cursor(from)

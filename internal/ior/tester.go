@@ -11,9 +11,9 @@ import (
 
 	"github.com/hpcbench/hpcbench/aiori"
 	"github.com/hpcbench/hpcbench/collectives"
-	"github.com/hpcbench/hpcbench/internal/dist"
+	"github.com/hpcbench/hpcbench/internal/distribution"
 	"github.com/hpcbench/hpcbench/internal/ior/config"
-	"github.com/hpcbench/hpcbench/internal/ior/pattern"
+	"github.com/hpcbench/hpcbench/internal/pattern"
 )
 
 // tester runs one test on one rank.
@@ -49,7 +49,7 @@ type tester struct {
 	// rec records the distributions of the phase running; dc is the
 	// communicator that reduces them; t0 (or tick0 on Env.Ticks) is the
 	// phase's start.
-	rec    *dist.Recorder
+	rec    *distribution.Recorder
 	dc     *collectives.Comm
 	t0     time.Time
 	tick0  int64
@@ -119,7 +119,7 @@ func newTester(ctx context.Context, c Comm, o *config.Options, env Env) (*tester
 			ExpectedFileSize: t.fileSize(),
 		})
 	}
-	if t.rec, err = dist.New(o.SeriesInterval(), o.UntilSteady); err != nil {
+	if t.rec, err = distribution.New(o.SeriesInterval(), o.UntilSteady); err != nil {
 		return nil, err
 	}
 	if t.dc, err = distComm(c); err != nil {

@@ -8,7 +8,7 @@ import (
 	"github.com/hpcbench/hpcbench/aiori"
 	"github.com/hpcbench/hpcbench/collectives"
 	"github.com/hpcbench/hpcbench/internal/ior/config"
-	"github.com/hpcbench/hpcbench/internal/ior/pattern"
+	"github.com/hpcbench/hpcbench/internal/pattern"
 )
 
 // soloComm is a one-rank Comm whose Barrier calls hook first.

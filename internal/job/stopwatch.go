@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hpcbench/hpcbench/internal/cliflag"
+	"github.com/hpcbench/hpcbench/internal/exitcode"
 	"github.com/hpcbench/hpcbench/internal/procstat"
 )
 
@@ -20,7 +20,7 @@ import (
 // last one the first, so that every rank of a host with two or more is
 // watched by exactly one other, at one read of /proc a tick. A rank seen
 // stopped for Options.StopDeadline ends the job: the watcher says so, as
-// the launcher's watchdog would, and aborts through PMI with ExitWatchdog.
+// the launcher's watchdog would, and aborts through PMI with exitcode.Watchdog.
 // Ranks on other hosts are not seen (a rank alone on its host is watched
 // by nobody); their peers' stall deadlines find them.
 //
@@ -152,7 +152,7 @@ func (j *Job) watchStops(cards []card, rank int, deadline time.Duration, stderr 
 					msg := fmt.Sprintf("watchdog: rank %d (pid %d, host %s) is stopped (%s in /proc) for %.1f s; rank %d, on the same host, ends the job",
 						peer, tr.want.pid, host, string(st.State), stopped.Seconds(), rank)
 					fmt.Fprintln(stderr, "hpcbench: "+msg)
-					j.PMI.Abort(cliflag.ExitWatchdog, msg)
+					j.PMI.Abort(exitcode.Watchdog, msg)
 					return
 				}
 			}

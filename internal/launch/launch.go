@@ -16,6 +16,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/hpcbench/hpcbench/fabric"
+	"github.com/hpcbench/hpcbench/internal/exitcode"
 	"github.com/hpcbench/hpcbench/internal/procstat"
 	"github.com/hpcbench/hpcbench/pmi"
 )
@@ -177,7 +178,7 @@ func (j *Job) Run(ctx context.Context) error {
 	events := make(chan procEvent, 2*o.N+1+stopRoom)
 	sp, err := startSpawner(o.Self, j.path, o.Command, o.Dir, base, events)
 	if err != nil {
-		return &Failure{Rank: -1, Code: 1, Msg: "launch: " + err.Error()}
+		return &Failure{Rank: -1, Code: exitcode.Failed, Msg: "launch: " + err.Error()}
 	}
 	// While the spawner starts up, and before the PMI server and the
 	// pipes open thousands of descriptors.
@@ -187,7 +188,7 @@ func (j *Job) Run(ctx context.Context) error {
 	fwd, err := newForwarder(o.N, stdout, stderr, o.TagOutput)
 	if err != nil {
 		sp.close()
-		return &Failure{Rank: -1, Code: 1, Msg: "launch: " + err.Error()}
+		return &Failure{Rank: -1, Code: exitcode.Failed, Msg: "launch: " + err.Error()}
 	}
 	srvCfg := pmi.ServerConfig{
 		Engine: pmi.EngineConfig{
@@ -206,7 +207,7 @@ func (j *Job) Run(ctx context.Context) error {
 	if err != nil {
 		sp.close()
 		fwd.finish(0)
-		return &Failure{Rank: -1, Code: 1, Msg: fmt.Sprintf("launch: start PMI server: %v", err)}
+		return &Failure{Rank: -1, Code: exitcode.Failed, Msg: fmt.Sprintf("launch: start PMI server: %v", err)}
 	}
 	srvCtx, stopSrv := context.WithCancel(context.Background())
 	srvDone := make(chan struct{})
@@ -225,7 +226,7 @@ func (j *Job) Run(ctx context.Context) error {
 	stdinFD, stdinStarted := -1, false
 	if forwardsStdin(o.Stdin) {
 		if stdin, stdinFD, err = newStdinCopy(o.Stdin); err != nil {
-			jb.fail = &Failure{Rank: -1, Code: 1, Msg: "launch: " + err.Error()}
+			jb.fail = &Failure{Rank: -1, Code: exitcode.Failed, Msg: "launch: " + err.Error()}
 		}
 	}
 
@@ -236,7 +237,7 @@ func (j *Job) Run(ctx context.Context) error {
 			err = errors.New("--bind-to: this process may run on no CPU")
 		}
 		if err != nil {
-			jb.fail = &Failure{Rank: -1, Code: 1, Msg: "launch: " + err.Error()}
+			jb.fail = &Failure{Rank: -1, Code: exitcode.Failed, Msg: "launch: " + err.Error()}
 		}
 		doms = domains(o.Bind, cpus)
 	}
@@ -266,7 +267,7 @@ func (j *Job) Run(ctx context.Context) error {
 			jb.wd.started(r, time.Now())
 		}
 		if err != nil {
-			jb.fail = &Failure{Rank: r, Code: 1, Msg: fmt.Sprintf("launch: rank %d: %v", r, err)}
+			jb.fail = &Failure{Rank: r, Code: exitcode.Failed, Msg: fmt.Sprintf("launch: rank %d: %v", r, err)}
 			break
 		}
 		// Notice failures while starting, without waiting for them.
@@ -328,13 +329,13 @@ func (j *Job) Run(ctx context.Context) error {
 			timeout = nil
 			if jb.fail == nil {
 				jb.applyNotes()
-				jb.fail = &Failure{Rank: -1, Code: 124, Msg: fmt.Sprintf("launch: job exceeded --timeout %v; %d of %d ranks still running were killed: %s",
+				jb.fail = &Failure{Rank: -1, Code: exitcode.Timeout, Msg: fmt.Sprintf("launch: job exceeded --timeout %v; %d of %d ranks still running were killed: %s",
 					o.Timeout, jb.pending, o.N, jb.wd.states(jb.info))}
 			}
 			jb.teardown()
 		case <-ctx.Done():
 			if jb.fail == nil {
-				jb.fail = &Failure{Rank: -1, Code: 1, Msg: fmt.Sprintf("launch: cancelled: %v", context.Cause(ctx))}
+				jb.fail = &Failure{Rank: -1, Code: exitcode.Failed, Msg: fmt.Sprintf("launch: cancelled: %v", context.Cause(ctx))}
 			}
 			jb.teardown()
 		case sig := <-sigs:
@@ -414,7 +415,7 @@ func (jb *job) handle(ev procEvent) {
 		jb.exited[r] = true
 		jb.wd.finished(r, time.Now(), false)
 		if jb.fail == nil {
-			jb.fail = &Failure{Rank: r, Code: 1, Msg: fmt.Sprintf("launch: rank %d: start %s: %v", r, jb.o.Command[0], ev.err)}
+			jb.fail = &Failure{Rank: r, Code: exitcode.Failed, Msg: fmt.Sprintf("launch: rank %d: start %s: %v", r, jb.o.Command[0], ev.err)}
 		}
 		jb.teardown()
 	case evExited:
@@ -466,7 +467,7 @@ func (jb *job) handle(ev procEvent) {
 			// Its ranks die with it (Pdeathsig): their closed PMI
 			// connections, and their peers' aborts, are the
 			// consequence, not the cause.
-			jb.fail = &Failure{Rank: -1, Code: 1, Msg: fmt.Sprintf("launch: the process spawner died (%v); the %d ranks it had started and not yet reaped were killed with it", ev.err, jb.pending)}
+			jb.fail = &Failure{Rank: -1, Code: exitcode.Failed, Msg: fmt.Sprintf("launch: the process spawner died (%v); the %d ranks it had started and not yet reaped were killed with it", ev.err, jb.pending)}
 		}
 		// No exit statuses will come: kill what is known and stop waiting.
 		jb.signalAll(syscall.SIGKILL)
@@ -526,7 +527,7 @@ func (jb *job) interrupt(sig syscall.Signal) {
 		live := jb.pending // started and not yet exited: not those never started
 		msg := fmt.Sprintf("launch: interrupted (%s): stopping %d %s", unix.SignalName(sig), live, plural(live, "rank", "ranks"))
 		fmt.Fprintf(jb.stderr, "hpcbench: %s\n", msg)
-		jb.fail = &Failure{Rank: -1, Code: 128 + int(sig), Msg: msg, Said: true}
+		jb.fail = &Failure{Rank: -1, Code: exitcode.Signal + int(sig), Msg: msg, Said: true}
 	}
 	jb.statusWait = nil
 	jb.signal(sig)
@@ -621,7 +622,7 @@ func describeExit(ws syscall.WaitStatus) (int, string) {
 	switch {
 	case ws.Signaled():
 		sig := ws.Signal()
-		return 128 + int(sig), fmt.Sprintf("was killed by %s (signal %d)", unix.SignalName(sig), int(sig))
+		return exitcode.Signal + int(sig), fmt.Sprintf("was killed by %s (signal %d)", unix.SignalName(sig), int(sig))
 	case killedBy(ws) != 0:
 		return ws.ExitStatus(), fmt.Sprintf("was killed by %s (it caught it and exited with status %d)", unix.SignalName(killedBy(ws)), ws.ExitStatus())
 	case ws.ExitStatus() != 0:
@@ -660,9 +661,9 @@ func failureFrom(err error) *Failure {
 		if re.Abort {
 			return &Failure{Rank: re.Rank, Code: re.Code, Msg: "launch: " + re.Err.Error(), abort: true}
 		}
-		return &Failure{Rank: re.Rank, Code: 1, Msg: "launch: " + trimPMI(re.Err.Error()), fromPMI: true}
+		return &Failure{Rank: re.Rank, Code: exitcode.Failed, Msg: "launch: " + trimPMI(re.Err.Error()), fromPMI: true}
 	}
-	return &Failure{Rank: -1, Code: 1, Msg: fmt.Sprintf("launch: PMI server: %v", err)}
+	return &Failure{Rank: -1, Code: exitcode.Failed, Msg: fmt.Sprintf("launch: PMI server: %v", err)}
 }
 
 func trimPMI(s string) string {

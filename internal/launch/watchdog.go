@@ -11,6 +11,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/hpcbench/hpcbench/internal/cliflag"
+	"github.com/hpcbench/hpcbench/internal/exitcode"
 )
 
 // The watchdog's deadlines (see Options.PhaseTimeout).
@@ -26,7 +27,7 @@ const (
 	PhaseTimeoutOff time.Duration = -1
 	// ExitWatchdog is the launcher's exit status when the watchdog ends a
 	// job (124 is --timeout's).
-	ExitWatchdog = cliflag.ExitWatchdog
+	ExitWatchdog = exitcode.Watchdog
 )
 
 // The phases of job set-up, as the PMI server sees them; a rank's own

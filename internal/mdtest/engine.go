@@ -8,7 +8,7 @@ import (
 
 	"github.com/hpcbench/hpcbench/aiori"
 	"github.com/hpcbench/hpcbench/collectives"
-	"github.com/hpcbench/hpcbench/internal/dist"
+	"github.com/hpcbench/hpcbench/internal/distribution"
 	"github.com/hpcbench/hpcbench/internal/mdtest/config"
 	"github.com/hpcbench/hpcbench/report"
 )
@@ -136,12 +136,12 @@ func Run(ctx context.Context, c *collectives.Comm, o *config.Options, env Env) (
 		be.Close()
 		return nil, fmt.Errorf("mdtest: -a %s: backend does not support mdtest", o.API)
 	}
-	rec, err := dist.New(o.Interval, dist.Steady{})
+	rec, err := distribution.New(o.Interval, distribution.Steady{})
 	if err != nil {
 		be.Close()
 		return nil, fmt.Errorf("mdtest: %w", err)
 	}
-	srec, err := dist.New(o.Interval, o.Steady)
+	srec, err := distribution.New(o.Interval, o.Steady)
 	if err != nil {
 		be.Close()
 		return nil, fmt.Errorf("mdtest: %w", err)

@@ -6,7 +6,7 @@ import (
 	"math"
 	"time"
 
-	"github.com/hpcbench/hpcbench/internal/dist"
+	"github.com/hpcbench/hpcbench/internal/distribution"
 )
 
 // stopReason says what ended a rank's share of a creation phase before
@@ -23,7 +23,7 @@ const (
 // Recorder of its distributions, the Tick reading at its start, and the
 // rule that ends a creation phase early.
 type loop struct {
-	rec  *dist.Recorder
+	rec  *distribution.Recorder
 	base int64 // Tick at the phase's start (after its barrier)
 	// deadline is -W's, in nanoseconds since base; math.MaxInt64 for
 	// none
@@ -77,8 +77,8 @@ func (r *runner) newLoop(name string) loop {
 
 // reduce gathers the phase's distributions from every rank's rec into
 // p.dist on rank 0. Every rank calls it after collect.
-func (r *runner) reduce(ctx context.Context, p *phaseResult, rec *dist.Recorder) error {
-	j, err := dist.Reduce(ctx, r.c, rec)
+func (r *runner) reduce(ctx context.Context, p *phaseResult, rec *distribution.Recorder) error {
+	j, err := distribution.Reduce(ctx, r.c, rec)
 	if err != nil {
 		return fmt.Errorf("mdtest: %s: %w", p.name, err)
 	}

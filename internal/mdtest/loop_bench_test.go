@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/hpcbench/hpcbench/aiori"
-	"github.com/hpcbench/hpcbench/internal/dist"
+	"github.com/hpcbench/hpcbench/internal/distribution"
 	"github.com/hpcbench/hpcbench/internal/mdtest/config"
 )
 
@@ -33,7 +33,7 @@ func BenchmarkItemLoop(b *testing.B) {
 			}
 			defer be.Close()
 			env := Env{}.withDefaults()
-			rec, err := dist.New(dist.DefaultInterval, dist.Steady{})
+			rec, err := distribution.New(distribution.DefaultInterval, distribution.Steady{})
 			if err != nil {
 				b.Fatal(err)
 			}

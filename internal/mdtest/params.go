@@ -4,7 +4,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/hpcbench/hpcbench/internal/dist"
+	"github.com/hpcbench/hpcbench/internal/distribution"
 	"github.com/hpcbench/hpcbench/internal/mdtest/config"
 	"github.com/hpcbench/hpcbench/report"
 )
@@ -45,7 +45,7 @@ func params(o *config.Options) []report.Param {
 	}
 	// Only when given, so that the Params of runs without them stay as
 	// they were.
-	if o.Interval != dist.DefaultInterval || o.Steady.On() {
+	if o.Interval != distribution.DefaultInterval || o.Steady.On() {
 		ps = append(ps, report.Param{Name: "interval (--interval)", Value: o.Interval.String(), Incidental: !o.Steady.On()})
 	}
 	if o.Steady.On() {

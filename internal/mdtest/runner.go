@@ -19,9 +19,9 @@ import (
 
 	"github.com/hpcbench/hpcbench/aiori"
 	"github.com/hpcbench/hpcbench/collectives"
-	"github.com/hpcbench/hpcbench/internal/dist"
-	"github.com/hpcbench/hpcbench/internal/ior/pattern"
+	"github.com/hpcbench/hpcbench/internal/distribution"
 	"github.com/hpcbench/hpcbench/internal/mdtest/config"
+	"github.com/hpcbench/hpcbench/internal/pattern"
 	"github.com/hpcbench/hpcbench/report"
 )
 
@@ -93,7 +93,7 @@ type runner struct {
 	tick func() int64
 	// rec records the phases' distributions; srec the creation phases',
 	// with --until-steady's test (without it, a second one like rec).
-	rec, srec *dist.Recorder
+	rec, srec *distribution.Recorder
 }
 
 // phaseRank is one rank's figures for one phase of one iteration.
@@ -112,7 +112,7 @@ type phaseResult struct {
 	first  string
 	// dist is the phase's distributions over the job (rank 0's; nil
 	// elsewhere)
-	dist *dist.Job
+	dist *distribution.Job
 	// stopped is what ended a creation phase early on some rank
 	// (stonewall's agreement; every rank's)
 	stopped stopReason
@@ -679,7 +679,7 @@ func (r *runner) itemLoop(name string, ps []string, op opFunc, lp loop, failed *
 	untilReport := progressItems // a countdown: no division in the loop
 	// Every item is timed under -W, whose deadline needs a reading per
 	// item anyway, and on a test's clock; otherwise the recorder samples
-	// (dist.Recorder.Due): one item in k, timed from its own start, so
+	// (distribution.Recorder.Due): one item in k, timed from its own start, so
 	// that items of a microsecond do not pay a clock read each.
 	timeAll := lp.deadline != math.MaxInt64 || !r.env.realTick
 	var start int64

@@ -11,6 +11,7 @@ import (
 	"github.com/hpcbench/hpcbench/aiori"
 	"github.com/hpcbench/hpcbench/collectives"
 	"github.com/hpcbench/hpcbench/fabric"
+	"github.com/hpcbench/hpcbench/internal/exitcode"
 	"github.com/hpcbench/hpcbench/internal/job"
 	"github.com/hpcbench/hpcbench/internal/progress"
 	"github.com/hpcbench/hpcbench/report"
@@ -195,9 +196,9 @@ func Main(ctx context.Context, s Spec) error {
 		if err := outputsErr(); err != nil {
 			if !FirstRank(s.Getenv) {
 				quietWait(ctx, abortLinger)
-				return &ExitError{Code: 2}
+				return &ExitError{Code: exitcode.Usage}
 			}
-			return &ExitError{Code: 2, Msg: err.Error()}
+			return &ExitError{Code: exitcode.Usage, Msg: err.Error()}
 		}
 	}
 	var j *job.Job
@@ -214,9 +215,9 @@ func Main(ctx context.Context, s Spec) error {
 			// on the closed PMI connection, a consequence. They wait
 			// for the launcher's teardown before saying anything.
 			if !FirstRank(s.Getenv) && !quietWait(ctx, peerFailDelay) {
-				return &ExitError{Code: 1}
+				return &ExitError{Code: exitcode.Failed}
 			}
-			return &ExitError{Code: 1, Msg: fmt.Sprintf("%s: %v", s.Name, err)}
+			return &ExitError{Code: exitcode.Failed, Msg: fmt.Sprintf("%s: %v", s.Name, err)}
 		}
 	}
 	rank := 0
@@ -242,7 +243,7 @@ func Main(ctx context.Context, s Spec) error {
 			// Cancelled (a signal: the launcher is tearing the job
 			// down, or the user stopped it): the failure is the
 			// cancellation's, which the caller reports.
-			return &ExitError{Code: 1}
+			return &ExitError{Code: exitcode.Failed}
 		}
 		multi := j != nil && j.Comm.Size() > 1
 		// A stall is not the same error on every rank: each says whom it
@@ -258,14 +259,14 @@ func Main(ctx context.Context, s Spec) error {
 		if multi && (rank != 0 || echo) && !stalled && !quietWait(ctx, peerFailDelay) {
 			// Stopped while waiting: rank 0 had its own failure (the
 			// same one, say every rank's open failing) and said it.
-			return &ExitError{Code: 1}
+			return &ExitError{Code: exitcode.Failed}
 		}
 		var own *OwnError
 		if code == 1 || rank == 0 || errors.As(err, &own) { // a usage error: every rank has it, but an OwnError
 			fmt.Fprintf(stderr, "hpcbench: %v\n", err)
 		}
 		if stalled && multi && !quietWait(ctx, peerFailDelay) {
-			return &ExitError{Code: 1}
+			return &ExitError{Code: exitcode.Failed}
 		}
 		if j != nil {
 			j.PMI.Abort(code, s.Name+" failed")
@@ -348,9 +349,9 @@ func Main(ctx context.Context, s Spec) error {
 	}
 	if soft {
 		if rank == 0 {
-			return &ExitError{Code: 1, Msg: runErr.Error()}
+			return &ExitError{Code: exitcode.Failed, Msg: runErr.Error()}
 		}
-		return &ExitError{Code: 1}
+		return &ExitError{Code: exitcode.Failed}
 	}
 	return nil
 }

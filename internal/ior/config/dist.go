@@ -4,28 +4,28 @@ import (
 	"errors"
 	"time"
 
-	"github.com/hpcbench/hpcbench/internal/dist"
+	"github.com/hpcbench/hpcbench/internal/distribution"
 )
 
 // The distribution flags, hpcbench's own (IOR has neither): --interval,
 // the length of the archive's throughput intervals, and
 // --until-steady[=WINDOW,TOLERANCE], which ends each rank's phase once
-// its throughput is steady (internal/dist).
+// its throughput is steady (internal/distribution).
 
-// SeriesInterval returns --interval, or dist.DefaultInterval when it was
+// SeriesInterval returns --interval, or distribution.DefaultInterval when it was
 // not given.
 func (o *Options) SeriesInterval() time.Duration {
 	if o.Interval > 0 {
 		return o.Interval
 	}
-	return dist.DefaultInterval
+	return distribution.DefaultInterval
 }
 
 // validateDist checks --interval, --until-steady and what they cannot be
 // combined with.
 func (o *Options) validateDist() error {
 	if o.IntervalSet {
-		if err := dist.CheckInterval(o.Interval); err != nil {
+		if err := distribution.CheckInterval(o.Interval); err != nil {
 			return err
 		}
 	}

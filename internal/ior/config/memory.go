@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/hpcbench/hpcbench/internal/cliflag"
+	"github.com/hpcbench/hpcbench/internal/hostmem"
 	"github.com/hpcbench/hpcbench/internal/units"
 )
 
@@ -124,12 +125,12 @@ func (o *Options) BufferBytes() int64 {
 // CheckMemory refuses, in one line naming the flag, a test whose buffers
 // do not fit this host's memory for its ranks ranks, or whose -t is
 // beyond MaxTransferSize.
-func (o *Options) CheckMemory(ranks int, host cliflag.HostMemory) error {
-	flag := "-t " + cliflag.SizeArg(o.TransferSize)
+func (o *Options) CheckMemory(ranks int, host hostmem.HostMemory) error {
+	flag := "-t " + hostmem.SizeArg(o.TransferSize)
 	if o.RandomPrefill > 0 {
-		flag += " --randomPrefill " + cliflag.SizeArg(o.RandomPrefill)
+		flag += " --randomPrefill " + hostmem.SizeArg(o.RandomPrefill)
 	}
-	if err := cliflag.BufferError(o.BufferBytes(), ranks, host); err != nil {
+	if err := hostmem.BufferError(o.BufferBytes(), ranks, host); err != nil {
 		if o.TransferSize > MaxTransferSize {
 			return fmt.Errorf("%s: %w; -t takes at most %d bytes (2 GiB - 4 KiB)", flag, err, MaxTransferSize)
 		}
@@ -137,7 +138,7 @@ func (o *Options) CheckMemory(ranks int, host cliflag.HostMemory) error {
 	}
 	if o.TransferSize > MaxTransferSize {
 		return fmt.Errorf("-t %s: more than one read or write moves on Linux, so IOR would split every transfer: want -t in [8, %d] (2 GiB - 4 KiB)",
-			cliflag.SizeArg(o.TransferSize), MaxTransferSize)
+			hostmem.SizeArg(o.TransferSize), MaxTransferSize)
 	}
 	return nil
 }

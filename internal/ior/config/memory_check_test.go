@@ -4,14 +4,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hpcbench/hpcbench/internal/cliflag"
+	"github.com/hpcbench/hpcbench/internal/hostmem"
 	"github.com/hpcbench/hpcbench/internal/units"
 )
 
 // TestCheckMemory: -t (and --randomPrefill) against the host's memory for
 // the ranks on it, and -t's bound, each refused in one line naming -t.
 func TestCheckMemory(t *testing.T) {
-	host := cliflag.HostMemory{Bytes: 23 * units.GiB, Source: "MemAvailable"}
+	host := hostmem.HostMemory{Bytes: 23 * units.GiB, Source: "MemAvailable"}
 	for _, c := range []struct {
 		t, prefill int64
 		ranks      int

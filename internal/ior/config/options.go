@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/hpcbench/hpcbench/aiori"
-	"github.com/hpcbench/hpcbench/internal/cliflag"
-	"github.com/hpcbench/hpcbench/internal/dist"
+	"github.com/hpcbench/hpcbench/internal/distribution"
+	"github.com/hpcbench/hpcbench/internal/pattern"
 	"github.com/hpcbench/hpcbench/internal/units"
 )
 
@@ -32,31 +32,6 @@ const (
 // accessSize is IOR's IOR_size_t: block and transfer sizes must be
 // multiples of it, because data patterns are written in 8-byte words.
 const accessSize = 8
-
-// DataPacketType is the content of written data (-l), as IOR's
-// dataPacketType. It is mdtest's DataPacketType too; pattern.Type(t) is
-// the engine's data signature.
-type DataPacketType = cliflag.DataPacketType
-
-// The data packet types. Timestamp is IOR's default.
-const (
-	// Timestamp fills every 8-byte word with the rank and the signature
-	// plus the word's index.
-	Timestamp = cliflag.Timestamp
-	// Offset is Timestamp plus the file offset stamped every 4 KiB.
-	Offset = cliflag.Offset
-	// Incompressible is meant to be random words plus offset stamps.
-	Incompressible = cliflag.Incompressible
-	// Random is a fresh pseudo-random sequence per transfer.
-	Random = cliflag.Random
-)
-
-// ParseDataPacketType parses -l: a type's full name or its first letter
-// (t, o, i, r), in any case. IOR looks only at the first letter; other
-// words are rejected here rather than guessed at.
-func ParseDataPacketType(s string) (DataPacketType, error) {
-	return cliflag.ParseDataPacketType(s)
-}
 
 // Options are the parameters of one IOR test, named after IOR's
 // IOR_param_t fields; the comment of each names its flag or -O key.
@@ -180,7 +155,7 @@ type Options struct {
 	// UntilSteady is --until-steady: end each rank's write or read phase
 	// once its throughput is steady; zero is off. The phase then ends as
 	// a -D deadline ends it.
-	UntilSteady dist.Steady
+	UntilSteady distribution.Steady
 
 	// TimeStampSignature is -G: the data signature (and the seed of -l
 	// random); when TimeStampSignatureSet is false the time at the start
@@ -189,7 +164,7 @@ type Options struct {
 	// TimeStampSignatureSet records that -G was given, 0 included.
 	TimeStampSignatureSet bool
 	// DataPacketType is -l.
-	DataPacketType DataPacketType
+	DataPacketType pattern.Type
 
 	// NumTasks is -N: tasks taking part; -1 means all of the job.
 	NumTasks int
@@ -253,7 +228,7 @@ func DefaultOptions() Options {
 		RandomOffsetSeed:  -1,
 		NumTasks:          -1,
 		SummaryFormat:     SummaryDefault,
-		DataPacketType:    Timestamp,
+		DataPacketType:    pattern.Timestamp,
 	}
 }
 
@@ -318,7 +293,7 @@ func (o *Options) Validate() error {
 	if o.DualMount && !o.FilePerProc {
 		return errors.New("-y needs -F (dual mount works with file per process only)")
 	}
-	if o.DataPacketType < Timestamp || o.DataPacketType > Random {
+	if !o.DataPacketType.Valid() {
 		return fmt.Errorf("-l: unknown data packet type %d", int(o.DataPacketType))
 	}
 	if _, ok := canonicalSummaryFormat(o.SummaryFormat); !ok {

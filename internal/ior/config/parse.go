@@ -14,7 +14,8 @@ import (
 
 	"github.com/hpcbench/hpcbench/aiori"
 	"github.com/hpcbench/hpcbench/internal/cliflag"
-	"github.com/hpcbench/hpcbench/internal/dist"
+	"github.com/hpcbench/hpcbench/internal/distribution"
+	"github.com/hpcbench/hpcbench/internal/ioflag"
 )
 
 // ErrHelp is what Parse returns for -h or --help: the command prints Usage
@@ -22,7 +23,7 @@ import (
 var ErrHelp = pflag.ErrHelp
 
 // ErrNoBackends reports a nil or empty registry.
-var ErrNoBackends = cliflag.ErrNoBackends
+var ErrNoBackends = ioflag.ErrNoBackends
 
 // Config is a parsed IOR command line: the tests to run, in order, each
 // validated.
@@ -170,7 +171,7 @@ type parser struct {
 	reg      *aiori.Registry
 	fs       *pflag.FlagSet
 	o        Options
-	backends *cliflag.Backends
+	backends *ioflag.Backends
 	keys     map[string]string // lower-case directive key → flag name
 	help     bool
 	script   string
@@ -180,7 +181,7 @@ type parser struct {
 // newParser returns a parser with IOR's defaults and every backend's
 // options registered.
 func newParser(reg *aiori.Registry) (*parser, error) {
-	def, err := cliflag.DefaultBackend(reg, nil)
+	def, err := ioflag.DefaultBackend(reg, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -192,7 +193,7 @@ func newParser(reg *aiori.Registry) (*parser, error) {
 	p.o.API = def.Name
 	p.fs = cliflag.NewFlagSet("ior")
 	p.addFlags()
-	if p.backends, err = cliflag.AddBackends(p.fs, reg); err != nil {
+	if p.backends, err = ioflag.AddBackends(p.fs, reg); err != nil {
 		return nil, err
 	}
 	p.fs.VisitAll(func(f *pflag.Flag) {
@@ -216,7 +217,7 @@ func (p *parser) addFlags() {
 	}
 	integer := func(n *int, name, short, usage string) { fs.VarP(cliflag.Int{P: n}, name, short, usage) }
 
-	fs.VarP(apiValue{cliflag.API{P: &o.API, Reg: p.reg}}, "api", "a", "I/O backend: "+strings.Join(p.reg.Names(), "|"))
+	fs.VarP(apiValue{ioflag.API{P: &o.API, Reg: p.reg}}, "api", "a", "I/O backend: "+strings.Join(p.reg.Names(), "|"))
 	integer(&o.RefNum, "refNum", "A", "user reference number printed in the summary")
 	fs.VarP(cliflag.Size{P: &o.BlockSize}, "blockSize", "b", "contiguous bytes per task per segment")
 	sw(&o.Collective, "collective", "c", "collective I/O")
@@ -235,7 +236,7 @@ func (p *parser) addFlags() {
 	integer(&o.OutlierThreshold, "outlierThreshold", "j", "warn about tasks this many seconds from the mean")
 	sw(&o.KeepFile, "keepFile", "k", "keep the test files at the end")
 	sw(&o.KeepFileWithError, "keepFileWithError", "K", "keep the test files when verification fails")
-	fs.VarP(cliflag.Packet{P: &o.DataPacketType}, "dataPacketType", "l", "data: timestamp, offset, incompressible or random (t, o, i, r)")
+	fs.VarP(ioflag.Packet{P: &o.DataPacketType}, "dataPacketType", "l", "data: timestamp, offset, incompressible or random (t, o, i, r)")
 	sw(&o.MultiFile, "multiFile", "m", "a new file for every repetition")
 	fs.VarP(nodeMemoryValue{o}, "memoryPerNode", "M", "hold this much memory on each node during a test (2g, or 75% of its RAM)")
 	fs.Var(taskMemoryValue{o}, "memoryPerTask", "hold this much memory in each task during a test")
@@ -279,10 +280,10 @@ func (p *parser) addFlags() {
 	fs.StringVar(&o.ArchiveFile, "archive", "", "same as -O archiveFile")
 	fs.StringVar(&o.SavePerOpDataCSV, "savePerOpDataCSV", "", "write PREFIX-REP-RANK.csv: start, duration and throughput of every transfer")
 	sw(&o.SummaryAlways, "summaryAlways", "", "IOR's summary after every test: a no-op at -v 0, as in IOR; refused with -v")
-	fs.Var(dist.IntervalValue{D: &o.Interval, Given: &o.IntervalSet}, "interval", "the archive's throughput per interval of this `duration` (default 1s; 1ms to 1h)")
-	fs.VarPF(dist.SteadyValue{S: &o.UntilSteady}, "until-steady", "",
+	fs.Var(distribution.IntervalValue{D: &o.Interval, Given: &o.IntervalSet}, "interval", "the archive's throughput per interval of this `duration` (default 1s; 1ms to 1h)")
+	fs.VarPF(distribution.SteadyValue{S: &o.UntilSteady}, "until-steady", "",
 		"end each task's write or read, as -D does, once its throughput per --interval stayed within TOLERANCE of "+
-			"its mean for `WINDOW,TOLERANCE` (command line only: -O splits at commas)").NoOptDefVal = dist.DefaultSteady
+			"its mean for `WINDOW,TOLERANCE` (command line only: -O splits at commas)").NoOptDefVal = distribution.DefaultSteady
 }
 
 // directiveValue is -O: each Set applies a list of directives.
@@ -332,7 +333,7 @@ func (p *parser) finish(id int) Options {
 // flagError rewords pflag's errors as "flag: why", naming IOR's short
 // options that hpcbench does not implement.
 func (p *parser) flagError(err error) error {
-	return cliflag.FlagError(err, p.reg, func(name string, short bool) error {
+	return ioflag.FlagError(err, p.reg, func(name string, short bool) error {
 		if !short {
 			return nil
 		}

@@ -11,7 +11,8 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/hpcbench/hpcbench/aiori"
-	"github.com/hpcbench/hpcbench/internal/dist"
+	"github.com/hpcbench/hpcbench/internal/distribution"
+	"github.com/hpcbench/hpcbench/internal/pattern"
 	"github.com/hpcbench/hpcbench/internal/units"
 )
 
@@ -123,9 +124,9 @@ func TestParseFlagForms(t *testing.T) {
 		// the distribution flags
 		{[]string{"--interval", "250ms"}, func(o *Options) { o.Interval, o.IntervalSet = 250*time.Millisecond, true }},
 		{[]string{"-O", "interval=2s"}, func(o *Options) { o.Interval, o.IntervalSet = 2*time.Second, true }},
-		{[]string{"--until-steady"}, func(o *Options) { o.UntilSteady = dist.Steady{Window: 10 * time.Second, Tolerance: 0.075} }},
+		{[]string{"--until-steady"}, func(o *Options) { o.UntilSteady = distribution.Steady{Window: 10 * time.Second, Tolerance: 0.075} }},
 		{[]string{"--until-steady=3s,5%", "--interval=500ms"}, func(o *Options) {
-			o.UntilSteady, o.Interval, o.IntervalSet = dist.Steady{Window: 3 * time.Second, Tolerance: 0.05}, 500*time.Millisecond, true
+			o.UntilSteady, o.Interval, o.IntervalSet = distribution.Steady{Window: 3 * time.Second, Tolerance: 0.05}, 500*time.Millisecond, true
 		}},
 		{[]string{"-k", "-D5", "-O", "stoneWallingStatusFile=sw,stoneWallingWearOut=1"}, func(o *Options) {
 			o.KeepFile, o.DeadlineForStonewalling = true, 5
@@ -146,11 +147,11 @@ func TestParseFlagForms(t *testing.T) {
 		}},
 		{[]string{"-O", "setTimeStampSignature=9"}, func(o *Options) { o.TimeStampSignature, o.TimeStampSignatureSet = 9, true }},
 		// data packet types
-		{[]string{"-l", "o"}, func(o *Options) { o.DataPacketType = Offset }},
-		{[]string{"-l", "offset"}, func(o *Options) { o.DataPacketType = Offset }},
-		{[]string{"-l", "RANDOM"}, func(o *Options) { o.DataPacketType = Random }},
-		{[]string{"--dataPacketType=i"}, func(o *Options) { o.DataPacketType = Incompressible }},
-		{[]string{"-O", "dataPacketType=t"}, func(o *Options) { o.DataPacketType = Timestamp }},
+		{[]string{"-l", "o"}, func(o *Options) { o.DataPacketType = pattern.Offset }},
+		{[]string{"-l", "offset"}, func(o *Options) { o.DataPacketType = pattern.Offset }},
+		{[]string{"-l", "RANDOM"}, func(o *Options) { o.DataPacketType = pattern.Random }},
+		{[]string{"--dataPacketType=i"}, func(o *Options) { o.DataPacketType = pattern.Incompressible }},
+		{[]string{"-O", "dataPacketType=t"}, func(o *Options) { o.DataPacketType = pattern.Timestamp }},
 		// strings
 		{[]string{"-o", "/scratch/ior.dat"}, func(o *Options) { o.TestFile = "/scratch/ior.dat" }},
 		{[]string{"-O", "testFile=a=b"}, func(o *Options) { o.TestFile = "a=b" }},
@@ -471,7 +472,7 @@ func TestParseRegistryProblems(t *testing.T) {
 		t.Errorf("empty registry: %v, want ErrNoBackends", err)
 	}
 	// A backend option must not take an IOR option's name; the other
-	// registration errors are cliflag.AddBackends' (see its tests).
+	// registration errors are ioflag.AddBackends' (see its tests).
 	bad, err := aiori.NewRegistry(
 		aiori.Entry{Name: "POSIX", NewOptions: func() aiori.Options { return &posixOptions{} }, New: newFake},
 		aiori.Entry{Name: "BAD", NewOptions: func() aiori.Options { return &badOptions{} }, New: newFake},

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hpcbench/hpcbench/internal/cliflag"
+	"github.com/hpcbench/hpcbench/internal/ioflag"
 	"github.com/hpcbench/hpcbench/internal/units"
 )
 
@@ -148,7 +149,7 @@ var iorBackends = []string{"AIO", "CEPHFS", "CHFS", "DAOS", "DFS", "DUMMY", "FIN
 // apiValue binds -a: a backend of the registry, kept as spelled, since
 // IOR prints it so ("api : posix"); or, for one of IOR's backends that the
 // build lacks, an error saying so.
-type apiValue struct{ cliflag.API }
+type apiValue struct{ ioflag.API }
 
 func (v apiValue) Set(s string) error {
 	err := v.API.Set(s)

@@ -5,30 +5,30 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hpcbench/hpcbench/internal/dist"
+	"github.com/hpcbench/hpcbench/internal/distribution"
 )
 
 // TestParseDistFlags: --interval and --until-steady, their forms and
 // defaults.
 func TestParseDistFlags(t *testing.T) {
 	t.Parallel()
-	def, err := dist.ParseSteady("")
+	def, err := distribution.ParseSteady("")
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {
 		args     string
 		interval time.Duration
-		steady   dist.Steady
+		steady   distribution.Steady
 	}{
-		{"-n 10", dist.DefaultInterval, dist.Steady{}},
-		{"-n 10 --interval 250ms", 250 * time.Millisecond, dist.Steady{}},
-		{"-n 10 --interval=1h", time.Hour, dist.Steady{}},
-		{"-n 10 --until-steady", dist.DefaultInterval, def},
-		{"-n 10 --until-steady -F", dist.DefaultInterval, def}, // bare: the next word is not its value
-		{"-n 10 --until-steady=5s,2%", dist.DefaultInterval, dist.Steady{Window: 5 * time.Second, Tolerance: 0.02}},
-		{"-n 10 --until-steady=2s,10 --interval 100ms", 100 * time.Millisecond, dist.Steady{Window: 2 * time.Second, Tolerance: 0.1}},
-		{"-I 10 -z 1 -C -W 5 --until-steady", dist.DefaultInterval, def}, // with -W: whichever comes first
+		{"-n 10", distribution.DefaultInterval, distribution.Steady{}},
+		{"-n 10 --interval 250ms", 250 * time.Millisecond, distribution.Steady{}},
+		{"-n 10 --interval=1h", time.Hour, distribution.Steady{}},
+		{"-n 10 --until-steady", distribution.DefaultInterval, def},
+		{"-n 10 --until-steady -F", distribution.DefaultInterval, def}, // bare: the next word is not its value
+		{"-n 10 --until-steady=5s,2%", distribution.DefaultInterval, distribution.Steady{Window: 5 * time.Second, Tolerance: 0.02}},
+		{"-n 10 --until-steady=2s,10 --interval 100ms", 100 * time.Millisecond, distribution.Steady{Window: 2 * time.Second, Tolerance: 0.1}},
+		{"-I 10 -z 1 -C -W 5 --until-steady", distribution.DefaultInterval, def}, // with -W: whichever comes first
 	} {
 		o, err := Parse(strings.Fields(tc.args), testRegistry(t))
 		if err != nil {

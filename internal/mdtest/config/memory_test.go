@@ -3,14 +3,14 @@ package config
 import (
 	"testing"
 
-	"github.com/hpcbench/hpcbench/internal/cliflag"
+	"github.com/hpcbench/hpcbench/internal/hostmem"
 	"github.com/hpcbench/hpcbench/internal/units"
 )
 
 // TestCheckMemory: -w and -e against the host's memory, the write buffer
 // and the read buffer both counted.
 func TestCheckMemory(t *testing.T) {
-	host := cliflag.HostMemory{Bytes: 23 * units.GiB, Source: "MemAvailable"}
+	host := hostmem.HostMemory{Bytes: 23 * units.GiB, Source: "MemAvailable"}
 	for _, c := range []struct {
 		w, e  int64
 		ranks int

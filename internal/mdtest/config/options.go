@@ -8,8 +8,9 @@ import (
 	"time"
 
 	"github.com/hpcbench/hpcbench/aiori"
-	"github.com/hpcbench/hpcbench/internal/cliflag"
-	"github.com/hpcbench/hpcbench/internal/dist"
+	"github.com/hpcbench/hpcbench/internal/distribution"
+	"github.com/hpcbench/hpcbench/internal/hostmem"
+	"github.com/hpcbench/hpcbench/internal/pattern"
 )
 
 // mdtest's defaults (mdtest_init_args and the locals of mdtest_run).
@@ -30,30 +31,6 @@ const (
 	// FormatCSV is one CSV row per phase and iteration.
 	FormatCSV = "csv"
 )
-
-// DataPacketType is the content of the bytes written with -w
-// (--dataPacketType). It is IOR's config DataPacketType too; pattern.Type(t)
-// is the engine's data signature.
-type DataPacketType = cliflag.DataPacketType
-
-// The data packet types. Timestamp is mdtest's default ("t").
-const (
-	// Timestamp stamps the data with the rank and the -G seed.
-	Timestamp = cliflag.Timestamp
-	// Offset is Timestamp plus offset stamps.
-	Offset = cliflag.Offset
-	// Incompressible is random data plus offset stamps.
-	Incompressible = cliflag.Incompressible
-	// Random is a pseudo-random sequence seeded by -G.
-	Random = cliflag.Random
-)
-
-// ParseDataPacketType parses --dataPacketType: a type's full name or its
-// first letter (t, o, i, r), in any case. mdtest looks only at the first
-// letter and takes anything else as offset; other words are rejected here.
-func ParseDataPacketType(s string) (DataPacketType, error) {
-	return cliflag.ParseDataPacketType(s)
-}
 
 // Options are the parameters of an mdtest run, named after mdtest's
 // mdtest_options_t fields in Go style; the comment of each names its flag.
@@ -176,7 +153,7 @@ type Options struct {
 	// time at start, broadcast from rank 0.
 	DataSeed int
 	// DataPacketType is --dataPacketType.
-	DataPacketType DataPacketType
+	DataPacketType pattern.Type
 
 	// PrintTime is -P: print the SUMMARY time table after the rate table.
 	PrintTime bool
@@ -231,12 +208,12 @@ type Options struct {
 	Archive string
 
 	// Interval is --interval: the length of the archive's time-series
-	// intervals (dist.DefaultInterval unless given).
+	// intervals (distribution.DefaultInterval unless given).
 	Interval time.Duration
 	// Steady is --until-steady: each rank ends its share of a creation
-	// phase once its creation rate is steady (dist.Steady's test), and the
+	// phase once its creation rate is steady (distribution.Steady's test), and the
 	// phase then finishes as a stonewalled one (-W); zero is off.
-	Steady dist.Steady
+	Steady distribution.Steady
 }
 
 // DefaultOptions returns mdtest's defaults. API is empty: Parse fills in
@@ -248,11 +225,11 @@ func DefaultOptions() Options {
 		Dirs:           []string{DefaultDir},
 		Iterations:     1,
 		DataSeed:       DefaultDataSeed,
-		DataPacketType: Timestamp,
+		DataPacketType: pattern.Timestamp,
 		FirstTasks:     1,
 		TasksStride:    1,
 		Format:         FormatHuman,
-		Interval:       dist.DefaultInterval,
+		Interval:       distribution.DefaultInterval,
 	}
 }
 
@@ -341,7 +318,7 @@ func (o *Options) validateRanges() error {
 			return fmt.Errorf("%s must be %s (got %d)", c.name, c.want, c.got)
 		}
 	}
-	if o.DataPacketType < Timestamp || o.DataPacketType > Random {
+	if !o.DataPacketType.Valid() {
 		return fmt.Errorf("--dataPacketType: unknown data packet type %d", int(o.DataPacketType))
 	}
 	if len(o.Dirs) == 0 {
@@ -449,7 +426,7 @@ func (o *Options) validateCombinations() error {
 // stops the creation phases as -W does, so it needs what -W needs and a
 // creation phase with items to stop.
 func (o *Options) validateDist() error {
-	if err := dist.CheckInterval(o.Interval); err != nil {
+	if err := distribution.CheckInterval(o.Interval); err != nil {
 		return err
 	}
 	if !o.Steady.On() {
@@ -578,13 +555,13 @@ func (o *Options) BufferBytes() int64 {
 
 // CheckMemory refuses, in one line naming -w or -e, a run whose data
 // buffers do not fit this host's memory for its ranks ranks.
-func (o *Options) CheckMemory(ranks int, host cliflag.HostMemory) error {
-	if err := cliflag.BufferError(o.BufferBytes(), ranks, host); err != nil {
-		flag := "-w " + cliflag.SizeArg(o.WriteBytes)
+func (o *Options) CheckMemory(ranks int, host hostmem.HostMemory) error {
+	if err := hostmem.BufferError(o.BufferBytes(), ranks, host); err != nil {
+		flag := "-w " + hostmem.SizeArg(o.WriteBytes)
 		if o.ReadBytes > o.WriteBytes {
-			flag = "-e " + cliflag.SizeArg(o.ReadBytes)
+			flag = "-e " + hostmem.SizeArg(o.ReadBytes)
 			if o.WriteBytes > 0 {
-				flag = "-w " + cliflag.SizeArg(o.WriteBytes) + " " + flag
+				flag = "-w " + hostmem.SizeArg(o.WriteBytes) + " " + flag
 			}
 		}
 		return fmt.Errorf("%s: %w", flag, err)

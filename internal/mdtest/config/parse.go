@@ -11,7 +11,8 @@ import (
 
 	"github.com/hpcbench/hpcbench/aiori"
 	"github.com/hpcbench/hpcbench/internal/cliflag"
-	"github.com/hpcbench/hpcbench/internal/dist"
+	"github.com/hpcbench/hpcbench/internal/distribution"
+	"github.com/hpcbench/hpcbench/internal/ioflag"
 	"github.com/hpcbench/hpcbench/internal/units"
 )
 
@@ -20,7 +21,7 @@ import (
 var ErrHelp = pflag.ErrHelp
 
 // ErrNoBackends reports a nil or empty registry.
-var ErrNoBackends = cliflag.ErrNoBackends
+var ErrNoBackends = ioflag.ErrNoBackends
 
 // Parse turns an mdtest command line (args without the program name) into
 // validated Options. It accepts mdtest 4's syntax: grouped switches (-FCr,
@@ -80,7 +81,7 @@ type parser struct {
 	reg      *aiori.Registry
 	fs       *pflag.FlagSet
 	o        Options
-	backends *cliflag.Backends
+	backends *ioflag.Backends
 	help     bool
 	formats  cliflag.OneOf // --format as given, to refuse two choices
 }
@@ -90,7 +91,7 @@ type parser struct {
 // supports mdtest (the first of all when none does, so that Validate can
 // say so).
 func newParser(reg *aiori.Registry) (*parser, error) {
-	def, err := cliflag.DefaultBackend(reg, func(e aiori.Entry) bool { return e.Metadata })
+	def, err := ioflag.DefaultBackend(reg, func(e aiori.Entry) bool { return e.Metadata })
 	if err != nil {
 		return nil, err
 	}
@@ -98,7 +99,7 @@ func newParser(reg *aiori.Registry) (*parser, error) {
 	p.o.API = def.Name
 	p.fs = cliflag.NewFlagSet("mdtest")
 	p.addFlags()
-	if p.backends, err = cliflag.AddBackends(p.fs, reg); err != nil {
+	if p.backends, err = ioflag.AddBackends(p.fs, reg); err != nil {
 		return nil, err
 	}
 	return p, nil
@@ -139,7 +140,7 @@ func (p *parser) addFlags() {
 	text := func(s *string, name, short, usage string) { fs.StringVarP(s, name, short, *s, usage) }
 
 	apis := metadataNames(p.reg)
-	fs.VarP(cliflag.API{P: &o.API, Reg: p.reg, Names: apis}, "api", "a", "I/O backend: "+strings.Join(apis, "|"))
+	fs.VarP(ioflag.API{P: &o.API, Reg: p.reg, Names: apis}, "api", "a", "I/O backend: "+strings.Join(apis, "|"))
 	items(&o.Items, "items", "n", "items (directories and files) each rank creates, stats, reads and removes")
 	items(&o.ItemsPerDir, "items-per-dir", "I", "items per directory of the tree")
 	integer(&o.Depth, "depth", "z", "depth of the directory tree")
@@ -172,7 +173,7 @@ func (p *parser) addFlags() {
 	sw(&o.VerifyRead, "verify-read", "X", "verify the data read")
 	sw(&o.VerifyWrite, "verify-write", "", "read each file back after writing and verify it")
 	integer(&o.DataSeed, "random-buffer-offset", "G", "offset (seed) of the data pattern (-1: the time)")
-	fs.Var(cliflag.Packet{P: &o.DataPacketType}, "dataPacketType", "data: timestamp, offset, incompressible or random (t, o, i, r)")
+	fs.Var(ioflag.Packet{P: &o.DataPacketType}, "dataPacketType", "data: timestamp, offset, incompressible or random (t, o, i, r)")
 	sw(&o.PrintTime, "print-rate-and-time", "P", "print the time table after the rate table")
 	sw(&o.TimeOnly, "print-time", "Z", "print the time table instead of the rate table")
 	sw(&o.ShowRankStatistics, "showRankStatistics", "", "per-rank max, min and mean columns")
@@ -190,9 +191,9 @@ func (p *parser) addFlags() {
 	sw(&o.WarningAsErrors, "warningAsErrors", "", "fail on any warning")
 	fs.Var(p.formats.Value("--format", formatValue{&o.Format}), "format", "report format: human, json or csv (to stdout, or to --output)")
 	text(&o.Output, "output", "", "write the --format report to this `file`; stdout then gets the human report")
-	fs.Var(dist.IntervalValue{D: &o.Interval}, "interval", "length of the archive's time-series intervals (1ms to 1h)")
-	fs.VarPF(dist.SteadyValue{S: &o.Steady}, "until-steady", "",
-		"end each rank's share of a creation phase once its rate is steady: every --interval of the last window (a duration) within tolerance per cent of their mean (bare: "+dist.DefaultSteady+"); the phase then ends as with -W, and the later phases work on the items created").NoOptDefVal = dist.DefaultSteady
+	fs.Var(distribution.IntervalValue{D: &o.Interval}, "interval", "length of the archive's time-series intervals (1ms to 1h)")
+	fs.VarPF(distribution.SteadyValue{S: &o.Steady}, "until-steady", "",
+		"end each rank's share of a creation phase once its rate is steady: every --interval of the last window (a duration) within tolerance per cent of their mean (bare: "+distribution.DefaultSteady+"); the phase then ends as with -W, and the later phases work on the items created").NoOptDefVal = distribution.DefaultSteady
 	text(&o.Archive, "archive", "", "write the run as hpcbench's archive (JSON, schema hpcbench/1) to this `file`")
 	sw(&p.help, "help", "h", "print this help")
 }
@@ -269,7 +270,7 @@ var unsupportedLong = map[string]string{
 // flagError rewords pflag's errors as "flag: why", naming the mdtest
 // options that hpcbench refuses.
 func (p *parser) flagError(err error) error {
-	return cliflag.FlagError(err, p.reg, func(name string, short bool) error {
+	return ioflag.FlagError(err, p.reg, func(name string, short bool) error {
 		if !short {
 			if what, ok := unsupportedLong[name]; ok {
 				return fmt.Errorf("--%s: mdtest's %s option is not supported by hpcbench", name, what)

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/hpcbench/hpcbench/aiori"
+	"github.com/hpcbench/hpcbench/internal/pattern"
 	"github.com/hpcbench/hpcbench/internal/units"
 )
 
@@ -145,9 +146,9 @@ func TestParseFlagForms(t *testing.T) {
 		{"-w 8 -e 8 --verify-read", false, func(o *Options) { o.WriteBytes, o.ReadBytes, o.VerifyRead = 8, 8, true }},
 		{"-G 1234", false, func(o *Options) { o.DataSeed = 1234 }},
 		{"-G -1", false, func(o *Options) {}},
-		{"--dataPacketType=o", false, func(o *Options) { o.DataPacketType = Offset }},
-		{"--dataPacketType random", false, func(o *Options) { o.DataPacketType = Random }},
-		{"--dataPacketType=I", false, func(o *Options) { o.DataPacketType = Incompressible }},
+		{"--dataPacketType=o", false, func(o *Options) { o.DataPacketType = pattern.Offset }},
+		{"--dataPacketType random", false, func(o *Options) { o.DataPacketType = pattern.Random }},
+		{"--dataPacketType=I", false, func(o *Options) { o.DataPacketType = pattern.Incompressible }},
 		// printing
 		{"--showRankStatistics --print-all-procs", false, func(o *Options) { o.ShowRankStatistics, o.PrintAllProcs = true, true }},
 		// rank counts
@@ -527,7 +528,7 @@ func TestParseRegistryProblems(t *testing.T) {
 		t.Errorf("empty registry: %v, want ErrNoBackends", err)
 	}
 	// A backend option must not take an mdtest option's name; the other
-	// registration errors are cliflag.AddBackends' (see its tests).
+	// registration errors are ioflag.AddBackends' (see its tests).
 	posix := aiori.Entry{Name: "POSIX", Metadata: true, NewOptions: func() aiori.Options { return &posixOptions{} }, New: newFake}
 	bad := aiori.Entry{Name: "BAD", NewOptions: func() aiori.Options { return &badOptions{} }, New: newFake}
 	_, err := Parse([]string{"-n", "1"}, registryOf(t, posix, bad))

@@ -3,7 +3,7 @@ package pattern_test
 import (
 	"testing"
 
-	"github.com/hpcbench/hpcbench/internal/ior/pattern"
+	"github.com/hpcbench/hpcbench/internal/pattern"
 )
 
 const benchSize = 1 << 20

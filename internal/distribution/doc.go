@@ -1,4 +1,4 @@
-// Package dist records distributions while a benchmark measures: the
+// Package distribution records distributions while a benchmark measures: the
 // latency of every operation in a log-linear histogram (Hist), the amount
 // done per interval of time (Recorder's series), and the steady-state test
 // behind --until-steady (Steady). Recording allocates nothing and costs a
@@ -7,4 +7,4 @@
 //
 // The engines turn the reduced figures into the archive's tables with
 // report.LatencyTable, report.SeriesTable and report.RankTables.
-package dist
+package distribution

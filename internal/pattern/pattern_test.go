@@ -5,12 +5,13 @@ import (
 	"compress/flate"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
 	"testing"
 
-	"github.com/hpcbench/hpcbench/internal/ior/pattern"
+	"github.com/hpcbench/hpcbench/internal/pattern"
 )
 
 var allTypes = []pattern.Type{pattern.Timestamp, pattern.Offset, pattern.Incompressible, pattern.Random}
@@ -48,7 +49,7 @@ func TestParseType(t *testing.T) {
 			t.Errorf("ParseType(%q) error = %v, want ErrUnknownType", in, err)
 			continue
 		}
-		for _, want := range []string{"-l", fmt.Sprintf("%q", in), "timestamp", "offset", "incompressible", "random"} {
+		for _, want := range []string{fmt.Sprintf("%q", in), "timestamp", "offset", "incompressible", "random"} {
 			if !strings.Contains(err.Error(), want) {
 				t.Errorf("ParseType(%q) error %q does not contain %q", in, err, want)
 			}
@@ -381,5 +382,27 @@ func TestInvalidTypePanics(t *testing.T) {
 			}()
 			f()
 		}()
+	}
+}
+
+// TestTypeJSON checks the type as the run record carries it: by name.
+func TestTypeJSON(t *testing.T) {
+	t.Parallel()
+	b, err := json.Marshal(struct{ T pattern.Type }{pattern.Offset})
+	if err != nil || string(b) != `{"T":"offset"}` {
+		t.Errorf("JSON = %s, %v", b, err)
+	}
+	var back struct{ T pattern.Type }
+	if err := json.Unmarshal([]byte(`{"T":"random"}`), &back); err != nil || back.T != pattern.Random {
+		t.Errorf("JSON back = %v, %v", back.T, err)
+	}
+	if err := json.Unmarshal([]byte(`{"T":"nope"}`), &back); err == nil {
+		t.Error("unmarshal of an unknown type succeeded")
+	}
+	if _, err := json.Marshal(pattern.Type(9)); err == nil {
+		t.Error("marshalled an unknown type")
+	}
+	if _, err := pattern.ParseType("x"); err == nil || err.Error() != `unknown data packet type "x": want timestamp, offset, incompressible or random (or t, o, i, r)` {
+		t.Errorf("ParseType(x) error %v", err)
 	}
 }

@@ -55,12 +55,12 @@ func (t Type) Valid() bool { return t >= Timestamp && t <= Random }
 // write. It is false only for Timestamp.
 func (t Type) PerTransfer() bool { return t != Timestamp }
 
-// ParseType parses IOR's -l value: a full name or its first letter
-// ("timestamp" or "t", "offset" or "o", "incompressible" or "i", "random"
-// or "r"), in any case. IOR looks only at the first letter, so it takes
-// "-l olive" as offset; anything else, including the empty string, is an
-// error here that names -l and the accepted values and wraps
-// ErrUnknownType.
+// ParseType parses IOR's -l and mdtest's --dataPacketType value: a full
+// name or its first letter ("timestamp" or "t", "offset" or "o",
+// "incompressible" or "i", "random" or "r"), in any case. IOR looks only
+// at the first letter, so it takes "-l olive" as offset; anything else,
+// including the empty string, is an error here that names the accepted
+// values and wraps ErrUnknownType (the flag's parser prefixes the flag).
 func ParseType(s string) (Type, error) {
 	l := strings.ToLower(s)
 	for t, name := range typeNames {
@@ -68,7 +68,7 @@ func ParseType(s string) (Type, error) {
 			return Type(t), nil
 		}
 	}
-	return 0, fmt.Errorf("-l %q: %w (accepted: timestamp or t, offset or o, incompressible or i, random or r)", s, ErrUnknownType)
+	return 0, fmt.Errorf("%w %q: want timestamp, offset, incompressible or random (or t, o, i, r)", ErrUnknownType, s)
 }
 
 // MarshalText returns t.String(); an invalid t is an error.

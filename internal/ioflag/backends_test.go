@@ -1,4 +1,4 @@
-package cliflag
+package ioflag
 
 import (
 	"errors"
@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/hpcbench/hpcbench/aiori"
+	"github.com/hpcbench/hpcbench/internal/cliflag"
 	"github.com/hpcbench/hpcbench/internal/units"
 )
 
@@ -57,7 +58,7 @@ func (o *panicOptions) AddFlags(fs *pflag.FlagSet) {
 func (o *panicOptions) Validate() error { return nil }
 
 func newFake(aiori.Options, aiori.Env) (aiori.Backend, error) {
-	return nil, errors.New("fake backend: no I/O in cliflag tests")
+	return nil, errors.New("fake backend: no I/O in ioflag tests")
 }
 
 // entry returns a registry entry whose options are made by newOptions.
@@ -87,9 +88,9 @@ func testRegistry(t testing.TB) *aiori.Registry {
 
 // commandFlags returns a command's flag set: --items and -v.
 func commandFlags() *pflag.FlagSet {
-	fs := NewFlagSet("cmd")
-	fs.VarP(Int64{P: new(int64)}, "items", "n", "items")
-	fs.VarPF(Count{P: new(int)}, "verbose", "v", "more output").NoOptDefVal = CountUp
+	fs := cliflag.NewFlagSet("cmd")
+	fs.VarP(cliflag.Int64{P: new(int64)}, "items", "n", "items")
+	fs.VarPF(cliflag.Count{P: new(int)}, "verbose", "v", "more output").NoOptDefVal = cliflag.CountUp
 	return fs
 }
 
@@ -121,24 +122,6 @@ func TestDefaultBackend(t *testing.T) {
 	}
 	if got := ErrNoBackends.Error(); got != "no I/O backends registered" {
 		t.Errorf("ErrNoBackends = %q", got)
-	}
-}
-
-func TestNewFlagSet(t *testing.T) {
-	t.Parallel()
-	fs := NewFlagSet("cmd")
-	fs.Bool("zz", false, "defined first")
-	fs.Bool("aa", false, "defined second")
-	var order []string
-	fs.VisitAll(func(f *pflag.Flag) { order = append(order, f.Name) })
-	if len(order) != 2 || order[0] != "zz" {
-		t.Errorf("flags visited in order %q, want definition order", order)
-	}
-	if err := fs.Parse([]string{"--nope"}); err == nil {
-		t.Error("unknown flag accepted")
-	}
-	if fs.Name() != "cmd" {
-		t.Errorf("Name = %q", fs.Name())
 	}
 }
 
@@ -292,8 +275,8 @@ func TestFlagLabel(t *testing.T) {
 	fs := commandFlags()
 	fs.Bool("dryRun", false, "")
 	for name, want := range map[string]string{"items": "-n", "verbose": "-v", "dryRun": "--dryRun"} {
-		if got := FlagLabel(fs.Lookup(name)); got != want {
-			t.Errorf("FlagLabel(%s) = %q, want %q", name, got, want)
+		if got := cliflag.FlagLabel(fs.Lookup(name)); got != want {
+			t.Errorf("cliflag.FlagLabel(%s) = %q, want %q", name, got, want)
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package dist
+package distribution
 
 // packed lays out the one float64 vector Reduce sums over the ranks:
 //

@@ -1,4 +1,4 @@
-package cliflag
+package hostmem
 
 import (
 	"bufio"

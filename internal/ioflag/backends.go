@@ -1,14 +1,14 @@
-package cliflag
+package ioflag
 
 import (
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/spf13/pflag"
 
 	"github.com/hpcbench/hpcbench/aiori"
+	"github.com/hpcbench/hpcbench/internal/cliflag"
 )
 
 // ErrNoBackends reports a nil or empty registry.
@@ -34,15 +34,6 @@ func DefaultBackend(reg *aiori.Registry, prefer func(aiori.Entry) bool) (aiori.E
 		}
 	}
 	return def, nil
-}
-
-// NewFlagSet returns a flag set for a command line: errors returned, not
-// printed, and flags kept in the order they are defined.
-func NewFlagSet(name string) *pflag.FlagSet {
-	fs := pflag.NewFlagSet(name, pflag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	fs.SortFlags = false
-	return fs
 }
 
 // Backends are the options of every backend of a registry, registered in
@@ -86,7 +77,7 @@ func (b *Backends) add(fs *pflag.FlagSet, e aiori.Entry) (err error) {
 	if bo == nil {
 		return fmt.Errorf("backend %s: NewOptions returned nil", e.Name)
 	}
-	bfs := NewFlagSet(e.Name)
+	bfs := cliflag.NewFlagSet(e.Name)
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("backend %s: registering options: %v", e.Name, r)
@@ -121,7 +112,7 @@ func (b *Backends) Lookup(api string) (aiori.Entry, aiori.Options, bool) {
 }
 
 // Usage returns the help text of fs: header, the command's own flags, then
-// each backend's flags under "Module NAME:", each section as Usages writes
+// each backend's flags under "Module NAME:", each section as cliflag.Usages writes
 // it.
 func (b *Backends) Usage(fs *pflag.FlagSet, header string) string {
 	own := pflag.NewFlagSet(fs.Name(), pflag.ContinueOnError)
@@ -133,12 +124,12 @@ func (b *Backends) Usage(fs *pflag.FlagSet, header string) string {
 	})
 	var sb strings.Builder
 	sb.WriteString(header)
-	sb.WriteString(Usages(own))
+	sb.WriteString(cliflag.Usages(own))
 	for _, s := range b.sections {
 		if !s.fs.HasFlags() {
 			continue
 		}
-		fmt.Fprintf(&sb, "\nModule %s:\n%s", s.name, Usages(s.fs))
+		fmt.Fprintf(&sb, "\nModule %s:\n%s", s.name, cliflag.Usages(s.fs))
 	}
 	return sb.String()
 }
