@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"runtime"
@@ -15,6 +14,7 @@ import (
 	"github.com/hpcbench/hpcbench/internal/fabtest"
 	"github.com/hpcbench/hpcbench/internal/job"
 	pipeline "github.com/hpcbench/hpcbench/internal/run"
+	"github.com/hpcbench/hpcbench/internal/transport"
 	"github.com/hpcbench/hpcbench/internal/units"
 	"github.com/hpcbench/hpcbench/report"
 )
@@ -60,7 +60,7 @@ func parseAllpairs(args []string, stdout io.Writer) (*allpairsArgs, error) {
 		return nil, usagef("fabric allpairs: %v", err)
 	}
 	if aa.provider != job.FabricAuto {
-		if err := checkProvider(aa.provider, ""); err != nil {
+		if err := transport.CheckProvider(aa.provider, ""); err != nil {
 			return nil, usagef("fabric allpairs: %v", err)
 		}
 	}
@@ -115,59 +115,7 @@ func runAllpairs(ctx context.Context, stdout, stderr io.Writer, args []string) e
 	if _, set := os.LookupEnv("GOMAXPROCS"); !set {
 		runtime.GOMAXPROCS(1) // see runFabric
 	}
-	reg, err := transports()
-	if err != nil {
-		return fmt.Errorf("fabric allpairs: %w", err)
-	}
-	jo := job.Options{Fabric: aa.provider, Transports: reg}
-	return pipeline.Main(ctx, pipeline.Spec{
-		Name: "fabric", Args: append([]string{"allpairs"}, args...), Job: jo, Usage: isUsage, Stdout: stdout, Stderr: stderr, Soft: fabtest.ErrCheck,
-		Archive: aa.archive, ArchiveFlag: "--archive", Outputs: optionalOutput("--output", aa.output),
-		Engine: func(ctx context.Context, e *pipeline.Env) (*report.Result, error) {
-			c := e.Job.Comm
-			eps := allpairsEndpoints(e.Record.RankHosts, aa.ranks)
-			if len(eps) < 2 {
-				what := "hosts"
-				if aa.ranks {
-					what = "ranks"
-				}
-				return nil, usagef("fabric allpairs: the job has %d %s (%s): no pair to measure; run it under a launcher with more (and --ranks for the ranks of one host)",
-					len(eps), what, strings.Join(e.Record.Run.Hostnames, ", "))
-			}
-			o := aa.o
-			o.OnRound = func(done, total int) { e.Phase("allpairs round", 0, int64(done), int64(total)) }
-			pairs, err := fabtest.AllPairs(ctx, c, eps, o)
-			if err != nil || c.Rank() != 0 {
-				return nil, err
-			}
-			res := fabtest.AllPairsResult(o, eps, pairs)
-			run := e.Record.BaseRun()
-			run.Benchmark = res.Run.Benchmark
-			run.Env[report.FabEnvTest] = "allpairs"
-			run.Env[report.FabEnvRole] = roleLaunched
-			run.Env[report.FabEnvProv] = aa.provider
-			res.Run = run
-			return res, nil
-		},
-		Render: func(res *report.Result) error {
-			return renderFabric(stdout, res, aa.format, aa.output)
-		},
-	})
-}
-
-// allpairsEndpoints lists the endpoints: the first rank of every host, by
-// the host's name, or with ranks every rank, as "rank N (host)".
-func allpairsEndpoints(rankHosts []string, ranks bool) []fabtest.Endpoint {
-	var eps []fabtest.Endpoint
-	seen := map[string]bool{}
-	for r, h := range rankHosts {
-		switch {
-		case ranks:
-			eps = append(eps, fabtest.Endpoint{Rank: r, Name: fmt.Sprintf("rank %d (%s)", r, h)})
-		case !seen[h]:
-			seen[h] = true
-			eps = append(eps, fabtest.Endpoint{Rank: r, Name: h})
-		}
-	}
-	return eps
+	return pipeline.Main(ctx, &fabtest.AllPairsBenchmark{Options: aa.o, Provider: aa.provider, Ranks: aa.ranks,
+		Format: aa.format, Output: aa.output, Archive: aa.archive, Args: append([]string{"allpairs"}, args...), Stdout: stdout},
+		pipeline.IO{Stdout: stdout, Stderr: stderr})
 }

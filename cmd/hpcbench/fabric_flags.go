@@ -10,11 +10,11 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/hpcbench/hpcbench/fabric"
 	"github.com/hpcbench/hpcbench/fabric/verbs"
 	"github.com/hpcbench/hpcbench/internal/cliflag"
 	"github.com/hpcbench/hpcbench/internal/fabtest"
 	"github.com/hpcbench/hpcbench/internal/hostmem"
+	"github.com/hpcbench/hpcbench/internal/transport"
 	"github.com/hpcbench/hpcbench/internal/units"
 	"github.com/hpcbench/hpcbench/report"
 )
@@ -47,8 +47,6 @@ type fabricArgs struct {
 
 	planFlags []string // the plan's options given on this command line, for a server's note
 
-	peer string           // who the other end was, for the run record
-	tr   fabric.Transport // the transport in use, once opened
 }
 
 // secondsValue is -D: whole or fractional seconds, as perftest's, or a
@@ -170,7 +168,7 @@ func parseFabric(test string, args []string, stdout io.Writer) (*fabricArgs, err
 	if err := fa.opts.Validate(); err != nil {
 		return nil, usagef("fabric %s: %v", test, err)
 	}
-	if err := checkProvider(fa.provider, fa.device); err != nil {
+	if err := transport.CheckProvider(fa.provider, fa.device); err != nil {
 		return nil, usagef("fabric %s: %v", test, err)
 	}
 	if fa.endpoint != "msg" {

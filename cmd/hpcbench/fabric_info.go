@@ -16,6 +16,7 @@ import (
 	"github.com/hpcbench/hpcbench/fabric/shm"
 	"github.com/hpcbench/hpcbench/fabric/tcp"
 	"github.com/hpcbench/hpcbench/fabric/verbs"
+	"github.com/hpcbench/hpcbench/internal/transport"
 	"github.com/hpcbench/hpcbench/internal/units"
 )
 
@@ -34,10 +35,10 @@ func runFabricInfo(ctx context.Context, stdout io.Writer, args []string) error {
 	if fs.NArg() > 0 {
 		return usagef("fabric info: unexpected argument %q", fs.Arg(0))
 	}
-	provs := fabricProviders
+	provs := transport.Providers()
 	if *provider != "" {
-		if !slices.Contains(fabricProviders, *provider) {
-			return usagef("fabric info: -p %s: no such provider: want one of %s", *provider, strings.Join(fabricProviders, ", "))
+		if !slices.Contains(transport.Providers(), *provider) {
+			return usagef("fabric info: -p %s: no such provider: want one of %s", *provider, strings.Join(transport.Providers(), ", "))
 		}
 		provs = []string{*provider}
 	}

@@ -28,12 +28,7 @@ func addResultFlags(fs *pflag.FlagSet, formats *cliflag.OneOf, format *report.Fo
 
 // newFlagSet returns a flag set that reports errors instead of exiting and
 // prints nothing on its own; parseFlags turns its errors into usage errors.
-func newFlagSet(name string) *pflag.FlagSet {
-	fs := pflag.NewFlagSet(name, pflag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	fs.SortFlags = false
-	return fs
-}
+func newFlagSet(name string) *pflag.FlagSet { return cliflag.NewFlagSet(name) }
 
 // errHelp means --help was asked for and the usage has been printed.
 var errHelp = errors.New("help requested")
@@ -134,11 +129,4 @@ func refused(name string, unsupported []notSupported) (string, bool) {
 
 // oneLine escapes control characters, so that an error quoting what the user
 // typed stays one line.
-func oneLine(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r < 0x20 || r == 0x7f {
-			return '?'
-		}
-		return r
-	}, s)
-}
+func oneLine(s string) string { return cliflag.OneLineError{Err: errors.New(s)}.Error() }

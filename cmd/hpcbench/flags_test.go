@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hpcbench/hpcbench/internal/cliflag"
+	pipeline "github.com/hpcbench/hpcbench/internal/run"
 	"github.com/hpcbench/hpcbench/report"
 )
 
@@ -19,8 +20,7 @@ func checkParseError(t *testing.T, args []string, err error) {
 	if err == nil || errors.Is(err, errHelp) {
 		return
 	}
-	var ue *usageError
-	if !errors.As(err, &ue) {
+	if !pipeline.IsUsage(err) {
 		t.Fatalf("%q: error %v is not a usage error", args, err)
 	}
 	if strings.Contains(err.Error(), "\n") {

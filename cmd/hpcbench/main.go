@@ -101,7 +101,7 @@ func mainExit(args []string, stdout, stderr io.Writer) int {
 		}()
 	}
 	err := cmd.run(ctx, stdout, stderr, args[1:])
-	if isUsage(err) && name != "launch" && !pipeline.FirstRank(nil) {
+	if pipeline.IsUsage(err) && name != "launch" && !pipeline.FirstRank(nil) {
 		// Every rank of the job has the same bad command line: rank 0
 		// says so, the others wait for the launcher to end them, so
 		// that the job prints it once and names rank 0. A rank that is
@@ -156,23 +156,14 @@ func exitCode(err error, stderr io.Writer) int {
 		return re.Code
 	}
 	fmt.Fprintf(stderr, "hpcbench: %v\n", err)
-	var ue *usageError
-	if errors.As(err, &ue) {
-		return 2
+	if pipeline.IsUsage(err) {
+		return exitcode.Usage
 	}
-	return 1
+	return exitcode.Failed
 }
 
-// usageError is a bad flag, argument or combination: exit status 2.
-type usageError struct{ err error }
-
-func (e *usageError) Error() string { return e.err.Error() }
-func (e *usageError) Unwrap() error { return e.err }
-
-// usagef returns a usageError with a formatted message.
-func usagef(format string, a ...any) error {
-	return &usageError{fmt.Errorf(format, a...)}
-}
+// usagef returns a usage error (exit 2) with a formatted message.
+func usagef(format string, a ...any) error { return pipeline.Usagef(format, a...) }
 
 // exitError carries a specific exit status (a rank's, for the launcher) and
 // an optional message already worded for the user.

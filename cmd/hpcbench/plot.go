@@ -54,7 +54,7 @@ func runPlot(ctx context.Context, stdout, stderr io.Writer, args []string) error
 		if err := write(&out, chart); err != nil {
 			return err
 		}
-		if err := writeFileAtomic(pa.output, func(w io.Writer) error {
+		if err := pipeline.WriteFile(pa.output, func(w io.Writer) error {
 			_, err := w.Write(out.Bytes())
 			return err
 		}); err != nil {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"io"
-	"time"
 
 	"github.com/hpcbench/hpcbench/internal/cliflag"
 	pipeline "github.com/hpcbench/hpcbench/internal/run"
@@ -30,37 +29,8 @@ func runWireup(ctx context.Context, stdout, stderr io.Writer, args []string) err
 		}
 		return err
 	}
-	o, format, output := wa.opts, wa.format, wa.output
-	// wireup measures the bootstrap itself: it connects to PMI on its
-	// own, and the ranks send their host names to rank 0 with their
-	// times.
-	return pipeline.Main(ctx, pipeline.Spec{
-		Name: "wireup", Args: args, NoJob: true, Stdout: stdout, Stderr: stderr, Archive: wa.archive, ArchiveFlag: "--archive",
-		Outputs: optionalOutput("--output", output),
-		Engine: func(ctx context.Context, e *pipeline.Env) (*report.Result, error) {
-			o.Phase = e.Phase
-			o.Host = e.Record.RankHosts[0]
-			start := time.Now()
-			out, err := wireup.Run(ctx, o)
-			if err != nil || out.Rank != 0 {
-				return nil, err
-			}
-			base := e.Record.BaseRun()
-			return wireup.Result(out, o, wireup.Meta{Run: base, Start: start, End: time.Now()}), nil
-		},
-		Render: func(res *report.Result) error {
-			if output != "" {
-				f := report.FormatJSON
-				if len(output) > 4 && output[len(output)-4:] == ".csv" {
-					f = report.FormatCSV
-				}
-				if err := writeFileAtomic(output, func(w io.Writer) error { return report.Write(w, res, f) }); err != nil {
-					return err
-				}
-			}
-			return report.Write(stdout, res, format)
-		},
-	})
+	return pipeline.Main(ctx, &wireup.Benchmark{Options: wa.opts, Args: args, Format: wa.format, Output: wa.output, Archive: wa.archive, Stdout: stdout},
+		pipeline.IO{Stdout: stdout, Stderr: stderr})
 }
 
 // parseWireup parses and validates wireup's flags.
@@ -86,20 +56,4 @@ func parseWireup(args []string, stdout io.Writer) (wireupArgs, error) {
 		return wa, usagef("wireup: %v", err)
 	}
 	return wa, nil
-}
-
-// optionalOutput is the pipeline's list of one output file named by
-// flag, or none when path is empty.
-func optionalOutput(flag, path string) []pipeline.Output {
-	if path == "" {
-		return nil
-	}
-	return []pipeline.Output{{Flag: flag, Path: path}}
-}
-
-// writeFileAtomic writes through a temporary file in the same directory and
-// renames it into place, so a failed run never leaves a half-written file
-// (pipeline.WriteFile).
-func writeFileAtomic(path string, write func(io.Writer) error) error {
-	return pipeline.WriteFile(path, write)
 }

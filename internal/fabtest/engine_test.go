@@ -90,7 +90,7 @@ func TestRunDuration(t *testing.T) {
 	if r.Sent == 0 || r.Acked != r.Sent {
 		t.Fatalf("sent %d acked %d", r.Sent, r.Acked)
 	}
-	if r.Seconds < 0.3 || r.Seconds > 2 {
+	if r.Seconds < 0.299 || r.Seconds > 2 { // the clock reads a few ns short of -D at times
 		t.Errorf("seconds %g: want about 0.3", r.Seconds)
 	}
 	if n := len(r.Intervals); n < 3 || n > 6 {

@@ -7,8 +7,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/hpcbench/hpcbench/report"
 )
 
 // CheckOutput reports, before any work, why path cannot be written as an
@@ -92,4 +95,26 @@ func WriteFile(path string, write func(io.Writer) error) error {
 		return fmt.Errorf("write %s: %w", path, bare(err))
 	}
 	return nil
+}
+
+// OptionalOutput is the list of one output file named by flag, or none
+// when path is empty: a Plan's Outputs for --output.
+func OptionalOutput(flag, path string) []Output {
+	if path == "" {
+		return nil
+	}
+	return []Output{{Flag: flag, Path: path}}
+}
+
+// WriteOutput writes res to path, --output's file, atomically: as CSV
+// when its name ends in .csv, else as JSON. An empty path writes nothing.
+func WriteOutput(path string, res *report.Result) error {
+	if path == "" {
+		return nil
+	}
+	f := report.FormatJSON
+	if strings.HasSuffix(path, ".csv") {
+		f = report.FormatCSV
+	}
+	return WriteFile(path, func(w io.Writer) error { return report.Write(w, res, f) })
 }

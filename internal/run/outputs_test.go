@@ -11,7 +11,7 @@ import (
 	"github.com/hpcbench/hpcbench/report"
 )
 
-// TestMainBadOutputs: every output a Spec lists is checked with the
+// TestMainBadOutputs: every output a runSpec lists is checked with the
 // archive before the engine runs; one that cannot be written is exit 2
 // and one line naming its flag, and the check leaves nothing behind.
 // /proc takes no new file even from root, whom access(2) lets write.
@@ -33,7 +33,7 @@ func TestMainBadOutputs(t *testing.T) {
 			s.Outputs = tc.outs
 			var stderr strings.Builder
 			s.Stderr = &stderr
-			err := Main(context.Background(), s)
+			err := mainSpec(context.Background(), s)
 			msg := stderr.String()
 			if tc.want == "" {
 				if err != nil || len(phases) == 0 {

@@ -52,7 +52,7 @@ func (r *Record) BaseRun() report.Run {
 
 // newRecord fills the record on every rank; with a job, the host
 // gathering is collective.
-func newRecord(ctx context.Context, s *Spec, j *job.Job, start time.Time) (Record, error) {
+func newRecord(ctx context.Context, s *runSpec, j *job.Job, start time.Time) (Record, error) {
 	rec := Record{Machine: Machine(), Platform: Platform()}
 	run := &rec.Run
 	run.Benchmark = s.Name

@@ -51,9 +51,9 @@ const abortLinger = 10 * time.Second
 // closeTimeout bounds tearing the job down after the engine.
 const closeTimeout = 30 * time.Second
 
-// Spec is one benchmark run: what the subcommand's flag wiring hands the
+// runSpec is one benchmark run: what the subcommand's flag wiring hands the
 // pipeline.
-type Spec struct {
+type runSpec struct {
 	// Name is the subcommand ("ior"); it is the run record's Benchmark
 	// unless the engine names its own, and prefixes the pipeline's errors.
 	Name string
@@ -111,13 +111,13 @@ type Output struct {
 
 // Env is what the pipeline hands the engine.
 type Env struct {
-	// Job is the bootstrapped rank; nil with Spec.NoJob.
+	// Job is the bootstrapped rank; nil with runSpec.NoJob.
 	Job *job.Job
 	// Record is the run record, filled before the engine starts.
 	Record Record
 	// Phase is the pipeline's hook; never nil.
 	Phase Phase
-	// Stdout and Stderr are Spec's, wrapped so that what the engine
+	// Stdout and Stderr are runSpec's, wrapped so that what the engine
 	// writes during the run lifts the progress bar off the terminal's
 	// line first; the bytes pass through unchanged.
 	Stdout, Stderr io.Writer
@@ -170,11 +170,11 @@ func FirstRank(getenv func(string) (string, bool)) bool {
 	return !ok || r == "" || r == "0"
 }
 
-// Main runs s on this rank: the whole lifecycle (see the package doc). It
+// mainSpec runs s on this rank: the whole lifecycle (see the package doc). It
 // returns nil, or an *ExitError; any other error is a failure after the
 // results were handled (rendering or writing them, tearing the job down)
 // and exits 1.
-func Main(ctx context.Context, s Spec) error {
+func mainSpec(ctx context.Context, s runSpec) error {
 	start := time.Now()
 	outputsErr := func() error {
 		outs := s.Outputs

@@ -21,10 +21,10 @@ var errSoft = errors.New("verification failed")
 // usageErr is a stand-in for the command's usage error.
 type usageErr struct{ error }
 
-// spec returns a singleton Spec whose engine reports two phases and
+// spec returns a singleton runSpec whose engine reports two phases and
 // returns a one-table Result, or fails with fail.
-func spec(archive string, fail error, phases *[]string, rendered *[]*report.Result) Spec {
-	return Spec{
+func spec(archive string, fail error, phases *[]string, rendered *[]*report.Result) runSpec {
+	return runSpec{
 		Name: "bench", Args: []string{"-x", "1"},
 		Soft:    errSoft,
 		Usage:   func(err error) bool { var u usageErr; return errors.As(err, &u) },
@@ -55,7 +55,7 @@ func spec(archive string, fail error, phases *[]string, rendered *[]*report.Resu
 	}
 }
 
-func withSingleton(s Spec) Spec {
+func withSingleton(s runSpec) runSpec {
 	s.Job.Getenv = noEnv
 	return s
 }
@@ -80,7 +80,7 @@ func TestLifecycle(t *testing.T) {
 			var stderr strings.Builder
 			s := withSingleton(spec(archive, tc.fail, &phases, &rendered))
 			s.Stderr = &stderr
-			err := Main(context.Background(), s)
+			err := mainSpec(context.Background(), s)
 			var ee *ExitError
 			// A benchmark failure's message is the caller's to print; a
 			// hard failure's the pipeline prints.
@@ -159,7 +159,7 @@ func TestMainBadArchive(t *testing.T) {
 			s := withSingleton(spec(tc.path, nil, &phases, &rendered))
 			var stderr strings.Builder
 			s.Stderr = &stderr
-			err := Main(context.Background(), s)
+			err := mainSpec(context.Background(), s)
 			var ee *ExitError
 			msg := stderr.String()
 			if !errors.As(err, &ee) || ee.Code != 2 || !strings.HasPrefix(msg, "hpcbench: bench: --archive "+tc.path) ||

@@ -1,4 +1,4 @@
-package main
+package run
 
 import (
 	"context"
@@ -6,7 +6,6 @@ import (
 	"fmt"
 
 	"github.com/hpcbench/hpcbench/internal/hostmem"
-	pipeline "github.com/hpcbench/hpcbench/internal/run"
 )
 
 // memSources are the HostMemory sources in the order hostMemory encodes
@@ -21,7 +20,7 @@ var memSources = [...]string{"", "MemAvailable", "MemTotal", "the memory cgroup'
 // decides on the same figure; a rank reading alone while its neighbours
 // already hold their buffers would see less and refuse alone. ok is false
 // where the host's memory cannot be read (nothing is refused then).
-func hostMemory(ctx context.Context, e *pipeline.Env) (m hostmem.HostMemory, ok bool, err error) {
+func hostMemory(ctx context.Context, e *Env) (m hostmem.HostMemory, ok bool, err error) {
 	var own [16]byte
 	if h, rerr := hostmem.ReadHostMemory(); rerr == nil {
 		for i, s := range memSources {
@@ -59,12 +58,25 @@ func hostReading(all []byte, hosts []string, rank int) (m hostmem.HostMemory, ok
 	return m, ok
 }
 
-// checkHostMemory runs check, an engine's buffer check, for this rank's
-// host: its memory (from hostMemory) and the job's ranks on it. The
-// refusal is a usage error (exit 2) for the command name; the first rank
-// of the host says it (pipeline.OwnError), and the job names the host
-// when it has several.
-func checkHostMemory(name string, rec *pipeline.Record, rank int, host hostmem.HostMemory, check func(ranks int, host hostmem.HostMemory) error) error {
+// checkMemory runs check, an engine's buffer check (Plan.Memory), for
+// this rank's host: the job's size, its ranks on the host and the host's
+// memory, one figure for all of them (hostMemory). The refusal is a usage
+// error (exit 2) for the command name; the first rank of the host says it
+// (OwnError), and the job names the host when it has several. Nothing is
+// refused where the host's memory cannot be read.
+func checkMemory(ctx context.Context, name string, e *Env, check func(np, ranks int, host hostmem.HostMemory) error) error {
+	host, ok, err := hostMemory(ctx, e)
+	if err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	if !ok {
+		return nil
+	}
+	return checkHostMemory(name, &e.Record, e.Job.Comm.Rank(), e.Job.Comm.Size(), host, check)
+}
+
+// checkHostMemory is checkMemory once the host's memory is known.
+func checkHostMemory(name string, rec *Record, rank, np int, host hostmem.HostMemory, check func(np, ranks int, host hostmem.HostMemory) error) error {
 	if rank < 0 || rank >= len(rec.RankHosts) {
 		return nil
 	}
@@ -78,7 +90,7 @@ func checkHostMemory(name string, rec *pipeline.Record, rank int, host hostmem.H
 			}
 		}
 	}
-	cerr := check(ranks, host)
+	cerr := check(np, ranks, host)
 	if cerr == nil {
 		return nil
 	}
@@ -86,9 +98,9 @@ func checkHostMemory(name string, rec *pipeline.Record, rank int, host hostmem.H
 	if rec.Run.Hosts > 1 {
 		where = "host " + own + ": "
 	}
-	uerr := usagef("%s: %s%v", name, where, cerr)
+	uerr := Usagef("%s: %s%v", name, where, cerr)
 	if rank == first {
-		return &pipeline.OwnError{Err: uerr}
+		return &OwnError{Err: uerr}
 	}
 	return uerr
 }

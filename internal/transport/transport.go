@@ -1,0 +1,192 @@
+// Package transport is the one place that decides which concrete fabric
+// transport a run uses: the registry of every transport this build offers
+// (shared memory, RDMA verbs when built and present, TCP), the provider a
+// fabric test names with -p and its device (-d), and the refusal of a name
+// or device the build or host lacks. The benchmarks, the bootstrap and the
+// object store's engines take fabric's interfaces; this package makes them.
+package transport
+
+import (
+	"fmt"
+	"net"
+	"strings"
+
+	"github.com/hpcbench/hpcbench/fabric"
+	"github.com/hpcbench/hpcbench/fabric/shm"
+	"github.com/hpcbench/hpcbench/fabric/tcp"
+	"github.com/hpcbench/hpcbench/fabric/verbs"
+	"github.com/hpcbench/hpcbench/internal/job"
+)
+
+// Providers are the providers -p takes, in the order fabric info lists
+// them.
+func Providers() []string { return []string{"tcp", "shm", "verbs"} }
+
+// Registry is the registry of fabric transports this build offers,
+// preferred first: shared memory between ranks of one host, then RDMA
+// verbs when the build has them and the host an RDMA device, then TCP
+// anywhere.
+func Registry() (fabric.Registry, error) {
+	s, err := shm.New(shm.DefaultOptions())
+	if err != nil {
+		return nil, err
+	}
+	t, err := tcp.New(tcp.Options{})
+	if err != nil {
+		return nil, err
+	}
+	reg := fabric.Registry{s}
+	if devs, err := verbs.Devices(); err == nil && len(devs) > 0 {
+		v, err := verbs.New(verbs.DefaultOptions())
+		if err != nil {
+			return nil, err
+		}
+		reg = append(reg, v)
+	}
+	return append(reg, t), nil
+}
+
+// Check refuses a --fabric (flag) that names a transport the
+// registry lacks, saying why when it is verbs (the build, the host).
+func Check(flag, name string, reg fabric.Registry) error {
+	if name == job.FabricAuto {
+		return nil
+	}
+	if _, err := reg.Lookup(name); err == nil {
+		return nil
+	}
+	if name == verbs.Name {
+		if _, err := verbs.Devices(); err != nil {
+			return fmt.Errorf("%s verbs: %w", flag, err)
+		}
+	}
+	return fmt.Errorf("%s %q: want auto or one of %s", flag, name, strings.Join(reg.Names(), ", "))
+}
+
+// CheckProvider refuses a provider this build does not have, or a device
+// the provider cannot use, before any work.
+func CheckProvider(provider, device string) error {
+	switch provider {
+	case "tcp":
+		if device != "" {
+			_, err := DeviceIP(device)
+			return err
+		}
+		return nil
+	case "shm":
+		if device != "" {
+			return fmt.Errorf("-d %s: shm has no devices (its processes share this host's memory)", device)
+		}
+		return nil
+	case "verbs":
+		return checkVerbsDevice(device)
+	}
+	return fmt.Errorf("-p %s: no such provider: want one of %s", provider, strings.Join(Providers(), ", "))
+}
+
+// checkVerbsDevice refuses -p verbs in a build without it, on a host
+// without RDMA devices, or with a -d that names none of them.
+func checkVerbsDevice(device string) error {
+	devs, err := verbs.Devices()
+	if err != nil {
+		return fmt.Errorf("-p verbs: %w", err)
+	}
+	if device == "" {
+		return nil
+	}
+	var names []string
+	for _, d := range devs {
+		if d.Name == device {
+			return nil
+		}
+		names = append(names, d.Name)
+	}
+	return fmt.Errorf("-d %s: no such RDMA device: have %s", device, strings.Join(names, ", "))
+}
+
+// DeviceIP is the local IPv4 (or IPv6) address -d names for tcp: an
+// interface's first address, or one of this host's addresses.
+func DeviceIP(device string) (net.IP, error) {
+	ifaces, err := net.Interfaces()
+	if err != nil {
+		return nil, fmt.Errorf("-d %s: list the network interfaces: %w", device, err)
+	}
+	var names []string
+	for _, ifc := range ifaces {
+		names = append(names, ifc.Name)
+		addrs, _ := ifc.Addrs()
+		var first net.IP
+		for _, a := range addrs {
+			ipn, ok := a.(*net.IPNet)
+			if !ok {
+				continue
+			}
+			if ipn.IP.String() == device {
+				return ipn.IP, nil
+			}
+			if first == nil || (first.To4() == nil && ipn.IP.To4() != nil) {
+				first = ipn.IP
+			}
+		}
+		if ifc.Name == device {
+			if first == nil {
+				return nil, fmt.Errorf("-d %s: the interface has no IP address", device)
+			}
+			return first, nil
+		}
+	}
+	return nil, fmt.Errorf("-d %s: no such interface or local address: have %s", device, strings.Join(names, ", "))
+}
+
+// Options are a fabric test's choice of transport: -p, -d and verbs'
+// own options.
+type Options struct {
+	Provider string // tcp, shm or verbs
+	Device   string // tcp: an interface or local address; verbs: the RDMA device
+	GID      int    // verbs: the GID index, verbs.AutoGID for the transport's choice
+	Event    bool   // verbs: sleep in the completion channel
+	Inline   int    // verbs: the largest inline send, -1 for its default
+}
+
+// Open opens the transport o names. local is the address of a test's
+// control connection (nil when launched), which a tcp or verbs listener
+// publishes unless -d names another.
+func Open(o Options, local net.IP) (fabric.Transport, error) {
+	var (
+		tr  fabric.Transport
+		err error
+	)
+	switch o.Provider {
+	case "tcp":
+		ip := local
+		if o.Device != "" {
+			if ip, err = DeviceIP(o.Device); err != nil {
+				return nil, fmt.Errorf("%s: %w", o.Provider, err)
+			}
+		}
+		to := tcp.Options{}
+		if ip != nil {
+			to.Listen = net.JoinHostPort(ip.String(), "0")
+			to.Publish = ip.String()
+		}
+		tr, err = tcp.New(to)
+	case "shm":
+		tr, err = shm.New(shm.DefaultOptions())
+	case "verbs":
+		vo := verbs.DefaultOptions()
+		vo.Device, vo.GIDIndex, vo.EventMode = o.Device, o.GID, o.Event
+		if o.Inline >= 0 {
+			vo.Inline = o.Inline
+		}
+		if local != nil {
+			vo.Listen, vo.Publish = net.JoinHostPort(local.String(), "0"), local.String()
+		}
+		tr, err = verbs.New(vo)
+	default:
+		err = CheckProvider(o.Provider, o.Device)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", o.Provider, err)
+	}
+	return tr, nil
+}
