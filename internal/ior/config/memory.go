@@ -103,7 +103,7 @@ func (v taskMemoryValue) Set(s string) error {
 
 func (v taskMemoryValue) Type() string { return "size" }
 
-// MaxTransferSize is the largest -t: 2 GiB less 4 KiB, the most one
+// MaxTransferSize is the largest -t (Validate refuses more): 2 GiB less 4 KiB, the most one
 // read(2) or write(2) moves on Linux (MAX_RW_COUNT). IOR sets no bound,
 // but a larger transfer is never one I/O call: IOR's POSIX backend then
 // warns "partial write()" on every transfer and retries (or gives up with
@@ -123,22 +123,15 @@ func (o *Options) BufferBytes() int64 {
 }
 
 // CheckMemory refuses, in one line naming the flag, a test whose buffers
-// do not fit this host's memory for its ranks ranks, or whose -t is
-// beyond MaxTransferSize.
+// do not fit this host's memory for its ranks ranks. It checks only what
+// depends on the host: -t itself is Validate's.
 func (o *Options) CheckMemory(ranks int, host hostmem.HostMemory) error {
-	flag := "-t " + hostmem.SizeArg(o.TransferSize)
-	if o.RandomPrefill > 0 {
-		flag += " --randomPrefill " + hostmem.SizeArg(o.RandomPrefill)
-	}
 	if err := hostmem.BufferError(o.BufferBytes(), ranks, host); err != nil {
-		if o.TransferSize > MaxTransferSize {
-			return fmt.Errorf("%s: %w; -t takes at most %d bytes (2 GiB - 4 KiB)", flag, err, MaxTransferSize)
+		flag := "-t " + hostmem.SizeArg(o.TransferSize)
+		if o.RandomPrefill > 0 {
+			flag += " --randomPrefill " + hostmem.SizeArg(o.RandomPrefill)
 		}
 		return fmt.Errorf("%s: %w", flag, err)
-	}
-	if o.TransferSize > MaxTransferSize {
-		return fmt.Errorf("-t %s: more than one read or write moves on Linux, so IOR would split every transfer: want -t in [8, %d] (2 GiB - 4 KiB)",
-			hostmem.SizeArg(o.TransferSize), MaxTransferSize)
 	}
 	return nil
 }

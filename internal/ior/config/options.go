@@ -8,6 +8,8 @@ import (
 
 	"github.com/hpcbench/hpcbench/aiori"
 	"github.com/hpcbench/hpcbench/internal/distribution"
+	"github.com/hpcbench/hpcbench/internal/hostmem"
+	"github.com/hpcbench/hpcbench/internal/ior/layout"
 	"github.com/hpcbench/hpcbench/internal/pattern"
 	"github.com/hpcbench/hpcbench/internal/units"
 )
@@ -308,16 +310,16 @@ func (o *Options) validateSizes() error {
 	switch {
 	case o.SegmentCount < 1:
 		return fmt.Errorf("-s must be >= 1 (got %d)", o.SegmentCount)
-	case t <= 0:
-		return fmt.Errorf("-t must be > 0 (got %d)", t)
-	case b <= 0:
-		return fmt.Errorf("-b must be > 0 (got %d)", b)
-	case b%accessSize != 0 || t%accessSize != 0:
+	case t > 0 && b > 0 && (b%accessSize != 0 || t%accessSize != 0):
 		return fmt.Errorf("-b and -t must be multiples of %d bytes (-b %d, -t %d)", accessSize, b, t)
-	case b < t:
-		return fmt.Errorf("-b %d is not a multiple of -t %d (it is smaller)", b, t)
-	case b%t != 0:
-		return fmt.Errorf("-b %d is not a multiple of -t %d", b, t)
+	}
+	if err := layout.CheckTransfer(b, t); err != nil {
+		return err
+	}
+	switch {
+	case t > MaxTransferSize:
+		return fmt.Errorf("-t %s: more than one read or write moves on Linux, so IOR would split every transfer: -t takes 8 to %d bytes (2 GiB - 4 KiB)",
+			hostmem.SizeArg(t), MaxTransferSize)
 	case b > math.MaxInt64/o.SegmentCount:
 		return fmt.Errorf("-b %d × -s %d: larger than %d bytes per task", b, o.SegmentCount, int64(math.MaxInt64))
 	case o.RandomOffset == 1 && b == t:

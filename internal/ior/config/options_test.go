@@ -25,6 +25,7 @@ func TestValidateCombinations(t *testing.T) {
 		{[]string{"-z", "--randomPrefill=64k"}, nil},
 		{[]string{"-z", "-z", "-b", "1m", "-t", "1m"}, nil}, // -z -z picks offsets anywhere
 		{[]string{"-b", "8", "-t", "8"}, nil},
+		{[]string{"-b", "2147479552", "-t", "2147479552"}, nil}, // MaxTransferSize
 		{[]string{"-N", "1"}, nil},
 		{[]string{"--interval", "250ms"}, nil},
 		{[]string{"--until-steady"}, nil},
@@ -34,6 +35,8 @@ func TestValidateCombinations(t *testing.T) {
 		{[]string{"-b", "3m", "-t", "2m"}, []string{"-b 3145728 is not a multiple of -t 2097152"}},
 		{[]string{"-b", "1m", "-t", "3m"}, []string{"-b 1048576 is not a multiple of -t 3145728", "smaller"}},
 		{[]string{"-t", "0"}, []string{"-t must be > 0"}},
+		{[]string{"-b", "4g", "-t", "4g"}, []string{"-t 4g: more than one read or write moves on Linux, so IOR would split every transfer: -t takes 8 to 2147479552 bytes (2 GiB - 4 KiB)"}},
+		{[]string{"-b", "64g", "-t", "64g"}, []string{"-t 64g: more than one read or write moves on Linux"}},
 		{[]string{"-b", "0"}, []string{"-b must be > 0"}},
 		{[]string{"-b", "12", "-t", "12"}, []string{"-b and -t must be multiples of 8 bytes", "-b 12", "-t 12"}},
 		{[]string{"-b", "1m", "-t", "12"}, []string{"-b and -t must be multiples of 8 bytes"}},

@@ -52,16 +52,28 @@ func OffsetSeed(flag int64, signature uint64) uint64 {
 	return uint64(flag)
 }
 
-// Validate checks the sizes and counts, with the messages IOR gives where
-// it has them.
+// CheckTransfer is the one check of -b against -t: both positive, and -b
+// a whole number of transfers. The command line's Validate and
+// Geometry.Validate both use it, so the two say the same.
+func CheckTransfer(block, transfer int64) error {
+	switch {
+	case transfer <= 0:
+		return fmt.Errorf("-t must be > 0 (got %d)", transfer)
+	case block <= 0:
+		return fmt.Errorf("-b must be > 0 (got %d)", block)
+	case block < transfer:
+		return fmt.Errorf("-b %d is not a multiple of -t %d (it is smaller)", block, transfer)
+	case block%transfer != 0:
+		return fmt.Errorf("-b %d is not a multiple of -t %d", block, transfer)
+	}
+	return nil
+}
+
+// Validate checks the sizes and counts.
 func (g Geometry) Validate() error {
 	switch {
-	case g.TransferSize <= 0:
-		return fmt.Errorf("%w: -t %d: test will not complete with zero or negative transfer size", ErrInvalid, g.TransferSize)
-	case g.BlockSize < g.TransferSize:
-		return fmt.Errorf("%w: -b %d: block size must not be smaller than transfer size %d", ErrInvalid, g.BlockSize, g.TransferSize)
-	case g.BlockSize%g.TransferSize != 0:
-		return fmt.Errorf("%w: -b %d: block size must be a multiple of transfer size %d", ErrInvalid, g.BlockSize, g.TransferSize)
+	case CheckTransfer(g.BlockSize, g.TransferSize) != nil:
+		return fmt.Errorf("%w: %w", ErrInvalid, CheckTransfer(g.BlockSize, g.TransferSize))
 	case g.Segments < 0:
 		return fmt.Errorf("%w: -s %d: segment count must not be negative", ErrInvalid, g.Segments)
 	case g.NumTasks < 1:

@@ -226,9 +226,9 @@ func TestGeometryValidate(t *testing.T) {
 		edit func(*layout.Geometry)
 		want string
 	}{
-		{"zero transfer", func(g *layout.Geometry) { g.TransferSize = 0 }, "-t 0"},
-		{"block < transfer", func(g *layout.Geometry) { g.BlockSize = 1 << 10 }, "must not be smaller than transfer size"},
-		{"not a multiple", func(g *layout.Geometry) { g.BlockSize = 3 << 17 }, "must be a multiple of transfer size"},
+		{"zero transfer", func(g *layout.Geometry) { g.TransferSize = 0 }, "-t must be > 0 (got 0)"},
+		{"block < transfer", func(g *layout.Geometry) { g.BlockSize = 1 << 10 }, "(it is smaller)"},
+		{"not a multiple", func(g *layout.Geometry) { g.BlockSize = 3 << 17 }, "is not a multiple of -t"},
 		{"negative segments", func(g *layout.Geometry) { g.Segments = -1 }, "-s -1"},
 		{"no tasks", func(g *layout.Geometry) { g.NumTasks = 0 }, "0 tasks"},
 		{"negative -z", func(g *layout.Geometry) { g.RandomOffset = -1 }, "random offset"},
