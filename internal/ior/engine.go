@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/hpcbench/hpcbench/collectives"
+	"github.com/hpcbench/hpcbench/internal/clock"
 	"github.com/hpcbench/hpcbench/internal/ior/config"
 	"github.com/hpcbench/hpcbench/report"
 )
@@ -45,7 +46,7 @@ type Env struct {
 	// repetition, and this rank's bytes done out of its total.
 	Phase func(name string, iter int, done, total int64)
 	// Clock returns seconds; readings must be comparable between the
-	// ranks of a host. Nil means wall-clock time.
+	// ranks of a host. Nil means clock.Seconds.
 	Clock func() float64
 	// Ticks, if not nil, returns nanoseconds from any origin in place of
 	// the monotonic clock for the distributions' per-transfer readings
@@ -76,13 +77,13 @@ type Env struct {
 // withDefaults fills the nil fields of e.
 func (e Env) withDefaults() Env {
 	if e.Clock == nil {
-		e.Clock, e.wall = wallClock, true
+		e.Clock, e.wall = clock.Seconds, true
 	}
 	if e.Now == nil {
 		e.Now = time.Now
 	}
 	if e.Sleep == nil {
-		e.Sleep = sleepCtx
+		e.Sleep = clock.Sleep
 	}
 	if e.Warn == nil {
 		e.Warn = func(string) {}
@@ -94,27 +95,6 @@ func (e Env) withDefaults() Env {
 		e.Phase = func(string, int, int64, int64) {}
 	}
 	return e
-}
-
-// wallClock is seconds since the Unix epoch with nanosecond resolution:
-// the same clock in every process of a host.
-func wallClock() float64 {
-	return float64(time.Now().UnixNano()) / 1e9
-}
-
-// sleepCtx sleeps for d or until ctx ends.
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return nil
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }
 
 // Run runs tests, in order, on this rank and returns the Result on rank 0

@@ -8,6 +8,7 @@ import (
 
 	"github.com/hpcbench/hpcbench/aiori"
 	"github.com/hpcbench/hpcbench/collectives"
+	"github.com/hpcbench/hpcbench/internal/clock"
 	"github.com/hpcbench/hpcbench/internal/distribution"
 	"github.com/hpcbench/hpcbench/internal/mdtest/config"
 	"github.com/hpcbench/hpcbench/report"
@@ -43,9 +44,7 @@ type Env struct {
 	// total.
 	Phase func(name string, iter int, done, total int64)
 	// Clock returns seconds; readings must be comparable between the
-	// ranks of a host. Nil means wall-clock time since clockEpoch, which
-	// a float64 holds to a few tens of nanoseconds (seconds since 1970
-	// only to half a microsecond, so that a fast phase could last 0 s).
+	// ranks of a host. Nil means clock.Seconds.
 	Clock func() float64
 	// Now returns the dates of the header. Nil means time.Now.
 	Now func() time.Time
@@ -71,15 +70,10 @@ type Env struct {
 	Warn func(line string)
 }
 
-// clockEpoch is where the default Clock counts from: the same on every
-// rank of a host, and recent, so that a float64 of seconds keeps its
-// precision.
-var clockEpoch = time.Date(2025, time.January, 1, 0, 0, 0, 0, time.UTC)
-
 // withDefaults fills the nil fields of e.
 func (e Env) withDefaults() Env {
 	if e.Clock == nil {
-		e.Clock = func() float64 { return time.Since(clockEpoch).Seconds() }
+		e.Clock = clock.Seconds
 	}
 	if e.Tick == nil {
 		start := time.Now() // its monotonic reading: time.Since reads only that clock
@@ -90,16 +84,7 @@ func (e Env) withDefaults() Env {
 		e.Now = time.Now
 	}
 	if e.Sleep == nil {
-		e.Sleep = func(ctx context.Context, d time.Duration) error {
-			t := time.NewTimer(d)
-			defer t.Stop()
-			select {
-			case <-t.C:
-				return nil
-			case <-ctx.Done():
-				return ctx.Err()
-			}
-		}
+		e.Sleep = clock.Sleep
 	}
 	if e.RunCmd == nil {
 		e.RunCmd = shellCmd

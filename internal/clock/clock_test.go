@@ -1,0 +1,56 @@
+package clock
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+)
+
+// TestSeconds: the clock is the wall clock since 2025, to well under a
+// microsecond, and it does not go back between two readings.
+func TestSeconds(t *testing.T) {
+	a := Seconds()
+	want := float64(time.Now().Sub(time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC))) / 1e9
+	if d := want - a; d < 0 || d > 1 {
+		t.Errorf("Seconds() = %f, want about %f", a, want)
+	}
+	if b := Seconds(); b < a {
+		t.Errorf("clock went back: %f then %f", a, b)
+	}
+	if ulp := a * 0x1p-52; ulp > 1e-7 {
+		t.Errorf("a reading keeps only %g s of precision", ulp)
+	}
+}
+
+// TestSleep: a sleep ends after d, or at once for d <= 0, or when its
+// context ends, with the context's error.
+func TestSleep(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		d      time.Duration
+		cancel bool
+		want   error
+	}{
+		{"zero", 0, false, nil},
+		{"negative", -time.Second, true, nil},
+		{"short", 10 * time.Millisecond, false, nil},
+		{"cancelled", time.Hour, true, context.Canceled},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(t.Context())
+			if c.cancel {
+				cancel()
+			}
+			defer cancel()
+			start := time.Now()
+			err := Sleep(ctx, c.d)
+			if !errors.Is(err, c.want) || (c.want == nil && err != nil) {
+				t.Errorf("Sleep(%v) = %v, want %v", c.d, err, c.want)
+			}
+			if c.want == nil && c.d > 0 && time.Since(start) < c.d {
+				t.Errorf("Sleep(%v) returned after %v", c.d, time.Since(start))
+			}
+		})
+	}
+}
