@@ -131,6 +131,12 @@ func allCrowded(rank int, crowdedTo []bool) bool {
 	return true
 }
 
+// Self returns the Comm of a rank alone: a singleton job, or a one-rank
+// stand-in where a caller holds no communicator.
+func Self(o Options) (*Comm, error) {
+	return New(0, 1, []fabric.Conn{nil}, o)
+}
+
 // New returns rank's Comm in a group of size ranks. conns[i] is the
 // connection to rank i; conns[rank] must be nil and every other entry
 // non-nil. The Comm owns the connections from then on: Close, or a failed

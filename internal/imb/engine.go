@@ -10,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hpcbench/hpcbench/fabric"
 	"github.com/hpcbench/hpcbench/report"
 )
 
@@ -45,7 +44,7 @@ type engine struct {
 	now    func() float64   // seconds, for timing repetitions
 	stamp  func() time.Time // wall clock for Run.Start and Run.End
 	groups map[int]Comm     // sub-communicators made by o.Group, by size
-	alloc  fabric.Allocator // the world's, when it has one (see buf)
+	alloc  allocator        // the world's, when it has one (see buf)
 	bufs   [3][]byte        // send, receive and check buffers, reused
 	tables []report.Table   // rank 0: the result's tables
 	notes  []string         // rank 0: what was skipped and why
@@ -64,7 +63,7 @@ func run(ctx context.Context, world Comm, o *Options, now func() float64, stamp 
 		return nil, fmt.Errorf("imb: %w", err)
 	}
 	e := &engine{o: o, world: world, now: now, stamp: stamp, groups: make(map[int]Comm), failed: make(map[string]int)}
-	e.alloc, _ = world.(fabric.Allocator)
+	e.alloc, _ = world.(allocator)
 	var err error
 	if e.dist, err = newDistState(world, o); err != nil {
 		return nil, fmt.Errorf("imb: %w", err)
@@ -392,4 +391,11 @@ func gatherFigures(ctx context.Context, world Comm, f rankFigures) ([]rankFigure
 		all[r].defects = int(binary.LittleEndian.Uint64(recv[16*r+8:]))
 	}
 	return all, nil
+}
+
+// allocator is a communicator that hands out its transport's buffers
+// (collectives.Comm, as fabric.Allocator).
+type allocator interface {
+	Alloc(n int) []byte
+	Free(b []byte)
 }

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/hpcbench/hpcbench/collectives"
-	"github.com/hpcbench/hpcbench/fabric"
 	"github.com/hpcbench/hpcbench/internal/distribution"
 	"github.com/hpcbench/hpcbench/internal/ior/config"
 	"github.com/hpcbench/hpcbench/report"
@@ -52,7 +51,7 @@ func distComm(c Comm) (*collectives.Comm, error) {
 	if c.Size() != 1 {
 		return nil, fmt.Errorf("the distributions need a *collectives.Comm for %d ranks, not a %T", c.Size(), c)
 	}
-	return collectives.New(0, 1, []fabric.Conn{nil}, collectives.Options{})
+	return collectives.Self(collectives.Options{})
 }
 
 // startDist empties the recorder for a phase that starts now on this

@@ -173,7 +173,7 @@ func hostID() string {
 func (j *Job) wire(ctx context.Context, o Options) error {
 	rank, size := j.PMI.Rank(), j.PMI.Size()
 	if size == 1 {
-		comm, err := collectives.New(0, 1, []fabric.Conn{nil}, o.Coll)
+		comm, err := collectives.Self(o.Coll)
 		j.Comm = comm
 		return err
 	}
