@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/hpcbench/hpcbench/internal/cliflag"
+	"github.com/hpcbench/hpcbench/internal/exitcode"
 	pipeline "github.com/hpcbench/hpcbench/internal/run"
 	"github.com/hpcbench/hpcbench/report"
 )
@@ -38,15 +39,15 @@ func runCompare(_ context.Context, stdout, stderr io.Writer, args []string) erro
 	}
 	oldSide, err := readArchives(ca.old)
 	if err != nil {
-		return &exitError{code: 2, msg: "compare: " + err.Error()}
+		return &pipeline.ExitError{Code: exitcode.Usage, Msg: "compare: " + err.Error()}
 	}
 	newSide, err := readArchives(ca.new)
 	if err != nil {
-		return &exitError{code: 2, msg: "compare: " + err.Error()}
+		return &pipeline.ExitError{Code: exitcode.Usage, Msg: "compare: " + err.Error()}
 	}
 	c, err := report.Compare(oldSide, newSide, ca.opts)
 	if err != nil {
-		return &exitError{code: 2, msg: "compare: " + oneLine(err.Error())}
+		return &pipeline.ExitError{Code: exitcode.Usage, Msg: "compare: " + oneLine(err.Error())}
 	}
 	if err := report.WriteCompare(stdout, c, ca.format); err != nil {
 		return err
@@ -70,7 +71,7 @@ func runCompare(_ context.Context, stdout, stderr io.Writer, args []string) erro
 		if missing > 0 {
 			msg += fmt.Sprintf("; %d metric(s) of OLD are missing from NEW", missing)
 		}
-		return &exitError{code: 1, msg: msg}
+		return &pipeline.ExitError{Code: exitcode.Failed, Msg: msg}
 	}
 	return nil
 }

@@ -5,19 +5,10 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net"
-	"os"
-	"runtime"
 	"slices"
 	"strings"
 
-	"golang.org/x/sys/unix"
-
-	"github.com/hpcbench/hpcbench/fabric/shm"
-	"github.com/hpcbench/hpcbench/fabric/tcp"
-	"github.com/hpcbench/hpcbench/fabric/verbs"
 	"github.com/hpcbench/hpcbench/internal/transport"
-	"github.com/hpcbench/hpcbench/internal/units"
 )
 
 // runFabricInfo lists the providers and their devices with their limits,
@@ -48,109 +39,10 @@ func runFabricInfo(ctx context.Context, stdout io.Writer, args []string) error {
 	var b bytes.Buffer
 	for _, p := range provs {
 		fmt.Fprintf(&b, "provider: %s\n", p)
-		var err error
-		switch p {
-		case "tcp":
-			err = tcpInfo(&b, *device)
-		case "shm":
-			err = shmInfo(&b, *device)
-		case "verbs":
-			err = verbsInfo(&b, *device)
-		}
-		if err != nil {
+		if err := transport.Info(&b, p, *device); err != nil {
 			return usagef("fabric info: %v", err)
 		}
 	}
 	_, err := stdout.Write(b.Bytes())
 	return err
-}
-
-// tcpInfo lists the interfaces with their addresses, MTU, state and the
-// link speed sysfs reports.
-func tcpInfo(b *bytes.Buffer, device string) error {
-	ifaces, err := net.Interfaces()
-	if err != nil {
-		return fmt.Errorf("list the network interfaces: %w", err)
-	}
-	var names []string
-	found := false
-	for _, ifc := range ifaces {
-		names = append(names, ifc.Name)
-		if device != "" && ifc.Name != device {
-			continue
-		}
-		found = true
-		var addrs []string
-		if as, err := ifc.Addrs(); err == nil {
-			for _, a := range as {
-				addrs = append(addrs, a.String())
-			}
-		}
-		state := "down"
-		if ifc.Flags&net.FlagUp != 0 {
-			state = "up"
-		}
-		fmt.Fprintf(b, "    interface %s: %s, mtu %d, %s", ifc.Name, strings.Join(addrs, " "), ifc.MTU, state)
-		if s, err := os.ReadFile("/sys/class/net/" + ifc.Name + "/speed"); err == nil && !strings.HasPrefix(string(s), "-") {
-			fmt.Fprintf(b, ", %s Mb/s", strings.TrimSpace(string(s)))
-		}
-		b.WriteString("\n")
-	}
-	if !found {
-		return fmt.Errorf("-d %s: no such interface: have %s", device, strings.Join(names, ", "))
-	}
-	fmt.Fprintf(b, "    messages: up to %s (a stream with a %d-byte header per message); -d takes an interface or a local address\n",
-		units.FormatSize(tcp.MaxMessageSize), tcp.FrameHeaderLen)
-	b.WriteString("    RMA: one-sided writes and reads as frames of their own, carried out by the target's side of the connection as it reads it (manual progress)\n")
-	return nil
-}
-
-// shmInfo says what shared memory offers on this host.
-func shmInfo(b *bytes.Buffer, device string) error {
-	if device != "" {
-		return fmt.Errorf("-d %s: shm has no devices", device)
-	}
-	o := shm.DefaultOptions()
-	fmt.Fprintf(b, "    host: %d CPUs; processes of this host only\n", runtime.NumCPU())
-	var st unix.Statfs_t
-	if err := unix.Statfs("/dev/shm", &st); err == nil {
-		free, total := int64(st.Bavail)*st.Bsize, int64(st.Blocks)*st.Bsize
-		fmt.Fprintf(b, "    /dev/shm: %s free of %s\n", units.FormatSize(free), units.FormatSize(total))
-	}
-	fmt.Fprintf(b, "    rings: %s each way per pair; messages up to %s are copied through them, larger ones move in one copy (cross-memory attach above %s)\n",
-		units.FormatSize(int64(o.RingSize)), units.FormatSize(int64(o.EagerLimit)), units.FormatSize(int64(o.CMAThreshold)))
-	return nil
-}
-
-// verbsInfo lists the RDMA devices and their ports, as ibv_devinfo does,
-// or says why there are none; a -d that names none of them is an error.
-func verbsInfo(b *bytes.Buffer, device string) error {
-	devs, err := verbs.Devices()
-	if err != nil {
-		fmt.Fprintf(b, "    not available: %v\n", err)
-		if device != "" {
-			return fmt.Errorf("-d %s: %w", device, err)
-		}
-		return nil
-	}
-	found := device == ""
-	var names []string
-	for _, d := range devs {
-		names = append(names, d.Name)
-		if device != "" && d.Name != device {
-			continue
-		}
-		found = true
-		fmt.Fprintf(b, "    device %s: node GUID %s, firmware %s, %d ports; max_qp %d, max_qp_wr %d, max_cq %d, max_cqe %d, max_mr %d, max_mr_size %s, max_sge %d, max_qp_rd_atom %d\n",
-			d.Name, verbs.GUIDString(d.NodeGUID), d.FWVersion, d.PhysPorts, d.MaxQP, d.MaxQPWR, d.MaxCQ, d.MaxCQE, d.MaxMR,
-			units.FormatSize(int64(d.MaxMRSize)), d.MaxSGE, d.MaxQPRdAtom)
-		for _, p := range d.Ports {
-			fmt.Fprintf(b, "        port %d: %s, %s, LID %d, active MTU %s (max %s), %d GIDs\n",
-				p.Port, p.State, p.LinkLayer, p.LID, p.ActiveMTU, p.MaxMTU, len(p.GIDs))
-		}
-	}
-	if !found {
-		return fmt.Errorf("-d %s: no such RDMA device: have %s", device, strings.Join(names, ", "))
-	}
-	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 
 	"github.com/hpcbench/hpcbench/internal/cliflag"
+	pipeline "github.com/hpcbench/hpcbench/internal/run"
 
 	"github.com/hpcbench/hpcbench/internal/launch"
 )
@@ -34,9 +35,9 @@ func runLaunch(ctx context.Context, stdout, stderr io.Writer, args []string) err
 	var f *launch.Failure
 	if errors.As(err, &f) {
 		if f.Said {
-			return &exitError{code: f.Code} // printed when it happened
+			return &pipeline.ExitError{Code: f.Code} // printed when it happened
 		}
-		return &exitError{code: f.Code, msg: f.Msg}
+		return &pipeline.ExitError{Code: f.Code, Msg: f.Msg}
 	}
 	return err
 }

@@ -62,7 +62,7 @@ func main() {
 func mainExit(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
 		usage(stderr)
-		return 2
+		return exitcode.Usage
 	}
 	name := args[0]
 	switch {
@@ -75,7 +75,7 @@ func mainExit(args []string, stdout, stderr io.Writer) int {
 	cmd, ok := commands()[name]
 	if !ok {
 		fmt.Fprintf(stderr, "hpcbench: unknown command %q; run 'hpcbench help' for the list\n", oneLine(name))
-		return 2
+		return exitcode.Usage
 	}
 	ctx := context.Background()
 	var sigs chan os.Signal
@@ -135,18 +135,11 @@ type signalError struct{ sig syscall.Signal }
 func (e *signalError) Error() string { return "stopped by " + e.sig.String() }
 
 // exitCode maps an error to the process exit status, printing it first.
-// Usage errors exit 2, an *exitError its own code (printing its message only
+// Usage errors exit 2, a *pipeline.ExitError its own code (printing its message only
 // when it has one), anything else 1.
 func exitCode(err error, stderr io.Writer) int {
 	if err == nil {
 		return 0
-	}
-	var ee *exitError
-	if errors.As(err, &ee) {
-		if ee.msg != "" {
-			fmt.Fprintf(stderr, "hpcbench: %s\n", ee.msg)
-		}
-		return ee.code
 	}
 	var re *pipeline.ExitError // the run pipeline's: printed by one rank only
 	if errors.As(err, &re) {
@@ -164,17 +157,3 @@ func exitCode(err error, stderr io.Writer) int {
 
 // usagef returns a usage error (exit 2) with a formatted message.
 func usagef(format string, a ...any) error { return pipeline.Usagef(format, a...) }
-
-// exitError carries a specific exit status (a rank's, for the launcher) and
-// an optional message already worded for the user.
-type exitError struct {
-	code int
-	msg  string
-}
-
-func (e *exitError) Error() string {
-	if e.msg != "" {
-		return e.msg
-	}
-	return fmt.Sprintf("exit status %d", e.code)
-}

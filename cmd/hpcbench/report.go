@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/hpcbench/hpcbench/internal/cliflag"
+	"github.com/hpcbench/hpcbench/internal/exitcode"
+	pipeline "github.com/hpcbench/hpcbench/internal/run"
 	"github.com/hpcbench/hpcbench/report"
 )
 
@@ -44,7 +46,7 @@ func runReport(_ context.Context, stdout, _ io.Writer, args []string) error {
 	var out bytes.Buffer
 	for _, path := range fset.Args() {
 		if err := renderArchive(&out, path, *format); err != nil {
-			return &exitError{code: 2, msg: "report: " + oneLine(err.Error())}
+			return &pipeline.ExitError{Code: exitcode.Usage, Msg: "report: " + oneLine(err.Error())}
 		}
 	}
 	_, err := out.WriteTo(stdout)
