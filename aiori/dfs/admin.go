@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/hpcbench/hpcbench/aiori/dfs/object"
 	"github.com/hpcbench/hpcbench/aiori/dfs/router"
-	"github.com/hpcbench/hpcbench/aiori/dfs/store"
+	"github.com/hpcbench/hpcbench/objstore/object"
+	"github.com/hpcbench/hpcbench/objstore/store"
 )
 
 // AdminPool opens the pool in dir for management (hpcbench dfs pool and

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hpcbench/hpcbench/aiori/dfs/store"
+	"github.com/hpcbench/hpcbench/objstore/store"
 )
 
 // holdFor holds the pool in dir, as a job's engine does (no addresses

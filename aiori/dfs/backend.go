@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/hpcbench/hpcbench/aiori"
-	"github.com/hpcbench/hpcbench/aiori/dfs/namespace"
+	"github.com/hpcbench/hpcbench/objstore/namespace"
 )
 
 // Name is the backend's registry name, as IOR's.

@@ -16,7 +16,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/hpcbench/hpcbench/aiori/dfs/store"
+	"github.com/hpcbench/hpcbench/objstore/store"
 )
 
 // EngineCommand is the hidden subcommand that runs ServeEngine: the engine

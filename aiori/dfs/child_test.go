@@ -11,7 +11,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/hpcbench/hpcbench/aiori/dfs/store"
+	"github.com/hpcbench/hpcbench/objstore/store"
 )
 
 // newPoolDir creates a pool of 2 targets and returns its directory.

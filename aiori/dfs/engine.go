@@ -14,10 +14,10 @@ import (
 	"time"
 
 	"github.com/hpcbench/hpcbench/aiori/dfs/rpc"
-	"github.com/hpcbench/hpcbench/aiori/dfs/store"
 	"github.com/hpcbench/hpcbench/fabric"
 	"github.com/hpcbench/hpcbench/fabric/shm"
 	"github.com/hpcbench/hpcbench/fabric/tcp"
+	"github.com/hpcbench/hpcbench/objstore/store"
 )
 
 // AddrFile is the file in a pool's directory where a standalone engine

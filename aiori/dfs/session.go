@@ -11,11 +11,11 @@ import (
 	"time"
 
 	"github.com/hpcbench/hpcbench/aiori"
-	"github.com/hpcbench/hpcbench/aiori/dfs/namespace"
-	"github.com/hpcbench/hpcbench/aiori/dfs/object"
 	"github.com/hpcbench/hpcbench/aiori/dfs/router"
 	"github.com/hpcbench/hpcbench/aiori/dfs/rpc"
-	"github.com/hpcbench/hpcbench/aiori/dfs/store"
+	"github.com/hpcbench/hpcbench/objstore/namespace"
+	"github.com/hpcbench/hpcbench/objstore/object"
+	"github.com/hpcbench/hpcbench/objstore/store"
 )
 
 // session is one rank's link to the pool: the engine it brought up (the

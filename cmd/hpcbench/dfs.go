@@ -11,9 +11,9 @@ import (
 	"strings"
 
 	"github.com/hpcbench/hpcbench/aiori/dfs"
-	"github.com/hpcbench/hpcbench/aiori/dfs/object"
-	"github.com/hpcbench/hpcbench/aiori/dfs/store"
 	"github.com/hpcbench/hpcbench/internal/units"
+	"github.com/hpcbench/hpcbench/objstore/object"
+	"github.com/hpcbench/hpcbench/objstore/store"
 )
 
 const dfsUsage = "hpcbench dfs pool create|list|query|destroy DIR [--targets N | --target PATH ...] | dfs cont create|list|query|destroy DIR [LABEL] [--chunk-size SIZE] [--oclass C] [--dir-oclass C] [--format human|json] | dfs engine --pool DIR [--listen HOST:PORT] [--sync]"

@@ -8,7 +8,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/hpcbench/hpcbench/aiori/dfs/object"
+	"github.com/hpcbench/hpcbench/objstore/object"
 )
 
 // recordOwner returns the member that holds oid's records under dkey, by

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hpcbench/hpcbench/aiori/dfs/object"
 	"github.com/hpcbench/hpcbench/aiori/dfs/router"
+	"github.com/hpcbench/hpcbench/objstore/object"
 )
 
 // record returns the layout record in pool p's container "c", or "".

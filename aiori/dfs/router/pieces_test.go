@@ -5,7 +5,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/hpcbench/hpcbench/aiori/dfs/object"
+	"github.com/hpcbench/hpcbench/objstore/object"
 )
 
 // TestPieces checks how a transfer is cut: pieces follow one another over

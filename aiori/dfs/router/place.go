@@ -3,7 +3,7 @@ package router
 import (
 	"sort"
 
-	"github.com/hpcbench/hpcbench/aiori/dfs/object"
+	"github.com/hpcbench/hpcbench/objstore/object"
 )
 
 // placement maps the pool's global targets to the members that own them

@@ -7,7 +7,7 @@ import (
 	"io"
 	"testing"
 
-	"github.com/hpcbench/hpcbench/aiori/dfs/object"
+	"github.com/hpcbench/hpcbench/objstore/object"
 )
 
 const cs = 4096 // the tests' chunk size

@@ -6,7 +6,7 @@ import (
 	"io"
 	"testing"
 
-	"github.com/hpcbench/hpcbench/aiori/dfs/object"
+	"github.com/hpcbench/hpcbench/objstore/object"
 )
 
 // TestReadHoles writes only the last chunk of a 4-chunk SX array over

@@ -8,9 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hpcbench/hpcbench/aiori/dfs/object"
-	"github.com/hpcbench/hpcbench/aiori/dfs/object/memobj"
 	"github.com/hpcbench/hpcbench/aiori/dfs/router"
+	"github.com/hpcbench/hpcbench/objstore/object"
+	"github.com/hpcbench/hpcbench/objstore/object/memobj"
 )
 
 // TestNewRefuses checks New's arguments.

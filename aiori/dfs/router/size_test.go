@@ -6,7 +6,7 @@ import (
 	"io"
 	"testing"
 
-	"github.com/hpcbench/hpcbench/aiori/dfs/object"
+	"github.com/hpcbench/hpcbench/objstore/object"
 )
 
 // TestSetSize shrinks and extends an SX array over three engines and

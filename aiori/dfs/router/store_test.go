@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/hpcbench/hpcbench/aiori/dfs/object"
-	"github.com/hpcbench/hpcbench/aiori/dfs/object/objecttest"
 	"github.com/hpcbench/hpcbench/aiori/dfs/router"
-	"github.com/hpcbench/hpcbench/aiori/dfs/store"
-	"github.com/hpcbench/hpcbench/aiori/dfs/store/storetest"
+	"github.com/hpcbench/hpcbench/objstore/object"
+	"github.com/hpcbench/hpcbench/objstore/object/objecttest"
+	"github.com/hpcbench/hpcbench/objstore/store"
+	"github.com/hpcbench/hpcbench/objstore/store/storetest"
 )
 
 // TestStoreConformance runs the object API's suite over routers of

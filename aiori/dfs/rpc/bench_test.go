@@ -5,10 +5,10 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/hpcbench/hpcbench/aiori/dfs/object"
-	"github.com/hpcbench/hpcbench/aiori/dfs/object/memobj"
 	"github.com/hpcbench/hpcbench/fabric"
 	"github.com/hpcbench/hpcbench/fabric/fabrictest"
+	"github.com/hpcbench/hpcbench/objstore/object"
+	"github.com/hpcbench/hpcbench/objstore/object/memobj"
 )
 
 // benchTarget is a container to measure and how to get a buffer for it.

@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/hpcbench/hpcbench/aiori/dfs/object"
 	"github.com/hpcbench/hpcbench/fabric"
+	"github.com/hpcbench/hpcbench/objstore/object"
 )
 
 // ClientOptions configures Dial.

@@ -6,7 +6,7 @@ import (
 	"io"
 	"time"
 
-	"github.com/hpcbench/hpcbench/aiori/dfs/object"
+	"github.com/hpcbench/hpcbench/objstore/object"
 )
 
 // Cont is a container opened through a Client: an object.Container whose

@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/hpcbench/hpcbench/aiori/dfs/object"
+	"github.com/hpcbench/hpcbench/objstore/object"
 )
 
 // dispatch runs request m against the pool or one of the session's

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"io"
 
-	"github.com/hpcbench/hpcbench/aiori/dfs/object"
+	"github.com/hpcbench/hpcbench/objstore/object"
 )
 
 // kind is a reply's error kind: what errors.Is tests on the client.

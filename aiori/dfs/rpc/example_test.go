@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/hpcbench/hpcbench/aiori/dfs/object"
-	"github.com/hpcbench/hpcbench/aiori/dfs/object/memobj"
 	"github.com/hpcbench/hpcbench/aiori/dfs/rpc"
 	"github.com/hpcbench/hpcbench/fabric/shm"
+	"github.com/hpcbench/hpcbench/objstore/object"
+	"github.com/hpcbench/hpcbench/objstore/object/memobj"
 )
 
 // An engine serving an in-memory pool on rank 0, and a client on rank 1

@@ -8,9 +8,9 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/hpcbench/hpcbench/aiori/dfs/object"
-	"github.com/hpcbench/hpcbench/aiori/dfs/object/memobj"
 	"github.com/hpcbench/hpcbench/fabric"
+	"github.com/hpcbench/hpcbench/objstore/object"
+	"github.com/hpcbench/hpcbench/objstore/object/memobj"
 )
 
 // TestConcurrentClients runs several clients, each with several

@@ -7,11 +7,11 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/hpcbench/hpcbench/aiori/dfs/object"
-	"github.com/hpcbench/hpcbench/aiori/dfs/object/memobj"
 	"github.com/hpcbench/hpcbench/fabric"
 	"github.com/hpcbench/hpcbench/fabric/shm"
 	"github.com/hpcbench/hpcbench/fabric/tcp"
+	"github.com/hpcbench/hpcbench/objstore/object"
+	"github.com/hpcbench/hpcbench/objstore/object/memobj"
 )
 
 // fabricCase is a transport the tests run over, and client options.

@@ -3,7 +3,7 @@ package rpc
 import (
 	"context"
 
-	"github.com/hpcbench/hpcbench/aiori/dfs/object"
+	"github.com/hpcbench/hpcbench/objstore/object"
 )
 
 // Query describes the engine's pool.

@@ -12,10 +12,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hpcbench/hpcbench/aiori/dfs/object"
-	"github.com/hpcbench/hpcbench/aiori/dfs/object/memobj"
 	"github.com/hpcbench/hpcbench/fabric"
 	"github.com/hpcbench/hpcbench/fabric/shm"
+	"github.com/hpcbench/hpcbench/objstore/object"
+	"github.com/hpcbench/hpcbench/objstore/object/memobj"
 )
 
 // engineEnv, when set, makes the test binary an engine process serving a

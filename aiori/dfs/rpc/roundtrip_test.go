@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hpcbench/hpcbench/aiori/dfs/object"
-	"github.com/hpcbench/hpcbench/aiori/dfs/object/memobj"
+	"github.com/hpcbench/hpcbench/objstore/object"
+	"github.com/hpcbench/hpcbench/objstore/object/memobj"
 )
 
 // step is one call of the round-trip script; it returns what the call

@@ -8,8 +8,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/hpcbench/hpcbench/aiori/dfs/object"
 	"github.com/hpcbench/hpcbench/fabric"
+	"github.com/hpcbench/hpcbench/objstore/object"
 )
 
 // ServerOptions configures Serve.

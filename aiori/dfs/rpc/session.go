@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/hpcbench/hpcbench/aiori/dfs/object"
 	"github.com/hpcbench/hpcbench/fabric"
+	"github.com/hpcbench/hpcbench/objstore/object"
 )
 
 // session is the engine's side of one client's connection: its open

@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/hpcbench/hpcbench/aiori/dfs/object/memobj"
+	"github.com/hpcbench/hpcbench/objstore/object/memobj"
 )
 
 // TestSessionRefuses checks the engine's answers to requests a correct

@@ -8,10 +8,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hpcbench/hpcbench/aiori/dfs/object"
-	"github.com/hpcbench/hpcbench/aiori/dfs/object/memobj"
-	"github.com/hpcbench/hpcbench/aiori/dfs/store"
-	"github.com/hpcbench/hpcbench/aiori/dfs/store/storetest"
+	"github.com/hpcbench/hpcbench/objstore/object"
+	"github.com/hpcbench/hpcbench/objstore/object/memobj"
+	"github.com/hpcbench/hpcbench/objstore/store"
+	"github.com/hpcbench/hpcbench/objstore/store/storetest"
 )
 
 // TestUnlink checks Cont.Unlink, one request, over every transport,

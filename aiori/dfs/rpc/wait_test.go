@@ -5,8 +5,8 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/hpcbench/hpcbench/aiori/dfs/object/memobj"
 	"github.com/hpcbench/hpcbench/fabric"
+	"github.com/hpcbench/hpcbench/objstore/object/memobj"
 )
 
 // longTransport wraps a transport so that the Conns it makes count their
