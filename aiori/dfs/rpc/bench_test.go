@@ -27,7 +27,7 @@ func BenchmarkOps(b *testing.B) {
 		mk   func(b *testing.B) benchTarget
 	}{
 		{"memobj", func(b *testing.B) benchTarget {
-			return benchTarget{openCont(b, memobj.NewPool(), "c"), func(n int) []byte { return make([]byte, n) }}
+			return benchTarget{OpenCont(b, memobj.NewPool(), "c"), func(n int) []byte { return make([]byte, n) }}
 		}},
 	}
 	for _, fc := range fabrics()[:3] {
@@ -48,7 +48,7 @@ func BenchmarkOps(b *testing.B) {
 				if arena {
 					alloc = cl.Alloc
 				}
-				return benchTarget{openCont(b, cl, "c"), alloc}
+				return benchTarget{OpenCont(b, cl, "c"), alloc}
 			}})
 		}
 	}
@@ -74,7 +74,7 @@ func BenchmarkOps(b *testing.B) {
 				if arena {
 					alloc = cl.Alloc
 				}
-				return benchTarget{openCont(b, cl, "c"), alloc}
+				return benchTarget{OpenCont(b, cl, "c"), alloc}
 			}})
 		}
 	}
@@ -114,11 +114,11 @@ func itoa(n int) string {
 // benchGet gets a 64-byte value, the size of a DFS inode.
 func benchGet(b *testing.B, c object.Container) {
 	ctx := context.Background()
-	if err := c.Put(ctx, kvOID, "file", "DFS_INODE", make([]byte, 64)); err != nil {
+	if err := c.Put(ctx, KVOID, "file", "DFS_INODE", make([]byte, 64)); err != nil {
 		b.Fatal(err)
 	}
 	for b.Loop() {
-		if _, err := c.Get(ctx, kvOID, "file", "DFS_INODE"); err != nil {
+		if _, err := c.Get(ctx, KVOID, "file", "DFS_INODE"); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -130,10 +130,10 @@ func benchInsertRemove(b *testing.B, c object.Container) {
 	ctx := context.Background()
 	val := make([]byte, 64)
 	for b.Loop() {
-		if err := c.Insert(ctx, kvOID, "entry", "DFS_INODE", val); err != nil {
+		if err := c.Insert(ctx, KVOID, "entry", "DFS_INODE", val); err != nil {
 			b.Fatal(err)
 		}
-		if err := c.Remove(ctx, kvOID, "entry"); err != nil {
+		if err := c.Remove(ctx, KVOID, "entry"); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -148,22 +148,22 @@ func benchUnlink(b *testing.B, c object.Container, pair bool) {
 	val := make([]byte, 64)
 	data := make([]byte, 4096)
 	for b.Loop() {
-		if err := c.Insert(ctx, kvOID, "entry", "DFS_INODE", val); err != nil {
+		if err := c.Insert(ctx, KVOID, "entry", "DFS_INODE", val); err != nil {
 			b.Fatal(err)
 		}
-		if err := c.WriteArray(ctx, arr, 0, data, 0); err != nil {
+		if err := c.WriteArray(ctx, Array, 0, data, 0); err != nil {
 			b.Fatal(err)
 		}
 		if pair {
-			if removed, err := c.(object.Unlinker).Unlink(ctx, kvOID, "entry", "DFS_INODE", val, arr.OID); !removed || err != nil {
+			if removed, err := c.(object.Unlinker).Unlink(ctx, KVOID, "entry", "DFS_INODE", val, Array.OID); !removed || err != nil {
 				b.Fatal(removed, err)
 			}
 			continue
 		}
-		if err := c.Remove(ctx, kvOID, "entry"); err != nil {
+		if err := c.Remove(ctx, KVOID, "entry"); err != nil {
 			b.Fatal(err)
 		}
-		if err := c.Punch(ctx, arr.OID); err != nil {
+		if err := c.Punch(ctx, Array.OID); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -173,7 +173,7 @@ func benchWrite(b *testing.B, c object.Container, buf []byte) {
 	ctx := context.Background()
 	b.SetBytes(int64(len(buf)))
 	for b.Loop() {
-		if err := c.WriteArray(ctx, arr, 0, buf, 0); err != nil {
+		if err := c.WriteArray(ctx, Array, 0, buf, 0); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -181,12 +181,12 @@ func benchWrite(b *testing.B, c object.Container, buf []byte) {
 
 func benchRead(b *testing.B, c object.Container, buf []byte) {
 	ctx := context.Background()
-	if err := c.WriteArray(ctx, arr, 0, buf, 0); err != nil {
+	if err := c.WriteArray(ctx, Array, 0, buf, 0); err != nil {
 		b.Fatal(err)
 	}
 	b.SetBytes(int64(len(buf)))
 	for b.Loop() {
-		if n, err := c.ReadArray(ctx, arr, 0, buf, 0); err != nil || n != len(buf) {
+		if n, err := c.ReadArray(ctx, Array, 0, buf, 0); err != nil || n != len(buf) {
 			b.Fatal(n, err)
 		}
 	}
@@ -230,8 +230,8 @@ func benchHandoff(b *testing.B, tr fabric.Transport, handoff bool) {
 	wg.Go(func() { // the engine: echo every request
 		buf := make([]byte, 256)
 		for {
-			n, err := y.Recv(ctx, tagReq, buf)
-			if err != nil || y.Send(ctx, tagRep, buf[:n]) != nil {
+			n, err := y.Recv(ctx, TagReq, buf)
+			if err != nil || y.Send(ctx, TagRep, buf[:n]) != nil {
 				return
 			}
 		}
@@ -241,7 +241,7 @@ func benchHandoff(b *testing.B, tr fabric.Transport, handoff bool) {
 		wg.Go(func() { // the client's receiver
 			buf := make([]byte, 256)
 			for {
-				n, err := x.Recv(ctx, tagRep, buf)
+				n, err := x.Recv(ctx, TagRep, buf)
 				if err != nil {
 					return
 				}
@@ -255,12 +255,12 @@ func benchHandoff(b *testing.B, tr fabric.Transport, handoff bool) {
 	}
 	req, buf := make([]byte, 128), make([]byte, 256)
 	for b.Loop() {
-		if err := x.Send(ctx, tagReq, req); err != nil {
+		if err := x.Send(ctx, TagReq, req); err != nil {
 			b.Fatal(err)
 		}
 		if handoff {
 			<-replies
-		} else if _, err := x.Recv(ctx, tagRep, buf); err != nil {
+		} else if _, err := x.Recv(ctx, TagRep, buf); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -73,15 +73,15 @@ func dial(ctx context.Context, tr fabric.Transport, addr string, o ClientOptions
 	if err != nil {
 		return nil, fmt.Errorf("dfs engine %s: dial: %w", addr, err)
 	}
-	if err := clientHello(ctx, conn, hello{version: v, clientID: uint64(o.Rank)}); err != nil {
+	if err := ClientHello(ctx, conn, Hello{Version: v, ClientID: uint64(o.Rank)}); err != nil {
 		conn.Close()
 		return nil, fmt.Errorf("dfs engine %s: %w", addr, err)
 	}
 	c := &Client{
 		addr: addr, conn: conn,
 		turn: make(chan struct{}, 1),
-		sbuf: make([]byte, 0, maxMsg),
-		rbuf: make([]byte, maxMsg),
+		sbuf: make([]byte, 0, MaxMsg),
+		rbuf: make([]byte, MaxMsg),
 	}
 	c.turn <- struct{}{}
 	if r, ok := conn.(fabric.RMAConn); ok && o.BulkRMA {
@@ -127,25 +127,25 @@ func (c *Client) Close() error {
 // to it, and return the reply with its data: in dst when dst is not nil
 // (it must hold all of it), in a new slice otherwise. The returned error
 // is the transport's or the engine's.
-func (c *Client) call(ctx context.Context, m *msg, dst []byte) (msg, error) {
+func (c *Client) call(ctx context.Context, m *Msg, dst []byte) (Msg, error) {
 	select {
 	case <-c.turn:
 	case <-ctx.Done():
-		return msg{}, c.wrap(m.op, ctx.Err())
+		return Msg{}, c.wrap(m.Op, ctx.Err())
 	}
 	defer func() { c.turn <- struct{}{} }()
 	if c.broken != nil {
-		return msg{}, c.wrap(m.op, c.broken)
+		return Msg{}, c.wrap(m.Op, c.broken)
 	}
 	rep, err := c.exchange(ctx, m, dst)
 	if err != nil {
-		return msg{}, c.wrap(m.op, err)
+		return Msg{}, c.wrap(m.Op, err)
 	}
-	return rep, replyErr(c.addr, rep.kind, rep.s1)
+	return rep, ReplyErr(c.addr, rep.Kind, rep.S1)
 }
 
 // wrap names the engine and the operation in a transport error.
-func (c *Client) wrap(o op, err error) error {
+func (c *Client) wrap(o Op, err error) error {
 	return fmt.Errorf("dfs engine %s: %s: %w", c.addr, o, err)
 }
 
@@ -153,16 +153,16 @@ func (c *Client) wrap(o op, err error) error {
 var errBroken = errors.New("connection out of step after an interrupted transfer")
 
 // exchange is call's work, with the turn held.
-func (c *Client) exchange(ctx context.Context, m *msg, dst []byte) (msg, error) {
+func (c *Client) exchange(ctx context.Context, m *Msg, dst []byte) (Msg, error) {
 	release, err := c.post(ctx, m)
 	if release != nil {
 		defer release()
 	}
 	if err != nil {
-		return msg{}, err
+		return Msg{}, err
 	}
-	rep, err := c.await(ctx, m.id, dst, m.bulk() >= longBulk && c.busy)
-	if err != nil && m.mode == modeRMA && c.broken == nil {
+	rep, err := c.await(ctx, m.ID, dst, m.Bulk() >= LongBulk && c.busy)
+	if err != nil && m.Mode == ModeRMA && c.broken == nil {
 		// The engine may still reach the exposed buffer, which the
 		// caller gets back: nothing may go on this connection.
 		c.broken = fmt.Errorf("%w: %w", errBroken, err)
@@ -173,48 +173,48 @@ func (c *Client) exchange(ctx context.Context, m *msg, dst []byte) (msg, error) 
 // post sends request m and its data, numbering it, with the turn held. It
 // returns, when m's buffer is exposed to the engine, the function that
 // ends that, to call once the reply is in (or the call given up).
-func (c *Client) post(ctx context.Context, m *msg) (release func() error, err error) {
+func (c *Client) post(ctx context.Context, m *Msg) (release func() error, err error) {
 	c.next++
-	m.id = c.next
-	if m.encodedLen() > maxMsg {
-		return nil, fmt.Errorf("%d bytes of keys and labels, more than a message holds: %w", m.encodedLen()-prefixLen, object.ErrInvalid)
+	m.ID = c.next
+	if m.EncodedLen() > MaxMsg {
+		return nil, fmt.Errorf("%d bytes of keys and labels, more than a message holds: %w", m.EncodedLen()-PrefixLen, object.ErrInvalid)
 	}
 	switch {
-	case m.mode == modeRMA:
+	case m.Mode == ModeRMA:
 		r := c.rma
 		if r == nil {
 			r = c.views // bulk chose RMA for a buffer the engine views
 		}
-		key, rel, err := r.Expose(m.data)
+		key, rel, err := r.Expose(m.Data)
 		if err != nil {
-			return nil, fmt.Errorf("expose %d bytes for the engine: %w", len(m.data), err)
+			return nil, fmt.Errorf("expose %d bytes for the engine: %w", len(m.Data), err)
 		}
-		m.key, release = key, rel
-	case len(m.data) <= inlineMax && m.encodedLen()+len(m.data) <= maxMsg:
-		m.mode = modeInline
+		m.Key, release = key, rel
+	case len(m.Data) <= InlineMax && m.EncodedLen()+len(m.Data) <= MaxMsg:
+		m.Mode = ModeInline
 	default:
-		m.mode = modeMsg
+		m.Mode = ModeMsg
 	}
-	if m.op != opReadArray {
-		m.dataLen = uint64(len(m.data))
+	if m.Op != OpReadArray {
+		m.DataLen = uint64(len(m.Data))
 	}
-	c.sbuf = m.encode(c.sbuf)
-	if err := c.conn.Send(ctx, tagReq, c.sbuf); err != nil {
+	c.sbuf = m.Encode(c.sbuf)
+	if err := c.conn.Send(ctx, TagReq, c.sbuf); err != nil {
 		// A request cut off by its context may have gone all the same:
 		// harmless when it is whole in itself (its late reply is
 		// dropped), not when data was to follow or stays exposed.
 		switch {
 		case ctx.Err() == nil:
 			c.broken = err
-		case m.mode != modeInline:
+		case m.Mode != ModeInline:
 			c.broken = fmt.Errorf("%w: %w", errBroken, err)
 		}
 		return release, fmt.Errorf("send request: %w", err)
 	}
-	if m.mode == modeMsg {
-		if err := c.conn.Send(ctx, tagData, m.data); err != nil {
+	if m.Mode == ModeMsg {
+		if err := c.conn.Send(ctx, TagData, m.Data); err != nil {
 			c.broken = fmt.Errorf("%w: %w", errBroken, err)
-			return release, fmt.Errorf("send %d bytes of data: %w", len(m.data), err)
+			return release, fmt.Errorf("send %d bytes of data: %w", len(m.Data), err)
 		}
 	}
 	return release, nil
@@ -224,32 +224,32 @@ func (c *Client) post(ctx context.Context, m *msg) (release func() error, err er
 // earlier requests whose callers gave up waiting. long says the request
 // moves longBulk bytes or more and the engine's host is busy: the wait
 // sleeps at once (fabric.RecvLong; see the package doc's "Waiting").
-func (c *Client) await(ctx context.Context, id uint64, dst []byte, long bool) (msg, error) {
+func (c *Client) await(ctx context.Context, id uint64, dst []byte, long bool) (Msg, error) {
 	for {
-		n, err := recv(ctx, c.conn, tagRep, c.rbuf, long)
+		n, err := Recv(ctx, c.conn, TagRep, c.rbuf, long)
 		if err != nil {
 			if ctx.Err() == nil {
 				c.broken = err
 			}
-			return msg{}, fmt.Errorf("receive reply: %w", err)
+			return Msg{}, fmt.Errorf("receive reply: %w", err)
 		}
-		var rep msg
-		if err := rep.decode(c.rbuf[:n]); err != nil {
+		var rep Msg
+		if err := rep.Decode(c.rbuf[:n]); err != nil {
 			c.broken = err
-			return msg{}, fmt.Errorf("reply: %w", err)
+			return Msg{}, fmt.Errorf("reply: %w", err)
 		}
-		c.busy = rep.hints&hintBusy != 0
-		if rep.id > id {
-			c.broken = fmt.Errorf("%w: a reply to request %d while waiting for %d", errMalformed, rep.id, id)
-			return msg{}, c.broken
+		c.busy = rep.Hints&HintBusy != 0
+		if rep.ID > id {
+			c.broken = fmt.Errorf("%w: a reply to request %d while waiting for %d", ErrMalformed, rep.ID, id)
+			return Msg{}, c.broken
 		}
-		if rep.id < id {
+		if rep.ID < id {
 			dst = nil // a stale reply: its data goes to a fresh buffer, dropped
 		}
 		if err := c.replyData(ctx, &rep, dst); err != nil {
-			return msg{}, err
+			return Msg{}, err
 		}
-		if rep.id == id {
+		if rep.ID == id {
 			return rep, nil
 		}
 	}
@@ -257,27 +257,27 @@ func (c *Client) await(ctx context.Context, id uint64, dst []byte, long bool) (m
 
 // replyData puts rep's data in dst, or a new buffer if dst is nil, and
 // points rep.data at it.
-func (c *Client) replyData(ctx context.Context, rep *msg, dst []byte) error {
-	n := int(rep.dataLen)
+func (c *Client) replyData(ctx context.Context, rep *Msg, dst []byte) error {
+	n := int(rep.DataLen)
 	if dst == nil {
 		dst = make([]byte, n)
 	} else if len(dst) < n {
-		c.broken = fmt.Errorf("%w: %d bytes of reply data for a %d-byte buffer", errMalformed, n, len(dst))
+		c.broken = fmt.Errorf("%w: %d bytes of reply data for a %d-byte buffer", ErrMalformed, n, len(dst))
 		return c.broken
 	}
-	switch rep.mode {
-	case modeInline:
-		copy(dst, rep.data)
-	case modeMsg:
-		got, err := c.conn.Recv(ctx, tagData, dst[:n])
+	switch rep.Mode {
+	case ModeInline:
+		copy(dst, rep.Data)
+	case ModeMsg:
+		got, err := c.conn.Recv(ctx, TagData, dst[:n])
 		if err == nil && got != n {
-			err = fmt.Errorf("%w: %d bytes of data, the reply says %d", errMalformed, got, n)
+			err = fmt.Errorf("%w: %d bytes of data, the reply says %d", ErrMalformed, got, n)
 		}
 		if err != nil {
 			c.broken = fmt.Errorf("%w: %w", errBroken, err)
 			return fmt.Errorf("receive %d bytes of data: %w", n, err)
 		}
 	}
-	rep.data = dst[:n]
+	rep.Data = dst[:n]
 	return nil
 }

@@ -28,40 +28,40 @@ func (k *Cont) Props() object.ContProps { return k.props }
 
 // AllocOIDs reserves n object ids in the engine.
 func (k *Cont) AllocOIDs(ctx context.Context, cl object.Class, n int) (object.OID, error) {
-	rep, err := k.c.call(ctx, &msg{op: opAllocOIDs, handle: k.handle, class: cl, a: int64(n)}, nil)
-	return rep.oid, err
+	rep, err := k.c.call(ctx, &Msg{Op: OpAllocOIDs, Handle: k.handle, Class: cl, A: int64(n)}, nil)
+	return rep.OID, err
 }
 
 // Put stores val in the engine.
 func (k *Cont) Put(ctx context.Context, oid object.OID, dkey, akey string, val []byte) error {
-	_, err := k.c.call(ctx, &msg{op: opPut, handle: k.handle, oid: oid, s1: dkey, s2: akey, data: val}, nil)
+	_, err := k.c.call(ctx, &Msg{Op: OpPut, Handle: k.handle, OID: oid, S1: dkey, S2: akey, Data: val}, nil)
 	return err
 }
 
 // Insert stores val in the engine if dkey has no akey yet.
 func (k *Cont) Insert(ctx context.Context, oid object.OID, dkey, akey string, val []byte) error {
-	_, err := k.c.call(ctx, &msg{op: opInsert, handle: k.handle, oid: oid, s1: dkey, s2: akey, data: val}, nil)
+	_, err := k.c.call(ctx, &Msg{Op: OpInsert, Handle: k.handle, OID: oid, S1: dkey, S2: akey, Data: val}, nil)
 	return err
 }
 
 // Get returns a value from the engine.
 func (k *Cont) Get(ctx context.Context, oid object.OID, dkey, akey string) ([]byte, error) {
-	rep, err := k.c.call(ctx, &msg{op: opGet, handle: k.handle, oid: oid, s1: dkey, s2: akey}, nil)
+	rep, err := k.c.call(ctx, &Msg{Op: OpGet, Handle: k.handle, OID: oid, S1: dkey, S2: akey}, nil)
 	if err != nil {
 		return nil, err
 	}
-	return rep.data, nil
+	return rep.Data, nil
 }
 
 // Remove punches a dkey in the engine.
 func (k *Cont) Remove(ctx context.Context, oid object.OID, dkey string) error {
-	_, err := k.c.call(ctx, &msg{op: opRemove, handle: k.handle, oid: oid, s1: dkey}, nil)
+	_, err := k.c.call(ctx, &Msg{Op: OpRemove, Handle: k.handle, OID: oid, S1: dkey}, nil)
 	return err
 }
 
 // RemoveIf punches a dkey in the engine if its akey holds expect.
 func (k *Cont) RemoveIf(ctx context.Context, oid object.OID, dkey, akey string, expect []byte) error {
-	_, err := k.c.call(ctx, &msg{op: opRemoveIf, handle: k.handle, oid: oid, s1: dkey, s2: akey, data: expect}, nil)
+	_, err := k.c.call(ctx, &Msg{Op: OpRemoveIf, Handle: k.handle, OID: oid, S1: dkey, S2: akey, Data: expect}, nil)
 	return err
 }
 
@@ -70,25 +70,25 @@ func (k *Cont) RemoveIf(ctx context.Context, oid object.OID, dkey, akey string, 
 // (object.Unlinker). removed says the entry was removed: err is then the
 // punch's.
 func (k *Cont) Unlink(ctx context.Context, oid object.OID, dkey, akey string, expect []byte, victim object.OID) (removed bool, err error) {
-	m := msg{op: opUnlink, handle: k.handle, oid: oid, s1: dkey, a: int64(victim.Hi), b: int64(victim.Lo)}
+	m := Msg{Op: OpUnlink, Handle: k.handle, OID: oid, S1: dkey, A: int64(victim.Hi), B: int64(victim.Lo)}
 	if expect != nil {
-		m.s2, m.data, m.c = akey, expect, 1
+		m.S2, m.Data, m.C = akey, expect, 1
 	}
 	rep, err := k.c.call(ctx, &m, nil)
-	return rep.a == 1, err
+	return rep.A == 1, err
 }
 
 // List lists dkeys in the engine.
 func (k *Cont) List(ctx context.Context, oid object.OID, anchor string, max int) ([]string, string, error) {
-	rep, err := k.c.call(ctx, &msg{op: opList, handle: k.handle, oid: oid, s1: anchor, a: int64(max)}, nil)
+	rep, err := k.c.call(ctx, &Msg{Op: OpList, Handle: k.handle, OID: oid, S1: anchor, A: int64(max)}, nil)
 	if err != nil {
 		return nil, "", err
 	}
-	keys, err := decodeStrings(rep.data)
+	keys, err := DecodeStrings(rep.Data)
 	if err != nil {
-		return nil, "", k.c.wrap(opList, err)
+		return nil, "", k.c.wrap(OpList, err)
 	}
-	return keys, rep.s1, nil
+	return keys, rep.S1, nil
 }
 
 // bulk returns the data mode for a transfer of p: RMA when the client
@@ -96,18 +96,18 @@ func (k *Cont) List(ctx context.Context, oid object.OID, anchor string, max int)
 // place (one of the client's Alloc buffers on fabric/shm: the engine
 // then moves it between p and its files with no copy of its own), else
 // the client decides by size (modeInline stands for "inline or message").
-func (k *Cont) bulk(p []byte) mode {
-	if len(p) > inlineMax && (k.c.rma != nil || k.c.views != nil && k.c.views.PeerViews(p)) {
-		return modeRMA
+func (k *Cont) bulk(p []byte) Mode {
+	if len(p) > InlineMax && (k.c.rma != nil || k.c.views != nil && k.c.views.PeerViews(p)) {
+		return ModeRMA
 	}
-	return modeInline
+	return ModeInline
 }
 
 // WriteArray writes p in the engine, in calls of at most maxData bytes.
 func (k *Cont) WriteArray(ctx context.Context, a object.Array, off int64, p []byte, f object.IOFlags) error {
 	for {
-		n := min(len(p), maxData)
-		m := msg{op: opWriteArray, handle: k.handle, oid: a.OID, c: a.ChunkSize, a: off, flags: f, data: p[:n], mode: k.bulk(p[:n])}
+		n := min(len(p), MaxData)
+		m := Msg{Op: OpWriteArray, Handle: k.handle, OID: a.OID, C: a.ChunkSize, A: off, Flags: f, Data: p[:n], Mode: k.bulk(p[:n])}
 		if _, err := k.c.call(ctx, &m, nil); err != nil {
 			return err
 		}
@@ -123,21 +123,21 @@ func (k *Cont) WriteArray(ctx context.Context, a object.Array, off int64, p []by
 func (k *Cont) ReadArray(ctx context.Context, a object.Array, off int64, p []byte, f object.IOFlags) (int, error) {
 	done := 0
 	for {
-		n := min(len(p)-done, maxData)
+		n := min(len(p)-done, MaxData)
 		q := p[done : done+n]
-		m := msg{op: opReadArray, handle: k.handle, oid: a.OID, c: a.ChunkSize, a: off, b: int64(n), flags: f, mode: k.bulk(q)}
-		if m.mode == modeRMA {
-			m.data, m.dataLen = q, uint64(n)
+		m := Msg{Op: OpReadArray, Handle: k.handle, OID: a.OID, C: a.ChunkSize, A: off, B: int64(n), Flags: f, Mode: k.bulk(q)}
+		if m.Mode == ModeRMA {
+			m.Data, m.DataLen = q, uint64(n)
 		}
 		rep, err := k.c.call(ctx, &m, q)
 		if err != nil && err != io.EOF {
 			return done, err
 		}
-		if rep.a < 0 || rep.a > int64(n) || int(rep.dataLen) != int(rep.a) {
-			return done, k.c.wrap(opReadArray, fmt.Errorf("%w: %d bytes read of %d asked, %d sent", errMalformed, rep.a, n, rep.dataLen))
+		if rep.A < 0 || rep.A > int64(n) || int(rep.DataLen) != int(rep.A) {
+			return done, k.c.wrap(OpReadArray, fmt.Errorf("%w: %d bytes read of %d asked, %d sent", ErrMalformed, rep.A, n, rep.DataLen))
 		}
-		done += int(rep.a)
-		off += rep.a
+		done += int(rep.A)
+		off += rep.A
 		if err == io.EOF {
 			return done, io.EOF
 		}
@@ -149,25 +149,25 @@ func (k *Cont) ReadArray(ctx context.Context, a object.Array, off int64, p []byt
 
 // ArraySize asks the engine for the array's size.
 func (k *Cont) ArraySize(ctx context.Context, a object.Array) (int64, error) {
-	rep, err := k.c.call(ctx, &msg{op: opArraySize, handle: k.handle, oid: a.OID, c: a.ChunkSize}, nil)
-	return rep.a, err
+	rep, err := k.c.call(ctx, &Msg{Op: OpArraySize, Handle: k.handle, OID: a.OID, C: a.ChunkSize}, nil)
+	return rep.A, err
 }
 
 // SetSize truncates or extends the array in the engine.
 func (k *Cont) SetSize(ctx context.Context, a object.Array, size int64) error {
-	_, err := k.c.call(ctx, &msg{op: opSetSize, handle: k.handle, oid: a.OID, c: a.ChunkSize, a: size}, nil)
+	_, err := k.c.call(ctx, &Msg{Op: OpSetSize, Handle: k.handle, OID: a.OID, C: a.ChunkSize, A: size}, nil)
 	return err
 }
 
 // SyncArray makes the array stable in the engine.
 func (k *Cont) SyncArray(ctx context.Context, a object.Array) error {
-	_, err := k.c.call(ctx, &msg{op: opSyncArray, handle: k.handle, oid: a.OID, c: a.ChunkSize}, nil)
+	_, err := k.c.call(ctx, &Msg{Op: OpSyncArray, Handle: k.handle, OID: a.OID, C: a.ChunkSize}, nil)
 	return err
 }
 
 // Punch removes the object in the engine.
 func (k *Cont) Punch(ctx context.Context, oid object.OID) error {
-	_, err := k.c.call(ctx, &msg{op: opPunch, handle: k.handle, oid: oid}, nil)
+	_, err := k.c.call(ctx, &Msg{Op: OpPunch, Handle: k.handle, OID: oid}, nil)
 	return err
 }
 
@@ -180,6 +180,6 @@ const closeTimeout = 30 * time.Second
 func (k *Cont) Close() error {
 	ctx, cancel := context.WithTimeout(context.Background(), closeTimeout)
 	defer cancel()
-	_, err := k.c.call(ctx, &msg{op: opContClose, handle: k.handle}, nil)
+	_, err := k.c.call(ctx, &Msg{Op: OpContClose, Handle: k.handle}, nil)
 	return err
 }

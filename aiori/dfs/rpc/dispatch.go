@@ -9,30 +9,30 @@ import (
 
 // dispatch runs request m against the pool or one of the session's
 // containers and returns the reply (its id and op are reply's to set).
-func (ss *session) dispatch(ctx context.Context, m *msg) msg {
-	var rep msg
+func (ss *session) dispatch(ctx context.Context, m *request) Msg {
+	var rep Msg
 	err := ss.do(ctx, m, &rep)
 	if err != nil {
 		if ctx.Err() != nil {
-			err = fmt.Errorf("%w: %w", errCanceled, err)
+			err = fmt.Errorf("%w: %w", ErrCanceled, err)
 		}
-		rep.kind, rep.s1 = kindOf(err), err.Error()
+		rep.Kind, rep.S1 = KindOf(err), err.Error()
 	}
 	return rep
 }
 
 // do is dispatch's work: it fills rep and returns the operation's error.
-func (ss *session) do(ctx context.Context, m *msg, rep *msg) error {
-	if m.mode == modeRMA && (ss.rma == nil || (m.op != opWriteArray && m.op != opReadArray)) {
-		return fmt.Errorf("%s: data by RMA on a connection without it, or for an operation that moves no array data: %w", m.op, object.ErrInvalid)
+func (ss *session) do(ctx context.Context, m *request, rep *Msg) error {
+	if m.Mode == ModeRMA && (ss.rma == nil || (m.Op != OpWriteArray && m.Op != OpReadArray)) {
+		return fmt.Errorf("%s: data by RMA on a connection without it, or for an operation that moves no array data: %w", m.Op, object.ErrInvalid)
 	}
-	if m.op >= opAllocOIDs && m.op < opMax || m.op == opContClose {
-		c, ok := ss.handles[m.handle]
+	if m.Op >= OpAllocOIDs && m.Op < OpMax || m.Op == OpContClose {
+		c, ok := ss.handles[m.Handle]
 		if !ok {
-			return fmt.Errorf("%s: container handle %d is not open: %w", m.op, m.handle, object.ErrInvalid)
+			return fmt.Errorf("%s: container handle %d is not open: %w", m.Op, m.Handle, object.ErrInvalid)
 		}
-		if m.op == opContClose {
-			delete(ss.handles, m.handle)
+		if m.Op == OpContClose {
+			delete(ss.handles, m.Handle)
 			return c.Close()
 		}
 		return ss.doCont(ctx, c, m, rep)
@@ -41,108 +41,108 @@ func (ss *session) do(ctx context.Context, m *msg, rep *msg) error {
 }
 
 // doPool runs the pool's operations.
-func (ss *session) doPool(ctx context.Context, m *msg, rep *msg) error {
+func (ss *session) doPool(ctx context.Context, m *request, rep *Msg) error {
 	p := ss.srv.pool
-	switch m.op {
-	case opQuery:
+	switch m.Op {
+	case OpQuery:
 		info, err := p.Query(ctx)
-		rep.s1, rep.data = info.UUID, appendTargets(nil, info.Targets)
+		rep.S1, rep.Data = info.UUID, AppendTargets(nil, info.Targets)
 		return err
-	case opCreateCont:
-		return p.CreateCont(ctx, m.s1, getProps(m))
-	case opOpenCont:
-		c, err := p.OpenCont(ctx, m.s1)
+	case OpCreateCont:
+		return p.CreateCont(ctx, m.S1, m.Props())
+	case OpOpenCont:
+		c, err := p.OpenCont(ctx, m.S1)
 		if err != nil {
 			return err
 		}
 		ss.next++
 		ss.handles[ss.next] = c
-		rep.handle = ss.next
-		putProps(rep, c.Props())
+		rep.Handle = ss.next
+		rep.SetProps(c.Props())
 		return nil
-	case opListConts:
+	case OpListConts:
 		ls, err := p.ListConts(ctx)
-		rep.data = appendStrings(nil, ls)
+		rep.Data = AppendStrings(nil, ls)
 		return err
-	case opQueryCont:
-		info, err := p.QueryCont(ctx, m.s1)
-		rep.s1, rep.s2, rep.a, rep.b = info.Label, info.UUID, info.Objects, info.ArrayBytes
-		putProps(rep, info.Props)
+	case OpQueryCont:
+		info, err := p.QueryCont(ctx, m.S1)
+		rep.S1, rep.S2, rep.A, rep.B = info.Label, info.UUID, info.Objects, info.ArrayBytes
+		rep.SetProps(info.Props)
 		return err
-	case opDestroyCont:
-		return p.DestroyCont(ctx, m.s1)
+	case OpDestroyCont:
+		return p.DestroyCont(ctx, m.S1)
 	}
-	return fmt.Errorf("%s: %w", m.op, errUnknownOp)
+	return fmt.Errorf("%s: %w", m.Op, errUnknownOp)
 }
 
 // errUnknownOp is a request's op code that names no operation.
 var errUnknownOp = fmt.Errorf("unknown operation: %w", object.ErrInvalid)
 
 // doCont runs a container's operations.
-func (ss *session) doCont(ctx context.Context, c object.Container, m *msg, rep *msg) error {
-	arr := object.Array{OID: m.oid, ChunkSize: m.c}
-	switch m.op {
-	case opAllocOIDs:
-		oid, err := c.AllocOIDs(ctx, m.class, int(m.a))
-		rep.oid = oid
+func (ss *session) doCont(ctx context.Context, c object.Container, m *request, rep *Msg) error {
+	arr := object.Array{OID: m.OID, ChunkSize: m.C}
+	switch m.Op {
+	case OpAllocOIDs:
+		oid, err := c.AllocOIDs(ctx, m.Class, int(m.A))
+		rep.OID = oid
 		return err
-	case opPut:
-		return c.Put(ctx, m.oid, m.s1, m.s2, m.data)
-	case opInsert:
-		return c.Insert(ctx, m.oid, m.s1, m.s2, m.data)
-	case opGet:
-		v, err := c.Get(ctx, m.oid, m.s1, m.s2)
-		rep.data = v
+	case OpPut:
+		return c.Put(ctx, m.OID, m.S1, m.S2, m.Data)
+	case OpInsert:
+		return c.Insert(ctx, m.OID, m.S1, m.S2, m.Data)
+	case OpGet:
+		v, err := c.Get(ctx, m.OID, m.S1, m.S2)
+		rep.Data = v
 		return err
-	case opRemove:
-		return c.Remove(ctx, m.oid, m.s1)
-	case opRemoveIf:
-		return c.RemoveIf(ctx, m.oid, m.s1, m.s2, m.data)
-	case opUnlink:
+	case OpRemove:
+		return c.Remove(ctx, m.OID, m.S1)
+	case OpRemoveIf:
+		return c.RemoveIf(ctx, m.OID, m.S1, m.S2, m.Data)
+	case OpUnlink:
 		var expect []byte
-		switch m.c {
+		switch m.C {
 		case 0:
 		case 1:
-			expect = m.data
+			expect = m.Data
 		default:
-			return fmt.Errorf("%s: condition %d: %w (0 plain, 1 conditional)", m.op, m.c, object.ErrInvalid)
+			return fmt.Errorf("%s: condition %d: %w (0 plain, 1 conditional)", m.Op, m.C, object.ErrInvalid)
 		}
-		victim := object.OID{Hi: uint64(m.a), Lo: uint64(m.b)}
-		removed, err := object.Unlink(ctx, c, m.oid, m.s1, m.s2, expect, victim)
+		victim := object.OID{Hi: uint64(m.A), Lo: uint64(m.B)}
+		removed, err := object.Unlink(ctx, c, m.OID, m.S1, m.S2, expect, victim)
 		if removed {
-			rep.a = 1
+			rep.A = 1
 		}
 		return err
-	case opList:
-		keys, next, err := c.List(ctx, m.oid, m.s1, int(m.a))
-		rep.data, rep.s1 = appendStrings(nil, keys), next
+	case OpList:
+		keys, next, err := c.List(ctx, m.OID, m.S1, int(m.A))
+		rep.Data, rep.S1 = AppendStrings(nil, keys), next
 		return err
-	case opWriteArray:
-		return c.WriteArray(ctx, arr, m.a, m.data, m.flags)
-	case opReadArray:
-		if m.b < 0 || m.b > maxData {
-			return fmt.Errorf("%s of %d bytes: %w (from 0 to %d)", m.op, m.b, object.ErrInvalid, maxData)
+	case OpWriteArray:
+		return c.WriteArray(ctx, arr, m.A, m.Data, m.Flags)
+	case OpReadArray:
+		if m.B < 0 || m.B > MaxData {
+			return fmt.Errorf("%s of %d bytes: %w (from 0 to %d)", m.Op, m.B, object.ErrInvalid, MaxData)
 		}
-		buf := ss.inPlace(m, int(m.b))
+		buf := ss.inPlace(m, int(m.B))
 		if buf == nil {
-			buf = ss.data(int(m.b))
+			buf = ss.data(int(m.B))
 		}
-		n, err := c.ReadArray(ctx, arr, m.a, buf, m.flags)
+		n, err := c.ReadArray(ctx, arr, m.A, buf, m.Flags)
 		if n < 0 || n > len(buf) {
-			return fmt.Errorf("%s: the container read %d bytes into %d", m.op, n, len(buf))
+			return fmt.Errorf("%s: the container read %d bytes into %d", m.Op, n, len(buf))
 		}
-		rep.a, rep.data = int64(n), buf[:n]
+		rep.A, rep.Data = int64(n), buf[:n]
 		return err
-	case opArraySize:
+	case OpArraySize:
 		size, err := c.ArraySize(ctx, arr)
-		rep.a = size
+		rep.A = size
 		return err
-	case opSetSize:
-		return c.SetSize(ctx, arr, m.a)
-	case opSyncArray:
+	case OpSetSize:
+		return c.SetSize(ctx, arr, m.A)
+	case OpSyncArray:
 		return c.SyncArray(ctx, arr)
-	case opPunch:
-		return c.Punch(ctx, m.oid)
+	case OpPunch:
+		return c.Punch(ctx, m.OID)
 	}
-	return fmt.Errorf("%s: %w", m.op, errUnknownOp)
+	return fmt.Errorf("%s: %w", m.Op, errUnknownOp)
 }

@@ -7,62 +7,62 @@ import (
 	"github.com/hpcbench/hpcbench/objstore/object"
 )
 
-// kind is a reply's error kind: what errors.Is tests on the client.
-type kind uint16
+// Kind is a reply's error kind: what errors.Is tests on the client.
+type Kind uint16
 
 // The kinds. Their numbers are part of the format.
 const (
-	kindOK       kind = iota
-	kindNotExist      // object.ErrNotExist
-	kindExist         // object.ErrExist
-	kindInvalid       // object.ErrInvalid
-	kindEOF           // io.EOF (a short ReadArray; the reply carries its data)
-	kindCanceled      // the engine's context ended (the engine is stopping)
-	kindOther         // anything else: only the text crosses
-	kindChanged       // object.ErrChanged
+	KindOK       Kind = iota
+	KindNotExist      // object.ErrNotExist
+	KindExist         // object.ErrExist
+	KindInvalid       // object.ErrInvalid
+	KindEOF           // io.EOF (a short ReadArray; the reply carries its data)
+	KindCanceled      // the engine's context ended (the engine is stopping)
+	KindOther         // anything else: only the text crosses
+	KindChanged       // object.ErrChanged
 )
 
-// kindOf classifies an engine-side error.
-func kindOf(err error) kind {
+// KindOf classifies an engine-side error: the kind its reply carries.
+func KindOf(err error) Kind {
 	switch {
 	case err == nil:
-		return kindOK
+		return KindOK
 	case errors.Is(err, object.ErrNotExist):
-		return kindNotExist
+		return KindNotExist
 	case errors.Is(err, object.ErrExist):
-		return kindExist
+		return KindExist
 	case errors.Is(err, object.ErrInvalid):
-		return kindInvalid
+		return KindInvalid
 	case errors.Is(err, object.ErrChanged):
-		return kindChanged
+		return KindChanged
 	case err == io.EOF:
-		return kindEOF
-	case errors.Is(err, errCanceled):
-		return kindCanceled
+		return KindEOF
+	case errors.Is(err, ErrCanceled):
+		return KindCanceled
 	}
-	return kindOther
+	return KindOther
 }
 
-// base returns the sentinel a kind stands for (nil for kindOther).
-func (k kind) base() error {
+// base returns the sentinel a kind stands for (nil for KindOther).
+func (k Kind) base() error {
 	switch k {
-	case kindNotExist:
+	case KindNotExist:
 		return object.ErrNotExist
-	case kindExist:
+	case KindExist:
 		return object.ErrExist
-	case kindInvalid:
+	case KindInvalid:
 		return object.ErrInvalid
-	case kindCanceled:
-		return errCanceled
-	case kindChanged:
+	case KindCanceled:
+		return ErrCanceled
+	case KindChanged:
 		return object.ErrChanged
 	}
 	return nil
 }
 
-// errCanceled is what a call the engine gave up on because it is stopping
+// ErrCanceled is what a call the engine gave up on because it is stopping
 // wraps (its own context's error does not cross the wire).
-var errCanceled = errors.New("the engine stopped serving")
+var ErrCanceled = errors.New("the engine stopped serving")
 
 // EngineError is an error the engine returned: its text, and the kind the
 // engine's error was, so that errors.Is(err, object.ErrNotExist) and the
@@ -72,7 +72,7 @@ type EngineError struct {
 	Addr string
 	// Text is the engine's error message.
 	Text string
-	kind kind
+	kind Kind
 }
 
 // Error returns "dfs engine ADDR: TEXT".
@@ -81,12 +81,13 @@ func (e *EngineError) Error() string { return "dfs engine " + e.Addr + ": " + e.
 // Unwrap returns the sentinel of the error's kind, or nil.
 func (e *EngineError) Unwrap() error { return e.kind.base() }
 
-// replyErr turns a reply's kind and text into the client's error.
-func replyErr(addr string, k kind, text string) error {
+// ReplyErr turns a reply's kind and text, from the engine at addr, into
+// the client's error: nil, io.EOF, or an *EngineError.
+func ReplyErr(addr string, k Kind, text string) error {
 	switch k {
-	case kindOK:
+	case KindOK:
 		return nil
-	case kindEOF:
+	case KindEOF:
 		return io.EOF
 	}
 	return &EngineError{Addr: addr, Text: text, kind: k}

@@ -24,7 +24,7 @@ func TestConcurrentClients(t *testing.T) {
 			var wg sync.WaitGroup
 			errs := make(chan error, clients*goroutines)
 			for ci := range clients {
-				c := openCont(t, e.dial(t, ci+1, fc.opts), "shared")
+				c := OpenCont(t, e.dial(t, ci+1, fc.opts), "shared")
 				for g := range goroutines {
 					wg.Add(1)
 					go func() {
@@ -78,9 +78,9 @@ func TestClientDeath(t *testing.T) {
 			pool := &countingPool{Pool: memobj.NewPool(), closed: make(chan string, 4)}
 			e := startEngine(t, fc.tr(t), pool)
 			dying, other := e.dial(t, 1, fc.opts), e.dial(t, 2, fc.opts)
-			openCont(t, dying, "a")
-			openCont(t, dying, "b")
-			kept := openCont(t, other, "c")
+			OpenCont(t, dying, "a")
+			OpenCont(t, dying, "b")
+			kept := OpenCont(t, other, "c")
 			if err := dying.conn.Close(); err != nil { // as its process dying does
 				t.Fatal(err)
 			}
@@ -88,7 +88,7 @@ func TestClientDeath(t *testing.T) {
 			if !(got[0] == "a" && got[1] == "b" || got[0] == "b" && got[1] == "a") {
 				t.Errorf("handles closed: %q, want a and b", got)
 			}
-			if err := kept.Put(context.Background(), kvOID, "d", "a", nil); err != nil {
+			if err := kept.Put(context.Background(), KVOID, "d", "a", nil); err != nil {
 				t.Errorf("the other client's Put: %v", err)
 			}
 			if _, err := dying.ListConts(context.Background()); !errors.Is(err, fabric.ErrClosed) {
@@ -101,13 +101,13 @@ func TestClientDeath(t *testing.T) {
 // holdGet starts an engine over fc whose containers hold a Get of dkey
 // "block", starts such a Get with ctx, and returns once the engine holds
 // it; the Get's error arrives on blocked.
-func holdGet(ctx context.Context, t *testing.T, fc fabricCase) (e *engine, pool *blockingPool, c object.Container, blocked <-chan error) {
+func holdGet(ctx context.Context, t *testing.T, fc fabricCase) (e *testEngine, pool *blockingPool, c object.Container, blocked <-chan error) {
 	pool = &blockingPool{Pool: memobj.NewPool(), entered: make(chan struct{}, 1), release: make(chan struct{})}
 	e = startEngine(t, fc.tr(t), pool)
-	c = openCont(t, e.dial(t, 1, fc.opts), "c")
+	c = OpenCont(t, e.dial(t, 1, fc.opts), "c")
 	errc := make(chan error, 1)
 	go func() {
-		_, err := c.Get(ctx, kvOID, "block", "a")
+		_, err := c.Get(ctx, KVOID, "block", "a")
 		errc <- err
 	}()
 	<-pool.entered
@@ -124,7 +124,7 @@ func TestEngineDeath(t *testing.T) {
 			if err := <-blocked; err == nil || !strings.Contains(err.Error(), e.addr) {
 				t.Errorf("a call in the engine when it stopped: %v, want an error naming %s", err, e.addr)
 			}
-			_, err := c.Get(context.Background(), kvOID, "d", "a")
+			_, err := c.Get(context.Background(), KVOID, "d", "a")
 			if !errors.Is(err, fabric.ErrClosed) || !strings.Contains(err.Error(), "dfs engine "+e.addr) {
 				t.Errorf("a call after the engine stopped: %v, want ErrClosed naming %s", err, e.addr)
 			}
@@ -143,7 +143,7 @@ func TestCancel(t *testing.T) {
 			_, pool, c, blocked := holdGet(ctx, t, fc)
 			gone, cancelGone := context.WithCancel(context.Background())
 			cancelGone()
-			if err := c.Put(gone, kvOID, "d", "a", nil); !errors.Is(err, context.Canceled) {
+			if err := c.Put(gone, KVOID, "d", "a", nil); !errors.Is(err, context.Canceled) {
 				t.Errorf("a call waiting its turn with its context ended: %v, want context.Canceled", err)
 			}
 			cancel()
@@ -152,10 +152,10 @@ func TestCancel(t *testing.T) {
 			}
 			close(pool.release)
 			bg := context.Background()
-			if err := c.Put(bg, kvOID, "d", "a", []byte("after")); err != nil {
+			if err := c.Put(bg, KVOID, "d", "a", []byte("after")); err != nil {
 				t.Fatal(err)
 			}
-			if v, err := c.Get(bg, kvOID, "d", "a"); err != nil || string(v) != "after" {
+			if v, err := c.Get(bg, KVOID, "d", "a"); err != nil || string(v) != "after" {
 				t.Errorf("Get after a cancelled call = %q, %v, want \"after\"", v, err)
 			}
 		})

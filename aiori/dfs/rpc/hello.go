@@ -25,24 +25,25 @@ const (
 // sides speak different protocol versions.
 var ErrVersion = errors.New("protocol version mismatch")
 
-// hello is the client's first message.
-type hello struct {
-	version  uint16
-	clientID uint64
+// Hello is the client's first message: the protocol version it speaks
+// and its client id (its rank).
+type Hello struct {
+	Version  uint16
+	ClientID uint64
 }
 
-func (h hello) encode() []byte {
+func (h Hello) encode() []byte {
 	b := binary.LittleEndian.AppendUint32(nil, helloMagic)
-	b = binary.LittleEndian.AppendUint16(b, h.version)
+	b = binary.LittleEndian.AppendUint16(b, h.Version)
 	b = binary.LittleEndian.AppendUint16(b, 0)
-	return binary.LittleEndian.AppendUint64(b, h.clientID)
+	return binary.LittleEndian.AppendUint64(b, h.ClientID)
 }
 
-func decodeHello(b []byte) (hello, error) {
+func decodeHello(b []byte) (Hello, error) {
 	if len(b) != helloLen || binary.LittleEndian.Uint32(b) != helloMagic {
-		return hello{}, fmt.Errorf("%w: a hello of %d bytes that does not start with the protocol's magic", errMalformed, len(b))
+		return Hello{}, fmt.Errorf("%w: a hello of %d bytes that does not start with the protocol's magic", ErrMalformed, len(b))
 	}
-	return hello{version: binary.LittleEndian.Uint16(b[4:]), clientID: binary.LittleEndian.Uint64(b[8:])}, nil
+	return Hello{Version: binary.LittleEndian.Uint16(b[4:]), ClientID: binary.LittleEndian.Uint64(b[8:])}, nil
 }
 
 // encodeAnswer is the engine's answer: magic, its version, status, text.
@@ -57,18 +58,18 @@ func encodeAnswer(status uint16, text string) []byte {
 // text.
 func decodeAnswer(b []byte) (version, status uint16, text string, err error) {
 	if len(b) < 8 || binary.LittleEndian.Uint32(b) != helloMagic {
-		return 0, 0, "", fmt.Errorf("%w: an answer of %d bytes that does not start with the protocol's magic", errMalformed, len(b))
+		return 0, 0, "", fmt.Errorf("%w: an answer of %d bytes that does not start with the protocol's magic", ErrMalformed, len(b))
 	}
 	return binary.LittleEndian.Uint16(b[4:]), binary.LittleEndian.Uint16(b[6:]), string(b[8:]), nil
 }
 
-// clientHello sends h on conn and waits for the engine's answer.
-func clientHello(ctx context.Context, conn fabric.Conn, h hello) error {
-	if err := conn.Send(ctx, tagHello, h.encode()); err != nil {
+// ClientHello sends h on conn and waits for the engine's answer.
+func ClientHello(ctx context.Context, conn fabric.Conn, h Hello) error {
+	if err := conn.Send(ctx, TagHello, h.encode()); err != nil {
 		return fmt.Errorf("send hello: %w", err)
 	}
 	buf := make([]byte, 1024)
-	n, err := conn.Recv(ctx, tagHello, buf)
+	n, err := conn.Recv(ctx, TagHello, buf)
 	if err != nil {
 		return fmt.Errorf("receive the engine's answer to hello: %w", err)
 	}
@@ -76,34 +77,34 @@ func clientHello(ctx context.Context, conn fabric.Conn, h hello) error {
 	switch {
 	case err != nil:
 		return fmt.Errorf("hello: %w", err)
-	case v != h.version:
-		return fmt.Errorf("hello: %w: the client speaks version %d, the engine %d", ErrVersion, h.version, v)
+	case v != h.Version:
+		return fmt.Errorf("hello: %w: the client speaks version %d, the engine %d", ErrVersion, h.Version, v)
 	case status != helloAccepted:
 		return fmt.Errorf("hello: refused by the engine: %s", text)
 	}
 	return nil
 }
 
-// serverHello receives a client's hello on conn and answers it; a client
+// ServerHello receives a client's hello on conn and answers it; a client
 // of another version is told so and refused.
-func serverHello(ctx context.Context, conn fabric.Conn) (hello, error) {
+func ServerHello(ctx context.Context, conn fabric.Conn) (Hello, error) {
 	buf := make([]byte, 64)
-	n, err := conn.Recv(ctx, tagHello, buf)
+	n, err := conn.Recv(ctx, TagHello, buf)
 	if err != nil {
-		return hello{}, fmt.Errorf("receive hello: %w", err)
+		return Hello{}, fmt.Errorf("receive hello: %w", err)
 	}
 	h, err := decodeHello(buf[:n])
 	if err != nil {
-		conn.Send(ctx, tagHello, encodeAnswer(helloRefused, err.Error())) // best effort: refused anyway
-		return hello{}, fmt.Errorf("hello: %w", err)
+		conn.Send(ctx, TagHello, encodeAnswer(helloRefused, err.Error())) // best effort: refused anyway
+		return Hello{}, fmt.Errorf("hello: %w", err)
 	}
-	if h.version != Version {
-		err := fmt.Errorf("%w: client %d speaks version %d, the engine %d", ErrVersion, h.clientID, h.version, Version)
-		conn.Send(ctx, tagHello, encodeAnswer(helloRefused, err.Error())) // best effort: refused anyway
+	if h.Version != Version {
+		err := fmt.Errorf("%w: client %d speaks version %d, the engine %d", ErrVersion, h.ClientID, h.Version, Version)
+		conn.Send(ctx, TagHello, encodeAnswer(helloRefused, err.Error())) // best effort: refused anyway
 		return h, fmt.Errorf("hello: %w", err)
 	}
-	if err := conn.Send(ctx, tagHello, encodeAnswer(helloAccepted, "")); err != nil {
-		return h, fmt.Errorf("answer hello of client %d: %w", h.clientID, err)
+	if err := conn.Send(ctx, TagHello, encodeAnswer(helloAccepted, "")); err != nil {
+		return h, fmt.Errorf("answer hello of client %d: %w", h.ClientID, err)
 	}
 	return h, nil
 }

@@ -2,7 +2,6 @@ package rpc
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sync"
 	"testing"
@@ -52,7 +51,7 @@ func fabrics() []fabricCase {
 }
 
 // engine is an in-process engine: Serve on rank 0 of a transport.
-type engine struct {
+type testEngine struct {
 	tr     fabric.Transport
 	addr   string
 	cancel context.CancelFunc
@@ -61,14 +60,14 @@ type engine struct {
 }
 
 // startEngine serves pool on tr until the test ends (or stop).
-func startEngine(tb testing.TB, tr fabric.Transport, pool object.Pool) *engine {
+func startEngine(tb testing.TB, tr fabric.Transport, pool object.Pool) *testEngine {
 	tb.Helper()
 	return startEngineWith(tb, tr, pool, ServerOptions{})
 }
 
 // startEngineWith is startEngine with options; the transport's allocator
 // and the engine's log are set on top of so.
-func startEngineWith(tb testing.TB, tr fabric.Transport, pool object.Pool, so ServerOptions) *engine {
+func startEngineWith(tb testing.TB, tr fabric.Transport, pool object.Pool, so ServerOptions) *testEngine {
 	tb.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	l, err := tr.Listen(ctx, 0)
@@ -76,7 +75,7 @@ func startEngineWith(tb testing.TB, tr fabric.Transport, pool object.Pool, so Se
 		cancel()
 		tb.Fatal(err)
 	}
-	e := &engine{tr: tr, addr: l.Addr(), cancel: cancel, done: make(chan error, 1), logs: make(chan string, 64)}
+	e := &testEngine{tr: tr, addr: l.Addr(), cancel: cancel, done: make(chan error, 1), logs: make(chan string, 64)}
 	so.Alloc, _ = tr.(fabric.Allocator)
 	so.Logf = e.logf
 	go func() {
@@ -88,7 +87,7 @@ func startEngineWith(tb testing.TB, tr fabric.Transport, pool object.Pool, so Se
 
 // logf keeps the engine's log lines for tests that look for one, and
 // drops them once nobody reads.
-func (e *engine) logf(format string, args ...any) {
+func (e *testEngine) logf(format string, args ...any) {
 	select {
 	case e.logs <- fmt.Sprintf(format, args...):
 	default:
@@ -96,7 +95,7 @@ func (e *engine) logf(format string, args ...any) {
 }
 
 // stop ends Serve and waits for it; it may be called more than once.
-func (e *engine) stop(tb testing.TB) {
+func (e *testEngine) stop(tb testing.TB) {
 	e.cancel()
 	if err, ok := <-e.done; ok {
 		close(e.done)
@@ -107,7 +106,7 @@ func (e *engine) stop(tb testing.TB) {
 }
 
 // dial connects a client of rank rank to e, closed when the test ends.
-func (e *engine) dial(tb testing.TB, rank int, o ClientOptions) *Client {
+func (e *testEngine) dial(tb testing.TB, rank int, o ClientOptions) *Client {
 	tb.Helper()
 	o.Rank = rank
 	c, err := Dial(context.Background(), e.tr, e.addr, o)
@@ -115,20 +114,6 @@ func (e *engine) dial(tb testing.TB, rank int, o ClientOptions) *Client {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { c.Close() })
-	return c
-}
-
-// openCont creates container label in p and opens it.
-func openCont(tb testing.TB, p object.Pool, label string) object.Container {
-	tb.Helper()
-	ctx := context.Background()
-	if err := p.CreateCont(ctx, label, object.ContProps{}); err != nil && !errors.Is(err, object.ErrExist) {
-		tb.Fatal(err)
-	}
-	c, err := p.OpenCont(ctx, label)
-	if err != nil {
-		tb.Fatal(err)
-	}
 	return c
 }
 
@@ -191,28 +176,3 @@ func (c *blockingCont) Get(ctx context.Context, oid object.OID, dkey, akey strin
 	}
 	return c.Container.Get(ctx, oid, dkey, akey)
 }
-
-// oneShotConn hands a session one request, then reports the client gone;
-// it keeps the last reply the session sent.
-type oneShotConn struct {
-	req   []byte
-	reply []byte
-}
-
-func (c *oneShotConn) Send(ctx context.Context, tag uint32, b []byte) error {
-	if tag == tagRep {
-		c.reply = append(c.reply[:0], b...)
-	}
-	return nil
-}
-
-func (c *oneShotConn) Recv(ctx context.Context, tag uint32, b []byte) (int, error) {
-	if tag != tagReq || c.req == nil {
-		return 0, fabric.ErrClosed
-	}
-	n := copy(b, c.req)
-	c.req = nil
-	return n, nil
-}
-
-func (c *oneShotConn) Close() error { return nil }

@@ -7,8 +7,8 @@ import (
 	"github.com/hpcbench/hpcbench/objstore/object"
 )
 
-// appendStrings encodes ss as a u32 count and u32-length-prefixed strings.
-func appendStrings(b []byte, ss []string) []byte {
+// AppendStrings encodes ss as a u32 count and u32-length-prefixed strings.
+func AppendStrings(b []byte, ss []string) []byte {
 	b = binary.LittleEndian.AppendUint32(b, uint32(len(ss)))
 	for _, s := range ss {
 		b = appendBytes(b, s)
@@ -16,15 +16,15 @@ func appendStrings(b []byte, ss []string) []byte {
 	return b
 }
 
-// decodeStrings parses what appendStrings writes.
-func decodeStrings(b []byte) ([]string, error) {
+// DecodeStrings parses what AppendStrings writes.
+func DecodeStrings(b []byte) ([]string, error) {
 	if len(b) < 4 {
-		return nil, fmt.Errorf("%w: a list's count cut short", errMalformed)
+		return nil, fmt.Errorf("%w: a list's count cut short", ErrMalformed)
 	}
 	n := binary.LittleEndian.Uint32(b)
 	b = b[4:]
 	if uint64(n) > uint64(len(b)/4) {
-		return nil, fmt.Errorf("%w: a list of %d strings in %d bytes", errMalformed, n, len(b))
+		return nil, fmt.Errorf("%w: a list of %d strings in %d bytes", ErrMalformed, n, len(b))
 	}
 	ss := make([]string, 0, n)
 	for range n {
@@ -35,7 +35,7 @@ func decodeStrings(b []byte) ([]string, error) {
 		ss, b = append(ss, string(f)), rest
 	}
 	if len(b) != 0 {
-		return nil, fmt.Errorf("%w: %d bytes after a list", errMalformed, len(b))
+		return nil, fmt.Errorf("%w: %d bytes after a list", ErrMalformed, len(b))
 	}
 	return ss, nil
 }
@@ -43,9 +43,9 @@ func decodeStrings(b []byte) ([]string, error) {
 // targetLen is a target's encoding without its path: index, total, free.
 const targetLen = 4 + 8 + 8
 
-// appendTargets encodes a pool's targets: a u32 count, then each one's
+// AppendTargets encodes a pool's targets: a u32 count, then each one's
 // index (u32), total and free bytes (u64), path and file system id.
-func appendTargets(b []byte, ts []object.TargetInfo) []byte {
+func AppendTargets(b []byte, ts []object.TargetInfo) []byte {
 	le := binary.LittleEndian
 	b = le.AppendUint32(b, uint32(len(ts)))
 	for _, t := range ts {
@@ -58,21 +58,21 @@ func appendTargets(b []byte, ts []object.TargetInfo) []byte {
 	return b
 }
 
-// decodeTargets parses what appendTargets writes.
-func decodeTargets(b []byte) ([]object.TargetInfo, error) {
+// DecodeTargets parses what AppendTargets writes.
+func DecodeTargets(b []byte) ([]object.TargetInfo, error) {
 	le := binary.LittleEndian
 	if len(b) < 4 {
-		return nil, fmt.Errorf("%w: a target list's count cut short", errMalformed)
+		return nil, fmt.Errorf("%w: a target list's count cut short", ErrMalformed)
 	}
 	n := le.Uint32(b)
 	b = b[4:]
 	if uint64(n) > uint64(len(b)/(targetLen+8)) {
-		return nil, fmt.Errorf("%w: %d targets in %d bytes", errMalformed, n, len(b))
+		return nil, fmt.Errorf("%w: %d targets in %d bytes", ErrMalformed, n, len(b))
 	}
 	ts := make([]object.TargetInfo, 0, n)
 	for range n {
 		if len(b) < targetLen {
-			return nil, fmt.Errorf("%w: a target cut short", errMalformed)
+			return nil, fmt.Errorf("%w: a target cut short", ErrMalformed)
 		}
 		t := object.TargetInfo{Index: int(le.Uint32(b)), TotalBytes: le.Uint64(b[4:]), FreeBytes: le.Uint64(b[12:])}
 		path, rest, err := cutBytes(b[targetLen:])
@@ -87,7 +87,7 @@ func decodeTargets(b []byte) ([]object.TargetInfo, error) {
 		ts = append(ts, t)
 	}
 	if len(b) != 0 {
-		return nil, fmt.Errorf("%w: %d bytes after the targets", errMalformed, len(b))
+		return nil, fmt.Errorf("%w: %d bytes after the targets", ErrMalformed, len(b))
 	}
 	return ts, nil
 }

@@ -8,69 +8,59 @@ import (
 
 // Query describes the engine's pool.
 func (c *Client) Query(ctx context.Context) (object.PoolInfo, error) {
-	rep, err := c.call(ctx, &msg{op: opQuery}, nil)
+	rep, err := c.call(ctx, &Msg{Op: OpQuery}, nil)
 	if err != nil {
 		return object.PoolInfo{}, err
 	}
-	ts, err := decodeTargets(rep.data)
+	ts, err := DecodeTargets(rep.Data)
 	if err != nil {
-		return object.PoolInfo{}, c.wrap(opQuery, err)
+		return object.PoolInfo{}, c.wrap(OpQuery, err)
 	}
-	return object.PoolInfo{UUID: rep.s1, Targets: ts}, nil
+	return object.PoolInfo{UUID: rep.S1, Targets: ts}, nil
 }
 
 // CreateCont creates a container in the engine's pool.
 func (c *Client) CreateCont(ctx context.Context, label string, props object.ContProps) error {
-	m := msg{op: opCreateCont, s1: label}
-	putProps(&m, props)
+	m := Msg{Op: OpCreateCont, S1: label}
+	m.SetProps(props)
 	_, err := c.call(ctx, &m, nil)
 	return err
-}
-
-// putProps and getProps carry ContProps in a message's c, class and
-// dirCls.
-func putProps(m *msg, p object.ContProps) {
-	m.c, m.class, m.dirCls = p.ChunkSize, p.OClass, p.DirOClass
-}
-
-func getProps(m *msg) object.ContProps {
-	return object.ContProps{ChunkSize: m.c, OClass: m.class, DirOClass: m.dirCls}
 }
 
 // OpenCont opens a container of the engine's pool; the handle forwards
 // its calls to the engine.
 func (c *Client) OpenCont(ctx context.Context, label string) (object.Container, error) {
-	rep, err := c.call(ctx, &msg{op: opOpenCont, s1: label}, nil)
+	rep, err := c.call(ctx, &Msg{Op: OpOpenCont, S1: label}, nil)
 	if err != nil {
 		return nil, err
 	}
-	return &Cont{c: c, handle: rep.handle, props: getProps(&rep)}, nil
+	return &Cont{c: c, handle: rep.Handle, props: rep.Props()}, nil
 }
 
 // ListConts lists the engine's containers.
 func (c *Client) ListConts(ctx context.Context) ([]string, error) {
-	rep, err := c.call(ctx, &msg{op: opListConts}, nil)
+	rep, err := c.call(ctx, &Msg{Op: OpListConts}, nil)
 	if err != nil {
 		return nil, err
 	}
-	ls, err := decodeStrings(rep.data)
+	ls, err := DecodeStrings(rep.Data)
 	if err != nil {
-		return nil, c.wrap(opListConts, err)
+		return nil, c.wrap(OpListConts, err)
 	}
 	return ls, nil
 }
 
 // QueryCont describes a container of the engine's pool.
 func (c *Client) QueryCont(ctx context.Context, label string) (object.ContInfo, error) {
-	rep, err := c.call(ctx, &msg{op: opQueryCont, s1: label}, nil)
+	rep, err := c.call(ctx, &Msg{Op: OpQueryCont, S1: label}, nil)
 	if err != nil {
 		return object.ContInfo{}, err
 	}
-	return object.ContInfo{Label: rep.s1, UUID: rep.s2, Props: getProps(&rep), Objects: rep.a, ArrayBytes: rep.b}, nil
+	return object.ContInfo{Label: rep.S1, UUID: rep.S2, Props: rep.Props(), Objects: rep.A, ArrayBytes: rep.B}, nil
 }
 
 // DestroyCont destroys a container of the engine's pool.
 func (c *Client) DestroyCont(ctx context.Context, label string) error {
-	_, err := c.call(ctx, &msg{op: opDestroyCont, s1: label}, nil)
+	_, err := c.call(ctx, &Msg{Op: OpDestroyCont, S1: label}, nil)
 	return err
 }

@@ -165,13 +165,13 @@ func TestEngineProcess(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer cl.Close()
-	c := openCont(t, cl, "c")
-	if err := c.WriteArray(ctx, arr, 0, pattern(1<<20, 1), 0); err != nil {
+	c := OpenCont(t, cl, "c")
+	if err := c.WriteArray(ctx, Array, 0, pattern(1<<20, 1), 0); err != nil {
 		t.Fatalf("WriteArray to engine process %d: %v", pid, err)
 	}
 	blocked := make(chan error, 1)
 	go func() {
-		_, err := c.Get(ctx, kvOID, "block", "a")
+		_, err := c.Get(ctx, KVOID, "block", "a")
 		blocked <- err
 	}()
 	if !lines.Scan() || lines.Text() != "entered" {
@@ -180,7 +180,7 @@ func TestEngineProcess(t *testing.T) {
 	if err := cmd.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
-	for i, err := range []error{<-blocked, c.Put(ctx, kvOID, "d", "a", nil)} {
+	for i, err := range []error{<-blocked, c.Put(ctx, KVOID, "d", "a", nil)} {
 		if !errors.Is(err, fabric.ErrClosed) || !strings.Contains(err.Error(), "dfs engine "+addr+": ") {
 			t.Errorf("call %d after killing engine process %d: %v, want ErrClosed naming %s", i, pid, err, addr)
 		}

@@ -120,7 +120,7 @@ func (s *server) logf(format string, args ...any) {
 func (s *server) serveConn(ctx context.Context, conn fabric.Conn, rank int) {
 	defer conn.Close()
 	hctx, cancel := context.WithTimeout(ctx, s.opts.HelloTimeout)
-	h, err := serverHello(hctx, conn)
+	h, err := ServerHello(hctx, conn)
 	cancel()
 	if err != nil {
 		s.logf("dfs engine: client rank %d refused: %v", rank, err)
@@ -130,13 +130,13 @@ func (s *server) serveConn(ctx context.Context, conn fabric.Conn, rank int) {
 	defer ss.close()
 	s.opts.Load.add(1)
 	defer s.opts.Load.add(-1)
-	s.logf("dfs engine: client %d (rank %d) connected", h.clientID, rank)
+	s.logf("dfs engine: client %d (rank %d) connected", h.ClientID, rank)
 	err = ss.run(ctx)
 	switch {
 	case ctx.Err() != nil:
 	case errors.Is(err, fabric.ErrClosed):
-		s.logf("dfs engine: client %d (rank %d) gone: %v", h.clientID, rank, err)
+		s.logf("dfs engine: client %d (rank %d) gone: %v", h.ClientID, rank, err)
 	default:
-		s.logf("dfs engine: client %d (rank %d) dropped: %v", h.clientID, rank, err)
+		s.logf("dfs engine: client %d (rank %d) dropped: %v", h.ClientID, rank, err)
 	}
 }

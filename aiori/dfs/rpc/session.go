@@ -24,9 +24,19 @@ type session struct {
 	dbuf []byte // data, from the allocator; grows
 }
 
+// request is a request as a session serves it: the message, and where
+// its data is.
+type request struct {
+	Msg
+	// inPlace says Data is the client's own buffer, reached through
+	// fabric.RMAViewer: a read's bytes are there already, with nothing
+	// to write back.
+	inPlace bool
+}
+
 func newSession(s *server, conn fabric.Conn) *session {
 	ss := &session{srv: s, conn: conn, handles: make(map[uint64]object.Container),
-		rbuf: make([]byte, maxMsg), sbuf: make([]byte, 0, maxMsg)}
+		rbuf: make([]byte, MaxMsg), sbuf: make([]byte, 0, MaxMsg)}
 	ss.rma, _ = conn.(fabric.RMAConn)
 	ss.view, _ = conn.(fabric.RMAViewer)
 	return ss
@@ -71,14 +81,14 @@ func (ss *session) data(n int) []byte {
 func (ss *session) run(ctx context.Context) error {
 	long := false
 	for {
-		n, err := recv(ctx, ss.conn, tagReq, ss.rbuf, long)
+		n, err := Recv(ctx, ss.conn, TagReq, ss.rbuf, long)
 		if err != nil {
 			return fmt.Errorf("receive request: %w", err)
 		}
-		var m msg
-		if err := m.decode(ss.rbuf[:n]); err != nil {
+		var m request
+		if err := m.Decode(ss.rbuf[:n]); err != nil {
 			// The stream can no longer be trusted: say why, and drop it.
-			ss.reply(ctx, &m, &msg{kind: kindInvalid, s1: "dfs engine: request: " + err.Error()})
+			ss.reply(ctx, &m, &Msg{Kind: KindInvalid, S1: "dfs engine: request: " + err.Error()})
 			return fmt.Errorf("request: %w", err)
 		}
 		if err := ss.requestData(ctx, &m); err != nil {
@@ -88,34 +98,34 @@ func (ss *session) run(ctx context.Context) error {
 		if err := ss.reply(ctx, &m, &rep); err != nil {
 			return err
 		}
-		long = m.bulk() >= longBulk && ss.srv.opts.Load.busy()
+		long = m.Bulk() >= LongBulk && ss.srv.opts.Load.busy()
 	}
 }
 
 // requestData fetches a request's data that is not inline: the next
 // message, or an RMA read of the client's buffer.
-func (ss *session) requestData(ctx context.Context, m *msg) error {
+func (ss *session) requestData(ctx context.Context, m *request) error {
 	switch {
-	case m.mode == modeMsg:
-		buf := ss.data(int(m.dataLen))
-		got, err := ss.conn.Recv(ctx, tagData, buf)
+	case m.Mode == ModeMsg:
+		buf := ss.data(int(m.DataLen))
+		got, err := ss.conn.Recv(ctx, TagData, buf)
 		if err != nil {
-			return fmt.Errorf("receive %d bytes of %s data: %w", m.dataLen, m.op, err)
+			return fmt.Errorf("receive %d bytes of %s data: %w", m.DataLen, m.Op, err)
 		}
 		if got != len(buf) {
-			return fmt.Errorf("%s data: %w: %d bytes, the request says %d", m.op, errMalformed, got, len(buf))
+			return fmt.Errorf("%s data: %w: %d bytes, the request says %d", m.Op, ErrMalformed, got, len(buf))
 		}
-		m.data = buf
-	case m.mode == modeRMA && m.op == opWriteArray && ss.rma != nil:
-		if v := ss.inPlace(m, int(m.dataLen)); v != nil {
-			m.data = v // the container writes from the client's buffer
+		m.Data = buf
+	case m.Mode == ModeRMA && m.Op == OpWriteArray && ss.rma != nil:
+		if v := ss.inPlace(m, int(m.DataLen)); v != nil {
+			m.Data = v // the container writes from the client's buffer
 			return nil
 		}
-		buf := ss.data(int(m.dataLen))
-		if err := ss.rma.Read(ctx, m.key, 0, buf); err != nil {
-			return fmt.Errorf("RMA read of %d bytes of %s data: %w", m.dataLen, m.op, err)
+		buf := ss.data(int(m.DataLen))
+		if err := ss.rma.Read(ctx, m.Key, 0, buf); err != nil {
+			return fmt.Errorf("RMA read of %d bytes of %s data: %w", m.DataLen, m.Op, err)
 		}
-		m.data = buf
+		m.Data = buf
 	}
 	return nil
 }
@@ -125,11 +135,11 @@ func (ss *session) requestData(ctx context.Context, m *msg) error {
 // client's shm arena): then the container moves the data between that
 // buffer and its files with one copy, as a POSIX pwrite or pread makes. It
 // marks m so, and returns nil otherwise.
-func (ss *session) inPlace(m *msg, n int) []byte {
-	if ss.view == nil || m.mode != modeRMA {
+func (ss *session) inPlace(m *request, n int) []byte {
+	if ss.view == nil || m.Mode != ModeRMA {
 		return nil
 	}
-	v := ss.view.View(m.key, 0, n)
+	v := ss.view.View(m.Key, 0, n)
 	m.inPlace = v != nil
 	return v
 }
@@ -137,49 +147,40 @@ func (ss *session) inPlace(m *msg, n int) []byte {
 // reply sends rep, the answer to m, and its data: inline when it is
 // small, by RMA into the client's buffer when m asked for that, as a
 // message of its own otherwise.
-func (ss *session) reply(ctx context.Context, m, rep *msg) error {
-	rep.id, rep.op = m.id, m.op
+func (ss *session) reply(ctx context.Context, m *request, rep *Msg) error {
+	rep.ID, rep.Op = m.ID, m.Op
 	if ss.srv.opts.Load.busy() {
-		rep.hints |= hintBusy
+		rep.Hints |= HintBusy
 	}
-	rep.dataLen = uint64(len(rep.data))
-	if over := rep.encodedLen() + inlineMax - maxMsg; over > 0 && rep.kind != kindOK {
-		rep.s1 = rep.s1[:max(0, len(rep.s1)-over)] // an error text too long to carry whole
+	rep.DataLen = uint64(len(rep.Data))
+	if over := rep.EncodedLen() + InlineMax - MaxMsg; over > 0 && rep.Kind != KindOK {
+		rep.S1 = rep.S1[:max(0, len(rep.S1)-over)] // an error text too long to carry whole
 	}
-	if rep.encodedLen() > maxMsg {
-		*rep = msg{id: m.id, op: m.op, kind: kindInvalid, s1: fmt.Sprintf("%s: a reply of %d bytes, more than a message holds", m.op, rep.encodedLen())}
+	if rep.EncodedLen() > MaxMsg {
+		*rep = Msg{ID: m.ID, Op: m.Op, Kind: KindInvalid, S1: fmt.Sprintf("%s: a reply of %d bytes, more than a message holds", m.Op, rep.EncodedLen())}
 	}
 	switch {
-	case m.mode == modeRMA && m.op == opReadArray && len(rep.data) > 0:
-		rep.mode = modeRMA
+	case m.Mode == ModeRMA && m.Op == OpReadArray && len(rep.Data) > 0:
+		rep.Mode = ModeRMA
 		if m.inPlace {
 			break // read straight into the client's buffer
 		}
-		if err := ss.rma.Write(ctx, m.key, 0, rep.data); err != nil {
-			return fmt.Errorf("RMA write of %d bytes of %s data: %w", len(rep.data), m.op, err)
+		if err := ss.rma.Write(ctx, m.Key, 0, rep.Data); err != nil {
+			return fmt.Errorf("RMA write of %d bytes of %s data: %w", len(rep.Data), m.Op, err)
 		}
-	case len(rep.data) <= inlineMax && rep.encodedLen()+len(rep.data) <= maxMsg:
-		rep.mode = modeInline
+	case len(rep.Data) <= InlineMax && rep.EncodedLen()+len(rep.Data) <= MaxMsg:
+		rep.Mode = ModeInline
 	default:
-		rep.mode = modeMsg
+		rep.Mode = ModeMsg
 	}
-	ss.sbuf = rep.encode(ss.sbuf)
-	if err := ss.conn.Send(ctx, tagRep, ss.sbuf); err != nil {
-		return fmt.Errorf("send reply to %s: %w", m.op, err)
+	ss.sbuf = rep.Encode(ss.sbuf)
+	if err := ss.conn.Send(ctx, TagRep, ss.sbuf); err != nil {
+		return fmt.Errorf("send reply to %s: %w", m.Op, err)
 	}
-	if rep.mode == modeMsg {
-		if err := ss.conn.Send(ctx, tagData, rep.data); err != nil {
-			return fmt.Errorf("send %d bytes of %s data: %w", len(rep.data), m.op, err)
+	if rep.Mode == ModeMsg {
+		if err := ss.conn.Send(ctx, TagData, rep.Data); err != nil {
+			return fmt.Errorf("send %d bytes of %s data: %w", len(rep.Data), m.Op, err)
 		}
 	}
 	return nil
-}
-
-// recv receives a tag message on c into b: by fabric.RecvLong when long
-// (see the package doc's "Waiting"), by Recv otherwise.
-func recv(ctx context.Context, c fabric.Conn, tag uint32, b []byte, long bool) (int, error) {
-	if long {
-		return fabric.RecvLong(ctx, c, tag, b)
-	}
-	return c.Recv(ctx, tag, b)
 }

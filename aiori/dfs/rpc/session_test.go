@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/hpcbench/hpcbench/fabric"
 	"github.com/hpcbench/hpcbench/objstore/object/memobj"
 )
 
@@ -14,31 +15,31 @@ func TestSessionRefuses(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		req  []byte
-		want kind
+		want Kind
 	}{
-		{"unknown op", (&msg{id: 1, op: opMax}).encode(nil), kindInvalid},
-		{"op 0", (&msg{id: 1}).encode(nil), kindInvalid},
-		{"handle not open", (&msg{id: 1, op: opGet, handle: 99}).encode(nil), kindInvalid},
-		{"RMA without RMA", (&msg{id: 1, op: opWriteArray, handle: 1, mode: modeRMA, dataLen: 10, key: []byte("k")}).encode(nil), kindInvalid},
-		{"RMA for a Put", (&msg{id: 1, op: opPut, handle: 1, mode: modeRMA, dataLen: 10}).encode(nil), kindInvalid},
-		{"read too large", (&msg{id: 1, op: opReadArray, handle: 1, b: maxData + 1}).encode(nil), kindInvalid},
-		{"read negative", (&msg{id: 1, op: opReadArray, handle: 1, b: -1}).encode(nil), kindInvalid},
-		{"malformed", []byte("short"), kindInvalid},
-		{"reserved byte 14", reserved(14), kindInvalid},
-		{"an Unlink's condition 2", (&msg{id: 1, op: opUnlink, handle: 1, s1: "d", c: 2}).encode(nil), kindInvalid},
-		{"a plain Unlink of nothing", (&msg{id: 1, op: opUnlink, handle: 1, s1: "d"}).encode(nil), kindNotExist},
-		{"reserved byte 15", reserved(15), kindInvalid},
-		{"a good Get", (&msg{id: 1, op: opGet, handle: 1, s1: "d"}).encode(nil), kindNotExist},
+		{"unknown op", (&Msg{ID: 1, Op: OpMax}).Encode(nil), KindInvalid},
+		{"op 0", (&Msg{ID: 1}).Encode(nil), KindInvalid},
+		{"handle not open", (&Msg{ID: 1, Op: OpGet, Handle: 99}).Encode(nil), KindInvalid},
+		{"RMA without RMA", (&Msg{ID: 1, Op: OpWriteArray, Handle: 1, Mode: ModeRMA, DataLen: 10, Key: []byte("k")}).Encode(nil), KindInvalid},
+		{"RMA for a Put", (&Msg{ID: 1, Op: OpPut, Handle: 1, Mode: ModeRMA, DataLen: 10}).Encode(nil), KindInvalid},
+		{"read too large", (&Msg{ID: 1, Op: OpReadArray, Handle: 1, B: MaxData + 1}).Encode(nil), KindInvalid},
+		{"read negative", (&Msg{ID: 1, Op: OpReadArray, Handle: 1, B: -1}).Encode(nil), KindInvalid},
+		{"malformed", []byte("short"), KindInvalid},
+		{"reserved byte 14", reserved(14), KindInvalid},
+		{"an Unlink's condition 2", (&Msg{ID: 1, Op: OpUnlink, Handle: 1, S1: "d", C: 2}).Encode(nil), KindInvalid},
+		{"a plain Unlink of nothing", (&Msg{ID: 1, Op: OpUnlink, Handle: 1, S1: "d"}).Encode(nil), KindNotExist},
+		{"reserved byte 15", reserved(15), KindInvalid},
+		{"a good Get", (&Msg{ID: 1, Op: OpGet, Handle: 1, S1: "d"}).Encode(nil), KindNotExist},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			pool := memobj.NewPool()
 			conn := &oneShotConn{req: tc.req}
 			ss := newSession(&server{pool: pool}, conn)
-			ss.handles[1] = openCont(t, pool, "c")
+			ss.handles[1] = OpenCont(t, pool, "c")
 			defer ss.close()
 			ss.run(context.Background()) // ends when the conn reports the client gone
-			var rep msg
-			if err := rep.decode(conn.reply); err != nil || rep.kind != tc.want {
+			var rep Msg
+			if err := rep.Decode(conn.reply); err != nil || rep.Kind != tc.want {
 				t.Errorf("reply %+v, %v; want kind %d", rep, err, tc.want)
 			}
 		})
@@ -47,7 +48,32 @@ func TestSessionRefuses(t *testing.T) {
 
 // reserved returns a Get request with its reserved byte i set.
 func reserved(i int) []byte {
-	b := (&msg{id: 1, op: opGet, handle: 1, s1: "d"}).encode(nil)
+	b := (&Msg{ID: 1, Op: OpGet, Handle: 1, S1: "d"}).Encode(nil)
 	b[i] = 1
 	return b
 }
+
+// oneShotConn hands a session one request, then reports the client gone;
+// it keeps the last reply the session sent.
+type oneShotConn struct {
+	req   []byte
+	reply []byte
+}
+
+func (c *oneShotConn) Send(ctx context.Context, tag uint32, b []byte) error {
+	if tag == TagRep {
+		c.reply = append(c.reply[:0], b...)
+	}
+	return nil
+}
+
+func (c *oneShotConn) Recv(ctx context.Context, tag uint32, b []byte) (int, error) {
+	if tag != TagReq || c.req == nil {
+		return 0, fabric.ErrClosed
+	}
+	n := copy(b, c.req)
+	c.req = nil
+	return n, nil
+}
+
+func (c *oneShotConn) Close() error { return nil }

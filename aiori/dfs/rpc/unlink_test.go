@@ -28,7 +28,7 @@ func TestUnlink(t *testing.T) {
 		for _, pc := range enginePools() {
 			t.Run(fc.name+"/"+pc.name, func(t *testing.T) {
 				e := startEngine(t, fc.tr(t), pc.open(t))
-				c := openCont(t, e.dial(t, 1, fc.opts), "c").(*Cont)
+				c := OpenCont(t, e.dial(t, 1, fc.opts), "c").(*Cont)
 				for _, size := range []int{100, 8192} {
 					for _, expect := range [][]byte{nil, []byte("inode")} {
 						testUnlink(t, c, pattern(size, 9), expect)
@@ -46,21 +46,21 @@ func testUnlink(t *testing.T, c *Cont, data, expect []byte) {
 	ctx := context.Background()
 	name := fmt.Sprintf("%d bytes, expecting %q", len(data), expect)
 	unlink := func(expect []byte) (bool, error) {
-		return c.Unlink(ctx, kvOID, "entry", "DFS_INODE", expect, arr.OID)
+		return c.Unlink(ctx, KVOID, "entry", "DFS_INODE", expect, Array.OID)
 	}
 	put := func() {
 		t.Helper()
-		if err := c.Put(ctx, kvOID, "entry", "DFS_INODE", []byte("inode")); err != nil {
+		if err := c.Put(ctx, KVOID, "entry", "DFS_INODE", []byte("inode")); err != nil {
 			t.Fatal(err)
 		}
-		if err := c.WriteArray(ctx, arr, 0, data, 0); err != nil {
+		if err := c.WriteArray(ctx, Array, 0, data, 0); err != nil {
 			t.Fatal(err)
 		}
 	}
 	intact := func(what string) {
 		t.Helper()
 		got := make([]byte, len(data))
-		if n, err := c.ReadArray(ctx, arr, 0, got, 0); err != nil || n != len(data) || !bytes.Equal(got, data) {
+		if n, err := c.ReadArray(ctx, Array, 0, got, 0); err != nil || n != len(data) || !bytes.Equal(got, data) {
 			t.Errorf("%s, %s: the array after a failed Unlink: %d bytes, %v, intact %v; want it untouched", name, what, n, err, bytes.Equal(got, data))
 		}
 	}
@@ -70,14 +70,14 @@ func testUnlink(t *testing.T, c *Cont, data, expect []byte) {
 	if !removed || err != nil {
 		t.Fatalf("%s: Unlink of an entry there = %v, %v; want true, nil", name, removed, err)
 	}
-	if _, err := c.Get(ctx, kvOID, "entry", "DFS_INODE"); !errors.Is(err, object.ErrNotExist) {
+	if _, err := c.Get(ctx, KVOID, "entry", "DFS_INODE"); !errors.Is(err, object.ErrNotExist) {
 		t.Errorf("%s: Get after Unlink: %v; want ErrNotExist", name, err)
 	}
-	if n, err := c.ArraySize(ctx, arr); n != 0 || err != nil {
+	if n, err := c.ArraySize(ctx, Array); n != 0 || err != nil {
 		t.Errorf("%s: the punched array's size is %d, %v; want 0", name, n, err)
 	}
 
-	if err := c.WriteArray(ctx, arr, 0, data, 0); err != nil {
+	if err := c.WriteArray(ctx, Array, 0, data, 0); err != nil {
 		t.Fatal(err)
 	}
 	removed, err = unlink(expect) // no entry now
@@ -92,7 +92,7 @@ func testUnlink(t *testing.T, c *Cont, data, expect []byte) {
 			t.Fatalf("%s: Unlink of an entry holding another value = %v, %v; want false, ErrChanged", name, removed, err)
 		}
 		intact("another value")
-		if err := c.Remove(ctx, kvOID, "entry"); err != nil {
+		if err := c.Remove(ctx, KVOID, "entry"); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -121,16 +121,16 @@ func enginePools() []poolCase {
 // punch's error, as Remove then Punch would.
 func TestUnlinkPunchFails(t *testing.T) {
 	e := startEngine(t, shmTransport(t), punchFails{memobj.NewPool()})
-	c := openCont(t, e.dial(t, 1, ClientOptions{}), "c").(*Cont)
+	c := OpenCont(t, e.dial(t, 1, ClientOptions{}), "c").(*Cont)
 	ctx := context.Background()
-	if err := c.Put(ctx, kvOID, "entry", "DFS_INODE", []byte("inode")); err != nil {
+	if err := c.Put(ctx, KVOID, "entry", "DFS_INODE", []byte("inode")); err != nil {
 		t.Fatal(err)
 	}
-	removed, err := c.Unlink(ctx, kvOID, "entry", "DFS_INODE", []byte("inode"), arr.OID)
+	removed, err := c.Unlink(ctx, KVOID, "entry", "DFS_INODE", []byte("inode"), Array.OID)
 	if !removed || err == nil || !strings.Contains(err.Error(), errPunch.Error()) {
 		t.Errorf("Unlink with a failing punch = %v, %v; want true and the punch's error", removed, err)
 	}
-	if _, err := c.Get(ctx, kvOID, "entry", "DFS_INODE"); !errors.Is(err, object.ErrNotExist) {
+	if _, err := c.Get(ctx, KVOID, "entry", "DFS_INODE"); !errors.Is(err, object.ErrNotExist) {
 		t.Errorf("Get of the entry: %v; want ErrNotExist", err)
 	}
 }

@@ -69,8 +69,8 @@ func TestWaitPolicy(t *testing.T) {
 		long int64 // RecvLongs on each side
 	}{
 		{"busy, 1 MiB", NewLoad(1), 1 << 20, 2 * calls},
-		{"busy, longBulk", NewLoad(1), longBulk, 2 * calls},
-		{"busy, below longBulk", NewLoad(1), longBulk - 4096, 0},
+		{"busy, longBulk", NewLoad(1), LongBulk, 2 * calls},
+		{"busy, below longBulk", NewLoad(1), LongBulk - 4096, 0},
 		{"a CPU to spare, 1 MiB", NewLoad(2), 1 << 20, 0},
 		{"no Load, 1 MiB", nil, 1 << 20, 0},
 	} {
@@ -83,15 +83,15 @@ func TestWaitPolicy(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			c := openCont(t, cl, "c") // its replies bring the hint
+			c := OpenCont(t, cl, "c") // its replies bring the hint
 			buf := pattern(tc.size, 3)
 			for i := range calls {
-				if err := c.WriteArray(ctx, arr, int64(i*tc.size), buf, 0); err != nil {
+				if err := c.WriteArray(ctx, Array, int64(i*tc.size), buf, 0); err != nil {
 					t.Fatal(err)
 				}
 			}
 			for i := range calls {
-				if n, err := c.ReadArray(ctx, arr, int64(i*tc.size), buf, 0); err != nil || n != tc.size {
+				if n, err := c.ReadArray(ctx, Array, int64(i*tc.size), buf, 0); err != nil || n != tc.size {
 					t.Fatalf("ReadArray %d = %d, %v", i, n, err)
 				}
 			}
@@ -104,27 +104,5 @@ func TestWaitPolicy(t *testing.T) {
 				t.Errorf("the session waited with RecvLong %d times; want %d", got, tc.long)
 			}
 		})
-	}
-}
-
-// TestLoadBusy: a host is busy when its engine serves as many sessions
-// as it has CPUs; a nil Load, or one of 0 CPUs (unknown), never is.
-func TestLoadBusy(t *testing.T) {
-	for _, tc := range []struct {
-		load     *Load
-		sessions int64
-		want     bool
-	}{
-		{nil, 5, false},
-		{NewLoad(0), 5, false},
-		{NewLoad(2), 0, false},
-		{NewLoad(2), 1, false},
-		{NewLoad(2), 2, true},
-		{NewLoad(2), 3, true},
-	} {
-		tc.load.add(tc.sessions)
-		if got := tc.load.busy(); got != tc.want {
-			t.Errorf("NewLoad(%v) with %d sessions: busy %v, want %v", tc.load != nil, tc.sessions, got, tc.want)
-		}
 	}
 }
