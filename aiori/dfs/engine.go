@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"net"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -13,11 +12,11 @@ import (
 	"sync"
 	"time"
 
-	"github.com/hpcbench/hpcbench/aiori/dfs/rpc"
 	"github.com/hpcbench/hpcbench/fabric"
-	"github.com/hpcbench/hpcbench/fabric/shm"
-	"github.com/hpcbench/hpcbench/fabric/tcp"
+	"github.com/hpcbench/hpcbench/objstore/client"
+	"github.com/hpcbench/hpcbench/objstore/engine"
 	"github.com/hpcbench/hpcbench/objstore/store"
+	"github.com/hpcbench/hpcbench/objstore/transport"
 )
 
 // AddrFile is the file in a pool's directory where a standalone engine
@@ -71,9 +70,9 @@ func StartEngine(ctx context.Context, dir string, o EngineOptions) (*Engine, err
 		runtime.GOMAXPROCS(n)
 	}
 	e := &Engine{pool: pool, o: o}
-	load := rpc.NewLoad(fabric.OnlineCPUs())
+	load := engine.NewLoad(fabric.OnlineCPUs())
 	ctx, e.cancel = context.WithCancel(ctx)
-	trs, err := engineTransports(o.Listen)
+	trs, err := transport.Engine(o.Listen)
 	if err != nil {
 		e.abort()
 		return nil, err
@@ -85,12 +84,12 @@ func StartEngine(ctx context.Context, dir string, o EngineOptions) (*Engine, err
 			return nil, fmt.Errorf("engine: listen on %s: %w", tr.Name(), err)
 		}
 		e.addrs = append(e.addrs, l.Addr())
-		so := rpc.ServerOptions{Logf: o.Logf, Load: load}
+		so := engine.ServerOptions{Logf: o.Logf, Load: load}
 		if a, ok := tr.(fabric.Allocator); ok {
 			so.Alloc = a
 		}
 		e.wg.Go(func() {
-			if err := rpc.Serve(ctx, l, pool, so); err != nil {
+			if err := engine.Serve(ctx, l, pool, so); err != nil {
 				e.mu.Lock()
 				e.errs = append(e.errs, fmt.Errorf("engine on %s: %w", l.Addr(), err))
 				e.mu.Unlock()
@@ -104,30 +103,6 @@ func StartEngine(ctx context.Context, dir string, o EngineOptions) (*Engine, err
 		}
 	}
 	return e, nil
-}
-
-// engineTransports are the engine's listeners' transports: shm, then tcp
-// on listen (this host's address when empty).
-func engineTransports(listen string) ([]fabric.Transport, error) {
-	s, err := shm.New(shm.DefaultOptions())
-	if err != nil {
-		return nil, fmt.Errorf("engine: shm: %w", err)
-	}
-	to := tcp.Options{Listen: listen}
-	if listen != "" {
-		host, _, err := net.SplitHostPort(listen)
-		if err != nil {
-			return nil, fmt.Errorf("engine: --listen %q: want HOST:PORT: %w", listen, err)
-		}
-		if host != "" && host != "0.0.0.0" && host != "::" {
-			to.Publish = host
-		}
-	}
-	t, err := tcp.New(to)
-	if err != nil {
-		return nil, fmt.Errorf("engine: tcp: %w", err)
-	}
-	return []fabric.Transport{s, t}, nil
 }
 
 // Addrs returns the addresses clients dial, shm first.
@@ -240,8 +215,8 @@ func readAddrs(dir string) ([]string, error) {
 
 // dialEngine connects to the first of addrs a transport of this process
 // reaches (shm on the engine's host, tcp elsewhere).
-func dialEngine(ctx context.Context, addrs []string, rank int) (*rpc.Client, error) {
-	trs, err := engineTransports("")
+func dialEngine(ctx context.Context, addrs []string, rank int) (*client.Client, error) {
+	trs, err := transport.Engine("")
 	if err != nil {
 		return nil, err
 	}
@@ -251,7 +226,7 @@ func dialEngine(ctx context.Context, addrs []string, rank int) (*rpc.Client, err
 			if fabric.Scheme(a) != tr.Name() || !tr.Reachable(a) {
 				continue
 			}
-			c, err := rpc.Dial(ctx, tr, a, rpc.ClientOptions{Rank: rank})
+			c, err := client.Dial(ctx, tr, a, client.ClientOptions{Rank: rank})
 			if err == nil {
 				return c, nil
 			}

@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/hpcbench/hpcbench/aiori"
-	"github.com/hpcbench/hpcbench/aiori/dfs/router"
-	"github.com/hpcbench/hpcbench/aiori/dfs/rpc"
+	"github.com/hpcbench/hpcbench/objstore/client"
+	"github.com/hpcbench/hpcbench/objstore/client/router"
 	"github.com/hpcbench/hpcbench/objstore/namespace"
 	"github.com/hpcbench/hpcbench/objstore/object"
 	"github.com/hpcbench/hpcbench/objstore/store"
@@ -26,9 +26,9 @@ type session struct {
 	rank    int
 	comm    aiori.Comm // nil outside a job
 	opts    *Options
-	engine  *engineChild  // nil unless this rank runs its host's engine
-	clients []*rpc.Client // one per engine, in engine order
-	local   int           // index in clients of this rank's host's engine
+	engine  *engineChild     // nil unless this rank runs its host's engine
+	clients []*client.Client // one per engine, in engine order
+	local   int              // index in clients of this rank's host's engine
 	pool    object.Pool
 	cont    object.Container
 	fs      *namespace.FS

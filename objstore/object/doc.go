@@ -8,8 +8,10 @@
 //
 //   - objstore/store implements it on an engine's targets (array extents
 //     as plain file extents, KV records in the engine's own store);
-//   - aiori/dfs/rpc implements it in a client that forwards every call to
-//     an engine over a fabric.Conn, and serves it in the engine;
+//   - objstore/client implements it in a client that forwards every call
+//     to an engine over a fabric.Conn (objstore/rpc's protocol), and
+//     objstore/engine serves it to such clients; objstore/client/router
+//     implements it over the engines of several hosts;
 //   - objstore/namespace builds DFS (directories, files, the superblock)
 //     on any Container.
 //

@@ -2,7 +2,7 @@
 // store, in VOS's place: object.Pool and object.Container on local
 // directories, with the engine's KV log and its recovery. One engine
 // process owns a pool (Open takes an exclusive flock) and serves clients
-// over RPC (aiori/dfs/rpc); nothing else opens its files.
+// over RPC (objstore/engine); nothing else opens its files.
 //
 // # On-disk layout
 //

@@ -1,4 +1,4 @@
-package rpc
+package client_test
 
 import (
 	"context"
@@ -7,22 +7,23 @@ import (
 	"testing"
 
 	"github.com/hpcbench/hpcbench/fabric"
-	"github.com/hpcbench/hpcbench/fabric/shm"
-	"github.com/hpcbench/hpcbench/fabric/tcp"
+	"github.com/hpcbench/hpcbench/objstore/client"
+	"github.com/hpcbench/hpcbench/objstore/engine"
 	"github.com/hpcbench/hpcbench/objstore/object"
 	"github.com/hpcbench/hpcbench/objstore/object/memobj"
+	"github.com/hpcbench/hpcbench/objstore/transport"
 )
 
 // fabricCase is a transport the tests run over, and client options.
 type fabricCase struct {
 	name string
 	tr   func(tb testing.TB) fabric.Transport
-	opts ClientOptions
+	opts client.ClientOptions
 }
 
 func shmTransport(tb testing.TB) fabric.Transport {
 	tb.Helper()
-	tr, err := shm.New(shm.DefaultOptions())
+	tr, err := transport.SHM()
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -31,7 +32,7 @@ func shmTransport(tb testing.TB) fabric.Transport {
 
 func tcpTransport(tb testing.TB) fabric.Transport {
 	tb.Helper()
-	tr, err := tcp.New(tcp.Options{Listen: "127.0.0.1:0"})
+	tr, err := transport.TCP("127.0.0.1:0")
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -43,14 +44,14 @@ func tcpTransport(tb testing.TB) fabric.Transport {
 // while it waits for the reply).
 func fabrics() []fabricCase {
 	return []fabricCase{
-		{"shm", shmTransport, ClientOptions{}},
-		{"shm-rma", shmTransport, ClientOptions{BulkRMA: true}},
-		{"tcp", tcpTransport, ClientOptions{}},
-		{"tcp-rma", tcpTransport, ClientOptions{BulkRMA: true}},
+		{"shm", shmTransport, client.ClientOptions{}},
+		{"shm-rma", shmTransport, client.ClientOptions{BulkRMA: true}},
+		{"tcp", tcpTransport, client.ClientOptions{}},
+		{"tcp-rma", tcpTransport, client.ClientOptions{BulkRMA: true}},
 	}
 }
 
-// engine is an in-process engine: Serve on rank 0 of a transport.
+// testEngine is an in-process engine: Serve on rank 0 of a transport.
 type testEngine struct {
 	tr     fabric.Transport
 	addr   string
@@ -62,12 +63,12 @@ type testEngine struct {
 // startEngine serves pool on tr until the test ends (or stop).
 func startEngine(tb testing.TB, tr fabric.Transport, pool object.Pool) *testEngine {
 	tb.Helper()
-	return startEngineWith(tb, tr, pool, ServerOptions{})
+	return startEngineWith(tb, tr, pool, engine.ServerOptions{})
 }
 
 // startEngineWith is startEngine with options; the transport's allocator
 // and the engine's log are set on top of so.
-func startEngineWith(tb testing.TB, tr fabric.Transport, pool object.Pool, so ServerOptions) *testEngine {
+func startEngineWith(tb testing.TB, tr fabric.Transport, pool object.Pool, so engine.ServerOptions) *testEngine {
 	tb.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	l, err := tr.Listen(ctx, 0)
@@ -79,7 +80,7 @@ func startEngineWith(tb testing.TB, tr fabric.Transport, pool object.Pool, so Se
 	so.Alloc, _ = tr.(fabric.Allocator)
 	so.Logf = e.logf
 	go func() {
-		e.done <- Serve(ctx, l, pool, so)
+		e.done <- engine.Serve(ctx, l, pool, so)
 	}()
 	tb.Cleanup(func() { e.stop(tb) })
 	return e
@@ -106,10 +107,10 @@ func (e *testEngine) stop(tb testing.TB) {
 }
 
 // dial connects a client of rank rank to e, closed when the test ends.
-func (e *testEngine) dial(tb testing.TB, rank int, o ClientOptions) *Client {
+func (e *testEngine) dial(tb testing.TB, rank int, o client.ClientOptions) *client.Client {
 	tb.Helper()
 	o.Rank = rank
-	c, err := Dial(context.Background(), e.tr, e.addr, o)
+	c, err := client.Dial(context.Background(), e.tr, e.addr, o)
 	if err != nil {
 		tb.Fatal(err)
 	}

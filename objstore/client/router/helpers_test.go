@@ -6,7 +6,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/hpcbench/hpcbench/aiori/dfs/router"
+	"github.com/hpcbench/hpcbench/objstore/client/router"
 	"github.com/hpcbench/hpcbench/objstore/object"
 	"github.com/hpcbench/hpcbench/objstore/object/memobj"
 )

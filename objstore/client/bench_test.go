@@ -1,4 +1,4 @@
-package rpc
+package client_test
 
 import (
 	"context"
@@ -7,8 +7,11 @@ import (
 
 	"github.com/hpcbench/hpcbench/fabric"
 	"github.com/hpcbench/hpcbench/fabric/fabrictest"
+	"github.com/hpcbench/hpcbench/objstore/client"
 	"github.com/hpcbench/hpcbench/objstore/object"
 	"github.com/hpcbench/hpcbench/objstore/object/memobj"
+	"github.com/hpcbench/hpcbench/objstore/rpc"
+	"github.com/hpcbench/hpcbench/objstore/rpc/rpctest"
 )
 
 // benchTarget is a container to measure and how to get a buffer for it.
@@ -27,7 +30,7 @@ func BenchmarkOps(b *testing.B) {
 		mk   func(b *testing.B) benchTarget
 	}{
 		{"memobj", func(b *testing.B) benchTarget {
-			return benchTarget{OpenCont(b, memobj.NewPool(), "c"), func(n int) []byte { return make([]byte, n) }}
+			return benchTarget{rpctest.OpenCont(b, memobj.NewPool(), "c"), func(n int) []byte { return make([]byte, n) }}
 		}},
 	}
 	for _, fc := range fabrics()[:3] {
@@ -48,7 +51,7 @@ func BenchmarkOps(b *testing.B) {
 				if arena {
 					alloc = cl.Alloc
 				}
-				return benchTarget{OpenCont(b, cl, "c"), alloc}
+				return benchTarget{rpctest.OpenCont(b, cl, "c"), alloc}
 			}})
 		}
 	}
@@ -65,7 +68,7 @@ func BenchmarkOps(b *testing.B) {
 				_, _, addr := startEngineProcess(b)
 				o := fc.opts
 				o.Rank = 1
-				cl, err := Dial(context.Background(), shmTransport(b), addr, o)
+				cl, err := client.Dial(context.Background(), shmTransport(b), addr, o)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -74,7 +77,7 @@ func BenchmarkOps(b *testing.B) {
 				if arena {
 					alloc = cl.Alloc
 				}
-				return benchTarget{OpenCont(b, cl, "c"), alloc}
+				return benchTarget{rpctest.OpenCont(b, cl, "c"), alloc}
 			}})
 		}
 	}
@@ -114,11 +117,11 @@ func itoa(n int) string {
 // benchGet gets a 64-byte value, the size of a DFS inode.
 func benchGet(b *testing.B, c object.Container) {
 	ctx := context.Background()
-	if err := c.Put(ctx, KVOID, "file", "DFS_INODE", make([]byte, 64)); err != nil {
+	if err := c.Put(ctx, rpctest.KVOID, "file", "DFS_INODE", make([]byte, 64)); err != nil {
 		b.Fatal(err)
 	}
 	for b.Loop() {
-		if _, err := c.Get(ctx, KVOID, "file", "DFS_INODE"); err != nil {
+		if _, err := c.Get(ctx, rpctest.KVOID, "file", "DFS_INODE"); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -130,10 +133,10 @@ func benchInsertRemove(b *testing.B, c object.Container) {
 	ctx := context.Background()
 	val := make([]byte, 64)
 	for b.Loop() {
-		if err := c.Insert(ctx, KVOID, "entry", "DFS_INODE", val); err != nil {
+		if err := c.Insert(ctx, rpctest.KVOID, "entry", "DFS_INODE", val); err != nil {
 			b.Fatal(err)
 		}
-		if err := c.Remove(ctx, KVOID, "entry"); err != nil {
+		if err := c.Remove(ctx, rpctest.KVOID, "entry"); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -148,22 +151,22 @@ func benchUnlink(b *testing.B, c object.Container, pair bool) {
 	val := make([]byte, 64)
 	data := make([]byte, 4096)
 	for b.Loop() {
-		if err := c.Insert(ctx, KVOID, "entry", "DFS_INODE", val); err != nil {
+		if err := c.Insert(ctx, rpctest.KVOID, "entry", "DFS_INODE", val); err != nil {
 			b.Fatal(err)
 		}
-		if err := c.WriteArray(ctx, Array, 0, data, 0); err != nil {
+		if err := c.WriteArray(ctx, rpctest.Array, 0, data, 0); err != nil {
 			b.Fatal(err)
 		}
 		if pair {
-			if removed, err := c.(object.Unlinker).Unlink(ctx, KVOID, "entry", "DFS_INODE", val, Array.OID); !removed || err != nil {
+			if removed, err := c.(object.Unlinker).Unlink(ctx, rpctest.KVOID, "entry", "DFS_INODE", val, rpctest.Array.OID); !removed || err != nil {
 				b.Fatal(removed, err)
 			}
 			continue
 		}
-		if err := c.Remove(ctx, KVOID, "entry"); err != nil {
+		if err := c.Remove(ctx, rpctest.KVOID, "entry"); err != nil {
 			b.Fatal(err)
 		}
-		if err := c.Punch(ctx, Array.OID); err != nil {
+		if err := c.Punch(ctx, rpctest.Array.OID); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -173,7 +176,7 @@ func benchWrite(b *testing.B, c object.Container, buf []byte) {
 	ctx := context.Background()
 	b.SetBytes(int64(len(buf)))
 	for b.Loop() {
-		if err := c.WriteArray(ctx, Array, 0, buf, 0); err != nil {
+		if err := c.WriteArray(ctx, rpctest.Array, 0, buf, 0); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -181,12 +184,12 @@ func benchWrite(b *testing.B, c object.Container, buf []byte) {
 
 func benchRead(b *testing.B, c object.Container, buf []byte) {
 	ctx := context.Background()
-	if err := c.WriteArray(ctx, Array, 0, buf, 0); err != nil {
+	if err := c.WriteArray(ctx, rpctest.Array, 0, buf, 0); err != nil {
 		b.Fatal(err)
 	}
 	b.SetBytes(int64(len(buf)))
 	for b.Loop() {
-		if n, err := c.ReadArray(ctx, Array, 0, buf, 0); err != nil || n != len(buf) {
+		if n, err := c.ReadArray(ctx, rpctest.Array, 0, buf, 0); err != nil || n != len(buf) {
 			b.Fatal(n, err)
 		}
 	}
@@ -230,8 +233,8 @@ func benchHandoff(b *testing.B, tr fabric.Transport, handoff bool) {
 	wg.Go(func() { // the engine: echo every request
 		buf := make([]byte, 256)
 		for {
-			n, err := y.Recv(ctx, TagReq, buf)
-			if err != nil || y.Send(ctx, TagRep, buf[:n]) != nil {
+			n, err := y.Recv(ctx, rpc.TagReq, buf)
+			if err != nil || y.Send(ctx, rpc.TagRep, buf[:n]) != nil {
 				return
 			}
 		}
@@ -241,7 +244,7 @@ func benchHandoff(b *testing.B, tr fabric.Transport, handoff bool) {
 		wg.Go(func() { // the client's receiver
 			buf := make([]byte, 256)
 			for {
-				n, err := x.Recv(ctx, TagRep, buf)
+				n, err := x.Recv(ctx, rpc.TagRep, buf)
 				if err != nil {
 					return
 				}
@@ -255,12 +258,12 @@ func benchHandoff(b *testing.B, tr fabric.Transport, handoff bool) {
 	}
 	req, buf := make([]byte, 128), make([]byte, 256)
 	for b.Loop() {
-		if err := x.Send(ctx, TagReq, req); err != nil {
+		if err := x.Send(ctx, rpc.TagReq, req); err != nil {
 			b.Fatal(err)
 		}
 		if handoff {
 			<-replies
-		} else if _, err := x.Recv(ctx, TagRep, buf); err != nil {
+		} else if _, err := x.Recv(ctx, rpc.TagRep, buf); err != nil {
 			b.Fatal(err)
 		}
 	}

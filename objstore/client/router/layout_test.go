@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hpcbench/hpcbench/aiori/dfs/router"
+	"github.com/hpcbench/hpcbench/objstore/client/router"
 	"github.com/hpcbench/hpcbench/objstore/object"
 )
 

@@ -1,4 +1,4 @@
-package rpc
+package client_test
 
 import (
 	"bufio"
@@ -13,9 +13,12 @@ import (
 	"testing"
 
 	"github.com/hpcbench/hpcbench/fabric"
-	"github.com/hpcbench/hpcbench/fabric/shm"
+	"github.com/hpcbench/hpcbench/objstore/client"
+	"github.com/hpcbench/hpcbench/objstore/engine"
 	"github.com/hpcbench/hpcbench/objstore/object"
 	"github.com/hpcbench/hpcbench/objstore/object/memobj"
+	"github.com/hpcbench/hpcbench/objstore/rpc/rpctest"
+	"github.com/hpcbench/hpcbench/objstore/transport"
 )
 
 // engineEnv, when set, makes the test binary an engine process serving a
@@ -45,12 +48,12 @@ func TestMain(m *testing.M) {
 
 // runClient is the child client's life: it ends when stdin does.
 func runClient() error {
-	tr, err := shm.New(shm.DefaultOptions())
+	tr, err := transport.SHM()
 	if err != nil {
 		return err
 	}
 	ctx := context.Background()
-	c, err := Dial(ctx, tr, os.Getenv(clientEnv), ClientOptions{Rank: 1})
+	c, err := client.Dial(ctx, tr, os.Getenv(clientEnv), client.ClientOptions{Rank: 1})
 	if err != nil {
 		return err
 	}
@@ -66,7 +69,7 @@ func runClient() error {
 
 // runEngine is the child engine's life.
 func runEngine() error {
-	tr, err := shm.New(shm.DefaultOptions())
+	tr, err := transport.SHM()
 	if err != nil {
 		return err
 	}
@@ -78,7 +81,7 @@ func runEngine() error {
 	pool := &blockingPool{Pool: memobj.NewPool(), entered: make(chan struct{}), release: make(chan struct{})}
 	fmt.Println(l.Addr())
 	serve := make(chan error, 1)
-	go func() { serve <- Serve(ctx, l, pool, ServerOptions{Alloc: tr}) }()
+	go func() { serve <- engine.Serve(ctx, l, pool, engine.ServerOptions{Alloc: tr}) }()
 	for {
 		select {
 		case <-pool.entered:
@@ -147,7 +150,7 @@ func TestClientProcess(t *testing.T) {
 	if !slices.Equal(got, []string{"a", "b"}) {
 		t.Errorf("handles the engine closed after the client process died: %q, want a and b", got)
 	}
-	if _, err := e.dial(t, 2, ClientOptions{}).ListConts(context.Background()); err != nil {
+	if _, err := e.dial(t, 2, client.ClientOptions{}).ListConts(context.Background()); err != nil {
 		t.Errorf("another client after the death: %v", err)
 	}
 }
@@ -160,18 +163,18 @@ func TestEngineProcess(t *testing.T) {
 	pid := cmd.Process.Pid
 	tr := shmTransport(t)
 	ctx := context.Background()
-	cl, err := Dial(ctx, tr, addr, ClientOptions{Rank: 1})
+	cl, err := client.Dial(ctx, tr, addr, client.ClientOptions{Rank: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer cl.Close()
-	c := OpenCont(t, cl, "c")
-	if err := c.WriteArray(ctx, Array, 0, pattern(1<<20, 1), 0); err != nil {
+	c := rpctest.OpenCont(t, cl, "c")
+	if err := c.WriteArray(ctx, rpctest.Array, 0, pattern(1<<20, 1), 0); err != nil {
 		t.Fatalf("WriteArray to engine process %d: %v", pid, err)
 	}
 	blocked := make(chan error, 1)
 	go func() {
-		_, err := c.Get(ctx, KVOID, "block", "a")
+		_, err := c.Get(ctx, rpctest.KVOID, "block", "a")
 		blocked <- err
 	}()
 	if !lines.Scan() || lines.Text() != "entered" {
@@ -180,7 +183,7 @@ func TestEngineProcess(t *testing.T) {
 	if err := cmd.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
-	for i, err := range []error{<-blocked, c.Put(ctx, KVOID, "d", "a", nil)} {
+	for i, err := range []error{<-blocked, c.Put(ctx, rpctest.KVOID, "d", "a", nil)} {
 		if !errors.Is(err, fabric.ErrClosed) || !strings.Contains(err.Error(), "dfs engine "+addr+": ") {
 			t.Errorf("call %d after killing engine process %d: %v, want ErrClosed naming %s", i, pid, err, addr)
 		}

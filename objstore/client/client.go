@@ -1,4 +1,4 @@
-package rpc
+package client
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/hpcbench/hpcbench/fabric"
 	"github.com/hpcbench/hpcbench/objstore/object"
+	"github.com/hpcbench/hpcbench/objstore/rpc"
 )
 
 // ClientOptions configures Dial.
@@ -19,7 +20,7 @@ type ClientOptions struct {
 	// when the connection has it (fabric.RMAConn, as fabric/shm's): the
 	// client exposes its buffer and the engine reads or writes it. Off,
 	// data moves as a message of its own: the default, because on
-	// fabric/shm a message measured faster (see the package doc).
+	// fabric/shm a message measured faster (see objstore/rpc's doc).
 	BulkRMA bool
 }
 
@@ -54,7 +55,7 @@ type Client struct {
 	sbuf   []byte // the request being sent
 	rbuf   []byte // the reply being received
 	broken error  // why the connection can no longer be used, or nil
-	busy   bool   // the last reply's hintBusy
+	busy   bool   // the last reply's rpc.HintBusy
 
 	closeOnce sync.Once
 	closeErr  error
@@ -64,7 +65,7 @@ var _ object.Pool = (*Client)(nil)
 
 // Dial connects to the engine listening at addr through tr and says hello.
 func Dial(ctx context.Context, tr fabric.Transport, addr string, o ClientOptions) (*Client, error) {
-	return dial(ctx, tr, addr, o, Version)
+	return dial(ctx, tr, addr, o, rpc.Version)
 }
 
 // dial is Dial speaking protocol version v (tests speak others).
@@ -73,15 +74,15 @@ func dial(ctx context.Context, tr fabric.Transport, addr string, o ClientOptions
 	if err != nil {
 		return nil, fmt.Errorf("dfs engine %s: dial: %w", addr, err)
 	}
-	if err := ClientHello(ctx, conn, Hello{Version: v, ClientID: uint64(o.Rank)}); err != nil {
+	if err := rpc.ClientHello(ctx, conn, rpc.Hello{Version: v, ClientID: uint64(o.Rank)}); err != nil {
 		conn.Close()
 		return nil, fmt.Errorf("dfs engine %s: %w", addr, err)
 	}
 	c := &Client{
 		addr: addr, conn: conn,
 		turn: make(chan struct{}, 1),
-		sbuf: make([]byte, 0, MaxMsg),
-		rbuf: make([]byte, MaxMsg),
+		sbuf: make([]byte, 0, rpc.MaxMsg),
+		rbuf: make([]byte, rpc.MaxMsg),
 	}
 	c.turn <- struct{}{}
 	if r, ok := conn.(fabric.RMAConn); ok && o.BulkRMA {
@@ -127,25 +128,25 @@ func (c *Client) Close() error {
 // to it, and return the reply with its data: in dst when dst is not nil
 // (it must hold all of it), in a new slice otherwise. The returned error
 // is the transport's or the engine's.
-func (c *Client) call(ctx context.Context, m *Msg, dst []byte) (Msg, error) {
+func (c *Client) call(ctx context.Context, m *rpc.Msg, dst []byte) (rpc.Msg, error) {
 	select {
 	case <-c.turn:
 	case <-ctx.Done():
-		return Msg{}, c.wrap(m.Op, ctx.Err())
+		return rpc.Msg{}, c.wrap(m.Op, ctx.Err())
 	}
 	defer func() { c.turn <- struct{}{} }()
 	if c.broken != nil {
-		return Msg{}, c.wrap(m.Op, c.broken)
+		return rpc.Msg{}, c.wrap(m.Op, c.broken)
 	}
 	rep, err := c.exchange(ctx, m, dst)
 	if err != nil {
-		return Msg{}, c.wrap(m.Op, err)
+		return rpc.Msg{}, c.wrap(m.Op, err)
 	}
-	return rep, ReplyErr(c.addr, rep.Kind, rep.S1)
+	return rep, rpc.ReplyErr(c.addr, rep.Kind, rep.S1)
 }
 
 // wrap names the engine and the operation in a transport error.
-func (c *Client) wrap(o Op, err error) error {
+func (c *Client) wrap(o rpc.Op, err error) error {
 	return fmt.Errorf("dfs engine %s: %s: %w", c.addr, o, err)
 }
 
@@ -153,16 +154,16 @@ func (c *Client) wrap(o Op, err error) error {
 var errBroken = errors.New("connection out of step after an interrupted transfer")
 
 // exchange is call's work, with the turn held.
-func (c *Client) exchange(ctx context.Context, m *Msg, dst []byte) (Msg, error) {
+func (c *Client) exchange(ctx context.Context, m *rpc.Msg, dst []byte) (rpc.Msg, error) {
 	release, err := c.post(ctx, m)
 	if release != nil {
 		defer release()
 	}
 	if err != nil {
-		return Msg{}, err
+		return rpc.Msg{}, err
 	}
-	rep, err := c.await(ctx, m.ID, dst, m.Bulk() >= LongBulk && c.busy)
-	if err != nil && m.Mode == ModeRMA && c.broken == nil {
+	rep, err := c.await(ctx, m.ID, dst, m.Bulk() >= rpc.LongBulk && c.busy)
+	if err != nil && m.Mode == rpc.ModeRMA && c.broken == nil {
 		// The engine may still reach the exposed buffer, which the
 		// caller gets back: nothing may go on this connection.
 		c.broken = fmt.Errorf("%w: %w", errBroken, err)
@@ -173,14 +174,14 @@ func (c *Client) exchange(ctx context.Context, m *Msg, dst []byte) (Msg, error) 
 // post sends request m and its data, numbering it, with the turn held. It
 // returns, when m's buffer is exposed to the engine, the function that
 // ends that, to call once the reply is in (or the call given up).
-func (c *Client) post(ctx context.Context, m *Msg) (release func() error, err error) {
+func (c *Client) post(ctx context.Context, m *rpc.Msg) (release func() error, err error) {
 	c.next++
 	m.ID = c.next
-	if m.EncodedLen() > MaxMsg {
-		return nil, fmt.Errorf("%d bytes of keys and labels, more than a message holds: %w", m.EncodedLen()-PrefixLen, object.ErrInvalid)
+	if m.EncodedLen() > rpc.MaxMsg {
+		return nil, fmt.Errorf("%d bytes of keys and labels, more than a message holds: %w", m.EncodedLen()-rpc.PrefixLen, object.ErrInvalid)
 	}
 	switch {
-	case m.Mode == ModeRMA:
+	case m.Mode == rpc.ModeRMA:
 		r := c.rma
 		if r == nil {
 			r = c.views // bulk chose RMA for a buffer the engine views
@@ -190,29 +191,29 @@ func (c *Client) post(ctx context.Context, m *Msg) (release func() error, err er
 			return nil, fmt.Errorf("expose %d bytes for the engine: %w", len(m.Data), err)
 		}
 		m.Key, release = key, rel
-	case len(m.Data) <= InlineMax && m.EncodedLen()+len(m.Data) <= MaxMsg:
-		m.Mode = ModeInline
+	case len(m.Data) <= rpc.InlineMax && m.EncodedLen()+len(m.Data) <= rpc.MaxMsg:
+		m.Mode = rpc.ModeInline
 	default:
-		m.Mode = ModeMsg
+		m.Mode = rpc.ModeMsg
 	}
-	if m.Op != OpReadArray {
+	if m.Op != rpc.OpReadArray {
 		m.DataLen = uint64(len(m.Data))
 	}
 	c.sbuf = m.Encode(c.sbuf)
-	if err := c.conn.Send(ctx, TagReq, c.sbuf); err != nil {
+	if err := c.conn.Send(ctx, rpc.TagReq, c.sbuf); err != nil {
 		// A request cut off by its context may have gone all the same:
 		// harmless when it is whole in itself (its late reply is
 		// dropped), not when data was to follow or stays exposed.
 		switch {
 		case ctx.Err() == nil:
 			c.broken = err
-		case m.Mode != ModeInline:
+		case m.Mode != rpc.ModeInline:
 			c.broken = fmt.Errorf("%w: %w", errBroken, err)
 		}
 		return release, fmt.Errorf("send request: %w", err)
 	}
-	if m.Mode == ModeMsg {
-		if err := c.conn.Send(ctx, TagData, m.Data); err != nil {
+	if m.Mode == rpc.ModeMsg {
+		if err := c.conn.Send(ctx, rpc.TagData, m.Data); err != nil {
 			c.broken = fmt.Errorf("%w: %w", errBroken, err)
 			return release, fmt.Errorf("send %d bytes of data: %w", len(m.Data), err)
 		}
@@ -222,32 +223,33 @@ func (c *Client) post(ctx context.Context, m *Msg) (release func() error, err er
 
 // await receives replies until the one to request id, dropping those to
 // earlier requests whose callers gave up waiting. long says the request
-// moves longBulk bytes or more and the engine's host is busy: the wait
-// sleeps at once (fabric.RecvLong; see the package doc's "Waiting").
-func (c *Client) await(ctx context.Context, id uint64, dst []byte, long bool) (Msg, error) {
+// moves rpc.LongBulk bytes or more and the engine's host is busy: the
+// wait sleeps at once (fabric.RecvLong; see objstore/rpc's doc,
+// "Waiting").
+func (c *Client) await(ctx context.Context, id uint64, dst []byte, long bool) (rpc.Msg, error) {
 	for {
-		n, err := Recv(ctx, c.conn, TagRep, c.rbuf, long)
+		n, err := rpc.Recv(ctx, c.conn, rpc.TagRep, c.rbuf, long)
 		if err != nil {
 			if ctx.Err() == nil {
 				c.broken = err
 			}
-			return Msg{}, fmt.Errorf("receive reply: %w", err)
+			return rpc.Msg{}, fmt.Errorf("receive reply: %w", err)
 		}
-		var rep Msg
+		var rep rpc.Msg
 		if err := rep.Decode(c.rbuf[:n]); err != nil {
 			c.broken = err
-			return Msg{}, fmt.Errorf("reply: %w", err)
+			return rpc.Msg{}, fmt.Errorf("reply: %w", err)
 		}
-		c.busy = rep.Hints&HintBusy != 0
+		c.busy = rep.Hints&rpc.HintBusy != 0
 		if rep.ID > id {
-			c.broken = fmt.Errorf("%w: a reply to request %d while waiting for %d", ErrMalformed, rep.ID, id)
-			return Msg{}, c.broken
+			c.broken = fmt.Errorf("%w: a reply to request %d while waiting for %d", rpc.ErrMalformed, rep.ID, id)
+			return rpc.Msg{}, c.broken
 		}
 		if rep.ID < id {
 			dst = nil // a stale reply: its data goes to a fresh buffer, dropped
 		}
 		if err := c.replyData(ctx, &rep, dst); err != nil {
-			return Msg{}, err
+			return rpc.Msg{}, err
 		}
 		if rep.ID == id {
 			return rep, nil
@@ -257,21 +259,21 @@ func (c *Client) await(ctx context.Context, id uint64, dst []byte, long bool) (M
 
 // replyData puts rep's data in dst, or a new buffer if dst is nil, and
 // points rep.data at it.
-func (c *Client) replyData(ctx context.Context, rep *Msg, dst []byte) error {
+func (c *Client) replyData(ctx context.Context, rep *rpc.Msg, dst []byte) error {
 	n := int(rep.DataLen)
 	if dst == nil {
 		dst = make([]byte, n)
 	} else if len(dst) < n {
-		c.broken = fmt.Errorf("%w: %d bytes of reply data for a %d-byte buffer", ErrMalformed, n, len(dst))
+		c.broken = fmt.Errorf("%w: %d bytes of reply data for a %d-byte buffer", rpc.ErrMalformed, n, len(dst))
 		return c.broken
 	}
 	switch rep.Mode {
-	case ModeInline:
+	case rpc.ModeInline:
 		copy(dst, rep.Data)
-	case ModeMsg:
-		got, err := c.conn.Recv(ctx, TagData, dst[:n])
+	case rpc.ModeMsg:
+		got, err := c.conn.Recv(ctx, rpc.TagData, dst[:n])
 		if err == nil && got != n {
-			err = fmt.Errorf("%w: %d bytes of data, the reply says %d", ErrMalformed, got, n)
+			err = fmt.Errorf("%w: %d bytes of data, the reply says %d", rpc.ErrMalformed, got, n)
 		}
 		if err != nil {
 			c.broken = fmt.Errorf("%w: %w", errBroken, err)

@@ -1,8 +1,11 @@
-// Package rpc is the DFS store's client → engine path: a Client that
-// implements object.Pool and object.Container by forwarding every call to
-// an engine over a fabric.Conn (shm on one host, tcp across hosts), and
-// Serve, the engine's side, which dispatches each call to the object.Pool
-// it is given, as DAOS clients speak to daos_engine over Mercury.
+// Package rpc is the wire protocol of hpcbench's DAOS-like object store:
+// what a client (objstore/client) and an engine (objstore/engine) say to
+// each other over a fabric.Conn (shm on one host, tcp across hosts), as
+// DAOS clients speak to daos_engine over Mercury and CaRT. It owns the
+// hello, the messages and their encoding (Msg), the operation codes, the
+// error kinds that carry object's errors across (EngineError), the lists'
+// encodings and the waiting policy both sides follow (Recv); the client's
+// calls and the engine's dispatch are the two packages that speak it.
 //
 // # Connection
 //
@@ -44,12 +47,12 @@
 // side, out of its transport's arena: on fabric/shm the client copies it
 // once, straight from the engine's buffer), or stays in the client's
 // buffer, whose key the request carries (mode 2): for array transfers from
-// and into a buffer the engine maps (fabric.PeerViewer: a Client.Alloc
-// buffer on fabric/shm), which the engine then writes to its files from,
-// or reads into, in place (fabric.RMAViewer); and for every array transfer
-// of a client with ClientOptions.BulkRMA on an RMA connection, which the
-// engine moves with fabric.RMAConn.Read (WriteArray) or Write (ReadArray)
-// when it cannot view the buffer.
+// and into a buffer the engine maps (fabric.PeerViewer: a
+// client.Client.Alloc buffer on fabric/shm), which the engine then writes
+// to its files from, or reads into, in place (fabric.RMAViewer); and for
+// every array transfer of a client with client.ClientOptions.BulkRMA on an
+// RMA connection, which the engine moves with fabric.RMAConn.Read
+// (WriteArray) or Write (ReadArray) when it cannot view the buffer.
 //
 // What a, b, c, s1 and s2 hold depends on the op:
 //
@@ -91,9 +94,9 @@
 //
 // # Bulk data: in place from arena buffers, else messages
 //
-// BenchmarkOps/proc-*: a client and an engine process over fabric/shm on
-// a 2-vCPU VM, medians of 3 runs of 1 s; each figure includes memobj's
-// own copy of 1 MiB, 14-18 µs:
+// objstore/client's BenchmarkOps/proc-*: a client and an engine process
+// over fabric/shm on a 2-vCPU VM, medians of 3 runs of 1 s; each figure
+// includes memobj's own copy of 1 MiB, 14-18 µs:
 //
 //	1 MiB WriteArray  arena buffer, viewed in place (memobj's copy only)      15 µs  70 GB/s
 //	                  the same as a message (the engine copies it first)     25 µs  41 GB/s
@@ -104,7 +107,7 @@
 //	                  message from the engine's arena, into a heap buffer       77 µs  13.6 GB/s
 //	                  RMA, the engine's process_vm_writev into the client's  150-229 µs  4.6-7 GB/s
 //
-// So callers that move much data take their buffers from Client.Alloc
+// So callers that move much data take their buffers from client.Client.Alloc
 // (the transport's arena): their transfers go in place whatever BulkRMA
 // says, and need no permission to attach to the client's memory (the
 // engine maps the arena at set-up). A heap buffer moves as a message by
@@ -112,32 +115,19 @@
 // cross-memory attach, slower, and only where the engine may attach to
 // the client (ptrace permission); on fabric/tcp as frames the client's
 // side applies or answers while it waits for the reply. The engine
-// takes its own buffers from ServerOptions.Alloc.
-//
-// # One call at a time per Client
-//
-// A Client runs its calls in lock step: a call holds the connection from
-// its request to its reply, and concurrent callers take turns. mdtest and
-// IOR run one goroutine per rank, so nothing is lost; the reply lands in
-// the caller's own buffer (ReadArray's data straight into p) with no
-// hand-off between goroutines, which BenchmarkHandoff measured costing
-// far more than the round trip itself: a Get-sized round trip over shm
-// took 0.32 µs received by the caller and 43 µs when a receiver goroutine
-// handed the reply over a channel (tcp: 16 µs against 430 µs). A small
-// call costs a fabric round trip and about a microsecond more: a 64-byte
-// Get to an engine process took 0.8-1.3 µs over shm (memobj directly:
-// 0.12 µs; the fabric's own round trip in one process: 0.36 µs).
+// takes its own buffers from engine.ServerOptions.Alloc.
 //
 // # Waiting
 //
 // Both sides wait for the other by the fabric's Recv, which on fabric/shm
-// spins, then yields, then sleeps. For a call that moves longBulk (256
+// spins, then yields, then sleeps. For a call that moves LongBulk (256
 // KiB) or more, that spinning is a CPU taken from the copy it waits for
 // when the engine's host has none to spare, so there both sides wait
-// without it (fabric.RecvLong): the client for the answer, the session for
-// the next request after answering such a call. The engine counts its
-// sessions (ServerOptions.Load) and calls its host busy when they are as
-// many as its CPUs; it says so in every reply (hint bit 0), and the client
+// without it (fabric.RecvLong, through Recv): the client for the answer,
+// the session for the next request after answering such a call. The
+// engine counts its sessions (engine.ServerOptions.Load) and calls its
+// host busy when they are as many as its CPUs; it says so in every reply
+// (hint bit 0, HintBusy), and the client
 // follows the last reply it got. With fewer clients than CPUs, spinning
 // costs nothing the copies need and saves the wake-ups, and both sides
 // spin as for small calls.
@@ -161,9 +151,4 @@
 // Version 3 of the protocol added RemoveIf; version 4 made Unlink one
 // request (version 2 sent two, the second run only if the first
 // succeeded, and its engine is refused at the hello).
-//
-// A caller whose context ends while it waits for a reply returns at once;
-// the late reply is dropped by the next call (replies carry the request
-// id). A transfer interrupted half way leaves the connection out of step,
-// and later calls fail saying so.
 package rpc

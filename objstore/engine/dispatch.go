@@ -1,37 +1,38 @@
-package rpc
+package engine
 
 import (
 	"context"
 	"fmt"
 
 	"github.com/hpcbench/hpcbench/objstore/object"
+	"github.com/hpcbench/hpcbench/objstore/rpc"
 )
 
 // dispatch runs request m against the pool or one of the session's
 // containers and returns the reply (its id and op are reply's to set).
-func (ss *session) dispatch(ctx context.Context, m *request) Msg {
-	var rep Msg
+func (ss *session) dispatch(ctx context.Context, m *request) rpc.Msg {
+	var rep rpc.Msg
 	err := ss.do(ctx, m, &rep)
 	if err != nil {
 		if ctx.Err() != nil {
-			err = fmt.Errorf("%w: %w", ErrCanceled, err)
+			err = fmt.Errorf("%w: %w", rpc.ErrCanceled, err)
 		}
-		rep.Kind, rep.S1 = KindOf(err), err.Error()
+		rep.Kind, rep.S1 = rpc.KindOf(err), err.Error()
 	}
 	return rep
 }
 
 // do is dispatch's work: it fills rep and returns the operation's error.
-func (ss *session) do(ctx context.Context, m *request, rep *Msg) error {
-	if m.Mode == ModeRMA && (ss.rma == nil || (m.Op != OpWriteArray && m.Op != OpReadArray)) {
+func (ss *session) do(ctx context.Context, m *request, rep *rpc.Msg) error {
+	if m.Mode == rpc.ModeRMA && (ss.rma == nil || (m.Op != rpc.OpWriteArray && m.Op != rpc.OpReadArray)) {
 		return fmt.Errorf("%s: data by RMA on a connection without it, or for an operation that moves no array data: %w", m.Op, object.ErrInvalid)
 	}
-	if m.Op >= OpAllocOIDs && m.Op < OpMax || m.Op == OpContClose {
+	if m.Op >= rpc.OpAllocOIDs && m.Op < rpc.OpMax || m.Op == rpc.OpContClose {
 		c, ok := ss.handles[m.Handle]
 		if !ok {
 			return fmt.Errorf("%s: container handle %d is not open: %w", m.Op, m.Handle, object.ErrInvalid)
 		}
-		if m.Op == OpContClose {
+		if m.Op == rpc.OpContClose {
 			delete(ss.handles, m.Handle)
 			return c.Close()
 		}
@@ -41,16 +42,16 @@ func (ss *session) do(ctx context.Context, m *request, rep *Msg) error {
 }
 
 // doPool runs the pool's operations.
-func (ss *session) doPool(ctx context.Context, m *request, rep *Msg) error {
+func (ss *session) doPool(ctx context.Context, m *request, rep *rpc.Msg) error {
 	p := ss.srv.pool
 	switch m.Op {
-	case OpQuery:
+	case rpc.OpQuery:
 		info, err := p.Query(ctx)
-		rep.S1, rep.Data = info.UUID, AppendTargets(nil, info.Targets)
+		rep.S1, rep.Data = info.UUID, rpc.AppendTargets(nil, info.Targets)
 		return err
-	case OpCreateCont:
+	case rpc.OpCreateCont:
 		return p.CreateCont(ctx, m.S1, m.Props())
-	case OpOpenCont:
+	case rpc.OpOpenCont:
 		c, err := p.OpenCont(ctx, m.S1)
 		if err != nil {
 			return err
@@ -60,16 +61,16 @@ func (ss *session) doPool(ctx context.Context, m *request, rep *Msg) error {
 		rep.Handle = ss.next
 		rep.SetProps(c.Props())
 		return nil
-	case OpListConts:
+	case rpc.OpListConts:
 		ls, err := p.ListConts(ctx)
-		rep.Data = AppendStrings(nil, ls)
+		rep.Data = rpc.AppendStrings(nil, ls)
 		return err
-	case OpQueryCont:
+	case rpc.OpQueryCont:
 		info, err := p.QueryCont(ctx, m.S1)
 		rep.S1, rep.S2, rep.A, rep.B = info.Label, info.UUID, info.Objects, info.ArrayBytes
 		rep.SetProps(info.Props)
 		return err
-	case OpDestroyCont:
+	case rpc.OpDestroyCont:
 		return p.DestroyCont(ctx, m.S1)
 	}
 	return fmt.Errorf("%s: %w", m.Op, errUnknownOp)
@@ -79,26 +80,26 @@ func (ss *session) doPool(ctx context.Context, m *request, rep *Msg) error {
 var errUnknownOp = fmt.Errorf("unknown operation: %w", object.ErrInvalid)
 
 // doCont runs a container's operations.
-func (ss *session) doCont(ctx context.Context, c object.Container, m *request, rep *Msg) error {
+func (ss *session) doCont(ctx context.Context, c object.Container, m *request, rep *rpc.Msg) error {
 	arr := object.Array{OID: m.OID, ChunkSize: m.C}
 	switch m.Op {
-	case OpAllocOIDs:
+	case rpc.OpAllocOIDs:
 		oid, err := c.AllocOIDs(ctx, m.Class, int(m.A))
 		rep.OID = oid
 		return err
-	case OpPut:
+	case rpc.OpPut:
 		return c.Put(ctx, m.OID, m.S1, m.S2, m.Data)
-	case OpInsert:
+	case rpc.OpInsert:
 		return c.Insert(ctx, m.OID, m.S1, m.S2, m.Data)
-	case OpGet:
+	case rpc.OpGet:
 		v, err := c.Get(ctx, m.OID, m.S1, m.S2)
 		rep.Data = v
 		return err
-	case OpRemove:
+	case rpc.OpRemove:
 		return c.Remove(ctx, m.OID, m.S1)
-	case OpRemoveIf:
+	case rpc.OpRemoveIf:
 		return c.RemoveIf(ctx, m.OID, m.S1, m.S2, m.Data)
-	case OpUnlink:
+	case rpc.OpUnlink:
 		var expect []byte
 		switch m.C {
 		case 0:
@@ -113,15 +114,15 @@ func (ss *session) doCont(ctx context.Context, c object.Container, m *request, r
 			rep.A = 1
 		}
 		return err
-	case OpList:
+	case rpc.OpList:
 		keys, next, err := c.List(ctx, m.OID, m.S1, int(m.A))
-		rep.Data, rep.S1 = AppendStrings(nil, keys), next
+		rep.Data, rep.S1 = rpc.AppendStrings(nil, keys), next
 		return err
-	case OpWriteArray:
+	case rpc.OpWriteArray:
 		return c.WriteArray(ctx, arr, m.A, m.Data, m.Flags)
-	case OpReadArray:
-		if m.B < 0 || m.B > MaxData {
-			return fmt.Errorf("%s of %d bytes: %w (from 0 to %d)", m.Op, m.B, object.ErrInvalid, MaxData)
+	case rpc.OpReadArray:
+		if m.B < 0 || m.B > rpc.MaxData {
+			return fmt.Errorf("%s of %d bytes: %w (from 0 to %d)", m.Op, m.B, object.ErrInvalid, rpc.MaxData)
 		}
 		buf := ss.inPlace(m, int(m.B))
 		if buf == nil {
@@ -133,15 +134,15 @@ func (ss *session) doCont(ctx context.Context, c object.Container, m *request, r
 		}
 		rep.A, rep.Data = int64(n), buf[:n]
 		return err
-	case OpArraySize:
+	case rpc.OpArraySize:
 		size, err := c.ArraySize(ctx, arr)
 		rep.A = size
 		return err
-	case OpSetSize:
+	case rpc.OpSetSize:
 		return c.SetSize(ctx, arr, m.A)
-	case OpSyncArray:
+	case rpc.OpSyncArray:
 		return c.SyncArray(ctx, arr)
-	case OpPunch:
+	case rpc.OpPunch:
 		return c.Punch(ctx, m.OID)
 	}
 	return fmt.Errorf("%s: %w", m.Op, errUnknownOp)

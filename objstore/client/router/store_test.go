@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/hpcbench/hpcbench/aiori/dfs/router"
+	"github.com/hpcbench/hpcbench/objstore/client/router"
 	"github.com/hpcbench/hpcbench/objstore/object"
 	"github.com/hpcbench/hpcbench/objstore/object/objecttest"
 	"github.com/hpcbench/hpcbench/objstore/store"

@@ -1,4 +1,4 @@
-package rpc
+package engine
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/hpcbench/hpcbench/fabric"
 	"github.com/hpcbench/hpcbench/objstore/object"
+	"github.com/hpcbench/hpcbench/objstore/rpc"
 )
 
 // ServerOptions configures Serve.
@@ -26,7 +27,7 @@ type ServerOptions struct {
 	HelloTimeout time.Duration
 	// Load, if not nil, counts the sessions of every Serve call of one
 	// engine against its host's CPUs, for the waiting policy of bulk
-	// calls (see the package doc's "Waiting"). Nil: never busy.
+	// calls (see objstore/rpc's doc, "Waiting"). Nil: never busy.
 	Load *Load
 }
 
@@ -120,7 +121,7 @@ func (s *server) logf(format string, args ...any) {
 func (s *server) serveConn(ctx context.Context, conn fabric.Conn, rank int) {
 	defer conn.Close()
 	hctx, cancel := context.WithTimeout(ctx, s.opts.HelloTimeout)
-	h, err := ServerHello(hctx, conn)
+	h, err := rpc.ServerHello(hctx, conn)
 	cancel()
 	if err != nil {
 		s.logf("dfs engine: client rank %d refused: %v", rank, err)

@@ -1,4 +1,4 @@
-package rpc
+package client_test
 
 import (
 	"context"
@@ -9,8 +9,11 @@ import (
 	"testing"
 
 	"github.com/hpcbench/hpcbench/fabric"
+	"github.com/hpcbench/hpcbench/objstore/client"
 	"github.com/hpcbench/hpcbench/objstore/object"
 	"github.com/hpcbench/hpcbench/objstore/object/memobj"
+	"github.com/hpcbench/hpcbench/objstore/rpc"
+	"github.com/hpcbench/hpcbench/objstore/rpc/rpctest"
 )
 
 // TestConcurrentClients runs several clients, each with several
@@ -24,7 +27,7 @@ func TestConcurrentClients(t *testing.T) {
 			var wg sync.WaitGroup
 			errs := make(chan error, clients*goroutines)
 			for ci := range clients {
-				c := OpenCont(t, e.dial(t, ci+1, fc.opts), "shared")
+				c := rpctest.OpenCont(t, e.dial(t, ci+1, fc.opts), "shared")
 				for g := range goroutines {
 					wg.Add(1)
 					go func() {
@@ -78,17 +81,17 @@ func TestClientDeath(t *testing.T) {
 			pool := &countingPool{Pool: memobj.NewPool(), closed: make(chan string, 4)}
 			e := startEngine(t, fc.tr(t), pool)
 			dying, other := e.dial(t, 1, fc.opts), e.dial(t, 2, fc.opts)
-			OpenCont(t, dying, "a")
-			OpenCont(t, dying, "b")
-			kept := OpenCont(t, other, "c")
-			if err := dying.conn.Close(); err != nil { // as its process dying does
+			rpctest.OpenCont(t, dying, "a")
+			rpctest.OpenCont(t, dying, "b")
+			kept := rpctest.OpenCont(t, other, "c")
+			if err := dying.CloseConn(); err != nil { // as its process dying does
 				t.Fatal(err)
 			}
 			got := []string{<-pool.closed, <-pool.closed}
 			if !(got[0] == "a" && got[1] == "b" || got[0] == "b" && got[1] == "a") {
 				t.Errorf("handles closed: %q, want a and b", got)
 			}
-			if err := kept.Put(context.Background(), KVOID, "d", "a", nil); err != nil {
+			if err := kept.Put(context.Background(), rpctest.KVOID, "d", "a", nil); err != nil {
 				t.Errorf("the other client's Put: %v", err)
 			}
 			if _, err := dying.ListConts(context.Background()); !errors.Is(err, fabric.ErrClosed) {
@@ -104,10 +107,10 @@ func TestClientDeath(t *testing.T) {
 func holdGet(ctx context.Context, t *testing.T, fc fabricCase) (e *testEngine, pool *blockingPool, c object.Container, blocked <-chan error) {
 	pool = &blockingPool{Pool: memobj.NewPool(), entered: make(chan struct{}, 1), release: make(chan struct{})}
 	e = startEngine(t, fc.tr(t), pool)
-	c = OpenCont(t, e.dial(t, 1, fc.opts), "c")
+	c = rpctest.OpenCont(t, e.dial(t, 1, fc.opts), "c")
 	errc := make(chan error, 1)
 	go func() {
-		_, err := c.Get(ctx, KVOID, "block", "a")
+		_, err := c.Get(ctx, rpctest.KVOID, "block", "a")
 		errc <- err
 	}()
 	<-pool.entered
@@ -124,7 +127,7 @@ func TestEngineDeath(t *testing.T) {
 			if err := <-blocked; err == nil || !strings.Contains(err.Error(), e.addr) {
 				t.Errorf("a call in the engine when it stopped: %v, want an error naming %s", err, e.addr)
 			}
-			_, err := c.Get(context.Background(), KVOID, "d", "a")
+			_, err := c.Get(context.Background(), rpctest.KVOID, "d", "a")
 			if !errors.Is(err, fabric.ErrClosed) || !strings.Contains(err.Error(), "dfs engine "+e.addr) {
 				t.Errorf("a call after the engine stopped: %v, want ErrClosed naming %s", err, e.addr)
 			}
@@ -143,7 +146,7 @@ func TestCancel(t *testing.T) {
 			_, pool, c, blocked := holdGet(ctx, t, fc)
 			gone, cancelGone := context.WithCancel(context.Background())
 			cancelGone()
-			if err := c.Put(gone, KVOID, "d", "a", nil); !errors.Is(err, context.Canceled) {
+			if err := c.Put(gone, rpctest.KVOID, "d", "a", nil); !errors.Is(err, context.Canceled) {
 				t.Errorf("a call waiting its turn with its context ended: %v, want context.Canceled", err)
 			}
 			cancel()
@@ -152,10 +155,10 @@ func TestCancel(t *testing.T) {
 			}
 			close(pool.release)
 			bg := context.Background()
-			if err := c.Put(bg, KVOID, "d", "a", []byte("after")); err != nil {
+			if err := c.Put(bg, rpctest.KVOID, "d", "a", []byte("after")); err != nil {
 				t.Fatal(err)
 			}
-			if v, err := c.Get(bg, KVOID, "d", "a"); err != nil || string(v) != "after" {
+			if v, err := c.Get(bg, rpctest.KVOID, "d", "a"); err != nil || string(v) != "after" {
 				t.Errorf("Get after a cancelled call = %q, %v, want \"after\"", v, err)
 			}
 		})
@@ -168,13 +171,13 @@ func TestVersionMismatch(t *testing.T) {
 	for _, fc := range fabrics() {
 		t.Run(fc.name, func(t *testing.T) {
 			e := startEngine(t, fc.tr(t), memobj.NewPool())
-			_, err := dial(context.Background(), e.tr, e.addr, ClientOptions{Rank: 1}, Version+1)
-			want := fmt.Sprintf("the client speaks version %d, the engine %d", Version+1, Version)
-			if !errors.Is(err, ErrVersion) || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), e.addr) {
+			_, err := client.DialVersion(context.Background(), e.tr, e.addr, client.ClientOptions{Rank: 1}, rpc.Version+1)
+			want := fmt.Sprintf("the client speaks version %d, the engine %d", rpc.Version+1, rpc.Version)
+			if !errors.Is(err, rpc.ErrVersion) || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), e.addr) {
 				t.Errorf("Dial of another version: %v, want ErrVersion saying %q", err, want)
 			}
 			line := <-e.logs
-			if !strings.Contains(line, "refused") || !strings.Contains(line, fmt.Sprintf("speaks version %d, the engine %d", Version+1, Version)) {
+			if !strings.Contains(line, "refused") || !strings.Contains(line, fmt.Sprintf("speaks version %d, the engine %d", rpc.Version+1, rpc.Version)) {
 				t.Errorf("engine log: %q, want the refusal with both versions", line)
 			}
 		})

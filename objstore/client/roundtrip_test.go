@@ -1,4 +1,4 @@
-package rpc
+package client_test
 
 import (
 	"bytes"
@@ -11,6 +11,8 @@ import (
 
 	"github.com/hpcbench/hpcbench/objstore/object"
 	"github.com/hpcbench/hpcbench/objstore/object/memobj"
+	"github.com/hpcbench/hpcbench/objstore/rpc"
+	"github.com/hpcbench/hpcbench/objstore/rpc/rpctest"
 )
 
 // step is one call of the round-trip script; it returns what the call
@@ -62,27 +64,27 @@ var bigVal = pattern(100<<10, 3)
 func readAt(off int64, n int) func(ctx context.Context, p object.Pool, c object.Container) string {
 	return func(ctx context.Context, p object.Pool, c object.Container) string {
 		b := make([]byte, n)
-		got, err := c.ReadArray(ctx, Array, off, b, 0)
+		got, err := c.ReadArray(ctx, rpctest.Array, off, b, 0)
 		return fmt.Sprintf("%d %s %s", got, outcome(err), digest(b[:got]))
 	}
 }
 
 func writeAt(off int64, n int, seed byte) func(ctx context.Context, p object.Pool, c object.Container) string {
 	return func(ctx context.Context, p object.Pool, c object.Container) string {
-		return outcome(c.WriteArray(ctx, Array, off, pattern(n, seed), 0))
+		return outcome(c.WriteArray(ctx, rpctest.Array, off, pattern(n, seed), 0))
 	}
 }
 
 func get(dkey, akey string) func(ctx context.Context, p object.Pool, c object.Container) string {
 	return func(ctx context.Context, p object.Pool, c object.Container) string {
-		v, err := c.Get(ctx, KVOID, dkey, akey)
+		v, err := c.Get(ctx, rpctest.KVOID, dkey, akey)
 		return outcome(err) + " " + digest(v)
 	}
 }
 
 func list(anchor string, max int) func(ctx context.Context, p object.Pool, c object.Container) string {
 	return func(ctx context.Context, p object.Pool, c object.Container) string {
-		keys, next, err := c.List(ctx, KVOID, anchor, max)
+		keys, next, err := c.List(ctx, rpctest.KVOID, anchor, max)
 		return fmt.Sprintf("%s %d keys %q... next %q", outcome(err), len(keys), keys[:min(3, len(keys))], next)
 	}
 }
@@ -101,28 +103,28 @@ var script = []step{
 	}},
 	{"Get missing", get("d", "a")},
 	{"Put", func(ctx context.Context, p object.Pool, c object.Container) string {
-		return outcome(c.Put(ctx, KVOID, "d", "a", []byte("v1")))
+		return outcome(c.Put(ctx, rpctest.KVOID, "d", "a", []byte("v1")))
 	}},
 	{"Get", get("d", "a")},
 	{"Put replaces", func(ctx context.Context, p object.Pool, c object.Container) string {
-		return outcome(c.Put(ctx, KVOID, "d", "a", []byte("v2")))
+		return outcome(c.Put(ctx, rpctest.KVOID, "d", "a", []byte("v2")))
 	}},
 	{"Get replaced", get("d", "a")},
 	{"Get other akey", get("d", "b")},
 	{"Insert exists", func(ctx context.Context, p object.Pool, c object.Container) string {
-		return outcome(c.Insert(ctx, KVOID, "d", "z", []byte("x")))
+		return outcome(c.Insert(ctx, rpctest.KVOID, "d", "z", []byte("x")))
 	}},
 	{"Insert big", func(ctx context.Context, p object.Pool, c object.Container) string {
-		return outcome(c.Insert(ctx, KVOID, "big", "a", bigVal))
+		return outcome(c.Insert(ctx, rpctest.KVOID, "big", "a", bigVal))
 	}},
 	{"Get big", get("big", "a")},
 	{"Put empty", func(ctx context.Context, p object.Pool, c object.Container) string {
-		return outcome(c.Put(ctx, KVOID, "empty", "", nil))
+		return outcome(c.Put(ctx, rpctest.KVOID, "empty", "", nil))
 	}},
 	{"Get empty", get("empty", "")},
 	{"Put many", func(ctx context.Context, p object.Pool, c object.Container) string {
 		for i := range 3000 { // their list is past the inline limit
-			if err := c.Put(ctx, KVOID, fmt.Sprintf("key-%05d", i), "a", nil); err != nil {
+			if err := c.Put(ctx, rpctest.KVOID, fmt.Sprintf("key-%05d", i), "a", nil); err != nil {
 				return outcome(err)
 			}
 		}
@@ -132,13 +134,13 @@ var script = []step{
 	{"List max", list("", 5)},
 	{"List anchor", list("key-00004", 2)},
 	{"Remove", func(ctx context.Context, p object.Pool, c object.Container) string {
-		return outcome(c.Remove(ctx, KVOID, "d"))
+		return outcome(c.Remove(ctx, rpctest.KVOID, "d"))
 	}},
 	{"Remove again", func(ctx context.Context, p object.Pool, c object.Container) string {
-		return outcome(c.Remove(ctx, KVOID, "d"))
+		return outcome(c.Remove(ctx, rpctest.KVOID, "d"))
 	}},
 	{"ArraySize unwritten", func(ctx context.Context, p object.Pool, c object.Container) string {
-		n, err := c.ArraySize(ctx, Array)
+		n, err := c.ArraySize(ctx, rpctest.Array)
 		return fmt.Sprint(n, " ", outcome(err))
 	}},
 	{"Read unwritten", readAt(0, 10)},
@@ -148,7 +150,7 @@ var script = []step{
 	{"Write hole", writeAt(4<<20, 10, 4)},
 	{"Write negative", writeAt(-1, 10, 4)},
 	{"Write chunk 0", func(ctx context.Context, p object.Pool, c object.Container) string {
-		return outcome(c.WriteArray(ctx, object.Array{OID: Array.OID}, 0, []byte("x"), 0))
+		return outcome(c.WriteArray(ctx, object.Array{OID: rpctest.Array.OID}, 0, []byte("x"), 0))
 	}},
 	{"Read small", readAt(0, 100)},
 	{"Read 4k", readAt(4096, 4096)},
@@ -161,25 +163,25 @@ var script = []step{
 	{"Read negative", readAt(-5, 100)},
 	{"Read empty", readAt(0, 0)},
 	{"ArraySize", func(ctx context.Context, p object.Pool, c object.Container) string {
-		n, err := c.ArraySize(ctx, Array)
+		n, err := c.ArraySize(ctx, rpctest.Array)
 		return fmt.Sprint(n, " ", outcome(err))
 	}},
 	{"SetSize shrink", func(ctx context.Context, p object.Pool, c object.Container) string {
-		return outcome(c.SetSize(ctx, Array, 5000))
+		return outcome(c.SetSize(ctx, rpctest.Array, 5000))
 	}},
 	{"Read after shrink", readAt(4000, 2000)},
 	{"SetSize negative", func(ctx context.Context, p object.Pool, c object.Container) string {
-		return outcome(c.SetSize(ctx, Array, -1))
+		return outcome(c.SetSize(ctx, rpctest.Array, -1))
 	}},
 	{"SyncArray", func(ctx context.Context, p object.Pool, c object.Container) string {
-		return outcome(c.SyncArray(ctx, Array))
+		return outcome(c.SyncArray(ctx, rpctest.Array))
 	}},
 	{"QueryCont", func(ctx context.Context, p object.Pool, c object.Container) string {
 		info, err := p.QueryCont(ctx, "c1")
 		return fmt.Sprint(info.Label, " uuid ", len(info.UUID), " ", info.Props, " ", info.Objects, " ", info.ArrayBytes, " ", outcome(err))
 	}},
 	{"Punch", func(ctx context.Context, p object.Pool, c object.Container) string {
-		return outcome(c.Punch(ctx, Array.OID))
+		return outcome(c.Punch(ctx, rpctest.Array.OID))
 	}},
 	{"Punch nothing", func(ctx context.Context, p object.Pool, c object.Container) string {
 		return outcome(c.Punch(ctx, object.NewOID(object.S1, 99999)))
@@ -233,7 +235,7 @@ var script = []step{
 // transcript runs the script on p, in container "c1".
 func transcript(tb testing.TB, p object.Pool) []string {
 	ctx := context.Background()
-	c := OpenCont(tb, p, "c1")
+	c := rpctest.OpenCont(tb, p, "c1")
 	defer c.Close()
 	out := make([]string, len(script))
 	for i, s := range script {
@@ -265,9 +267,9 @@ func TestErrorText(t *testing.T) {
 	for _, fc := range fabrics() {
 		t.Run(fc.name, func(t *testing.T) {
 			e := startEngine(t, fc.tr(t), memobj.NewPool())
-			c := OpenCont(t, e.dial(t, 1, fc.opts), "c")
-			_, err := c.Get(context.Background(), KVOID, "dk", "ak")
-			var ee *EngineError
+			c := rpctest.OpenCont(t, e.dial(t, 1, fc.opts), "c")
+			_, err := c.Get(context.Background(), rpctest.KVOID, "dk", "ak")
+			var ee *rpc.EngineError
 			if !errors.As(err, &ee) || !strings.Contains(err.Error(), e.addr) || !strings.Contains(err.Error(), `"dk"`) {
 				t.Fatalf("Get of a missing key: %v, want an EngineError naming %s and the key", err, e.addr)
 			}
@@ -285,16 +287,16 @@ func TestSharedBuffers(t *testing.T) {
 		t.Run(fc.name, func(t *testing.T) {
 			e := startEngine(t, fc.tr(t), memobj.NewPool())
 			cl := e.dial(t, 1, fc.opts)
-			c := OpenCont(t, cl, "c")
+			c := rpctest.OpenCont(t, cl, "c")
 			ctx := context.Background()
 			buf := cl.Alloc(1 << 20)
 			defer cl.Free(buf)
 			copy(buf, pattern(len(buf), 5))
-			if err := c.WriteArray(ctx, Array, 0, buf, 0); err != nil {
+			if err := c.WriteArray(ctx, rpctest.Array, 0, buf, 0); err != nil {
 				t.Fatal(err)
 			}
 			clear(buf)
-			if n, err := c.ReadArray(ctx, Array, 0, buf, 0); err != nil || n != len(buf) || !bytes.Equal(buf, pattern(len(buf), 5)) {
+			if n, err := c.ReadArray(ctx, rpctest.Array, 0, buf, 0); err != nil || n != len(buf) || !bytes.Equal(buf, pattern(len(buf), 5)) {
 				t.Fatalf("ReadArray = %d, %v; equal %v", n, err, bytes.Equal(buf, pattern(len(buf), 5)))
 			}
 		})
@@ -365,7 +367,7 @@ func TestInPlace(t *testing.T) {
 			pool := &probePool{Pool: memobj.NewPool(), seen: make(chan bool, 1)}
 			e := startEngine(t, tc.fc.tr(t), pool)
 			cl := e.dial(t, 1, tc.fc.opts)
-			c := OpenCont(t, cl, "c")
+			c := rpctest.OpenCont(t, cl, "c")
 			ctx := context.Background()
 			buf := make([]byte, 1<<20)
 			if tc.arena {
@@ -375,14 +377,14 @@ func TestInPlace(t *testing.T) {
 			pool.client, pool.heap = buf, !tc.arena
 			want := pattern(len(buf), 7)
 			copy(buf, want)
-			if err := c.WriteArray(ctx, Array, 0, buf, 0); err != nil {
+			if err := c.WriteArray(ctx, rpctest.Array, 0, buf, 0); err != nil {
 				t.Fatal(err)
 			}
 			if got := buf[0] != want[0]; got != tc.inPlace {
 				t.Errorf("the engine wrote from the client's buffer: %v, want %v", got, tc.inPlace)
 			}
 			clear(buf)
-			n, err := c.ReadArray(ctx, Array, 0, buf, 0)
+			n, err := c.ReadArray(ctx, rpctest.Array, 0, buf, 0)
 			if err != nil || n != len(buf) || !bytes.Equal(buf, want) {
 				t.Fatalf("ReadArray = %d, %v; the bytes written: %v", n, err, bytes.Equal(buf, want))
 			}

@@ -1,4 +1,4 @@
-package rpc
+package client_test
 
 import (
 	"bytes"
@@ -8,8 +8,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hpcbench/hpcbench/objstore/client"
 	"github.com/hpcbench/hpcbench/objstore/object"
 	"github.com/hpcbench/hpcbench/objstore/object/memobj"
+	"github.com/hpcbench/hpcbench/objstore/rpc/rpctest"
 	"github.com/hpcbench/hpcbench/objstore/store"
 	"github.com/hpcbench/hpcbench/objstore/store/storetest"
 )
@@ -28,7 +30,7 @@ func TestUnlink(t *testing.T) {
 		for _, pc := range enginePools() {
 			t.Run(fc.name+"/"+pc.name, func(t *testing.T) {
 				e := startEngine(t, fc.tr(t), pc.open(t))
-				c := OpenCont(t, e.dial(t, 1, fc.opts), "c").(*Cont)
+				c := rpctest.OpenCont(t, e.dial(t, 1, fc.opts), "c").(*client.Cont)
 				for _, size := range []int{100, 8192} {
 					for _, expect := range [][]byte{nil, []byte("inode")} {
 						testUnlink(t, c, pattern(size, 9), expect)
@@ -41,26 +43,26 @@ func TestUnlink(t *testing.T) {
 
 // testUnlink runs TestUnlink's steps on c, with an array of data and
 // Unlink's expected value expect.
-func testUnlink(t *testing.T, c *Cont, data, expect []byte) {
+func testUnlink(t *testing.T, c *client.Cont, data, expect []byte) {
 	t.Helper()
 	ctx := context.Background()
 	name := fmt.Sprintf("%d bytes, expecting %q", len(data), expect)
 	unlink := func(expect []byte) (bool, error) {
-		return c.Unlink(ctx, KVOID, "entry", "DFS_INODE", expect, Array.OID)
+		return c.Unlink(ctx, rpctest.KVOID, "entry", "DFS_INODE", expect, rpctest.Array.OID)
 	}
 	put := func() {
 		t.Helper()
-		if err := c.Put(ctx, KVOID, "entry", "DFS_INODE", []byte("inode")); err != nil {
+		if err := c.Put(ctx, rpctest.KVOID, "entry", "DFS_INODE", []byte("inode")); err != nil {
 			t.Fatal(err)
 		}
-		if err := c.WriteArray(ctx, Array, 0, data, 0); err != nil {
+		if err := c.WriteArray(ctx, rpctest.Array, 0, data, 0); err != nil {
 			t.Fatal(err)
 		}
 	}
 	intact := func(what string) {
 		t.Helper()
 		got := make([]byte, len(data))
-		if n, err := c.ReadArray(ctx, Array, 0, got, 0); err != nil || n != len(data) || !bytes.Equal(got, data) {
+		if n, err := c.ReadArray(ctx, rpctest.Array, 0, got, 0); err != nil || n != len(data) || !bytes.Equal(got, data) {
 			t.Errorf("%s, %s: the array after a failed Unlink: %d bytes, %v, intact %v; want it untouched", name, what, n, err, bytes.Equal(got, data))
 		}
 	}
@@ -70,14 +72,14 @@ func testUnlink(t *testing.T, c *Cont, data, expect []byte) {
 	if !removed || err != nil {
 		t.Fatalf("%s: Unlink of an entry there = %v, %v; want true, nil", name, removed, err)
 	}
-	if _, err := c.Get(ctx, KVOID, "entry", "DFS_INODE"); !errors.Is(err, object.ErrNotExist) {
+	if _, err := c.Get(ctx, rpctest.KVOID, "entry", "DFS_INODE"); !errors.Is(err, object.ErrNotExist) {
 		t.Errorf("%s: Get after Unlink: %v; want ErrNotExist", name, err)
 	}
-	if n, err := c.ArraySize(ctx, Array); n != 0 || err != nil {
+	if n, err := c.ArraySize(ctx, rpctest.Array); n != 0 || err != nil {
 		t.Errorf("%s: the punched array's size is %d, %v; want 0", name, n, err)
 	}
 
-	if err := c.WriteArray(ctx, Array, 0, data, 0); err != nil {
+	if err := c.WriteArray(ctx, rpctest.Array, 0, data, 0); err != nil {
 		t.Fatal(err)
 	}
 	removed, err = unlink(expect) // no entry now
@@ -92,7 +94,7 @@ func testUnlink(t *testing.T, c *Cont, data, expect []byte) {
 			t.Fatalf("%s: Unlink of an entry holding another value = %v, %v; want false, ErrChanged", name, removed, err)
 		}
 		intact("another value")
-		if err := c.Remove(ctx, KVOID, "entry"); err != nil {
+		if err := c.Remove(ctx, rpctest.KVOID, "entry"); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -121,16 +123,16 @@ func enginePools() []poolCase {
 // punch's error, as Remove then Punch would.
 func TestUnlinkPunchFails(t *testing.T) {
 	e := startEngine(t, shmTransport(t), punchFails{memobj.NewPool()})
-	c := OpenCont(t, e.dial(t, 1, ClientOptions{}), "c").(*Cont)
+	c := rpctest.OpenCont(t, e.dial(t, 1, client.ClientOptions{}), "c").(*client.Cont)
 	ctx := context.Background()
-	if err := c.Put(ctx, KVOID, "entry", "DFS_INODE", []byte("inode")); err != nil {
+	if err := c.Put(ctx, rpctest.KVOID, "entry", "DFS_INODE", []byte("inode")); err != nil {
 		t.Fatal(err)
 	}
-	removed, err := c.Unlink(ctx, KVOID, "entry", "DFS_INODE", []byte("inode"), Array.OID)
+	removed, err := c.Unlink(ctx, rpctest.KVOID, "entry", "DFS_INODE", []byte("inode"), rpctest.Array.OID)
 	if !removed || err == nil || !strings.Contains(err.Error(), errPunch.Error()) {
 		t.Errorf("Unlink with a failing punch = %v, %v; want true and the punch's error", removed, err)
 	}
-	if _, err := c.Get(ctx, KVOID, "entry", "DFS_INODE"); !errors.Is(err, object.ErrNotExist) {
+	if _, err := c.Get(ctx, rpctest.KVOID, "entry", "DFS_INODE"); !errors.Is(err, object.ErrNotExist) {
 		t.Errorf("Get of the entry: %v; want ErrNotExist", err)
 	}
 }

@@ -1,27 +1,28 @@
-package rpc
+package client
 
 import (
 	"context"
 
 	"github.com/hpcbench/hpcbench/objstore/object"
+	"github.com/hpcbench/hpcbench/objstore/rpc"
 )
 
 // Query describes the engine's pool.
 func (c *Client) Query(ctx context.Context) (object.PoolInfo, error) {
-	rep, err := c.call(ctx, &Msg{Op: OpQuery}, nil)
+	rep, err := c.call(ctx, &rpc.Msg{Op: rpc.OpQuery}, nil)
 	if err != nil {
 		return object.PoolInfo{}, err
 	}
-	ts, err := DecodeTargets(rep.Data)
+	ts, err := rpc.DecodeTargets(rep.Data)
 	if err != nil {
-		return object.PoolInfo{}, c.wrap(OpQuery, err)
+		return object.PoolInfo{}, c.wrap(rpc.OpQuery, err)
 	}
 	return object.PoolInfo{UUID: rep.S1, Targets: ts}, nil
 }
 
 // CreateCont creates a container in the engine's pool.
 func (c *Client) CreateCont(ctx context.Context, label string, props object.ContProps) error {
-	m := Msg{Op: OpCreateCont, S1: label}
+	m := rpc.Msg{Op: rpc.OpCreateCont, S1: label}
 	m.SetProps(props)
 	_, err := c.call(ctx, &m, nil)
 	return err
@@ -30,7 +31,7 @@ func (c *Client) CreateCont(ctx context.Context, label string, props object.Cont
 // OpenCont opens a container of the engine's pool; the handle forwards
 // its calls to the engine.
 func (c *Client) OpenCont(ctx context.Context, label string) (object.Container, error) {
-	rep, err := c.call(ctx, &Msg{Op: OpOpenCont, S1: label}, nil)
+	rep, err := c.call(ctx, &rpc.Msg{Op: rpc.OpOpenCont, S1: label}, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -39,20 +40,20 @@ func (c *Client) OpenCont(ctx context.Context, label string) (object.Container, 
 
 // ListConts lists the engine's containers.
 func (c *Client) ListConts(ctx context.Context) ([]string, error) {
-	rep, err := c.call(ctx, &Msg{Op: OpListConts}, nil)
+	rep, err := c.call(ctx, &rpc.Msg{Op: rpc.OpListConts}, nil)
 	if err != nil {
 		return nil, err
 	}
-	ls, err := DecodeStrings(rep.Data)
+	ls, err := rpc.DecodeStrings(rep.Data)
 	if err != nil {
-		return nil, c.wrap(OpListConts, err)
+		return nil, c.wrap(rpc.OpListConts, err)
 	}
 	return ls, nil
 }
 
 // QueryCont describes a container of the engine's pool.
 func (c *Client) QueryCont(ctx context.Context, label string) (object.ContInfo, error) {
-	rep, err := c.call(ctx, &Msg{Op: OpQueryCont, S1: label}, nil)
+	rep, err := c.call(ctx, &rpc.Msg{Op: rpc.OpQueryCont, S1: label}, nil)
 	if err != nil {
 		return object.ContInfo{}, err
 	}
@@ -61,6 +62,6 @@ func (c *Client) QueryCont(ctx context.Context, label string) (object.ContInfo, 
 
 // DestroyCont destroys a container of the engine's pool.
 func (c *Client) DestroyCont(ctx context.Context, label string) error {
-	_, err := c.call(ctx, &Msg{Op: OpDestroyCont, S1: label}, nil)
+	_, err := c.call(ctx, &rpc.Msg{Op: rpc.OpDestroyCont, S1: label}, nil)
 	return err
 }

@@ -1,4 +1,4 @@
-package rpc
+package client
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/hpcbench/hpcbench/objstore/object"
+	"github.com/hpcbench/hpcbench/objstore/rpc"
 )
 
 // Cont is a container opened through a Client: an object.Container whose
@@ -28,25 +29,25 @@ func (k *Cont) Props() object.ContProps { return k.props }
 
 // AllocOIDs reserves n object ids in the engine.
 func (k *Cont) AllocOIDs(ctx context.Context, cl object.Class, n int) (object.OID, error) {
-	rep, err := k.c.call(ctx, &Msg{Op: OpAllocOIDs, Handle: k.handle, Class: cl, A: int64(n)}, nil)
+	rep, err := k.c.call(ctx, &rpc.Msg{Op: rpc.OpAllocOIDs, Handle: k.handle, Class: cl, A: int64(n)}, nil)
 	return rep.OID, err
 }
 
 // Put stores val in the engine.
 func (k *Cont) Put(ctx context.Context, oid object.OID, dkey, akey string, val []byte) error {
-	_, err := k.c.call(ctx, &Msg{Op: OpPut, Handle: k.handle, OID: oid, S1: dkey, S2: akey, Data: val}, nil)
+	_, err := k.c.call(ctx, &rpc.Msg{Op: rpc.OpPut, Handle: k.handle, OID: oid, S1: dkey, S2: akey, Data: val}, nil)
 	return err
 }
 
 // Insert stores val in the engine if dkey has no akey yet.
 func (k *Cont) Insert(ctx context.Context, oid object.OID, dkey, akey string, val []byte) error {
-	_, err := k.c.call(ctx, &Msg{Op: OpInsert, Handle: k.handle, OID: oid, S1: dkey, S2: akey, Data: val}, nil)
+	_, err := k.c.call(ctx, &rpc.Msg{Op: rpc.OpInsert, Handle: k.handle, OID: oid, S1: dkey, S2: akey, Data: val}, nil)
 	return err
 }
 
 // Get returns a value from the engine.
 func (k *Cont) Get(ctx context.Context, oid object.OID, dkey, akey string) ([]byte, error) {
-	rep, err := k.c.call(ctx, &Msg{Op: OpGet, Handle: k.handle, OID: oid, S1: dkey, S2: akey}, nil)
+	rep, err := k.c.call(ctx, &rpc.Msg{Op: rpc.OpGet, Handle: k.handle, OID: oid, S1: dkey, S2: akey}, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -55,13 +56,13 @@ func (k *Cont) Get(ctx context.Context, oid object.OID, dkey, akey string) ([]by
 
 // Remove punches a dkey in the engine.
 func (k *Cont) Remove(ctx context.Context, oid object.OID, dkey string) error {
-	_, err := k.c.call(ctx, &Msg{Op: OpRemove, Handle: k.handle, OID: oid, S1: dkey}, nil)
+	_, err := k.c.call(ctx, &rpc.Msg{Op: rpc.OpRemove, Handle: k.handle, OID: oid, S1: dkey}, nil)
 	return err
 }
 
 // RemoveIf punches a dkey in the engine if its akey holds expect.
 func (k *Cont) RemoveIf(ctx context.Context, oid object.OID, dkey, akey string, expect []byte) error {
-	_, err := k.c.call(ctx, &Msg{Op: OpRemoveIf, Handle: k.handle, OID: oid, S1: dkey, S2: akey, Data: expect}, nil)
+	_, err := k.c.call(ctx, &rpc.Msg{Op: rpc.OpRemoveIf, Handle: k.handle, OID: oid, S1: dkey, S2: akey, Data: expect}, nil)
 	return err
 }
 
@@ -70,7 +71,7 @@ func (k *Cont) RemoveIf(ctx context.Context, oid object.OID, dkey, akey string, 
 // (object.Unlinker). removed says the entry was removed: err is then the
 // punch's.
 func (k *Cont) Unlink(ctx context.Context, oid object.OID, dkey, akey string, expect []byte, victim object.OID) (removed bool, err error) {
-	m := Msg{Op: OpUnlink, Handle: k.handle, OID: oid, S1: dkey, A: int64(victim.Hi), B: int64(victim.Lo)}
+	m := rpc.Msg{Op: rpc.OpUnlink, Handle: k.handle, OID: oid, S1: dkey, A: int64(victim.Hi), B: int64(victim.Lo)}
 	if expect != nil {
 		m.S2, m.Data, m.C = akey, expect, 1
 	}
@@ -80,13 +81,13 @@ func (k *Cont) Unlink(ctx context.Context, oid object.OID, dkey, akey string, ex
 
 // List lists dkeys in the engine.
 func (k *Cont) List(ctx context.Context, oid object.OID, anchor string, max int) ([]string, string, error) {
-	rep, err := k.c.call(ctx, &Msg{Op: OpList, Handle: k.handle, OID: oid, S1: anchor, A: int64(max)}, nil)
+	rep, err := k.c.call(ctx, &rpc.Msg{Op: rpc.OpList, Handle: k.handle, OID: oid, S1: anchor, A: int64(max)}, nil)
 	if err != nil {
 		return nil, "", err
 	}
-	keys, err := DecodeStrings(rep.Data)
+	keys, err := rpc.DecodeStrings(rep.Data)
 	if err != nil {
-		return nil, "", k.c.wrap(OpList, err)
+		return nil, "", k.c.wrap(rpc.OpList, err)
 	}
 	return keys, rep.S1, nil
 }
@@ -95,19 +96,19 @@ func (k *Cont) List(ctx context.Context, oid object.OID, anchor string, max int)
 // asked for it and the connection has it, or when the engine views p in
 // place (one of the client's Alloc buffers on fabric/shm: the engine
 // then moves it between p and its files with no copy of its own), else
-// the client decides by size (modeInline stands for "inline or message").
-func (k *Cont) bulk(p []byte) Mode {
-	if len(p) > InlineMax && (k.c.rma != nil || k.c.views != nil && k.c.views.PeerViews(p)) {
-		return ModeRMA
+// the client decides by size (rpc.ModeInline stands for "inline or message").
+func (k *Cont) bulk(p []byte) rpc.Mode {
+	if len(p) > rpc.InlineMax && (k.c.rma != nil || k.c.views != nil && k.c.views.PeerViews(p)) {
+		return rpc.ModeRMA
 	}
-	return ModeInline
+	return rpc.ModeInline
 }
 
-// WriteArray writes p in the engine, in calls of at most maxData bytes.
+// WriteArray writes p in the engine, in calls of at most rpc.MaxData bytes.
 func (k *Cont) WriteArray(ctx context.Context, a object.Array, off int64, p []byte, f object.IOFlags) error {
 	for {
-		n := min(len(p), MaxData)
-		m := Msg{Op: OpWriteArray, Handle: k.handle, OID: a.OID, C: a.ChunkSize, A: off, Flags: f, Data: p[:n], Mode: k.bulk(p[:n])}
+		n := min(len(p), rpc.MaxData)
+		m := rpc.Msg{Op: rpc.OpWriteArray, Handle: k.handle, OID: a.OID, C: a.ChunkSize, A: off, Flags: f, Data: p[:n], Mode: k.bulk(p[:n])}
 		if _, err := k.c.call(ctx, &m, nil); err != nil {
 			return err
 		}
@@ -119,14 +120,14 @@ func (k *Cont) WriteArray(ctx context.Context, a object.Array, off int64, p []by
 }
 
 // ReadArray reads len(p) bytes from the engine, in calls of at most
-// maxData bytes, straight into p.
+// rpc.MaxData bytes, straight into p.
 func (k *Cont) ReadArray(ctx context.Context, a object.Array, off int64, p []byte, f object.IOFlags) (int, error) {
 	done := 0
 	for {
-		n := min(len(p)-done, MaxData)
+		n := min(len(p)-done, rpc.MaxData)
 		q := p[done : done+n]
-		m := Msg{Op: OpReadArray, Handle: k.handle, OID: a.OID, C: a.ChunkSize, A: off, B: int64(n), Flags: f, Mode: k.bulk(q)}
-		if m.Mode == ModeRMA {
+		m := rpc.Msg{Op: rpc.OpReadArray, Handle: k.handle, OID: a.OID, C: a.ChunkSize, A: off, B: int64(n), Flags: f, Mode: k.bulk(q)}
+		if m.Mode == rpc.ModeRMA {
 			m.Data, m.DataLen = q, uint64(n)
 		}
 		rep, err := k.c.call(ctx, &m, q)
@@ -134,7 +135,7 @@ func (k *Cont) ReadArray(ctx context.Context, a object.Array, off int64, p []byt
 			return done, err
 		}
 		if rep.A < 0 || rep.A > int64(n) || int(rep.DataLen) != int(rep.A) {
-			return done, k.c.wrap(OpReadArray, fmt.Errorf("%w: %d bytes read of %d asked, %d sent", ErrMalformed, rep.A, n, rep.DataLen))
+			return done, k.c.wrap(rpc.OpReadArray, fmt.Errorf("%w: %d bytes read of %d asked, %d sent", rpc.ErrMalformed, rep.A, n, rep.DataLen))
 		}
 		done += int(rep.A)
 		off += rep.A
@@ -149,25 +150,25 @@ func (k *Cont) ReadArray(ctx context.Context, a object.Array, off int64, p []byt
 
 // ArraySize asks the engine for the array's size.
 func (k *Cont) ArraySize(ctx context.Context, a object.Array) (int64, error) {
-	rep, err := k.c.call(ctx, &Msg{Op: OpArraySize, Handle: k.handle, OID: a.OID, C: a.ChunkSize}, nil)
+	rep, err := k.c.call(ctx, &rpc.Msg{Op: rpc.OpArraySize, Handle: k.handle, OID: a.OID, C: a.ChunkSize}, nil)
 	return rep.A, err
 }
 
 // SetSize truncates or extends the array in the engine.
 func (k *Cont) SetSize(ctx context.Context, a object.Array, size int64) error {
-	_, err := k.c.call(ctx, &Msg{Op: OpSetSize, Handle: k.handle, OID: a.OID, C: a.ChunkSize, A: size}, nil)
+	_, err := k.c.call(ctx, &rpc.Msg{Op: rpc.OpSetSize, Handle: k.handle, OID: a.OID, C: a.ChunkSize, A: size}, nil)
 	return err
 }
 
 // SyncArray makes the array stable in the engine.
 func (k *Cont) SyncArray(ctx context.Context, a object.Array) error {
-	_, err := k.c.call(ctx, &Msg{Op: OpSyncArray, Handle: k.handle, OID: a.OID, C: a.ChunkSize}, nil)
+	_, err := k.c.call(ctx, &rpc.Msg{Op: rpc.OpSyncArray, Handle: k.handle, OID: a.OID, C: a.ChunkSize}, nil)
 	return err
 }
 
 // Punch removes the object in the engine.
 func (k *Cont) Punch(ctx context.Context, oid object.OID) error {
-	_, err := k.c.call(ctx, &Msg{Op: OpPunch, Handle: k.handle, OID: oid}, nil)
+	_, err := k.c.call(ctx, &rpc.Msg{Op: rpc.OpPunch, Handle: k.handle, OID: oid}, nil)
 	return err
 }
 
@@ -180,6 +181,6 @@ const closeTimeout = 30 * time.Second
 func (k *Cont) Close() error {
 	ctx, cancel := context.WithTimeout(context.Background(), closeTimeout)
 	defer cancel()
-	_, err := k.c.call(ctx, &Msg{Op: OpContClose, Handle: k.handle}, nil)
+	_, err := k.c.call(ctx, &rpc.Msg{Op: rpc.OpContClose, Handle: k.handle}, nil)
 	return err
 }

@@ -1,4 +1,4 @@
-package rpc
+package engine
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 
 	"github.com/hpcbench/hpcbench/fabric"
 	"github.com/hpcbench/hpcbench/objstore/object"
+	"github.com/hpcbench/hpcbench/objstore/rpc"
 )
 
 // session is the engine's side of one client's connection: its open
@@ -27,7 +28,7 @@ type session struct {
 // request is a request as a session serves it: the message, and where
 // its data is.
 type request struct {
-	Msg
+	rpc.Msg
 	// inPlace says Data is the client's own buffer, reached through
 	// fabric.RMAViewer: a read's bytes are there already, with nothing
 	// to write back.
@@ -36,7 +37,7 @@ type request struct {
 
 func newSession(s *server, conn fabric.Conn) *session {
 	ss := &session{srv: s, conn: conn, handles: make(map[uint64]object.Container),
-		rbuf: make([]byte, MaxMsg), sbuf: make([]byte, 0, MaxMsg)}
+		rbuf: make([]byte, rpc.MaxMsg), sbuf: make([]byte, 0, rpc.MaxMsg)}
 	ss.rma, _ = conn.(fabric.RMAConn)
 	ss.view, _ = conn.(fabric.RMAViewer)
 	return ss
@@ -75,20 +76,20 @@ func (ss *session) data(n int) []byte {
 // run serves requests until the connection fails, ctx ends or a request
 // is malformed, and returns why.
 //
-// After a request that moved longBulk bytes or more, on a busy host, it
-// waits for the next one without spinning (see the package doc's
+// After a request that moved rpc.LongBulk bytes or more, on a busy host,
+// it waits for the next one without spinning (see objstore/rpc's doc,
 // "Waiting").
 func (ss *session) run(ctx context.Context) error {
 	long := false
 	for {
-		n, err := Recv(ctx, ss.conn, TagReq, ss.rbuf, long)
+		n, err := rpc.Recv(ctx, ss.conn, rpc.TagReq, ss.rbuf, long)
 		if err != nil {
 			return fmt.Errorf("receive request: %w", err)
 		}
 		var m request
 		if err := m.Decode(ss.rbuf[:n]); err != nil {
 			// The stream can no longer be trusted: say why, and drop it.
-			ss.reply(ctx, &m, &Msg{Kind: KindInvalid, S1: "dfs engine: request: " + err.Error()})
+			ss.reply(ctx, &m, &rpc.Msg{Kind: rpc.KindInvalid, S1: "dfs engine: request: " + err.Error()})
 			return fmt.Errorf("request: %w", err)
 		}
 		if err := ss.requestData(ctx, &m); err != nil {
@@ -98,7 +99,7 @@ func (ss *session) run(ctx context.Context) error {
 		if err := ss.reply(ctx, &m, &rep); err != nil {
 			return err
 		}
-		long = m.Bulk() >= LongBulk && ss.srv.opts.Load.busy()
+		long = m.Bulk() >= rpc.LongBulk && ss.srv.opts.Load.busy()
 	}
 }
 
@@ -106,17 +107,17 @@ func (ss *session) run(ctx context.Context) error {
 // message, or an RMA read of the client's buffer.
 func (ss *session) requestData(ctx context.Context, m *request) error {
 	switch {
-	case m.Mode == ModeMsg:
+	case m.Mode == rpc.ModeMsg:
 		buf := ss.data(int(m.DataLen))
-		got, err := ss.conn.Recv(ctx, TagData, buf)
+		got, err := ss.conn.Recv(ctx, rpc.TagData, buf)
 		if err != nil {
 			return fmt.Errorf("receive %d bytes of %s data: %w", m.DataLen, m.Op, err)
 		}
 		if got != len(buf) {
-			return fmt.Errorf("%s data: %w: %d bytes, the request says %d", m.Op, ErrMalformed, got, len(buf))
+			return fmt.Errorf("%s data: %w: %d bytes, the request says %d", m.Op, rpc.ErrMalformed, got, len(buf))
 		}
 		m.Data = buf
-	case m.Mode == ModeRMA && m.Op == OpWriteArray && ss.rma != nil:
+	case m.Mode == rpc.ModeRMA && m.Op == rpc.OpWriteArray && ss.rma != nil:
 		if v := ss.inPlace(m, int(m.DataLen)); v != nil {
 			m.Data = v // the container writes from the client's buffer
 			return nil
@@ -136,7 +137,7 @@ func (ss *session) requestData(ctx context.Context, m *request) error {
 // buffer and its files with one copy, as a POSIX pwrite or pread makes. It
 // marks m so, and returns nil otherwise.
 func (ss *session) inPlace(m *request, n int) []byte {
-	if ss.view == nil || m.Mode != ModeRMA {
+	if ss.view == nil || m.Mode != rpc.ModeRMA {
 		return nil
 	}
 	v := ss.view.View(m.Key, 0, n)
@@ -147,38 +148,38 @@ func (ss *session) inPlace(m *request, n int) []byte {
 // reply sends rep, the answer to m, and its data: inline when it is
 // small, by RMA into the client's buffer when m asked for that, as a
 // message of its own otherwise.
-func (ss *session) reply(ctx context.Context, m *request, rep *Msg) error {
+func (ss *session) reply(ctx context.Context, m *request, rep *rpc.Msg) error {
 	rep.ID, rep.Op = m.ID, m.Op
 	if ss.srv.opts.Load.busy() {
-		rep.Hints |= HintBusy
+		rep.Hints |= rpc.HintBusy
 	}
 	rep.DataLen = uint64(len(rep.Data))
-	if over := rep.EncodedLen() + InlineMax - MaxMsg; over > 0 && rep.Kind != KindOK {
+	if over := rep.EncodedLen() + rpc.InlineMax - rpc.MaxMsg; over > 0 && rep.Kind != rpc.KindOK {
 		rep.S1 = rep.S1[:max(0, len(rep.S1)-over)] // an error text too long to carry whole
 	}
-	if rep.EncodedLen() > MaxMsg {
-		*rep = Msg{ID: m.ID, Op: m.Op, Kind: KindInvalid, S1: fmt.Sprintf("%s: a reply of %d bytes, more than a message holds", m.Op, rep.EncodedLen())}
+	if rep.EncodedLen() > rpc.MaxMsg {
+		*rep = rpc.Msg{ID: m.ID, Op: m.Op, Kind: rpc.KindInvalid, S1: fmt.Sprintf("%s: a reply of %d bytes, more than a message holds", m.Op, rep.EncodedLen())}
 	}
 	switch {
-	case m.Mode == ModeRMA && m.Op == OpReadArray && len(rep.Data) > 0:
-		rep.Mode = ModeRMA
+	case m.Mode == rpc.ModeRMA && m.Op == rpc.OpReadArray && len(rep.Data) > 0:
+		rep.Mode = rpc.ModeRMA
 		if m.inPlace {
 			break // read straight into the client's buffer
 		}
 		if err := ss.rma.Write(ctx, m.Key, 0, rep.Data); err != nil {
 			return fmt.Errorf("RMA write of %d bytes of %s data: %w", len(rep.Data), m.Op, err)
 		}
-	case len(rep.Data) <= InlineMax && rep.EncodedLen()+len(rep.Data) <= MaxMsg:
-		rep.Mode = ModeInline
+	case len(rep.Data) <= rpc.InlineMax && rep.EncodedLen()+len(rep.Data) <= rpc.MaxMsg:
+		rep.Mode = rpc.ModeInline
 	default:
-		rep.Mode = ModeMsg
+		rep.Mode = rpc.ModeMsg
 	}
 	ss.sbuf = rep.Encode(ss.sbuf)
-	if err := ss.conn.Send(ctx, TagRep, ss.sbuf); err != nil {
+	if err := ss.conn.Send(ctx, rpc.TagRep, ss.sbuf); err != nil {
 		return fmt.Errorf("send reply to %s: %w", m.Op, err)
 	}
-	if rep.Mode == ModeMsg {
-		if err := ss.conn.Send(ctx, TagData, rep.Data); err != nil {
+	if rep.Mode == rpc.ModeMsg {
+		if err := ss.conn.Send(ctx, rpc.TagData, rep.Data); err != nil {
 			return fmt.Errorf("send %d bytes of %s data: %w", len(rep.Data), m.Op, err)
 		}
 	}

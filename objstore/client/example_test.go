@@ -1,20 +1,21 @@
-package rpc_test
+package client_test
 
 import (
 	"context"
 	"fmt"
 	"sync"
 
-	"github.com/hpcbench/hpcbench/aiori/dfs/rpc"
-	"github.com/hpcbench/hpcbench/fabric/shm"
+	"github.com/hpcbench/hpcbench/objstore/client"
+	"github.com/hpcbench/hpcbench/objstore/engine"
 	"github.com/hpcbench/hpcbench/objstore/object"
 	"github.com/hpcbench/hpcbench/objstore/object/memobj"
+	"github.com/hpcbench/hpcbench/objstore/transport"
 )
 
 // An engine serving an in-memory pool on rank 0, and a client on rank 1
 // that creates a container and writes and reads through it.
 func Example() {
-	tr, err := shm.New(shm.DefaultOptions())
+	tr, err := transport.SHM()
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -28,19 +29,19 @@ func Example() {
 		fmt.Println(err)
 		return
 	}
-	wg.Go(func() { rpc.Serve(ctx, l, memobj.NewPool(), rpc.ServerOptions{Alloc: tr}) })
+	wg.Go(func() { engine.Serve(ctx, l, memobj.NewPool(), engine.ServerOptions{Alloc: tr}) })
 
-	client, err := rpc.Dial(ctx, tr, l.Addr(), rpc.ClientOptions{Rank: 1})
+	cl, err := client.Dial(ctx, tr, l.Addr(), client.ClientOptions{Rank: 1})
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	defer client.Close()
-	if err := client.CreateCont(ctx, "ior", object.ContProps{}); err != nil {
+	defer cl.Close()
+	if err := cl.CreateCont(ctx, "ior", object.ContProps{}); err != nil {
 		fmt.Println(err)
 		return
 	}
-	cont, err := client.OpenCont(ctx, "ior")
+	cont, err := cl.OpenCont(ctx, "ior")
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -48,8 +49,8 @@ func Example() {
 	defer cont.Close()
 
 	file := object.Array{OID: object.NewOID(object.SX, 1024), ChunkSize: cont.Props().ChunkSize}
-	buf := client.Alloc(1 << 20) // from the arena: one copy to the engine
-	defer client.Free(buf)
+	buf := cl.Alloc(1 << 20) // from the arena: one copy to the engine
+	defer cl.Free(buf)
 	copy(buf, "hello, engine")
 	if err := cont.WriteArray(ctx, file, 0, buf, 0); err != nil {
 		fmt.Println(err)
