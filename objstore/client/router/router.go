@@ -10,7 +10,7 @@ import (
 
 // Member is one engine of the pool, in engine order (engine 0 first).
 type Member struct {
-	// Pool is the engine's pool: an rpc.Client, a store pool, or a
+	// Pool is the engine's pool: a client.Client, a store pool, or a
 	// memobj.Pool in tests.
 	Pool object.Pool
 	// Host is the host the engine runs on, for messages and Query.

@@ -1,4 +1,4 @@
-package dfs
+package engine
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/hpcbench/hpcbench/objstore/client"
 	"github.com/hpcbench/hpcbench/objstore/client/router"
 	"github.com/hpcbench/hpcbench/objstore/object"
 	"github.com/hpcbench/hpcbench/objstore/store"
@@ -14,7 +15,7 @@ import (
 // AdminPool opens the pool in dir for management (hpcbench dfs pool and
 // cont): directly when no engine holds it, through the standalone engine
 // that does otherwise; while a job's engine holds it, it waits for that
-// engine to go (see holderAddrs). The function returned closes it.
+// engine to go (see WaitHolder). The function returned closes it.
 func AdminPool(ctx context.Context, dir string) (object.Pool, func(), error) {
 	return adminPool(ctx, dir, HolderWait)
 }
@@ -29,14 +30,14 @@ func adminPool(ctx context.Context, dir string, wait time.Duration) (object.Pool
 		if !errors.Is(err, store.ErrBusy) {
 			return nil, nil, err
 		}
-		addrs, err := holderAddrs(ctx, dir, deadline, err)
+		addrs, err := WaitHolder(ctx, dir, deadline, err)
 		if err != nil {
 			return nil, nil, err
 		}
 		if addrs == nil {
 			continue // the holder went: open it
 		}
-		c, err := dialEngine(ctx, addrs, 0)
+		c, err := client.DialEngine(ctx, addrs, 0)
 		if err != nil {
 			return nil, nil, fmt.Errorf("connect to the engine of pool %s: %w", dir, err)
 		}
@@ -44,9 +45,9 @@ func adminPool(ctx context.Context, dir string, wait time.Duration) (object.Pool
 	}
 }
 
-// EngineAddrs returns the addresses of the engine that holds the pool in
-// dir, as it published them, or an error when none holds it.
-func EngineAddrs(dir string) ([]string, error) {
+// PublishedAddrs returns the addresses of the engine that holds the pool
+// in dir, as it published them, or an error when none holds it.
+func PublishedAddrs(dir string) ([]string, error) {
 	held, err := store.Held(dir)
 	if err != nil {
 		return nil, err

@@ -1,8 +1,7 @@
-package dfs
+package engine
 
 import (
 	"os"
-	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
@@ -11,20 +10,12 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/hpcbench/hpcbench/objstore/client"
 	"github.com/hpcbench/hpcbench/objstore/store"
+	"github.com/hpcbench/hpcbench/objstore/store/storetest"
 )
 
-// newPoolDir creates a pool of 2 targets and returns its directory.
-func newPoolDir(t *testing.T) string {
-	t.Helper()
-	dir := filepath.Join(t.TempDir(), "pool")
-	if err := store.Create(dir, store.CreateOptions{NTargets: 2}); err != nil {
-		t.Fatal(err)
-	}
-	return dir
-}
-
-// testBinary is this test binary, which serves EngineCommand (TestMain).
+// testBinary is this test binary, which serves ChildCommand (TestMain).
 func testBinary(t *testing.T) string {
 	t.Helper()
 	self, err := os.Executable()
@@ -38,14 +29,14 @@ func testBinary(t *testing.T) string {
 // serves the pool, and at close stops with the pool closed (the lock is
 // free again); closing twice is harmless.
 func TestEngineChild(t *testing.T) {
-	dir := newPoolDir(t)
-	c, busy, err := startEngineChild(t.Context(), testBinary(t), dir)
+	dir := storetest.Dir(t, 2)
+	c, busy, err := StartChild(t.Context(), testBinary(t), dir)
 	if err != nil || busy != "" {
-		t.Fatalf("startEngineChild: %v, busy %q", err, busy)
+		t.Fatalf("StartChild: %v, busy %q", err, busy)
 	}
-	cl, err := dialEngine(t.Context(), c.addrs, 1)
+	cl, err := client.DialEngine(t.Context(), c.addrs, 1)
 	if err != nil {
-		c.close()
+		c.Close()
 		t.Fatalf("dial %v: %v", c.addrs, err)
 	}
 	pi, err := cl.Query(t.Context())
@@ -53,7 +44,7 @@ func TestEngineChild(t *testing.T) {
 		t.Errorf("Query through the child's engine: %+v, %v; want 2 targets", pi, err)
 	}
 	cl.Close()
-	if err := c.close(); err != nil {
+	if err := c.Close(); err != nil {
 		t.Errorf("close: %v; want a clean exit", err)
 	}
 	p, err := store.Open(dir, store.Options{})
@@ -66,15 +57,15 @@ func TestEngineChild(t *testing.T) {
 // TestEngineChildBusy: a pool another engine holds is reported as busy,
 // with why, and no child keeps running.
 func TestEngineChildBusy(t *testing.T) {
-	dir := newPoolDir(t)
+	dir := storetest.Dir(t, 2)
 	p, err := store.Open(dir, store.Options{}) // this process holds it
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer p.Close()
-	c, busy, err := startEngineChild(t.Context(), testBinary(t), dir)
+	c, busy, err := StartChild(t.Context(), testBinary(t), dir)
 	if err != nil || c != nil || !strings.Contains(busy, "holds") {
-		t.Errorf("startEngineChild on a held pool: %v, %v, busy %q; want busy saying who holds it", c, err, busy)
+		t.Errorf("StartChild on a held pool: %v, %v, busy %q; want busy saying who holds it", c, err, busy)
 	}
 }
 
@@ -82,15 +73,15 @@ func TestEngineChildBusy(t *testing.T) {
 // one killed mid-job makes close report the signal.
 func TestEngineChildFails(t *testing.T) {
 	notPool := t.TempDir()
-	if _, _, err := startEngineChild(t.Context(), testBinary(t), notPool); err == nil || !strings.Contains(err.Error(), notPool) {
-		t.Errorf("startEngineChild on a directory that is no pool: %v; want the store's error naming it", err)
+	if _, _, err := StartChild(t.Context(), testBinary(t), notPool); err == nil || !strings.Contains(err.Error(), notPool) {
+		t.Errorf("StartChild on a directory that is no pool: %v; want the store's error naming it", err)
 	}
-	c, _, err := startEngineChild(t.Context(), testBinary(t), newPoolDir(t))
+	c, _, err := StartChild(t.Context(), testBinary(t), storetest.Dir(t, 2))
 	if err != nil {
 		t.Fatal(err)
 	}
 	c.cmd.Process.Signal(syscall.SIGKILL)
-	if err := c.close(); err == nil || !strings.Contains(err.Error(), "killed") {
+	if err := c.Close(); err == nil || !strings.Contains(err.Error(), "killed") {
 		t.Errorf("close after the engine was killed: %v; want the signal named", err)
 	}
 }
@@ -118,11 +109,11 @@ func TestEngineChildUnbound(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer unix.SchedSetaffinity(0, &all)
-	c, _, err := startEngineChild(t.Context(), testBinary(t), newPoolDir(t))
+	c, _, err := StartChild(t.Context(), testBinary(t), storetest.Dir(t, 2))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer c.close()
+	defer c.Close()
 	var got unix.CPUSet
 	if err := unix.SchedGetaffinity(c.cmd.Process.Pid, &got); err != nil {
 		t.Fatal(err)

@@ -1,4 +1,4 @@
-package dfs
+package engine
 
 import (
 	"bufio"
@@ -19,13 +19,13 @@ import (
 	"github.com/hpcbench/hpcbench/objstore/store"
 )
 
-// EngineCommand is the hidden subcommand that runs ServeEngine: the engine
+// ChildCommand is the hidden subcommand that runs ServeChild: the engine
 // a job's first rank on a host starts in a process of its own, as DAOS runs
 // daos_engine apart from its clients. In a process of its own the engine
 // is not bound to the rank's CPU (hpcbench launch --bind-to), shares no Go
 // runtime with the rank's benchmark loop, and stops cleanly, closing the
 // pool, when the rank dies.
-const EngineCommand = "__dfs-engine"
+const ChildCommand = "__dfs-engine"
 
 // Engine child protocol, on the child's stdout: "ok", then its addresses
 // one a line, then an empty line; or "busy: MESSAGE" (another engine
@@ -49,12 +49,12 @@ const childStopTimeout = 30 * time.Second
 // maxChildStderr bounds what a rank keeps of its engine's stderr.
 const maxChildStderr = 16 << 10
 
-// ServeEngine runs the engine of the pool in dir for the rank that started
-// it (EngineCommand): it reports on stdout as the protocol above says,
+// ServeChild runs the engine of the pool in dir for the rank that started
+// it (ChildCommand): it reports on stdout as the protocol above says,
 // serves until stdin reaches EOF (the rank closed it, or died) or ctx
 // ends, then stops the engine and returns Stop's error.
-func ServeEngine(ctx context.Context, dir string, stdin *os.File, stdout io.Writer) error {
-	e, err := StartEngine(ctx, dir, EngineOptions{})
+func ServeChild(ctx context.Context, dir string, stdin *os.File, stdout io.Writer) error {
+	e, err := Start(ctx, dir, Options{})
 	if errors.Is(err, store.ErrBusy) {
 		fmt.Fprintln(stdout, childBusy+foldLine(err.Error()))
 		return nil
@@ -96,8 +96,8 @@ func awaitEOF(ctx context.Context, f *os.File) error {
 // foldLine folds s onto one line.
 func foldLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
-// engineChild is the engine a rank started in a process of its own.
-type engineChild struct {
+// Child is the engine a rank started in a process of its own.
+type Child struct {
 	cmd    *exec.Cmd
 	stop   *os.File // the write end of its stdin: closing it stops the engine
 	stderr *capped
@@ -107,11 +107,11 @@ type engineChild struct {
 	err    error          // cmd.Wait's
 }
 
-// startEngineChild starts self's EngineCommand on dir and waits for its
+// StartChild starts self's ChildCommand on dir and waits for its
 // addresses. A non-empty busy says why another engine holds the pool (then
 // no child runs). The child may run on every CPU of the host, whatever
 // this rank is bound to.
-func startEngineChild(ctx context.Context, self, dir string) (c *engineChild, busy string, err error) {
+func StartChild(ctx context.Context, self, dir string) (c *Child, busy string, err error) {
 	inR, inW, err := os.Pipe()
 	if err != nil {
 		return nil, "", fmt.Errorf("start the engine: %w", err)
@@ -122,10 +122,10 @@ func startEngineChild(ctx context.Context, self, dir string) (c *engineChild, bu
 		inW.Close()
 		return nil, "", fmt.Errorf("start the engine: %w", err)
 	}
-	cmd := exec.Command(self, EngineCommand, dir)
+	cmd := exec.Command(self, ChildCommand, dir)
 	cmd.Env = childEnv(os.Environ())
 	cmd.Stdin, cmd.Stdout = inR, outW
-	c = &engineChild{cmd: cmd, stop: inW, stderr: &capped{max: maxChildStderr}, waited: make(chan struct{})}
+	c = &Child{cmd: cmd, stop: inW, stderr: &capped{max: maxChildStderr}, waited: make(chan struct{})}
 	cmd.Stderr = c.stderr
 	err = startUnbound(cmd)
 	inR.Close()
@@ -133,7 +133,7 @@ func startEngineChild(ctx context.Context, self, dir string) (c *engineChild, bu
 	if err != nil {
 		inW.Close()
 		outR.Close()
-		return nil, "", fmt.Errorf("start the engine %s %s: %w", self, EngineCommand, err)
+		return nil, "", fmt.Errorf("start the engine %s %s: %w", self, ChildCommand, err)
 	}
 	c.wg.Go(func() {
 		c.err = cmd.Wait()
@@ -167,7 +167,7 @@ func startEngineChild(ctx context.Context, self, dir string) (c *engineChild, bu
 	if err == nil && len(got) == 1 && strings.HasPrefix(got[0], childBusy) {
 		busy = strings.TrimPrefix(got[0], childBusy)
 	}
-	serr := c.close()
+	serr := c.Close()
 	switch {
 	case busy != "":
 		return nil, busy, nil
@@ -182,9 +182,15 @@ func startEngineChild(ctx context.Context, self, dir string) (c *engineChild, bu
 	return nil, "", err
 }
 
-// close tells the engine to stop and waits for it to close the pool; past
+// Addrs returns the addresses the engine reported, shm first.
+func (c *Child) Addrs() []string { return append([]string(nil), c.addrs...) }
+
+// Pid returns the engine process's id.
+func (c *Child) Pid() int { return c.cmd.Process.Pid }
+
+// Close tells the engine to stop and waits for it to close the pool; past
 // childStopTimeout it kills it. It returns why the engine did not exit 0.
-func (c *engineChild) close() error {
+func (c *Child) Close() error {
 	c.stop.Close()
 	t := time.NewTimer(childStopTimeout)
 	defer t.Stop()

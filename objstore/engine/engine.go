@@ -1,4 +1,4 @@
-package dfs
+package engine
 
 import (
 	"context"
@@ -13,8 +13,6 @@ import (
 	"time"
 
 	"github.com/hpcbench/hpcbench/fabric"
-	"github.com/hpcbench/hpcbench/objstore/client"
-	"github.com/hpcbench/hpcbench/objstore/engine"
 	"github.com/hpcbench/hpcbench/objstore/store"
 	"github.com/hpcbench/hpcbench/objstore/transport"
 )
@@ -25,8 +23,8 @@ import (
 // another engine there reads it and connects to that engine.
 const AddrFile = "engine.addr"
 
-// EngineOptions configure an engine.
-type EngineOptions struct {
+// Options configure an engine.
+type Options struct {
 	// Listen is the TCP address the engine's tcp listener binds
 	// ("HOST:PORT"); empty binds this host's address on a free port.
 	Listen string
@@ -50,15 +48,15 @@ type Engine struct {
 	addrs  []string
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
-	o      EngineOptions
+	o      Options
 
 	mu   sync.Mutex
 	errs []error
 }
 
-// StartEngine opens the pool in dir (which fails, wrapping store.ErrBusy,
-// when another engine holds it) and serves it until Stop or ctx's end.
-func StartEngine(ctx context.Context, dir string, o EngineOptions) (*Engine, error) {
+// Start opens the pool in dir (which fails, wrapping store.ErrBusy, when
+// another engine holds it) and serves it until Stop or ctx's end.
+func Start(ctx context.Context, dir string, o Options) (*Engine, error) {
 	pool, err := store.Open(dir, store.Options{SyncKV: o.SyncKV})
 	if err != nil {
 		return nil, err
@@ -70,7 +68,7 @@ func StartEngine(ctx context.Context, dir string, o EngineOptions) (*Engine, err
 		runtime.GOMAXPROCS(n)
 	}
 	e := &Engine{pool: pool, o: o}
-	load := engine.NewLoad(fabric.OnlineCPUs())
+	load := NewLoad(fabric.OnlineCPUs())
 	ctx, e.cancel = context.WithCancel(ctx)
 	trs, err := transport.Engine(o.Listen)
 	if err != nil {
@@ -84,12 +82,12 @@ func StartEngine(ctx context.Context, dir string, o EngineOptions) (*Engine, err
 			return nil, fmt.Errorf("engine: listen on %s: %w", tr.Name(), err)
 		}
 		e.addrs = append(e.addrs, l.Addr())
-		so := engine.ServerOptions{Logf: o.Logf, Load: load}
+		so := ServerOptions{Logf: o.Logf, Load: load}
 		if a, ok := tr.(fabric.Allocator); ok {
 			so.Alloc = a
 		}
 		e.wg.Go(func() {
-			if err := engine.Serve(ctx, l, pool, so); err != nil {
+			if err := Serve(ctx, l, pool, so); err != nil {
 				e.mu.Lock()
 				e.errs = append(e.errs, fmt.Errorf("engine on %s: %w", l.Addr(), err))
 				e.mu.Unlock()
@@ -163,13 +161,13 @@ func writeAddrs(dir string, addrs []string) error {
 // be exiting (the launcher killed it, or it is closing the pool).
 const HolderWait = 10 * time.Second
 
-// holderAddrs is what to do about the engine that holds the pool in dir,
+// WaitHolder is what to do about the engine that holds the pool in dir,
 // which busy (the refusal to open it) names: a standalone engine's
 // published addresses, to dial; or, once a holder that published none (a
 // job's engine) has let go, nil addresses and a nil error, and the caller
 // opens the pool again. It polls every 20 ms until deadline, then fails
 // naming a job's engine.
-func holderAddrs(ctx context.Context, dir string, deadline time.Time, busy error) ([]string, error) {
+func WaitHolder(ctx context.Context, dir string, deadline time.Time, busy error) ([]string, error) {
 	for {
 		addrs, err := readAddrs(dir)
 		if err == nil {
@@ -211,30 +209,4 @@ func readAddrs(dir string) ([]string, error) {
 		return nil, fmt.Errorf("another engine holds the pool but %s is empty", filepath.Join(dir, AddrFile))
 	}
 	return addrs, nil
-}
-
-// dialEngine connects to the first of addrs a transport of this process
-// reaches (shm on the engine's host, tcp elsewhere).
-func dialEngine(ctx context.Context, addrs []string, rank int) (*client.Client, error) {
-	trs, err := transport.Engine("")
-	if err != nil {
-		return nil, err
-	}
-	var errs []error
-	for _, tr := range trs {
-		for _, a := range addrs {
-			if fabric.Scheme(a) != tr.Name() || !tr.Reachable(a) {
-				continue
-			}
-			c, err := client.Dial(ctx, tr, a, client.ClientOptions{Rank: rank})
-			if err == nil {
-				return c, nil
-			}
-			errs = append(errs, fmt.Errorf("dial %s: %w", a, err))
-		}
-	}
-	if len(errs) == 0 {
-		return nil, fmt.Errorf("no transport of this host reaches the engine at %s", strings.Join(addrs, ", "))
-	}
-	return nil, errors.Join(errs...)
 }
