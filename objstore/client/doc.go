@@ -3,9 +3,11 @@
 // implements object.Pool over the pool the engine serves, and the
 // containers it opens implement object.Container, every call forwarded to
 // the engine in the wire protocol of objstore/rpc. Dial connects through a
-// transport given to it. Its subpackage router makes one object.Pool of
-// the engines of a job, one per host, as one DAOS pool spans the engines
-// of its servers.
+// transport given to it; DialEngine through the transports
+// objstore/transport chooses, to the first of an engine's addresses this
+// process reaches. Its subpackage router makes one object.Pool of the
+// engines of a job, one per host, as one DAOS pool spans the engines of
+// its servers.
 //
 // # One call at a time per Client
 //
