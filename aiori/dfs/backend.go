@@ -9,7 +9,8 @@ import (
 	"strings"
 
 	"github.com/hpcbench/hpcbench/aiori"
-	"github.com/hpcbench/hpcbench/aiori/dfs/namespace"
+	"github.com/hpcbench/hpcbench/objstore/engine"
+	"github.com/hpcbench/hpcbench/objstore/namespace"
 )
 
 // Name is the backend's registry name, as IOR's.
@@ -72,12 +73,11 @@ func (b *Backend) describe() map[string]string {
 	}
 	if pi, err := b.sess.pool.Query(b.ctx); err == nil {
 		paths := make([]string, len(pi.Targets))
-		fss := map[string]bool{}
 		for i, t := range pi.Targets {
-			paths[i], fss[t.FSID] = t.Path, true
+			paths[i] = t.Path
 		}
 		d["dfs.pool_uuid"] = pi.UUID
-		d["dfs.targets"] = fmt.Sprintf("%d on %d file system(s): %s", len(paths), len(fss), strings.Join(paths, ", "))
+		d["dfs.targets"] = fmt.Sprintf("%d on %d file system(s): %s", len(paths), engine.CapacityOf(pi.Targets).FileSystems, strings.Join(paths, ", "))
 	}
 	if c := b.sess.createdOn(); c != "" {
 		d["dfs.pool_created"] = c
@@ -246,17 +246,8 @@ func (b *Backend) Statfs(p string) (aiori.FSInfo, error) {
 	if err != nil {
 		return aiori.FSInfo{}, fmt.Errorf("dfs: statfs %s: query the pool: %w", p, err)
 	}
-	var fi aiori.FSInfo
-	seen := map[string]bool{}
-	for _, t := range pi.Targets {
-		if seen[t.FSID] {
-			continue // targets on one file system share its room
-		}
-		seen[t.FSID] = true
-		fi.TotalBytes += t.TotalBytes
-		fi.FreeBytes += t.FreeBytes
-	}
-	return fi, nil
+	c := engine.CapacityOf(pi.Targets)
+	return aiori.FSInfo{TotalBytes: c.TotalBytes, FreeBytes: c.FreeBytes}, nil
 }
 
 // do maps p and runs op on the namespace's name for it, wrapping its error

@@ -11,11 +11,12 @@ import (
 	"time"
 
 	"github.com/hpcbench/hpcbench/aiori"
-	"github.com/hpcbench/hpcbench/aiori/dfs/namespace"
-	"github.com/hpcbench/hpcbench/aiori/dfs/object"
-	"github.com/hpcbench/hpcbench/aiori/dfs/router"
-	"github.com/hpcbench/hpcbench/aiori/dfs/rpc"
-	"github.com/hpcbench/hpcbench/aiori/dfs/store"
+	"github.com/hpcbench/hpcbench/objstore/client"
+	"github.com/hpcbench/hpcbench/objstore/client/router"
+	"github.com/hpcbench/hpcbench/objstore/engine"
+	"github.com/hpcbench/hpcbench/objstore/namespace"
+	"github.com/hpcbench/hpcbench/objstore/object"
+	"github.com/hpcbench/hpcbench/objstore/store"
 )
 
 // session is one rank's link to the pool: the engine it brought up (the
@@ -26,9 +27,9 @@ type session struct {
 	rank    int
 	comm    aiori.Comm // nil outside a job
 	opts    *Options
-	engine  *engineChild  // nil unless this rank runs its host's engine
-	clients []*rpc.Client // one per engine, in engine order
-	local   int           // index in clients of this rank's host's engine
+	child   *engine.Child    // nil unless this rank runs its host's engine
+	clients []*client.Client // one per engine, in engine order
+	local   int              // index in clients of this rank's host's engine
 	pool    object.Pool
 	cont    object.Container
 	fs      *namespace.FS
@@ -95,7 +96,7 @@ func openSession(ctx context.Context, o *Options, env aiori.Env) (_ *session, er
 	}
 	members := make([]router.Member, len(s.engines))
 	for h, e := range s.engines {
-		c, err := dialEngine(ctx, e.addrs, s.rank+1)
+		c, err := client.DialEngine(ctx, e.addrs, s.rank+1)
 		if err != nil {
 			return nil, fmt.Errorf("dfs: connect to the engine of pool %s%s: %w", o.Pool, e.onHost(len(s.engines)), err)
 		}
@@ -194,7 +195,7 @@ func (s *session) locate(ctx context.Context, host string) (engineInfo, error) {
 		return engineInfo{}, fmt.Errorf("dfs: --dfs.pool %s: %w", s.opts.Pool, err)
 	}
 	info := engineInfo{dir: dir}
-	if CheckPool(dir, false) != nil { // Validate has checked it may be made
+	if engine.CheckPool(dir, false) != nil { // Validate has checked it may be made
 		if err := store.Create(dir, store.CreateOptions{}); err != nil {
 			return info, fmt.Errorf("dfs: --dfs.pool %s: create the pool on first use: %w", s.opts.Pool, err)
 		}
@@ -204,18 +205,18 @@ func (s *session) locate(ctx context.Context, host string) (engineInfo, error) {
 	if err != nil {
 		return info, fmt.Errorf("dfs: start the engine of pool %s: find this program: %w", s.opts.Pool, err)
 	}
-	deadline := time.Now().Add(HolderWait)
-	var c *engineChild
+	deadline := time.Now().Add(engine.HolderWait)
+	var c *engine.Child
 	for {
 		var busy string
-		c, busy, err = startEngineChild(ctx, self, dir)
+		c, busy, err = engine.StartChild(ctx, self, dir)
 		if err != nil {
 			return info, fmt.Errorf("dfs: --dfs.pool %s: %w", s.opts.Pool, err)
 		}
 		if busy == "" {
 			break
 		}
-		addrs, err := holderAddrs(ctx, dir, deadline, errors.New(busy))
+		addrs, err := engine.WaitHolder(ctx, dir, deadline, errors.New(busy))
 		if err != nil {
 			return info, fmt.Errorf("dfs: --dfs.pool %s: %w", s.opts.Pool, err)
 		}
@@ -225,12 +226,12 @@ func (s *session) locate(ctx context.Context, host string) (engineInfo, error) {
 		}
 		// A job's engine held the pool and has let go: start ours.
 	}
-	s.engine = c
+	s.child = c
 	if host == "" {
 		host, _ = os.Hostname()
 	}
-	info.where = fmt.Sprintf("started by rank %d (engine pid %d on %s)", s.rank, c.cmd.Process.Pid, host)
-	info.addrs = c.addrs
+	info.where = fmt.Sprintf("started by rank %d (engine pid %d on %s)", s.rank, c.Pid(), host)
+	info.addrs = c.Addrs()
 	return info, nil
 }
 
@@ -304,10 +305,10 @@ func (s *session) release() error {
 	for _, c := range s.clients {
 		errs = append(errs, c.Close())
 	}
-	if s.engine != nil {
-		errs = append(errs, s.engine.close())
+	if s.child != nil {
+		errs = append(errs, s.child.Close())
 	}
-	s.fs, s.cont, s.clients, s.engine = nil, nil, nil, nil
+	s.fs, s.cont, s.clients, s.child = nil, nil, nil, nil
 	return errors.Join(errs...)
 }
 

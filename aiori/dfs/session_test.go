@@ -4,6 +4,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/hpcbench/hpcbench/objstore/store/storetest"
 )
 
 // TestHostLeaders: the hosts in order of their first ranks, each host's
@@ -52,6 +55,29 @@ func TestEngineInfoRoundTrip(t *testing.T) {
 	for _, bad := range []string{"ok\n", "ok\n2\n/p\nwhere\nshm://x", "ok\n1\n/p"} {
 		if _, err := decodeEngineInfo(bad); err == nil || !strings.Contains(err.Error(), "for the engine's address") {
 			t.Errorf("decodeEngineInfo(%q) = %v; want a refusal", bad, err)
+		}
+	}
+}
+
+// TestLocateWaitsForJobEngine: a job whose pool another job's engine
+// still holds (its job just ended) waits for it to go and starts its own.
+func TestLocateWaitsForJobEngine(t *testing.T) {
+	dir := storetest.Dir(t, 2)
+	released := storetest.Hold(t, dir, 300*time.Millisecond)
+	s := &session{opts: &Options{Pool: dir}}
+	info, err := s.locate(t.Context(), "node0")
+	if err != nil {
+		t.Fatalf("locate: %v", err)
+	}
+	if err := <-released; err != nil {
+		t.Fatal(err)
+	}
+	if s.child == nil || !strings.Contains(info.where, "started by rank 0") {
+		t.Errorf("locate: engine %v, where %q; want one this rank started", s.child, info.where)
+	}
+	if s.child != nil {
+		if err := s.child.Close(); err != nil {
+			t.Error(err)
 		}
 	}
 }

@@ -10,10 +10,10 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/hpcbench/hpcbench/aiori/dfs"
-	"github.com/hpcbench/hpcbench/aiori/dfs/object"
-	"github.com/hpcbench/hpcbench/aiori/dfs/store"
 	"github.com/hpcbench/hpcbench/internal/units"
+	"github.com/hpcbench/hpcbench/objstore/engine"
+	"github.com/hpcbench/hpcbench/objstore/object"
+	"github.com/hpcbench/hpcbench/objstore/store"
 )
 
 const dfsUsage = "hpcbench dfs pool create|list|query|destroy DIR [--targets N | --target PATH ...] | dfs cont create|list|query|destroy DIR [LABEL] [--chunk-size SIZE] [--oclass C] [--dir-oclass C] [--format human|json] | dfs engine --pool DIR [--listen HOST:PORT] [--sync]"
@@ -89,7 +89,7 @@ func runDfsAdmin(ctx context.Context, stdout io.Writer, what, verb string, args 
 		return poolList(ctx, stdout, parent)
 	}
 	if what == "pool" && verb == "destroy" {
-		if err := dfs.CheckPool(pos[0], false); err != nil {
+		if err := engine.CheckPool(pos[0], false); err != nil {
 			return usagef("%s: %v", name, err)
 		}
 		if err := store.Destroy(pos[0]); err != nil {
@@ -111,7 +111,7 @@ func runDfsAdmin(ctx context.Context, stdout io.Writer, what, verb string, args 
 	if err := checkPoolArg(pos[0]); err != nil {
 		return usagef("%s: %v", name, err)
 	}
-	pool, closePool, err := dfs.AdminPool(ctx, pos[0])
+	pool, closePool, err := engine.AdminPool(ctx, pos[0])
 	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
@@ -180,22 +180,14 @@ func noSuchCont(ctx context.Context, pool object.Pool, dir, label string) string
 
 // poolQuery prints what pool query says of the pool in dir.
 func poolQuery(ctx context.Context, stdout io.Writer, dir, format, title string) error {
-	pool, closePool, err := dfs.AdminPool(ctx, dir)
+	st, err := engine.QueryPool(ctx, dir)
 	if err != nil {
 		return fmt.Errorf("dfs pool query: %w", err)
 	}
-	defer closePool()
-	info, err := pool.Query(ctx)
-	if err != nil {
-		return fmt.Errorf("dfs pool query: %w", err)
-	}
-	labels, err := pool.ListConts(ctx)
-	if err != nil {
-		return fmt.Errorf("dfs pool query: %w", err)
-	}
-	engine := "none running"
-	if addrs, err := dfs.EngineAddrs(dir); err == nil {
-		engine = strings.Join(addrs, ", ")
+	info, labels := st.Info, st.Containers
+	held := "none running"
+	if st.Engine != nil {
+		held = strings.Join(st.Engine, ", ")
 	}
 	if format == "json" {
 		return json.NewEncoder(stdout).Encode(struct {
@@ -203,18 +195,10 @@ func poolQuery(ctx context.Context, stdout io.Writer, dir, format, title string)
 			object.PoolInfo
 			Containers []string `json:"containers"`
 			Engine     string   `json:"engine"`
-		}{dir, info, labels, engine})
-	}
-	var total, free uint64
-	seen := map[string]bool{}
-	for _, t := range info.Targets {
-		if !seen[t.FSID] {
-			seen[t.FSID] = true
-			total, free = total+t.TotalBytes, free+t.FreeBytes
-		}
+		}{dir, info, labels, held})
 	}
 	fmt.Fprintf(stdout, "%s %s, uuid %s\n", title, dir, info.UUID)
-	fmt.Fprintf(stdout, "targets: %d on %d file system(s), total %s, free %s\n", len(info.Targets), len(seen), gib(total), gib(free))
+	fmt.Fprintf(stdout, "targets: %d on %d file system(s), total %s, free %s\n", len(info.Targets), st.Capacity.FileSystems, gib(st.Capacity.TotalBytes), gib(st.Capacity.FreeBytes))
 	for _, t := range info.Targets {
 		fmt.Fprintf(stdout, "  target %d: %s (total %s, free %s)\n", t.Index, t.Path, gib(t.TotalBytes), gib(t.FreeBytes))
 	}
@@ -222,7 +206,7 @@ func poolQuery(ctx context.Context, stdout io.Writer, dir, format, title string)
 	if len(labels) > 0 {
 		fmt.Fprintf(stdout, " (%s)", strings.Join(labels, ", "))
 	}
-	fmt.Fprintf(stdout, "\nengine: %s\n", engine)
+	fmt.Fprintf(stdout, "\nengine: %s\n", held)
 	return nil
 }
 
@@ -238,7 +222,7 @@ func contQuery(ctx context.Context, stdout io.Writer, pool object.Pool, dir, lab
 	if err != nil {
 		return fmt.Errorf("dfs cont query: %w", err)
 	}
-	part, err := dfs.ContPart(ctx, pool, label)
+	part, err := engine.ContPart(ctx, pool, label)
 	if err != nil {
 		return fmt.Errorf("dfs cont query: %w", err)
 	}
@@ -260,10 +244,10 @@ func contQuery(ctx context.Context, stdout io.Writer, pool object.Pool, dir, lab
 // checkPoolArg says why dir is no pool this build can open: none there,
 // or one whose pool.json it cannot read (an earlier schema version).
 func checkPoolArg(dir string) error {
-	if err := dfs.CheckPool(dir, false); err != nil {
+	if err := engine.CheckPool(dir, false); err != nil {
 		return err
 	}
-	return dfs.CheckSchema(dir)
+	return engine.CheckSchema(dir)
 }
 
 // poolList lists the pools among parent's directories.
@@ -274,25 +258,25 @@ func poolList(ctx context.Context, stdout io.Writer, parent string) error {
 	}
 	for _, e := range ents {
 		dir := filepath.Join(parent, e.Name())
-		if !e.IsDir() || dfs.CheckPool(dir, false) != nil {
+		if !e.IsDir() || engine.CheckPool(dir, false) != nil {
 			continue
 		}
-		engine := ""
-		if addrs, err := dfs.EngineAddrs(dir); err == nil {
-			engine = " (engine " + strings.Join(addrs, ", ") + ")"
+		held := ""
+		if addrs, err := engine.PublishedAddrs(dir); err == nil {
+			held = " (engine " + strings.Join(addrs, ", ") + ")"
 		}
-		fmt.Fprintf(stdout, "%s%s\n", dir, engine)
+		fmt.Fprintf(stdout, "%s%s\n", dir, held)
 	}
 	return nil
 }
 
 // runDfsEngineChild is the engine process a job's first rank on a host
-// starts (dfs.ServeEngine): args is the pool's directory.
+// starts (engine.ServeChild): args is the pool's directory.
 func runDfsEngineChild(ctx context.Context, stdout, _ io.Writer, args []string) error {
 	if len(args) != 1 {
-		return usagef("%s: internal command of -a DFS, not for direct use", dfs.EngineCommand)
+		return usagef("%s: internal command of -a DFS, not for direct use", engine.ChildCommand)
 	}
-	return dfs.ServeEngine(ctx, args[0], os.Stdin, stdout)
+	return engine.ServeChild(ctx, args[0], os.Stdin, stdout)
 }
 
 // runDfsEngine is hpcbench dfs engine: it serves a pool to many jobs
@@ -318,7 +302,7 @@ func runDfsEngine(ctx context.Context, stdout, stderr io.Writer, args []string) 
 		return usagef("dfs engine: --pool: %v", err)
 	}
 	// SIGTERM and SIGINT end ctx (see mainExit); the engine then stops.
-	e, err := dfs.StartEngine(ctx, *dir, dfs.EngineOptions{Listen: *listen, Publish: true, SyncKV: *sync,
+	e, err := engine.Start(ctx, *dir, engine.Options{Listen: *listen, Publish: true, SyncKV: *sync,
 		Logf: func(format string, a ...any) { fmt.Fprintf(stderr, "dfs engine: "+format+"\n", a...) }})
 	if err != nil {
 		if errors.Is(err, store.ErrBusy) {

@@ -21,6 +21,7 @@ import (
 	"github.com/hpcbench/hpcbench/internal/exitcode"
 	"github.com/hpcbench/hpcbench/internal/launch"
 	pipeline "github.com/hpcbench/hpcbench/internal/run"
+	"github.com/hpcbench/hpcbench/objstore/engine"
 )
 
 // command is one entry of the subcommand table.
@@ -48,7 +49,7 @@ func commands() map[string]command {
 		"plot":    {summary: "chart saved runs: bandwidth, latency or rate against size, phase or time (PNG, SVG, terminal)", run: runPlot},
 
 		launch.SpawnerCommand: {summary: "the launcher's process spawner", run: runSpawner, hidden: true},
-		dfs.EngineCommand:     {summary: "the engine a rank starts for -a DFS", run: runDfsEngineChild, hidden: true},
+		engine.ChildCommand:   {summary: "the engine a rank starts for -a DFS", run: runDfsEngineChild, hidden: true},
 	}
 }
 
