@@ -17,7 +17,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/hpcbench/hpcbench/aiori/dfs"
 	"github.com/hpcbench/hpcbench/internal/exitcode"
 	"github.com/hpcbench/hpcbench/internal/launch"
 	pipeline "github.com/hpcbench/hpcbench/internal/run"
