@@ -9,6 +9,7 @@ import (
 	"net"
 
 	"github.com/hpcbench/hpcbench/fabric"
+	"github.com/hpcbench/hpcbench/fabric/internal/deadline"
 )
 
 // Listener accepts shared-memory connections from ranks on this host. It
@@ -28,20 +29,20 @@ func (l *Listener) Addr() string { return l.addr }
 // Accept waits for the next peer, sets the pair up, and returns the
 // connection and the peer's rank.
 func (l *Listener) Accept(ctx context.Context) (fabric.Conn, int, error) {
-	release, err := bindDeadline(ctx, l.ln, 0)
+	var sock *net.UnixConn
+	err := deadline.Do(ctx, l.ln, 0, func() (err error) {
+		sock, err = l.ln.AcceptUnix()
+		return err
+	})
 	if err != nil {
-		return nil, 0, fmt.Errorf("shm: accept: %w", err)
-	}
-	sock, err := l.ln.AcceptUnix()
-	if rerr := release(); rerr != nil {
-		if err == nil {
-			_ = sock.Close()
+		if sock != nil {
+			_ = sock.Close() // accepted, but the listener's deadline could not be cleared
 		}
-		return nil, 0, fmt.Errorf("shm: accept: %w", rerr)
-	}
-	if err != nil {
 		if errors.Is(err, net.ErrClosed) {
 			return nil, 0, fmt.Errorf("shm: accept: listener closed: %w", fabric.ErrClosed)
+		}
+		if cerr := deadline.ContextErr(ctx); cerr != nil {
+			err = cerr
 		}
 		return nil, 0, fmt.Errorf("shm: accept: %w", err)
 	}

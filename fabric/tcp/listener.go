@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hpcbench/hpcbench/fabric"
+	"github.com/hpcbench/hpcbench/fabric/internal/deadline"
 )
 
 // listener is one rank's TCP listener.
@@ -38,16 +39,19 @@ func (l *listener) Accept(ctx context.Context) (fabric.Conn, int, error) {
 	defer l.mu.Unlock()
 	for {
 		var tc *net.TCPConn
-		err := withContext(ctx, l.ln.SetDeadline, func() (err error) {
+		err := deadline.Do(ctx, l.ln, 0, func() (err error) {
 			tc, err = l.ln.AcceptTCP()
 			return err
 		})
 		if err != nil {
+			if tc != nil {
+				_ = tc.Close() // accepted, but the listener's deadline could not be cleared
+			}
 			switch {
 			case errors.Is(err, net.ErrClosed):
 				err = fmt.Errorf("listener closed: %w", fabric.ErrClosed)
 			case isTimeout(err):
-				if cerr := ctxErr(ctx); cerr != nil {
+				if cerr := deadline.ContextErr(ctx); cerr != nil {
 					err = cerr
 				}
 			}
@@ -72,10 +76,8 @@ func (l *listener) hello(ctx context.Context, tc *net.TCPConn) (int, error) {
 	if err := tc.SetNoDelay(true); err != nil {
 		return 0, fmt.Errorf("%w: setting TCP_NODELAY: %w", errStray, err)
 	}
-	hctx, cancel := context.WithTimeout(ctx, l.handshake)
-	defer cancel()
 	var peer int
-	err := withContext(hctx, tc.SetDeadline, func() (err error) {
+	err := deadline.Do(ctx, tc, l.handshake, func() (err error) {
 		peer, err = acceptHandshake(tc, l.self)
 		return err
 	})
@@ -85,7 +87,7 @@ func (l *listener) hello(ctx context.Context, tc *net.TCPConn) (int, error) {
 	case errors.Is(err, errVersion):
 		return 0, err
 	}
-	if cerr := ctxErr(ctx); cerr != nil {
+	if cerr := deadline.ContextErr(ctx); cerr != nil {
 		return 0, cerr
 	}
 	return 0, fmt.Errorf("%w: %w", errStray, err)

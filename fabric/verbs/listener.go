@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"net"
 	"sync"
-	"time"
 
 	"github.com/hpcbench/hpcbench/fabric"
+	"github.com/hpcbench/hpcbench/fabric/internal/deadline"
 )
 
 // listener is one rank's side channel listener and open device.
@@ -43,7 +43,7 @@ func (l *listener) Accept(ctx context.Context) (fabric.Conn, int, error) {
 			return nil, -1, fmt.Errorf("verbs: accept on %s: %w", l.addr, err)
 		}
 		var c *conn
-		err = withDeadline(ctx, tc, l.opts.HandshakeTimeout, func() (err error) {
+		err = deadline.Do(ctx, tc, l.opts.HandshakeTimeout, func() (err error) {
 			c, err = acceptHandshake(tc, l.dev, l.self, l.opts)
 			return err
 		})
@@ -54,7 +54,7 @@ func (l *listener) Accept(ctx context.Context) (fabric.Conn, int, error) {
 			_ = c.Close()
 		}
 		_ = tc.Close()
-		if cerr := ctx.Err(); cerr != nil {
+		if cerr := deadline.ContextErr(ctx); cerr != nil {
 			return nil, -1, fmt.Errorf("verbs: accept on %s: %w", l.addr, cerr)
 		}
 		if errors.Is(err, ErrEndpoint) || errors.Is(err, errStray) || errors.Is(err, errDeadline) || isEOF(err) {
@@ -66,14 +66,14 @@ func (l *listener) Accept(ctx context.Context) (fabric.Conn, int, error) {
 
 // acceptTCP accepts the next side channel connection, interrupted by ctx.
 func (l *listener) acceptTCP(ctx context.Context) (*net.TCPConn, error) {
-	if dl, ok := ctx.Deadline(); ok {
-		_ = l.ln.SetDeadline(dl)
-	} else {
-		_ = l.ln.SetDeadline(time.Time{})
+	var tc *net.TCPConn
+	err := deadline.Do(ctx, l.ln, 0, func() (err error) {
+		tc, err = l.ln.AcceptTCP()
+		return err
+	})
+	if err != nil && tc != nil {
+		_ = tc.Close() // accepted, but the listener's deadline could not be cleared
 	}
-	stop := interrupt(ctx, l.ln.SetDeadline)
-	tc, err := l.ln.AcceptTCP()
-	stop()
 	if err == nil {
 		if nerr := tc.SetNoDelay(true); nerr != nil {
 			_ = tc.Close()
@@ -81,13 +81,11 @@ func (l *listener) acceptTCP(ctx context.Context) (*net.TCPConn, error) {
 		}
 		return tc, nil
 	}
-	switch {
-	case errors.Is(err, net.ErrClosed):
+	if errors.Is(err, net.ErrClosed) {
 		return nil, fmt.Errorf("listener closed: %w", fabric.ErrClosed)
-	case ctx.Err() != nil:
-		return nil, ctx.Err()
-	case errors.Is(err, errDeadline):
-		return nil, context.DeadlineExceeded
+	}
+	if cerr := deadline.ContextErr(ctx); cerr != nil {
+		return nil, cerr
 	}
 	return nil, err
 }

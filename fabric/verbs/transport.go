@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/hpcbench/hpcbench/fabric"
+	"github.com/hpcbench/hpcbench/fabric/internal/deadline"
 )
 
 // Name is the transport's registry name and address scheme.
@@ -109,7 +110,7 @@ func (t *Transport) Dial(ctx context.Context, self int, addr string) (fabric.Con
 		return nil, fmt.Errorf("verbs: dial %s: %w", addr, err)
 	}
 	var c *conn
-	err = withDeadline(ctx, nc, t.opts.HandshakeTimeout, func() (err error) {
+	err = deadline.Do(ctx, nc, t.opts.HandshakeTimeout, func() (err error) {
 		c, err = dialHandshake(nc, dev, self, t.opts)
 		return err
 	})
