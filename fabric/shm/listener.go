@@ -4,12 +4,11 @@ package shm
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net"
 
 	"github.com/hpcbench/hpcbench/fabric"
-	"github.com/hpcbench/hpcbench/fabric/internal/deadline"
+	"github.com/hpcbench/hpcbench/fabric/internal/accept"
 )
 
 // Listener accepts shared-memory connections from ranks on this host. It
@@ -29,21 +28,8 @@ func (l *Listener) Addr() string { return l.addr }
 // Accept waits for the next peer, sets the pair up, and returns the
 // connection and the peer's rank.
 func (l *Listener) Accept(ctx context.Context) (fabric.Conn, int, error) {
-	var sock *net.UnixConn
-	err := deadline.Do(ctx, l.ln, 0, func() (err error) {
-		sock, err = l.ln.AcceptUnix()
-		return err
-	})
+	sock, err := accept.Next(ctx, l.ln, l.ln.AcceptUnix)
 	if err != nil {
-		if sock != nil {
-			_ = sock.Close() // accepted, but the listener's deadline could not be cleared
-		}
-		if errors.Is(err, net.ErrClosed) {
-			return nil, 0, fmt.Errorf("shm: accept: listener closed: %w", fabric.ErrClosed)
-		}
-		if cerr := deadline.ContextErr(ctx); cerr != nil {
-			err = cerr
-		}
 		return nil, 0, fmt.Errorf("shm: accept: %w", err)
 	}
 	c, rank, err := l.t.accept(ctx, l.self, sock)

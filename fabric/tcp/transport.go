@@ -59,13 +59,7 @@ func (t *Transport) Listen(ctx context.Context, self int) (fabric.Listener, erro
 	default:
 		host = fabric.HostIPv4(ctx)
 	}
-	return &listener{
-		ln:        tl,
-		self:      self,
-		addr:      Name + "://" + net.JoinHostPort(host, strconv.Itoa(bound.Port)),
-		handshake: t.opts.HandshakeTimeout,
-		spin:      t.opts.RecvSpin,
-	}, nil
+	return newListener(tl, self, Name+"://"+net.JoinHostPort(host, strconv.Itoa(bound.Port)), t.opts), nil
 }
 
 // Dial connects rank self to the listener at addr ("tcp://host:port") and

@@ -85,7 +85,7 @@ func (t *Transport) Listen(ctx context.Context, self int) (fabric.Listener, erro
 		host = fabric.HostIPv4(ctx)
 	}
 	addr := fmt.Sprintf("%s://%s/%s:%d", Name, net.JoinHostPort(host, strconv.Itoa(bound.Port)), dev.dev.Name(), dev.port)
-	return &listener{ln: tl, self: self, addr: addr, dev: dev, opts: t.opts}, nil
+	return newListener(tl, self, addr, dev, t.opts), nil
 }
 
 // Dial connects rank self to the listener at addr: it opens the device,
