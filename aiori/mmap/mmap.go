@@ -23,6 +23,7 @@ import (
 	"fmt"
 
 	"github.com/hpcbench/hpcbench/aiori"
+	"github.com/hpcbench/hpcbench/aiori/posix"
 	"golang.org/x/sys/unix"
 )
 
@@ -48,6 +49,10 @@ func Entry() aiori.Entry {
 type Backend struct {
 	opts     Options
 	pageSize int
+
+	// PathOps are Remove, Access and FileSize, made as the POSIX backend
+	// makes them.
+	posix.PathOps
 
 	// SetHints records the hints read when a file is opened: Create
 	// sizes a file to ExpectedFileSize, and --mmap.madv_pattern follows
@@ -76,7 +81,7 @@ func New(opts aiori.Options, _ aiori.Env) (aiori.Backend, error) {
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
-	return &Backend{opts: *o, pageSize: unix.Getpagesize()}, nil
+	return &Backend{opts: *o, pageSize: unix.Getpagesize(), PathOps: posix.NewPathOps("mmap")}, nil
 }
 
 // Name returns "MMAP".
@@ -156,32 +161,6 @@ func openFlags(flags aiori.OpenFlags) (oflags int, writable bool, err error) {
 	}
 	oflags, err = flags.UnixFlags()
 	return oflags, flags&aiori.ReadOnly == 0, err
-}
-
-// Remove unlinks path.
-func (b *Backend) Remove(path string) error {
-	if err := unix.Unlink(path); err != nil {
-		return fmt.Errorf("mmap: remove %s: %w", path, err)
-	}
-	return nil
-}
-
-// Access returns nil when path exists and an error wrapping unix.ENOENT,
-// which matches fs.ErrNotExist, when it does not.
-func (b *Backend) Access(path string) error {
-	if err := unix.Access(path, unix.F_OK); err != nil {
-		return fmt.Errorf("mmap: access %s: %w", path, err)
-	}
-	return nil
-}
-
-// FileSize returns stat(2)'s st_size of path.
-func (b *Backend) FileSize(path string) (int64, error) {
-	var st unix.Stat_t
-	if err := unix.Stat(path, &st); err != nil {
-		return 0, fmt.Errorf("mmap: stat %s: %w", path, err)
-	}
-	return st.Size, nil
 }
 
 // Close does nothing: the backend holds nothing but open Files, which

@@ -52,7 +52,9 @@ type Backend struct {
 	// are then reported instead of retried.
 	aiori.HintStore
 
-	cp cpath // path conversion without allocation, for the metadata calls
+	// PathOps are Remove, Access and FileSize; its cpath also converts
+	// the paths of the metadata calls without allocating.
+	PathOps
 
 	// single is the SingleXferAttempt of the hints last set, which
 	// CreateItem and ReadItem read without HintStore's lock (its lock and
@@ -89,7 +91,7 @@ func New(opts aiori.Options, _ aiori.Env) (aiori.Backend, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Backend{opts: *o}, nil
+	return &Backend{opts: *o, PathOps: NewPathOps("posix")}, nil
 }
 
 // options returns opts as *Options, validated.
@@ -154,32 +156,6 @@ func openFlags(flags aiori.OpenFlags, direct bool) (int, error) {
 		o |= unix.O_DIRECT
 	}
 	return o, err
-}
-
-// Remove unlinks path.
-func (b *Backend) Remove(path string) error {
-	if err := b.cp.unlinkat(path, 0); err != nil {
-		return fmt.Errorf("posix: remove %s: %w", path, err)
-	}
-	return nil
-}
-
-// Access returns nil when path exists (access(2) with F_OK) and an error
-// wrapping unix.ENOENT, which matches fs.ErrNotExist, when it does not.
-func (b *Backend) Access(path string) error {
-	if err := unix.Access(path, unix.F_OK); err != nil {
-		return fmt.Errorf("posix: access %s: %w", path, err)
-	}
-	return nil
-}
-
-// FileSize returns stat(2)'s st_size of path.
-func (b *Backend) FileSize(path string) (int64, error) {
-	var st unix.Stat_t
-	if err := unix.Stat(path, &st); err != nil {
-		return 0, fmt.Errorf("posix: stat %s: %w", path, err)
-	}
-	return st.Size, nil
 }
 
 // Close does nothing: the backend holds nothing but open Files, which

@@ -12,12 +12,12 @@ import (
 	"net"
 	"os"
 	"runtime"
-	"time"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
 
 	"github.com/hpcbench/hpcbench/fabric"
+	"github.com/hpcbench/hpcbench/fabric/internal/deadline"
 )
 
 // Set-up, over the listener's unix socket:
@@ -81,10 +81,10 @@ func (t *Transport) dial(ctx context.Context, self int, addr string, hint fabric
 	sock := raw.(*net.UnixConn)
 	var mem []byte
 	var peerMem *peerArena
-	var release func() error
+	var bound *deadline.Binding
 	peerWake := -1
 	fail := func(err error) (*Conn, int, error) {
-		err = handshakeErr(ctx, release, err)
+		err = handshakeErr(bound, err)
 		_ = sock.Close()
 		if mem != nil {
 			_ = unix.Munmap(mem)
@@ -93,7 +93,7 @@ func (t *Transport) dial(ctx context.Context, self int, addr string, hint fabric
 		closeAll([]int{peerWake})
 		return nil, 0, fmt.Errorf("shm: dial %s: %w", addr, err)
 	}
-	release, err = bindDeadline(ctx, sock, t.opts.HandshakeTimeout)
+	bound, err = deadline.Bind(ctx, sock, t.opts.HandshakeTimeout)
 	if err != nil {
 		return fail(err)
 	}
@@ -136,8 +136,8 @@ func (t *Transport) dial(ctx context.Context, self int, addr string, hint fabric
 	if err := writeHello(sock, hello{Access: boolWord(canAccess), Mapped: boolWord(peerMem != nil)}); err != nil {
 		return fail(fmt.Errorf("sending final: %w", err))
 	}
-	err = release()
-	release = nil
+	err = bound.Release()
+	bound = nil
 	if err != nil {
 		return fail(err)
 	}
@@ -154,10 +154,10 @@ func (t *Transport) dial(ctx context.Context, self int, addr string, hint fabric
 func (t *Transport) accept(ctx context.Context, self int, sock *net.UnixConn) (*Conn, int, error) {
 	var mem []byte
 	var peerMem *peerArena
-	var release func() error
+	var bound *deadline.Binding
 	peerWake := -1
 	fail := func(err error) (*Conn, int, error) {
-		err = handshakeErr(ctx, release, err)
+		err = handshakeErr(bound, err)
 		_ = sock.Close()
 		if mem != nil {
 			_ = unix.Munmap(mem)
@@ -166,7 +166,7 @@ func (t *Transport) accept(ctx context.Context, self int, sock *net.UnixConn) (*
 		closeAll([]int{peerWake})
 		return nil, 0, fmt.Errorf("shm: accept: %w", err)
 	}
-	release, err := bindDeadline(ctx, sock, t.opts.HandshakeTimeout)
+	bound, err := deadline.Bind(ctx, sock, t.opts.HandshakeTimeout)
 	if err != nil {
 		return fail(err)
 	}
@@ -215,8 +215,8 @@ func (t *Transport) accept(ctx context.Context, self int, sock *net.UnixConn) (*
 	if err != nil {
 		return fail(fmt.Errorf("reading final: %w", err))
 	}
-	err = release()
-	release = nil
+	err = bound.Release()
+	bound = nil
 	if err != nil {
 		return fail(err)
 	}
@@ -537,50 +537,13 @@ func boolWord(b bool) uint32 {
 	return 0
 }
 
-// handshakeErr undoes bindDeadline if release is not nil (joining its
-// callback) and returns err, or ctx's error with err as detail when ctx
-// ended: then ctx's end is why the I/O failed.
-func handshakeErr(ctx context.Context, release func() error, err error) error {
-	if release != nil {
-		_ = release()
+// handshakeErr releases bound, if the handshake still holds it, and words
+// err by what ended it: ctx's error with err as detail when ctx ended, the
+// handshake timeout when that passed (see deadline.Binding.Err).
+func handshakeErr(bound *deadline.Binding, err error) error {
+	if bound == nil {
+		return err
 	}
-	if cerr := ctx.Err(); cerr != nil && !errors.Is(err, cerr) {
-		return fmt.Errorf("%w (%v)", cerr, err)
-	}
-	return err
-}
-
-// deadliner is a socket or listener whose I/O a deadline interrupts.
-type deadliner interface {
-	SetDeadline(time.Time) error
-}
-
-// bindDeadline makes d's I/O fail when ctx ends or, if timeout > 0, after
-// timeout. release undoes it, and fails with ctx's error if ctx ended
-// meanwhile (the deadline may then have cut I/O short). ctx's own deadline
-// is not copied onto d: ctx's end is what interrupts, so that the error is
-// always ctx's.
-func bindDeadline(ctx context.Context, d deadliner, timeout time.Duration) (release func() error, err error) {
-	var dl time.Time
-	if timeout > 0 {
-		dl = time.Now().Add(timeout)
-	}
-	if err := d.SetDeadline(dl); err != nil {
-		return nil, fmt.Errorf("setting deadline: %w", err)
-	}
-	fired := make(chan struct{})
-	stop := context.AfterFunc(ctx, func() {
-		_ = d.SetDeadline(time.Unix(1, 0))
-		close(fired)
-	})
-	return func() error {
-		if !stop() {
-			<-fired
-			return ctx.Err()
-		}
-		if err := d.SetDeadline(time.Time{}); err != nil {
-			return fmt.Errorf("clearing deadline: %w", err)
-		}
-		return nil
-	}, nil
+	_ = bound.Release()
+	return bound.Err(err)
 }

@@ -4,11 +4,11 @@ package shm
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net"
 
 	"github.com/hpcbench/hpcbench/fabric"
+	"github.com/hpcbench/hpcbench/fabric/internal/accept"
 )
 
 // Listener accepts shared-memory connections from ranks on this host. It
@@ -28,21 +28,8 @@ func (l *Listener) Addr() string { return l.addr }
 // Accept waits for the next peer, sets the pair up, and returns the
 // connection and the peer's rank.
 func (l *Listener) Accept(ctx context.Context) (fabric.Conn, int, error) {
-	release, err := bindDeadline(ctx, l.ln, 0)
+	sock, err := accept.Next(ctx, l.ln, l.ln.AcceptUnix)
 	if err != nil {
-		return nil, 0, fmt.Errorf("shm: accept: %w", err)
-	}
-	sock, err := l.ln.AcceptUnix()
-	if rerr := release(); rerr != nil {
-		if err == nil {
-			_ = sock.Close()
-		}
-		return nil, 0, fmt.Errorf("shm: accept: %w", rerr)
-	}
-	if err != nil {
-		if errors.Is(err, net.ErrClosed) {
-			return nil, 0, fmt.Errorf("shm: accept: listener closed: %w", fabric.ErrClosed)
-		}
 		return nil, 0, fmt.Errorf("shm: accept: %w", err)
 	}
 	c, rank, err := l.t.accept(ctx, l.self, sock)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/hpcbench/hpcbench/fabric"
+	"github.com/hpcbench/hpcbench/fabric/internal/deadline"
 )
 
 // FrameHeaderLen is the size of a frame's header on the wire: tag
@@ -197,7 +198,7 @@ func (c *conn) writeFrame(ctx context.Context, op frameOp, tag uint32, word uint
 	}
 	total := int64(FrameHeaderLen + len(pre) + len(b))
 	if isTimeout(err) {
-		cerr := ctxErr(ctx)
+		cerr := deadline.ContextErr(ctx)
 		if cerr == nil {
 			cerr = err
 		}

@@ -4,15 +4,14 @@ import (
 	"context"
 	"sync/atomic"
 	"time"
+
+	"github.com/hpcbench/hpcbench/fabric/internal/deadline"
 )
 
-// past returns a deadline in the past: setting it makes blocked socket I/O
-// return at once with os.ErrDeadlineExceeded.
-func past() time.Time { return time.Unix(1, 0) }
-
 // side maps a context onto one direction of a socket (its read or its write
-// deadline). Its methods, except drop, are called with that direction's lock
-// held.
+// deadline), for Send and Recv; the set-up paths (accept, handshake) bind
+// a context for one call with package deadline instead. Its methods,
+// except drop, are called with that direction's lock held.
 //
 // The context's deadline becomes the socket deadline, and its cancellation
 // is a context.AfterFunc that sets a deadline in the past. The AfterFunc
@@ -48,7 +47,7 @@ func (s *side) arm(ctx context.Context) error {
 		w := &watch{ctx: ctx, done: make(chan struct{})}
 		w.stop = context.AfterFunc(ctx, func() {
 			defer close(w.done)
-			_ = s.set(past())
+			_ = s.set(deadline.Past())
 		})
 		s.watch.Store(w)
 	}
@@ -64,7 +63,7 @@ func (s *side) release() {
 	w := s.watch.Swap(nil)
 	if w != nil && !w.stop() {
 		<-w.done
-		s.dl = past()
+		s.dl = deadline.Past()
 	}
 }
 
@@ -83,23 +82,4 @@ func (s *side) drop() {
 	if w := s.watch.Swap(nil); w != nil {
 		w.stop()
 	}
-}
-
-// withContext bounds the socket I/O in fn by ctx, for the setup paths
-// (accept, handshake): it sets ctx's deadline through set, interrupts on
-// cancellation, and clears the deadline afterwards.
-func withContext(ctx context.Context, set func(time.Time) error, fn func() error) error {
-	dl, _ := ctx.Deadline()
-	_ = set(dl)
-	done := make(chan struct{})
-	stop := context.AfterFunc(ctx, func() {
-		defer close(done)
-		_ = set(past())
-	})
-	err := fn()
-	if !stop() {
-		<-done
-	}
-	_ = set(time.Time{})
-	return err
 }

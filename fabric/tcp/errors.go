@@ -1,12 +1,10 @@
 package tcp
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"time"
 
 	"github.com/hpcbench/hpcbench/fabric"
 )
@@ -17,20 +15,6 @@ var errProtocol = errors.New("protocol error")
 // isTimeout reports whether err is a socket deadline expiring, which is how
 // a context's deadline or cancellation interrupts I/O here.
 func isTimeout(err error) bool { return errors.Is(err, os.ErrDeadlineExceeded) }
-
-// ctxErr is the context's error for an interrupted call: ctx.Err(), or
-// context.DeadlineExceeded when the socket deadline (ctx's own) fired a
-// moment before ctx's timer marked it done. It returns nil when ctx has
-// neither ended nor reached its deadline.
-func ctxErr(ctx context.Context) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	if dl, ok := ctx.Deadline(); ok && !time.Now().Before(dl) {
-		return context.DeadlineExceeded
-	}
-	return nil
-}
 
 // brokenErr is the error for a socket error that is not a deadline: the
 // connection cannot be used any more, in that direction at least. It wraps

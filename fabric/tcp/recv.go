@@ -8,6 +8,7 @@ import (
 	"io"
 
 	"github.com/hpcbench/hpcbench/fabric"
+	"github.com/hpcbench/hpcbench/fabric/internal/deadline"
 )
 
 // discardLen is the size of the buffer that skips the tail of a truncated
@@ -80,7 +81,7 @@ func (c *conn) Recv(ctx context.Context, tag uint32, b []byte) (int, error) {
 // and the read side is unusable from now on.
 func (c *conn) readFailed(ctx context.Context, op string, err error) error {
 	if isTimeout(err) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		if cerr := ctxErr(ctx); cerr != nil {
+		if cerr := deadline.ContextErr(ctx); cerr != nil {
 			err = cerr
 		}
 		return fmt.Errorf("tcp: %s rank %d: %w", op, c.peer, err)

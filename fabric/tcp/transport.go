@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/hpcbench/hpcbench/fabric"
+	"github.com/hpcbench/hpcbench/fabric/internal/deadline"
 )
 
 // Name is the transport's registry name and address scheme.
@@ -58,13 +59,7 @@ func (t *Transport) Listen(ctx context.Context, self int) (fabric.Listener, erro
 	default:
 		host = fabric.HostIPv4(ctx)
 	}
-	return &listener{
-		ln:        tl,
-		self:      self,
-		addr:      Name + "://" + net.JoinHostPort(host, strconv.Itoa(bound.Port)),
-		handshake: t.opts.HandshakeTimeout,
-		spin:      t.opts.RecvSpin,
-	}, nil
+	return newListener(tl, self, Name+"://"+net.JoinHostPort(host, strconv.Itoa(bound.Port)), t.opts), nil
 }
 
 // Dial connects rank self to the listener at addr ("tcp://host:port") and
@@ -87,22 +82,13 @@ func (t *Transport) Dial(ctx context.Context, self int, addr string) (fabric.Con
 		_ = tc.Close()
 		return nil, fmt.Errorf("tcp: dial %s: setting TCP_NODELAY: %w", addr, err)
 	}
-	hctx, cancel := context.WithTimeout(ctx, t.opts.HandshakeTimeout)
-	defer cancel()
 	var peer int
-	err = withContext(hctx, tc.SetDeadline, func() (err error) {
+	err = deadline.Do(ctx, tc, t.opts.HandshakeTimeout, func() (err error) {
 		peer, err = dialHandshake(tc, self)
 		return err
 	})
 	if err != nil {
 		_ = tc.Close()
-		if isTimeout(err) {
-			if cerr := ctxErr(ctx); cerr != nil {
-				err = cerr
-			} else {
-				err = fmt.Errorf("no answer within %v: %w", t.opts.HandshakeTimeout, err)
-			}
-		}
 		return nil, fmt.Errorf("tcp: dial %s: handshake: %w", addr, err)
 	}
 	return newConn(tc, peer, t.opts.RecvSpin), nil

@@ -1,12 +1,10 @@
 package verbs
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
 	"net"
-	"time"
 )
 
 // The side channel. The dialer sends its endpoint record; the acceptor
@@ -121,49 +119,7 @@ func acceptHandshake(nc net.Conn, dev *devRef, self int, o Options) (*conn, erro
 	return c, nil
 }
 
-// withDeadline runs f with nc's deadline at the earlier of ctx's and
-// timeout from now, and ctx's cancellation interrupting it; afterwards the
-// deadline is cleared. An interruption by ctx returns ctx's error.
-func withDeadline(ctx context.Context, nc net.Conn, timeout time.Duration, f func() error) error {
-	dl := time.Now().Add(timeout)
-	if d, ok := ctx.Deadline(); ok && d.Before(dl) {
-		dl = d
-	}
-	if err := nc.SetDeadline(dl); err != nil {
-		return err
-	}
-	stop := interrupt(ctx, nc.SetDeadline)
-	err := f()
-	stop()
-	if cerr := ctx.Err(); err != nil && cerr != nil {
-		err = fmt.Errorf("%w (%w)", cerr, err)
-	} else if err != nil && errors.Is(err, errDeadline) {
-		err = fmt.Errorf("no answer within %v: %w", timeout, err)
-	}
-	if derr := nc.SetDeadline(time.Time{}); err == nil && derr != nil {
-		err = derr
-	}
-	return err
-}
-
 // isEOF reports whether err is the peer hanging up mid-handshake.
 func isEOF(err error) bool {
 	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)
-}
-
-// interrupt makes ctx's end set a deadline in the past through set, so
-// that blocked socket calls return. The function it returns unregisters
-// that and, if it has begun, waits for it to finish: a late one must not
-// land on the next call's deadline.
-func interrupt(ctx context.Context, set func(time.Time) error) (stop func()) {
-	done := make(chan struct{})
-	unregister := context.AfterFunc(ctx, func() {
-		defer close(done)
-		_ = set(time.Unix(1, 0))
-	})
-	return func() {
-		if !unregister() {
-			<-done
-		}
-	}
 }

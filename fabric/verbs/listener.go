@@ -1,105 +1,59 @@
 package verbs
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"net"
 	"sync"
-	"time"
 
 	"github.com/hpcbench/hpcbench/fabric"
+	"github.com/hpcbench/hpcbench/fabric/internal/accept"
 )
 
-// listener is one rank's side channel listener and open device.
+// listener is one rank's side channel listener and open device. Its
+// Accept (accept.Loop's) waits for a rank to dial, runs the acceptor's
+// half of the handshake and returns the Conn and the dialer's rank. A
+// connection that is not a verbs rank (a malformed first record, silence
+// for the handshake timeout) is dropped and Accept keeps waiting; a rank
+// of another version, or a device failure, is an error. After Close,
+// Accept fails with an error wrapping fabric.ErrClosed. Addr returns
+// "verbs://HOST:PORT/DEVICE:PORT".
 type listener struct {
-	ln   *net.TCPListener
-	self int
-	addr string
-	dev  *devRef
-	opts Options
+	accept.Loop
+	dev *devRef
 
-	mu     sync.Mutex // one Accept at a time: they share the socket's deadline
 	closed sync.Once
 }
 
 var _ fabric.Listener = (*listener)(nil)
 
-// Addr returns "verbs://HOST:PORT/DEVICE:PORT".
-func (l *listener) Addr() string { return l.addr }
-
-// Accept waits for a rank to dial, runs the acceptor's half of the
-// handshake and returns the Conn and the dialer's rank. A connection
-// that is not a verbs rank (a malformed first record, silence for the
-// handshake timeout) is dropped and Accept keeps waiting; a rank of
-// another version, or a device failure, is an error. After Close, Accept
-// fails with an error wrapping fabric.ErrClosed.
-func (l *listener) Accept(ctx context.Context) (fabric.Conn, int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	for {
-		tc, err := l.acceptTCP(ctx)
+// newListener returns rank self's listener on ln and dev, published as
+// addr.
+func newListener(ln *net.TCPListener, self int, addr string, dev *devRef, o Options) *listener {
+	exchange := func(tc *net.TCPConn) (fabric.Conn, int, error) {
+		c, err := acceptHandshake(tc, dev, self, o)
 		if err != nil {
-			return nil, -1, fmt.Errorf("verbs: accept on %s: %w", l.addr, err)
+			return nil, 0, err // not a nil *conn in a non-nil fabric.Conn
 		}
-		var c *conn
-		err = withDeadline(ctx, tc, l.opts.HandshakeTimeout, func() (err error) {
-			c, err = acceptHandshake(tc, l.dev, l.self, l.opts)
-			return err
-		})
-		if err == nil {
-			return c, c.peer, nil
-		}
-		if c != nil {
-			_ = c.Close()
-		}
-		_ = tc.Close()
-		if cerr := ctx.Err(); cerr != nil {
-			return nil, -1, fmt.Errorf("verbs: accept on %s: %w", l.addr, cerr)
-		}
-		if errors.Is(err, ErrEndpoint) || errors.Is(err, errStray) || errors.Is(err, errDeadline) || isEOF(err) {
-			continue // not a rank, or one that went away
-		}
-		return nil, -1, fmt.Errorf("verbs: accept on %s: handshake with %s: %w", l.addr, tc.RemoteAddr(), err)
+		return c, c.peer, nil
 	}
+	return &listener{dev: dev, Loop: accept.Loop{Transport: Name, Address: addr, Ln: ln, Timeout: o.HandshakeTimeout, Handshake: exchange, Stray: isStray}}
 }
 
-// acceptTCP accepts the next side channel connection, interrupted by ctx.
-func (l *listener) acceptTCP(ctx context.Context) (*net.TCPConn, error) {
-	if dl, ok := ctx.Deadline(); ok {
-		_ = l.ln.SetDeadline(dl)
-	} else {
-		_ = l.ln.SetDeadline(time.Time{})
-	}
-	stop := interrupt(ctx, l.ln.SetDeadline)
-	tc, err := l.ln.AcceptTCP()
-	stop()
-	if err == nil {
-		if nerr := tc.SetNoDelay(true); nerr != nil {
-			_ = tc.Close()
-			return nil, fmt.Errorf("setting TCP_NODELAY: %w", nerr)
-		}
-		return tc, nil
-	}
-	switch {
-	case errors.Is(err, net.ErrClosed):
-		return nil, fmt.Errorf("listener closed: %w", fabric.ErrClosed)
-	case ctx.Err() != nil:
-		return nil, ctx.Err()
-	case errors.Is(err, errDeadline):
-		return nil, context.DeadlineExceeded
-	}
-	return nil, err
+// isStray reports whether a failed handshake's err is a connection's that
+// is not a verbs rank (a malformed record, silence) or one that went away.
+func isStray(err error) bool {
+	return errors.Is(err, ErrEndpoint) || errors.Is(err, errStray) || errors.Is(err, errDeadline) || isEOF(err)
 }
 
 // Close stops accepting and drops the listener's hold on the device;
 // accepted Conns stay open (each holds the device too).
 func (l *listener) Close() error {
-	err := fmt.Errorf("verbs: close listener %s: %w already", l.addr, fabric.ErrClosed)
+	err := fmt.Errorf("verbs: close listener %s: %w already", l.Address, fabric.ErrClosed)
 	l.closed.Do(func() {
-		err = errors.Join(l.ln.Close(), l.dev.release())
+		err = errors.Join(l.Ln.Close(), l.dev.release())
 		if err != nil {
-			err = fmt.Errorf("verbs: close listener %s: %w", l.addr, err)
+			err = fmt.Errorf("verbs: close listener %s: %w", l.Address, err)
 		}
 	})
 	return err

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/hpcbench/hpcbench/fabric"
+	"github.com/hpcbench/hpcbench/fabric/internal/deadline"
 )
 
 // Name is the transport's registry name and address scheme.
@@ -84,7 +85,7 @@ func (t *Transport) Listen(ctx context.Context, self int) (fabric.Listener, erro
 		host = fabric.HostIPv4(ctx)
 	}
 	addr := fmt.Sprintf("%s://%s/%s:%d", Name, net.JoinHostPort(host, strconv.Itoa(bound.Port)), dev.dev.Name(), dev.port)
-	return &listener{ln: tl, self: self, addr: addr, dev: dev, opts: t.opts}, nil
+	return newListener(tl, self, addr, dev, t.opts), nil
 }
 
 // Dial connects rank self to the listener at addr: it opens the device,
@@ -109,7 +110,7 @@ func (t *Transport) Dial(ctx context.Context, self int, addr string) (fabric.Con
 		return nil, fmt.Errorf("verbs: dial %s: %w", addr, err)
 	}
 	var c *conn
-	err = withDeadline(ctx, nc, t.opts.HandshakeTimeout, func() (err error) {
+	err = deadline.Do(ctx, nc, t.opts.HandshakeTimeout, func() (err error) {
 		c, err = dialHandshake(nc, dev, self, t.opts)
 		return err
 	})
