@@ -4,10 +4,10 @@ import (
 	"context"
 	"fmt"
 	"net"
-	"strconv"
 	"strings"
 
 	"github.com/hpcbench/hpcbench/fabric"
+	"github.com/hpcbench/hpcbench/fabric/internal/accept"
 	"github.com/hpcbench/hpcbench/fabric/internal/deadline"
 )
 
@@ -44,22 +44,11 @@ func (t *Transport) Listen(ctx context.Context, self int) (fabric.Listener, erro
 	if err := checkRank(self); err != nil {
 		return nil, fmt.Errorf("tcp: listen: %w", err)
 	}
-	var lc net.ListenConfig
-	ln, err := lc.Listen(ctx, "tcp", t.opts.Listen)
+	tl, hostport, err := accept.ListenTCP(ctx, t.opts.Listen, t.opts.Publish)
 	if err != nil {
 		return nil, fmt.Errorf("tcp: listen on %s: %w", t.opts.Listen, err)
 	}
-	tl := ln.(*net.TCPListener)
-	bound := tl.Addr().(*net.TCPAddr)
-	host := t.opts.Publish
-	switch {
-	case host != "":
-	case !bound.IP.IsUnspecified():
-		host = bound.IP.String()
-	default:
-		host = fabric.HostIPv4(ctx)
-	}
-	return newListener(tl, self, Name+"://"+net.JoinHostPort(host, strconv.Itoa(bound.Port)), t.opts), nil
+	return newListener(tl, self, Name+"://"+hostport, t.opts), nil
 }
 
 // Dial connects rank self to the listener at addr ("tcp://host:port") and

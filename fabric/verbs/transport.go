@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/hpcbench/hpcbench/fabric"
+	"github.com/hpcbench/hpcbench/fabric/internal/accept"
 	"github.com/hpcbench/hpcbench/fabric/internal/deadline"
 )
 
@@ -69,22 +70,11 @@ func (t *Transport) Listen(ctx context.Context, self int) (fabric.Listener, erro
 	if err != nil {
 		return nil, fmt.Errorf("verbs: listen: %w", err)
 	}
-	var lc net.ListenConfig
-	ln, err := lc.Listen(ctx, "tcp", t.opts.Listen)
+	tl, hostport, err := accept.ListenTCP(ctx, t.opts.Listen, t.opts.Publish)
 	if err != nil {
 		return nil, errors.Join(fmt.Errorf("verbs: listen on %s: %w", t.opts.Listen, err), dev.release())
 	}
-	tl := ln.(*net.TCPListener)
-	bound := tl.Addr().(*net.TCPAddr)
-	host := t.opts.Publish
-	switch {
-	case host != "":
-	case !bound.IP.IsUnspecified():
-		host = bound.IP.String()
-	default:
-		host = fabric.HostIPv4(ctx)
-	}
-	addr := fmt.Sprintf("%s://%s/%s:%d", Name, net.JoinHostPort(host, strconv.Itoa(bound.Port)), dev.dev.Name(), dev.port)
+	addr := fmt.Sprintf("%s://%s/%s:%d", Name, hostport, dev.dev.Name(), dev.port)
 	return newListener(tl, self, addr, dev, t.opts), nil
 }
 

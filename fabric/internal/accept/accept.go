@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"strconv"
 	"sync"
 	"time"
 
@@ -129,4 +130,28 @@ func (l *Loop) handshake(ctx context.Context, tc *net.TCPConn) (fabric.Conn, int
 		c = nil
 	}
 	return c, peer, err
+}
+
+// ListenTCP listens on listen ("host:port", "" for any) and returns the
+// listener with the "host:port" a peer dials it at: publish when given,
+// else the bound address, else (bound to every address) this host's
+// IPv4 address as fabric.HostIPv4 chooses it. The error is net's, for the
+// caller to name its transport.
+func ListenTCP(ctx context.Context, listen, publish string) (*net.TCPListener, string, error) {
+	var lc net.ListenConfig
+	ln, err := lc.Listen(ctx, "tcp", listen)
+	if err != nil {
+		return nil, "", err
+	}
+	tl := ln.(*net.TCPListener)
+	bound := tl.Addr().(*net.TCPAddr)
+	host := publish
+	switch {
+	case host != "":
+	case !bound.IP.IsUnspecified():
+		host = bound.IP.String()
+	default:
+		host = fabric.HostIPv4(ctx)
+	}
+	return tl, net.JoinHostPort(host, strconv.Itoa(bound.Port)), nil
 }
