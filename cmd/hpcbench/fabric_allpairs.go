@@ -74,8 +74,8 @@ func parseAllpairs(args []string, stdout io.Writer) (*allpairsArgs, error) {
 		}
 		*s.dst = int(n)
 	}
-	if aa.o.LatIters < 1 || aa.o.BWIters < 1 || aa.o.Window < 1 || aa.o.Warmup < 0 || aa.o.Timeout < 0 {
-		return nil, usagef("fabric allpairs: -I and --bw-iters must be 1 or more, -W 1 or more, -w and --timeout not negative")
+	if err := aa.o.Validate(); err != nil {
+		return nil, usagef("fabric allpairs: %v", err)
 	}
 	if slow != "" {
 		if aa.o.Slow, _ = parseSlowLink(slow); aa.o.Slow.Delay <= 0 {

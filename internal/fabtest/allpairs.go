@@ -3,6 +3,7 @@ package fabtest
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -33,6 +34,23 @@ type AllPairsOptions struct {
 	Slow Slowdown
 	// OnRound, when not nil, is told on every rank as each round ends.
 	OnRound func(done, total int)
+}
+
+// Validate checks the sizes and counts, naming the flags of fabric
+// allpairs.
+func (o *AllPairsOptions) Validate() error {
+	for _, s := range []struct {
+		flag string
+		v    int
+	}{{"--lat-size", o.LatSize}, {"--bw-size", o.BWSize}} {
+		if s.v < 0 || s.v > MaxSize {
+			return fmt.Errorf("%s %d: want a size of 0 to 1g", s.flag, s.v)
+		}
+	}
+	if o.LatIters < 1 || o.BWIters < 1 || o.Window < 1 || o.Warmup < 0 || o.Timeout < 0 {
+		return errors.New("-I and --bw-iters must be 1 or more, -W 1 or more, -w and --timeout not negative")
+	}
+	return nil
 }
 
 // Slowdown is a test's delay on the link between ranks A and B.
