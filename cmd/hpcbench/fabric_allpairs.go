@@ -82,7 +82,7 @@ func parseAllpairs(args []string, stdout io.Writer) (*allpairsArgs, error) {
 			return nil, usagef("fabric allpairs: --test-slow-link %q: want A:B:DELAY (1:3:2ms)", slow)
 		}
 	}
-	if err := checkFabricMemory([]int{aa.o.LatSize, aa.o.BWSize}); err != nil {
+	if err := fabtest.CheckMemory([]int{aa.o.LatSize, aa.o.BWSize}); err != nil {
 		return nil, usagef("fabric allpairs: %v", err)
 	}
 	return aa, nil

@@ -13,7 +13,6 @@ import (
 	"github.com/hpcbench/hpcbench/fabric/verbs"
 	"github.com/hpcbench/hpcbench/internal/cliflag"
 	"github.com/hpcbench/hpcbench/internal/fabtest"
-	"github.com/hpcbench/hpcbench/internal/hostmem"
 	"github.com/hpcbench/hpcbench/internal/transport"
 	"github.com/hpcbench/hpcbench/internal/units"
 	"github.com/hpcbench/hpcbench/report"
@@ -181,7 +180,7 @@ func parseFabric(test string, args []string, stdout io.Writer) (*fabricArgs, err
 	if fa.inline < -1 || fa.inline > 1<<16 || fa.gid < verbs.AutoGID || fa.gid > 1<<16 {
 		return nil, usagef("fabric %s: --inline must be 0 to 65536 and -g 0 to 65536", test)
 	}
-	if err := checkFabricMemory(fa.opts.Sizes); err != nil {
+	if err := fabtest.CheckMemory(fa.opts.Sizes); err != nil {
 		return nil, usagef("fabric %s: %v", test, err)
 	}
 	return fa, nil
@@ -204,22 +203,6 @@ func parseFabricSizes(s string, max int) ([]int, error) {
 		out = append(out, int(n))
 	}
 	return out, nil
-}
-
-// checkFabricMemory refuses sizes whose buffers (a send and a receive
-// buffer on each of two ends, which may share the host) the host cannot
-// hold.
-func checkFabricMemory(sizes []int) error {
-	largest := int64(slices.Max(sizes))
-	h, err := hostmem.ReadHostMemory()
-	if err != nil {
-		return nil // unknown: nothing refused
-	}
-	if need := 4 * largest; need > h.Bytes {
-		return fmt.Errorf("-S %s: needs %s of buffers on a host running both ends, this host has %s (%s)",
-			units.FormatSize(largest), units.FormatSize(need), units.FormatSize(h.Bytes), h.Source)
-	}
-	return nil
 }
 
 // changedOf returns those of names that the command line set, spelt -X

@@ -106,7 +106,7 @@ func mainExit(args []string, stdout, stderr io.Writer) int {
 		// says so, the others wait for the launcher to end them, so
 		// that the job prints it once and names rank 0. A rank that is
 		// not ended (rank 0 saw no error) prints its own.
-		quietUsageWait(ctx, usageLinger)
+		pipeline.QuietWait(ctx, usageLinger)
 	}
 	var se *signalError
 	if err != nil && errors.As(context.Cause(ctx), &se) {
@@ -118,16 +118,6 @@ func mainExit(args []string, stdout, stderr io.Writer) int {
 // usageLinger bounds how long a rank other than 0 with a usage error
 // waits for the launcher to end it before it prints the error itself.
 const usageLinger = 10 * time.Second
-
-// quietUsageWait waits for d or for ctx to end (the launcher's signal).
-func quietUsageWait(ctx context.Context, d time.Duration) {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-	case <-ctx.Done():
-	}
-}
 
 // signalError is the cancellation cause when a termination signal arrives.
 type signalError struct{ sig syscall.Signal }

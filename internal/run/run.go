@@ -31,9 +31,10 @@ type Phase func(name string, iter int, done, total int64)
 // first, and the job prints the error once, not once per rank.
 const peerFailDelay = 500 * time.Millisecond
 
-// quietWait waits for d; it returns false if ctx ends first (a signal from
-// the launcher tearing the job down).
-func quietWait(ctx context.Context, d time.Duration) bool {
+// QuietWait waits for d; it returns false if ctx ends first (a signal
+// from the launcher tearing the job down). A rank that is not the one to
+// speak waits so, for the launcher to end it.
+func QuietWait(ctx context.Context, d time.Duration) bool {
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
@@ -195,7 +196,7 @@ func mainSpec(ctx context.Context, s runSpec) error {
 		// launcher to end them, so that it names rank 0.
 		if err := outputsErr(); err != nil {
 			if !FirstRank(s.Getenv) {
-				quietWait(ctx, abortLinger)
+				QuietWait(ctx, abortLinger)
 				return &ExitError{Code: exitcode.Usage}
 			}
 			return &ExitError{Code: exitcode.Usage, Msg: err.Error()}
@@ -214,7 +215,7 @@ func mainSpec(ctx context.Context, s runSpec) error {
 			// others still read the cards: their bootstrap then fails
 			// on the closed PMI connection, a consequence. They wait
 			// for the launcher's teardown before saying anything.
-			if !FirstRank(s.Getenv) && !quietWait(ctx, peerFailDelay) {
+			if !FirstRank(s.Getenv) && !QuietWait(ctx, peerFailDelay) {
 				return &ExitError{Code: exitcode.Failed}
 			}
 			return &ExitError{Code: exitcode.Failed, Msg: fmt.Sprintf("%s: %v", s.Name, err)}
@@ -256,7 +257,7 @@ func mainSpec(ctx context.Context, s runSpec) error {
 		// (a stall it found closes its connections), which the peer
 		// reports: rank 0 waits too before it speaks.
 		echo := errors.Is(err, fabric.ErrClosed)
-		if multi && (rank != 0 || echo) && !stalled && !quietWait(ctx, peerFailDelay) {
+		if multi && (rank != 0 || echo) && !stalled && !QuietWait(ctx, peerFailDelay) {
 			// Stopped while waiting: rank 0 had its own failure (the
 			// same one, say every rank's open failing) and said it.
 			return &ExitError{Code: exitcode.Failed}
@@ -265,7 +266,7 @@ func mainSpec(ctx context.Context, s runSpec) error {
 		if code == 1 || rank == 0 || errors.As(err, &own) { // a usage error: every rank has it, but an OwnError
 			fmt.Fprintf(stderr, "hpcbench: %v\n", err)
 		}
-		if stalled && multi && !quietWait(ctx, peerFailDelay) {
+		if stalled && multi && !QuietWait(ctx, peerFailDelay) {
 			return &ExitError{Code: exitcode.Failed}
 		}
 		if j != nil {
@@ -275,7 +276,7 @@ func mainSpec(ctx context.Context, s runSpec) error {
 			// Keep the connections open until the launcher ends this
 			// rank: a peer that saw them close would fail too, and say
 			// so, before the abort reaches it.
-			quietWait(ctx, abortLinger)
+			QuietWait(ctx, abortLinger)
 		}
 		return &ExitError{Code: code}
 	}
