@@ -105,7 +105,10 @@ func ownLauncher(getenv func(string) (string, bool), kvs string) bool {
 // wins; otherwise PMI_PORT (host:port over TCP; with PMI_ID the client first
 // sends "cmd=initack pmiid=ID" and reads rank and size from the server's
 // four-line answer); otherwise the client is a singleton: rank 0 of 1, an
-// in-process key-value store, a no-op barrier and no sockets at all. If
+// in-process key-value store, a no-op barrier and no sockets at all, unless
+// the environment shows a launch of several processes that gives this one
+// no PMI-1 server (ForeignLaunch: PMIx, Slurm without an MPI plugin, Open
+// MPI, Flux), which Connect refuses with a *ForeignLaunchError. If
 // PMI_FD or PMI_PORT is set but unusable, Connect fails rather than fall back
 // to a singleton, because a misconfigured launch would otherwise run as N
 // independent jobs. Outside port mode with PMI_ID, rank and size come from
@@ -181,6 +184,9 @@ func Connect(ctx context.Context, opts ClientOptions) (*Client, error) {
 		return c, nil
 	}
 
+	if l, ok := ForeignLaunch(getenv); ok {
+		return nil, &ForeignLaunchError{Launch: l}
+	}
 	return newSingleton(), nil
 }
 

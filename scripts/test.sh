@@ -47,8 +47,12 @@ cd "$(hb_repo_root)"
 # rdma-core's libibverbs-dev and pkg-config for the verbs build (-tags
 # verbs), libfabric-bin for fi_pingpong (scripts/bench-fabric.sh),
 # slurm-wlm and munge for the tests under srun --mpi=pmi2 (a one-node Slurm
-# of the tests' own, scripts/slurm.sh).
-DEB_PACKAGES=(mpich libmpich-dev gcc pkg-config libibverbs-dev libfabric-bin slurm-wlm munge)
+# of the tests' own, scripts/slurm.sh), openmpi-bin and libpmix-dev for the
+# tests under PMIx launchers (Open MPI's mpirun; srun --mpi=pmix, whose
+# plugin dlopens the libpmix.so that only libpmix-dev ships). Open
+# MPI's package makes itself the system's mpicc and mpiexec alternative:
+# the tests and scripts name MPICH's (mpicc.mpich, mpiexec.mpich).
+DEB_PACKAGES=(mpich libmpich-dev gcc pkg-config libibverbs-dev libfabric-bin slurm-wlm munge openmpi-bin libpmix-dev)
 
 fuzztime=${HPCBENCH_FUZZTIME:-5s}
 export HPCBENCH_REQUIRE_TOOLS=${HPCBENCH_REQUIRE_TOOLS:-1}

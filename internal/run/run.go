@@ -14,6 +14,7 @@ import (
 	"github.com/hpcbench/hpcbench/internal/exitcode"
 	"github.com/hpcbench/hpcbench/internal/job"
 	"github.com/hpcbench/hpcbench/internal/progress"
+	"github.com/hpcbench/hpcbench/pmi"
 	"github.com/hpcbench/hpcbench/report"
 )
 
@@ -164,11 +165,42 @@ const FailedEnv = "failed"
 // rank. getenv nil means os.LookupEnv. A usage error found before the job
 // is printed by the first rank only (every rank has it).
 func FirstRank(getenv func(string) (string, bool)) bool {
+	getenv = setEnv(getenv)
+	if r, ok := getenv("PMI_RANK"); ok {
+		return r == "0"
+	}
+	if l, ok := pmi.ForeignLaunch(getenv); ok && l.Rank >= 0 {
+		return l.Rank == 0
+	}
+	return true
+}
+
+// setEnv is getenv (os.LookupEnv when nil) with an empty variable taken
+// as unset, as PMI discovery takes it.
+func setEnv(getenv func(string) (string, bool)) func(string) (string, bool) {
 	if getenv == nil {
 		getenv = os.LookupEnv
 	}
-	r, ok := getenv("PMI_RANK")
-	return !ok || r == "" || r == "0"
+	return func(k string) (string, bool) {
+		v, ok := getenv(k)
+		return v, ok && v != ""
+	}
+}
+
+// foreignLaunch refuses, before any work, a launch this rank cannot join
+// (pmi.ForeignLaunch): exit 2, with one line from the launch's first rank
+// only; the others wait for the launcher to end them, so that the job
+// says it once. nil when the launch can be joined, or there is none.
+func foreignLaunch(ctx context.Context, s *runSpec) error {
+	l, ok := pmi.ForeignLaunch(setEnv(s.Getenv))
+	if !ok {
+		return nil
+	}
+	if !FirstRank(s.Getenv) {
+		QuietWait(ctx, abortLinger)
+		return &ExitError{Code: exitcode.Usage}
+	}
+	return &ExitError{Code: exitcode.Usage, Msg: fmt.Sprintf("%s: %v", s.Name, &pmi.ForeignLaunchError{Launch: l})}
 }
 
 // mainSpec runs s on this rank: the whole lifecycle (see the package doc). It
@@ -177,6 +209,9 @@ func FirstRank(getenv func(string) (string, bool)) bool {
 // and exits 1.
 func mainSpec(ctx context.Context, s runSpec) error {
 	start := time.Now()
+	if err := foreignLaunch(ctx, &s); err != nil {
+		return err
+	}
 	outputsErr := func() error {
 		outs := s.Outputs
 		if s.Archive != "" {

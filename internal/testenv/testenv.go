@@ -205,6 +205,8 @@ func debianPackage(name string) string {
 		return "libmpich-dev"
 	case "mpiexec", "mpiexec.mpich", "mpiexec.hydra", "mpirun", "mpirun.mpich":
 		return "mpich"
+	case "mpirun.openmpi", "mpiexec.openmpi":
+		return "openmpi-bin"
 	case "gcc", "cc":
 		return "gcc"
 	case "fio":
