@@ -78,7 +78,7 @@ DIR=${DIR:-/var/tmp}
 STRICT=${STRICT:-0}
 WARM=${WARM:-1}
 IOR_C=${IOR_C:-}
-MPIEXEC=${MPIEXEC:-mpiexec}
+MPIEXEC=${MPIEXEC:-$(command -v mpiexec.mpich || echo mpiexec)} # MPICH's Hydra: Open MPI may own plain mpiexec
 target=0.98
 [[ $REPS =~ ^[1-9][0-9]*$ ]] || { printf '%s: REPS=%s: want a whole number >= 1\n' "${0##*/}" "$REPS" >&2; exit 2; }
 [[ $WARMUP =~ ^[0-9]+$ ]] || { printf '%s: WARMUP=%s: want a whole number >= 0\n' "${0##*/}" "$WARMUP" >&2; exit 2; }
