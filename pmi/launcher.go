@@ -24,7 +24,9 @@ type Launch struct {
 }
 
 // ForeignLaunch returns the launch getenv shows that this process cannot
-// join over PMI-1, if any. A launch of one process (a size of 1) is a
+// join over PMI-1, if any: none when PMI_FD or PMI_PORT gives it a PMI-1
+// server, whatever else is set (srun --mpi=pmi2 sets SLURM_PROCID too). A
+// launch of one process (a size of 1) is a
 // singleton's and is not reported; a PMIx launch whose size the
 // environment does not give is. getenv treats an empty variable as unset
 // only if the caller's does: Connect's does.
@@ -48,6 +50,9 @@ func ForeignLaunch(getenv func(string) (string, bool)) (Launch, bool) {
 			return n
 		}
 		return num("SLURM_NTASKS")
+	}
+	if get("PMI_FD") != "" || get("PMI_PORT") != "" {
+		return Launch{}, false // a PMI-1 server: srun --mpi=pmi2, Hydra, hpcbench launch
 	}
 	pmix := ""
 	for _, k := range []string{"PMIX_RANK", "PMIX_NAMESPACE", "PMIX_SERVER_URI41", "PMIX_SERVER_URI4", "PMIX_SERVER_URI3", "PMIX_SERVER_URI21", "PMIX_SERVER_URI2"} {

@@ -40,6 +40,9 @@ func TestForeignLaunch(t *testing.T) {
 		{"open mpi one", map[string]string{"OMPI_COMM_WORLD_SIZE": "1"}, "", 0, 0},
 		{"flux", map[string]string{"FLUX_JOB_ID": "f2", "FLUX_JOB_SIZE": "2", "FLUX_TASK_RANK": "0"}, "Flux", 0, 2},
 		{"flux alone", map[string]string{"FLUX_JOB_ID": "f3", "FLUX_JOB_SIZE": "1"}, "", 0, 0},
+		{"srun pmi2", map[string]string{"PMI_FD": "5", "PMI_RANK": "1", "SLURM_PROCID": "1", "SLURM_STEP_NUM_TASKS": "2"}, "", 0, 0},
+		{"hydra port under pmix", map[string]string{"PMI_PORT": "h:1", "PMIX_RANK": "0", "OMPI_COMM_WORLD_SIZE": "2"}, "", 0, 0},
+		{"empty PMI_FD", map[string]string{"PMI_FD": "", "SLURM_PROCID": "1", "SLURM_STEP_NUM_TASKS": "2"}, "Slurm's srun without an MPI plugin", 1, 2},
 		{"bad numbers", map[string]string{"SLURM_PROCID": "x", "SLURM_NTASKS": "many"}, "", 0, 0},
 	} {
 		t.Run(c.name, func(t *testing.T) {
