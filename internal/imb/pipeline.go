@@ -54,13 +54,17 @@ func (b *Benchmark) Plan() pipeline.Plan {
 func (b *Benchmark) Run(ctx context.Context, e *pipeline.Env) (*report.Result, error) {
 	j, rec := e.Job, &e.Record
 	o := b.Args.Options
+	extra := map[string]string{"pmi": rec.Run.Env["pmi"], "hosts": fmt.Sprint(rec.Run.Hosts)}
+	if v, ok := rec.Run.Env["iface"]; ok {
+		extra["iface"] = v
+	}
 	o.Env = Env{
 		Run:       rec.BaseRun(),
 		Transport: j.Transports(),
 		CPUs:      rec.CPUs,
 		HostRanks: rec.HostRanks,
 		RankHosts: rec.RankHosts,
-		Extra:     map[string]string{"pmi": rec.Run.Env["pmi"], "hosts": fmt.Sprint(rec.Run.Hosts)},
+		Extra:     extra,
 	}
 	stall := newStall(j.Comm)
 	o.Env.Phase = stall.phase(e.Phase)

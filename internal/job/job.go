@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"slices"
 	"strconv"
@@ -253,6 +254,9 @@ func (j *Job) wire(ctx context.Context, o Options) error {
 			return err
 		}
 		via[p], addr[p] = i, cards[p].addrs[a]
+		if err := reachable(own, cards[p], p, addr[p], j.Hosts); err != nil {
+			return err
+		}
 		j.PeerTransport[p] = transports[i].Name()
 		traits[p] = fabric.Traits{EagerLimit: -1}
 		if h, ok := transports[i].(fabric.HintedTransport); ok {
@@ -287,6 +291,40 @@ func (j *Job) wire(ctx context.Context, o Options) error {
 	}
 	j.Comm = comm
 	return nil
+}
+
+// reachable refuses a peer on another host whose address for this rank is
+// a loopback one: its host name resolves to loopback (as a laptop's or a
+// container's does) and nothing named the interface between the hosts.
+// Dialled, it would reach this host instead, or nothing.
+func reachable(own, to card, peer int, addr string, hosts int) error {
+	if to.host == own.host || !loopback(addr) {
+		return nil
+	}
+	return fmt.Errorf("rank %d on host %s published %s, a loopback address, which this rank on host %s cannot reach: the job spans %d hosts; name the interface between them with %s (an interface or an address, as Hydra's -iface)",
+		peer, hostName(to.host), addr, hostName(own.host), hosts, fabric.IfaceEnv)
+}
+
+// hostName is a card's host without its boot id.
+func hostName(id string) string {
+	name, _, _ := strings.Cut(id, "/")
+	return name
+}
+
+// loopback reports whether a card's address ("tcp://127.0.0.1:4000",
+// "verbs://[::1]:4000/mlx5_0:1") names a loopback IP.
+func loopback(addr string) bool {
+	_, rest, ok := strings.Cut(addr, "://")
+	if !ok {
+		return false
+	}
+	hostport, _, _ := strings.Cut(rest, "/")
+	host, _, err := net.SplitHostPort(hostport)
+	if err != nil {
+		return false
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback() || host == "localhost"
 }
 
 // allocator returns the first transport in use (by some peer) that hands

@@ -80,6 +80,10 @@ func newRecord(ctx context.Context, s *runSpec, j *job.Job, start time.Time) (Re
 	if getenv == nil {
 		getenv = os.LookupEnv
 	}
+	if v, ok := getenv(fabric.IfaceEnv); ok && v != "" && j != nil {
+		// The interface the ranks published (as Hydra's -iface).
+		run.Env["iface"] = v
+	}
 	if v, ok := getenv("GOMAXPROCS"); ok {
 		// Set by the user, or by hpcbench launch on a crowded host.
 		run.Env["gomaxprocs"] = v

@@ -9,6 +9,7 @@ package transport
 import (
 	"fmt"
 	"net"
+	"os"
 	"strings"
 
 	"github.com/hpcbench/hpcbench/fabric"
@@ -22,22 +23,54 @@ import (
 // them.
 func Providers() []string { return []string{"tcp", "shm", "verbs"} }
 
+// Iface returns fabric.IfaceEnv's value (as Hydra's -iface) and the
+// address it names, nil when it is unset; a value that names no interface
+// or address of this host is an error naming the variable.
+func Iface(getenv func(string) (string, bool)) (string, net.IP, error) {
+	if getenv == nil {
+		getenv = os.LookupEnv
+	}
+	name, ok := getenv(fabric.IfaceEnv)
+	if !ok || name == "" {
+		return "", nil, nil
+	}
+	ip, err := fabric.LocalIP(name)
+	if err != nil {
+		return name, nil, fmt.Errorf("%s=%s: %w", fabric.IfaceEnv, name, err)
+	}
+	return name, ip, nil
+}
+
 // Registry is the registry of fabric transports this build offers,
 // preferred first: shared memory between ranks of one host, then RDMA
 // verbs when the build has them and the host an RDMA device, then TCP
-// anywhere.
-func Registry() (fabric.Registry, error) {
+// anywhere. The transports that listen on the network (tcp, verbs' side
+// channel) listen on and publish fabric.IfaceEnv's address when getenv (nil:
+// os.LookupEnv) gives one.
+func Registry(getenv func(string) (string, bool)) (fabric.Registry, error) {
+	_, ip, err := Iface(getenv)
+	if err != nil {
+		return nil, err
+	}
 	s, err := shm.New(shm.DefaultOptions())
 	if err != nil {
 		return nil, err
 	}
-	t, err := tcp.New(tcp.Options{})
+	to := tcp.Options{}
+	if ip != nil {
+		to.Listen, to.Publish = net.JoinHostPort(ip.String(), "0"), ip.String()
+	}
+	t, err := tcp.New(to)
 	if err != nil {
 		return nil, err
 	}
 	reg := fabric.Registry{s}
 	if devs, err := verbs.Devices(); err == nil && len(devs) > 0 {
-		v, err := verbs.New(verbs.DefaultOptions())
+		vo := verbs.DefaultOptions()
+		if ip != nil {
+			vo.Listen, vo.Publish = net.JoinHostPort(ip.String(), "0"), ip.String()
+		}
+		v, err := verbs.New(vo)
 		if err != nil {
 			return nil, err
 		}
@@ -107,35 +140,11 @@ func checkVerbsDevice(device string) error {
 // DeviceIP is the local IPv4 (or IPv6) address -d names for tcp: an
 // interface's first address, or one of this host's addresses.
 func DeviceIP(device string) (net.IP, error) {
-	ifaces, err := net.Interfaces()
+	ip, err := fabric.LocalIP(device)
 	if err != nil {
-		return nil, fmt.Errorf("-d %s: list the network interfaces: %w", device, err)
+		return nil, fmt.Errorf("-d %s: %w", device, err)
 	}
-	var names []string
-	for _, ifc := range ifaces {
-		names = append(names, ifc.Name)
-		addrs, _ := ifc.Addrs()
-		var first net.IP
-		for _, a := range addrs {
-			ipn, ok := a.(*net.IPNet)
-			if !ok {
-				continue
-			}
-			if ipn.IP.String() == device {
-				return ipn.IP, nil
-			}
-			if first == nil || (first.To4() == nil && ipn.IP.To4() != nil) {
-				first = ipn.IP
-			}
-		}
-		if ifc.Name == device {
-			if first == nil {
-				return nil, fmt.Errorf("-d %s: the interface has no IP address", device)
-			}
-			return first, nil
-		}
-	}
-	return nil, fmt.Errorf("-d %s: no such interface or local address: have %s", device, strings.Join(names, ", "))
+	return ip, nil
 }
 
 // Options are a fabric test's choice of transport: -p, -d and verbs'
@@ -159,6 +168,11 @@ func Open(o Options, local net.IP) (fabric.Transport, error) {
 	switch o.Provider {
 	case "tcp":
 		ip := local
+		if ip == nil && o.Device == "" {
+			if _, ip, err = Iface(nil); err != nil {
+				return nil, err
+			}
+		}
 		if o.Device != "" {
 			if ip, err = DeviceIP(o.Device); err != nil {
 				return nil, fmt.Errorf("%s: %w", o.Provider, err)

@@ -3,6 +3,7 @@ package transport
 import (
 	"fmt"
 	"net"
+	"os"
 
 	"github.com/hpcbench/hpcbench/fabric"
 	"github.com/hpcbench/hpcbench/fabric/shm"
@@ -43,9 +44,18 @@ func SHM() (Arena, error) {
 }
 
 // TCP returns the transport across hosts: fabric/tcp listening on listen
-// (HOST:PORT; this host's address and a free port when empty), publishing
-// the host listen names unless it is a wildcard.
+// (HOST:PORT; when empty, fabric.IfaceEnv's address if it is set, else
+// this host's address, and a free port), publishing the host listen names
+// unless it is a wildcard.
 func TCP(listen string) (fabric.Transport, error) {
+	if name, ok := os.LookupEnv(fabric.IfaceEnv); ok && name != "" && listen == "" {
+		// The interface the job's ranks publish, for its engines too.
+		ip, err := fabric.LocalIP(name)
+		if err != nil {
+			return nil, fmt.Errorf("engine: %s=%s: %w", fabric.IfaceEnv, name, err)
+		}
+		listen = net.JoinHostPort(ip.String(), "0")
+	}
 	to := tcp.Options{Listen: listen}
 	if listen != "" {
 		host, _, err := net.SplitHostPort(listen)
