@@ -9,6 +9,7 @@ import (
 	"math"
 	"net"
 	"os"
+	"strings"
 	"sync"
 )
 
@@ -35,14 +36,17 @@ func newCollector(size int) (*collector, error) {
 }
 
 // addr returns "host:port,127.0.0.1:port": the host name for ranks on other
-// nodes, loopback as a fallback on this one.
-func (c *collector) addr() string {
+// nodes, loopback as a fallback on this one; publish, when given, first.
+func (c *collector) addr(publish string) string {
 	_, port, _ := net.SplitHostPort(c.ln.Addr().String())
-	host, err := os.Hostname()
-	if err != nil {
-		return net.JoinHostPort("127.0.0.1", port)
+	var addrs []string
+	if publish != "" {
+		addrs = append(addrs, net.JoinHostPort(publish, port))
 	}
-	return net.JoinHostPort(host, port) + "," + net.JoinHostPort("127.0.0.1", port)
+	if host, err := os.Hostname(); err == nil {
+		addrs = append(addrs, net.JoinHostPort(host, port))
+	}
+	return strings.Join(append(addrs, net.JoinHostPort("127.0.0.1", port)), ",")
 }
 
 func (c *collector) close() { c.ln.Close() }

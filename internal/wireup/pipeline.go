@@ -3,8 +3,10 @@ package wireup
 import (
 	"context"
 	"io"
+	"os"
 	"time"
 
+	"github.com/hpcbench/hpcbench/fabric"
 	pipeline "github.com/hpcbench/hpcbench/internal/run"
 	"github.com/hpcbench/hpcbench/report"
 )
@@ -40,6 +42,13 @@ func (b *Benchmark) Run(ctx context.Context, e *pipeline.Env) (*report.Result, e
 	o := b.Options
 	o.Phase = e.Phase
 	o.Host = e.Record.RankHosts[0]
+	if name, ok := os.LookupEnv(fabric.IfaceEnv); ok && name != "" {
+		ip, err := fabric.LocalIP(name)
+		if err != nil {
+			return nil, pipeline.Usagef("wireup: %s=%s: %v", fabric.IfaceEnv, name, err)
+		}
+		o.Publish = ip.String()
+	}
 	start := time.Now()
 	out, err := Run(ctx, o)
 	if err != nil || out.Rank != 0 {

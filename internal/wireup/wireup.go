@@ -47,6 +47,10 @@ type Options struct {
 	// Host is this rank's host name, sent to rank 0 with its times so
 	// that the result names every rank's host.
 	Host string
+	// Publish, if not empty, is the address rank 0 advertises for its
+	// results before its host name (fabric.IfaceEnv's: the network
+	// between the hosts, where the host name resolves to loopback).
+	Publish string
 	// Phase, if not nil, is told after each phase (outside its timing):
 	// its name, iteration 0, and the phases done out of all of them.
 	Phase func(name string, iter int, done, total int64)
@@ -145,7 +149,7 @@ func Run(ctx context.Context, o Options) (*Outcome, error) {
 			return nil, abort(fmt.Errorf("wireup: %w", err))
 		}
 		defer col.close()
-		if err := c.Put(ctx, collectorKey, col.addr()); err != nil {
+		if err := c.Put(ctx, collectorKey, col.addr(o.Publish)); err != nil {
 			return nil, abort(fmt.Errorf("wireup: publish collector address: %w", err))
 		}
 	}

@@ -161,8 +161,12 @@ func TestCollectorRoundTrip(t *testing.T) {
 	ctx := testenv.Context(t, 10*time.Second)
 	col := newTestCollector(t, size)
 	addr := loopback(col)
-	if got := col.addr(); !strings.HasSuffix(got, ","+addr) {
-		t.Errorf("addr() = %q, want the host name and then %s", got, addr)
+	if got := col.addr(""); !strings.HasSuffix(got, ","+addr) || strings.Count(got, ",") != 1 {
+		t.Errorf(`addr("") = %q, want the host name and then %s`, got, addr)
+	}
+	_, port, _ := net.SplitHostPort(addr)
+	if got := col.addr("10.9.8.7"); !strings.HasPrefix(got, "10.9.8.7:"+port+",") || !strings.HasSuffix(got, ","+addr) || strings.Count(got, ",") != 2 {
+		t.Errorf(`addr("10.9.8.7") = %q, want the published address, the host name, then %s`, got, addr)
 	}
 	ch := gatherAsync(ctx, col, sampleTimes(0))
 

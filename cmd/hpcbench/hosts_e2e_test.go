@@ -1,0 +1,89 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hpcbench/hpcbench/internal/testenv"
+)
+
+// TestAcrossHostsHydra runs the benchmarks across two hosts under MPICH's
+// Hydra: network-namespace hosts joined by a veth pair, each with its own
+// host name and address (testenv.RequireNSHosts), mpiexec in the first
+// with its rsh launcher running the proxies through the hosts' launcher
+// script. The hosts share this machine's file system (ior and mdtest
+// write one directory). HPCBENCH_IFACE names the interface between the
+// hosts; without it the host names resolve to loopback, and the job says
+// so in one line instead of dialling its own host.
+func TestAcrossHostsHydra(t *testing.T) {
+	mpiexec := testenv.RequireTool(t, "mpiexec.mpich", "mpiexec.hydra")
+	h := testenv.RequireNSHosts(t)
+	dir := t.TempDir()
+	hydra := func(iface bool, args ...string) testenv.Result {
+		t.Helper()
+		env := append([]string{}, noPMIEnv...)
+		if iface {
+			env = append(env, "HPCBENCH_IFACE="+testenv.NSIface)
+		}
+		margs := append([]string{"-launcher", "rsh", "-launcher-exec", h.Exec, "-iface", testenv.NSIface,
+			"-hosts", h.Addrs[0] + "," + h.Addrs[1], "-n", "4", "-ppn", "2", hpcbench}, args...)
+		name, cargs := h.In(0, mpiexec, margs...)
+		return testenv.Run(t, testenv.Context(t, 2*time.Minute), dir, env, name, cargs...)
+	}
+	archive := filepath.Join(dir, "coll.json")
+	for _, c := range []struct {
+		name string
+		args []string
+		want []string
+	}{
+		{"wireup", []string{"wireup"}, []string{"total"}},
+		{"coll", []string{"coll", "-check", "-iter", "20", "-msglog", "0:10", "Allreduce", "Bcast", "--archive", archive}, []string{"# #processes = 4", "ALL BENCHMARKS SUCCESSFUL"}},
+		{"ior shared", []string{"ior", "-a", "POSIX", "-b", "1m", "-t", "64k", "-w", "-r", "-W", "-R", "-C", "-o", filepath.Join(dir, "ior-shared")}, []string{"tasks               : 4", "clients per node    : 2"}},
+		{"ior -F", []string{"ior", "-a", "POSIX", "-F", "-b", "1m", "-t", "64k", "-w", "-r", "-W", "-R", "-C", "-o", filepath.Join(dir, "ior-fpp")}, []string{"tasks               : 4"}},
+		{"mdtest", []string{"mdtest", "-n", "20", "-u", "-d", filepath.Join(dir, "md")}, []string{"4 tasks, 80 files/directories"}},
+		{"allpairs", []string{"fabric", "allpairs", "-I", "50", "--bw-iters", "8"}, []string{h.Hostnames[1]}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := hydra(true, c.args...)
+			if r.Code != 0 {
+				t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", r.Code, r.Stdout, r.Stderr)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(r.Stdout, w) {
+					t.Errorf("no %q in\n%s", w, r.Stdout)
+				}
+			}
+		})
+	}
+	// The collectives crossed the hosts: tcp between them, shm within.
+	b, err := os.ReadFile(archive)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var a struct {
+		Run struct {
+			Hosts int
+			Env   map[string]string
+		}
+	}
+	if err := json.Unmarshal(b, &a); err != nil {
+		t.Fatal(err)
+	}
+	if a.Run.Hosts != 2 || a.Run.Env["transport"] != "shm+tcp" || a.Run.Env["iface"] != testenv.NSIface {
+		t.Errorf("coll's run record: %d hosts, env %v; want 2 hosts over shm+tcp on %s", a.Run.Hosts, a.Run.Env, testenv.NSIface)
+	}
+
+	t.Run("loopback refused", func(t *testing.T) {
+		r := hydra(false, "coll", "-msglog", "0:2", "Barrier")
+		if r.Code == 0 {
+			t.Fatalf("exit 0 across hosts whose names resolve to loopback\n%s", r.Stdout)
+		}
+		if !strings.Contains(r.Stderr, "a loopback address") || !strings.Contains(r.Stderr, "HPCBENCH_IFACE") {
+			t.Errorf("stderr does not say why:\n%s", r.Stderr)
+		}
+	})
+}
