@@ -77,13 +77,30 @@ func TestAcrossHostsHydra(t *testing.T) {
 		t.Errorf("coll's run record: %d hosts, env %v; want 2 hosts over shm+tcp on %s", a.Run.Hosts, a.Run.Env, testenv.NSIface)
 	}
 
+	t.Run("wireup unreachable rank 0", func(t *testing.T) {
+		// Rank 0 advertises its host name, loopback on the other host:
+		// the ranks there cannot send their results. They say so and
+		// end the job through PMI, before finalize, instead of leaving
+		// rank 0 to wait out --timeout (5 minutes) for them.
+		start := time.Now()
+		r := hydra(false, "wireup")
+		if r.Code == 0 {
+			t.Fatalf("exit 0\n%s", r.Stdout)
+		}
+		if !strings.Contains(r.Stderr, "cannot reach rank 0's results") || !strings.Contains(r.Stderr, "HPCBENCH_IFACE") {
+			t.Errorf("stderr does not say why:\n%s\nstdout:\n%s", r.Stderr, r.Stdout)
+		}
+		if d := time.Since(start); d > 30*time.Second {
+			t.Errorf("the job took %v to end", d)
+		}
+	})
 	t.Run("loopback refused", func(t *testing.T) {
 		r := hydra(false, "coll", "-msglog", "0:2", "Barrier")
 		if r.Code == 0 {
 			t.Fatalf("exit 0 across hosts whose names resolve to loopback\n%s", r.Stdout)
 		}
 		if !strings.Contains(r.Stderr, "a loopback address") || !strings.Contains(r.Stderr, "HPCBENCH_IFACE") {
-			t.Errorf("stderr does not say why:\n%s", r.Stderr)
+			t.Errorf("stderr does not say why:\n%s\nstdout:\n%s", r.Stderr, r.Stdout)
 		}
 	})
 }

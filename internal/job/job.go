@@ -56,6 +56,11 @@ type Options struct {
 	// Stderr is where the stop watch says what it found; nil is
 	// os.Stderr.
 	Stderr io.Writer
+	// OnAbort, if not nil, is called with the bootstrap's error just
+	// before Start aborts the job through PMI: the launcher may end every
+	// rank as soon as the abort reaches it, so what is to be said must be
+	// said first.
+	OnAbort func(err error)
 	// Getenv replaces os.LookupEnv for PMI discovery (tests).
 	Getenv func(string) (string, bool)
 }
@@ -132,9 +137,13 @@ func Start(ctx context.Context, o Options) (*Job, error) {
 	j := &Job{PMI: c, Hosts: 1, HostRanks: 1, PeerTransport: make([]string, c.Size())}
 	if err := j.wire(ctx, o); err != nil {
 		j.closeConns()
+		err = fmt.Errorf("job: rank %d: %w", c.Rank(), err)
+		if o.OnAbort != nil {
+			o.OnAbort(err)
+		}
 		c.Abort(1, "bootstrap failed")
 		c.Close()
-		return nil, fmt.Errorf("job: rank %d: %w", c.Rank(), err)
+		return nil, err
 	}
 	return j, nil
 }

@@ -154,6 +154,24 @@ func (e *OwnError) Error() string { return e.Err.Error() }
 // Unwrap returns the usage error.
 func (e *OwnError) Unwrap() error { return e.Err }
 
+// SaidError is an engine's failure it has said itself, on the pipeline's
+// stderr, before it aborted the job (a launcher may end every rank as soon
+// as it sees the abort): the pipeline does not say it again.
+type SaidError struct{ Err error }
+
+func (e *SaidError) Error() string { return e.Err.Error() }
+
+// Unwrap returns the error.
+func (e *SaidError) Unwrap() error { return e.Err }
+
+// orStderr is w, or os.Stderr when w is nil.
+func orStderr(w io.Writer) io.Writer {
+	if w == nil {
+		return os.Stderr
+	}
+	return w
+}
+
 // FailedEnv is the Run.Env key that marks a run whose benchmark failed
 // (verification, operations), holding the error; its results are still
 // written.
@@ -244,7 +262,24 @@ func mainSpec(ctx context.Context, s runSpec) error {
 		if jo.Stderr == nil {
 			jo.Stderr = s.Stderr // the stop watch's line goes where the run's do
 		}
+		said := false
+		jo.OnAbort = func(err error) {
+			// Said before the abort: the launcher may end every rank as
+			// soon as it sees it (Hydra does). The other ranks first
+			// leave rank 0, which reads every card, the time to say its
+			// own and abort (their error is often the same, or a
+			// consequence of its abort); one that is still running
+			// then says its own.
+			if !FirstRank(s.Getenv) && !QuietWait(ctx, peerFailDelay) {
+				return
+			}
+			fmt.Fprintf(orStderr(s.Stderr), "hpcbench: %s: %v\n", s.Name, err)
+			said = true
+		}
 		if j, err = job.Start(ctx, jo); err != nil {
+			if said {
+				return &ExitError{Code: exitcode.Failed}
+			}
 			// Connections are made on first use, so rank 0 may finish
 			// its bootstrap, fail (a bad --archive) and abort while the
 			// others still read the cards: their bootstrap then fails
@@ -298,7 +333,8 @@ func mainSpec(ctx context.Context, s runSpec) error {
 			return &ExitError{Code: exitcode.Failed}
 		}
 		var own *OwnError
-		if code == 1 || rank == 0 || errors.As(err, &own) { // a usage error: every rank has it, but an OwnError
+		var said *SaidError
+		if !errors.As(err, &said) && (code == 1 || rank == 0 || errors.As(err, &own)) { // a usage error: every rank has it, but an OwnError
 			fmt.Fprintf(stderr, "hpcbench: %v\n", err)
 		}
 		if stalled && multi && !QuietWait(ctx, peerFailDelay) {

@@ -148,6 +148,34 @@ func readRecord(r io.Reader, size int) (int, record, error) {
 // sends this rank's record: its times and its host name, cut to
 // maxHostLen bytes.
 func sendTimes(ctx context.Context, addrs string, rank int, t Times, host string) error {
+	conn, err := dialCollector(ctx, addrs, host)
+	if err != nil {
+		return err
+	}
+	return writeTimes(ctx, conn, rank, t, host)
+}
+
+// dialCollector connects to rank 0's collector, trying each advertised
+// address in dialOrder; the error names every address tried.
+func dialCollector(ctx context.Context, addrs, host string) (net.Conn, error) {
+	var errs error
+	d := net.Dialer{KeepAlive: -1} // one record, then close (see newCollector)
+	for _, a := range dialOrder(splitComma(addrs), host) {
+		conn, err := d.DialContext(ctx, "tcp", a)
+		if err == nil {
+			return conn, nil
+		}
+		errs = errors.Join(errs, err)
+	}
+	if errs == nil {
+		errs = fmt.Errorf("no address in %q", addrs)
+	}
+	return nil, errs
+}
+
+// writeTimes sends this rank's record on conn, to rank 0's collector, and
+// closes it.
+func writeTimes(ctx context.Context, conn net.Conn, rank int, t Times, host string) error {
 	host = host[:min(len(host), maxHostLen)]
 	b := make([]byte, recordSize+1, recordSize+1+len(host))
 	binary.BigEndian.PutUint32(b[:4], uint32(rank))
@@ -156,24 +184,14 @@ func sendTimes(ctx context.Context, addrs string, rank int, t Times, host string
 	}
 	b[recordSize] = byte(len(host))
 	b = append(b, host...)
-	var errs error
-	d := net.Dialer{KeepAlive: -1} // one record, then close (see newCollector)
-	for _, a := range dialOrder(splitComma(addrs), host) {
-		conn, err := d.DialContext(ctx, "tcp", a)
-		if err != nil {
-			errs = errors.Join(errs, err)
-			continue
-		}
-		if dl, ok := ctx.Deadline(); ok {
-			conn.SetDeadline(dl)
-		}
-		_, err = conn.Write(b[:])
-		if cerr := conn.Close(); err == nil {
-			err = cerr
-		}
-		return err
+	if dl, ok := ctx.Deadline(); ok {
+		conn.SetDeadline(dl)
 	}
-	return errs
+	_, err := conn.Write(b)
+	if cerr := conn.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // dialOrder puts the loopback address first when rank 0's host name, the

@@ -2,6 +2,7 @@ package wireup
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"time"
@@ -49,8 +50,18 @@ func (b *Benchmark) Run(ctx context.Context, e *pipeline.Env) (*report.Result, e
 		}
 		o.Publish = ip.String()
 	}
+	said := false
+	o.OnAbort = func(err error) {
+		// This rank's own failure (another cannot see it): said now,
+		// before the abort lets the launcher end the job.
+		fmt.Fprintf(e.Stderr, "hpcbench: %v\n", err) // Run's errors start "wireup: "
+		said = true
+	}
 	start := time.Now()
 	out, err := Run(ctx, o)
+	if err != nil && said {
+		return nil, &pipeline.SaidError{Err: err}
+	}
 	if err != nil || out.Rank != 0 {
 		return nil, err
 	}

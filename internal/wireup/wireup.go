@@ -14,8 +14,10 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"net"
 	"time"
 
+	"github.com/hpcbench/hpcbench/fabric"
 	"github.com/hpcbench/hpcbench/pmi"
 )
 
@@ -51,6 +53,9 @@ type Options struct {
 	// results before its host name (fabric.IfaceEnv's: the network
 	// between the hosts, where the host name resolves to loopback).
 	Publish string
+	// OnAbort, if not nil, is called with this rank's error just before
+	// Run aborts the job through PMI (see job.Options.OnAbort).
+	OnAbort func(err error)
 	// Phase, if not nil, is told after each phase (outside its timing):
 	// its name, iteration 0, and the phases done out of all of them.
 	Phase func(name string, iter int, done, total int64)
@@ -132,6 +137,9 @@ func Run(ctx context.Context, o Options) (*Outcome, error) {
 	}
 	defer c.Close()
 	abort := func(err error) error {
+		if o.OnAbort != nil {
+			o.OnAbort(err)
+		}
 		c.Abort(1, "wireup failed")
 		return err
 	}
@@ -176,11 +184,21 @@ func Run(ctx context.Context, o Options) (*Outcome, error) {
 	t4 := time.Now()
 	t[3] = (t4.Sub(t3) - verify).Seconds()
 	o.phase(3)
-	var colAddr string
+	var toRank0 net.Conn
 	if rank != 0 {
-		if colAddr, err = c.Get(ctx, collectorKey); err != nil {
+		colAddr, err := c.Get(ctx, collectorKey)
+		if err != nil {
 			return nil, abort(fmt.Errorf("wireup: read collector address: %w", err))
 		}
+		// Connect now, while PMI can still end the job: after finalize a
+		// rank that cannot reach rank 0 could only exit, which a launcher
+		// such as Hydra does not take as the job's failure, and rank 0
+		// would wait out --timeout for its results.
+		if toRank0, err = dialCollector(ctx, colAddr, o.Host); err != nil {
+			return nil, abort(fmt.Errorf("wireup: rank %d on host %s cannot reach rank 0's results at %s (across hosts, name the interface between them with %s): %w",
+				rank, o.Host, colAddr, fabric.IfaceEnv, err))
+		}
+		defer toRank0.Close()
 	}
 	t4 = time.Now()
 	if err := c.Finalize(ctx); err != nil {
@@ -203,7 +221,7 @@ func Run(ctx context.Context, o Options) (*Outcome, error) {
 			out.Ranks[i], out.Hosts[i] = rec.times, rec.host
 		}
 	default:
-		if err := sendTimes(ctx, colAddr, rank, t, o.Host); err != nil {
+		if err := writeTimes(ctx, toRank0, rank, t, o.Host); err != nil {
 			return nil, fmt.Errorf("wireup: send results to rank 0: %w", err)
 		}
 	}
