@@ -2,7 +2,9 @@ package deprules
 
 import (
 	"bytes"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -120,5 +122,20 @@ func TestRules(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestArchitectureNamesEveryPackage keeps docs/architecture.md true with
+// the code: every package of the module is named there, as `path`.
+func TestArchitectureNamesEveryPackage(t *testing.T) {
+	deps, _ := load(t)
+	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "architecture.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for p := range deps {
+		if !strings.Contains(string(doc), "`"+p+"`") {
+			t.Errorf("docs/architecture.md does not name package %s (as `%s`): say what it owns", p, p)
+		}
 	}
 }
