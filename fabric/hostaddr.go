@@ -82,3 +82,21 @@ func LocalIP(name string) (net.IP, error) {
 	}
 	return nil, fmt.Errorf("no such interface or local address: have %s", strings.Join(names, ", "))
 }
+
+// Iface returns IfaceEnv's value, read with getenv (nil: os.LookupEnv),
+// and the address it names; nil when it is unset. A value that names no
+// interface or address of this host is an error naming the variable.
+func Iface(getenv func(string) (string, bool)) (string, net.IP, error) {
+	if getenv == nil {
+		getenv = os.LookupEnv
+	}
+	name, ok := getenv(IfaceEnv)
+	if !ok || name == "" {
+		return "", nil, nil
+	}
+	ip, err := LocalIP(name)
+	if err != nil {
+		return name, nil, fmt.Errorf("%s=%s: %w", IfaceEnv, name, err)
+	}
+	return name, ip, nil
+}

@@ -25,3 +25,25 @@ func TestLocalIP(t *testing.T) {
 		}
 	}
 }
+
+// TestIface: HPCBENCH_IFACE unset gives nothing, an interface its
+// address, a name this host lacks an error naming the variable.
+func TestIface(t *testing.T) {
+	env := func(v string) func(string) (string, bool) {
+		return func(k string) (string, bool) {
+			if k == IfaceEnv && v != "" {
+				return v, true
+			}
+			return "", false
+		}
+	}
+	if name, ip, err := Iface(env("")); name != "" || ip != nil || err != nil {
+		t.Errorf("unset: %q, %v, %v", name, ip, err)
+	}
+	if name, ip, err := Iface(env("lo")); name != "lo" || ip.String() != "127.0.0.1" || err != nil {
+		t.Errorf("lo: %q, %v, %v", name, ip, err)
+	}
+	if _, _, err := Iface(env("nosuch0")); err == nil || !strings.HasPrefix(err.Error(), "HPCBENCH_IFACE=nosuch0: no such interface or local address") {
+		t.Errorf("nosuch0: %v", err)
+	}
+}

@@ -150,11 +150,11 @@ func Main(ctx context.Context, eng Engine, o IO) error {
 func jobOptions(p *Plan, getenv func(string) (string, bool)) (job.Options, error) {
 	reg := p.Transports
 	if reg == nil {
-		if _, _, err := transport.Iface(getenv); err != nil {
+		_, ip, err := fabric.Iface(getenv)
+		if err != nil {
 			return job.Options{}, Usagef("%s: %v", p.Name, err)
 		}
-		var err error
-		if reg, err = transport.Registry(getenv); err != nil {
+		if reg, err = transport.Registry(ip); err != nil {
 			return job.Options{}, fmt.Errorf("%s: %w", p.Name, err)
 		}
 	}

@@ -9,7 +9,6 @@ package transport
 import (
 	"fmt"
 	"net"
-	"os"
 	"strings"
 
 	"github.com/hpcbench/hpcbench/fabric"
@@ -23,35 +22,12 @@ import (
 // them.
 func Providers() []string { return []string{"tcp", "shm", "verbs"} }
 
-// Iface returns fabric.IfaceEnv's value (as Hydra's -iface) and the
-// address it names, nil when it is unset; a value that names no interface
-// or address of this host is an error naming the variable.
-func Iface(getenv func(string) (string, bool)) (string, net.IP, error) {
-	if getenv == nil {
-		getenv = os.LookupEnv
-	}
-	name, ok := getenv(fabric.IfaceEnv)
-	if !ok || name == "" {
-		return "", nil, nil
-	}
-	ip, err := fabric.LocalIP(name)
-	if err != nil {
-		return name, nil, fmt.Errorf("%s=%s: %w", fabric.IfaceEnv, name, err)
-	}
-	return name, ip, nil
-}
-
 // Registry is the registry of fabric transports this build offers,
 // preferred first: shared memory between ranks of one host, then RDMA
 // verbs when the build has them and the host an RDMA device, then TCP
 // anywhere. The transports that listen on the network (tcp, verbs' side
-// channel) listen on and publish fabric.IfaceEnv's address when getenv (nil:
-// os.LookupEnv) gives one.
-func Registry(getenv func(string) (string, bool)) (fabric.Registry, error) {
-	_, ip, err := Iface(getenv)
-	if err != nil {
-		return nil, err
-	}
+// channel) listen on and publish ip when it is not nil (fabric.Iface's).
+func Registry(ip net.IP) (fabric.Registry, error) {
 	s, err := shm.New(shm.DefaultOptions())
 	if err != nil {
 		return nil, err
@@ -169,7 +145,7 @@ func Open(o Options, local net.IP) (fabric.Transport, error) {
 	case "tcp":
 		ip := local
 		if ip == nil && o.Device == "" {
-			if _, ip, err = Iface(nil); err != nil {
+			if _, ip, err = fabric.Iface(nil); err != nil {
 				return nil, err
 			}
 		}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"time"
 
 	"github.com/hpcbench/hpcbench/fabric"
@@ -43,11 +42,11 @@ func (b *Benchmark) Run(ctx context.Context, e *pipeline.Env) (*report.Result, e
 	o := b.Options
 	o.Phase = e.Phase
 	o.Host = e.Record.RankHosts[0]
-	if name, ok := os.LookupEnv(fabric.IfaceEnv); ok && name != "" {
-		ip, err := fabric.LocalIP(name)
-		if err != nil {
-			return nil, pipeline.Usagef("wireup: %s=%s: %v", fabric.IfaceEnv, name, err)
-		}
+	_, ip, err := fabric.Iface(nil)
+	if err != nil {
+		return nil, pipeline.Usagef("wireup: %v", err)
+	}
+	if ip != nil {
 		o.Publish = ip.String()
 	}
 	said := false

@@ -3,7 +3,6 @@ package transport
 import (
 	"fmt"
 	"net"
-	"os"
 
 	"github.com/hpcbench/hpcbench/fabric"
 	"github.com/hpcbench/hpcbench/fabric/shm"
@@ -48,13 +47,15 @@ func SHM() (Arena, error) {
 // this host's address, and a free port), publishing the host listen names
 // unless it is a wildcard.
 func TCP(listen string) (fabric.Transport, error) {
-	if name, ok := os.LookupEnv(fabric.IfaceEnv); ok && name != "" && listen == "" {
+	if listen == "" {
 		// The interface the job's ranks publish, for its engines too.
-		ip, err := fabric.LocalIP(name)
+		_, ip, err := fabric.Iface(nil)
 		if err != nil {
-			return nil, fmt.Errorf("engine: %s=%s: %w", fabric.IfaceEnv, name, err)
+			return nil, fmt.Errorf("engine: %w", err)
 		}
-		listen = net.JoinHostPort(ip.String(), "0")
+		if ip != nil {
+			listen = net.JoinHostPort(ip.String(), "0")
+		}
 	}
 	to := tcp.Options{Listen: listen}
 	if listen != "" {
