@@ -295,10 +295,7 @@ func mainSpec(ctx context.Context, s runSpec) error {
 	if j != nil {
 		rank = j.PMI.Rank()
 	}
-	stderr := s.Stderr
-	if stderr == nil {
-		stderr = os.Stderr
-	}
+	stderr := orStderr(s.Stderr)
 	stdout := s.Stdout
 	if stdout == nil {
 		stdout = os.Stdout
