@@ -54,3 +54,19 @@ func TestSleep(t *testing.T) {
 		})
 	}
 }
+
+// TestEpoch: the epoch constant is 2025-01-01 UTC.
+func TestEpoch(t *testing.T) {
+	if want := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC).UnixNano(); epochUnixNano != want {
+		t.Errorf("epochUnixNano = %d, want %d", epochUnixNano, want)
+	}
+}
+
+// BenchmarkSeconds: a reading costs one clock read.
+func BenchmarkSeconds(b *testing.B) {
+	var s float64
+	for b.Loop() {
+		s += Seconds()
+	}
+	_ = s
+}
