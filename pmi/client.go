@@ -15,6 +15,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/hpcbench/hpcbench/pmi/pmix"
 )
 
 // Client limits and timeouts.
@@ -46,6 +48,9 @@ type ClientOptions struct {
 	Trace io.Writer
 	// DialTimeout bounds the TCP connect to PMI_PORT; 10s when zero.
 	DialTimeout time.Duration
+
+	// openPMIx loads OpenPMIx for Join; pmix.Open when nil (tests set it).
+	openPMIx func() (*pmix.Lib, error)
 }
 
 // Client is a PMI-1 client: one rank's connection to its process manager,
@@ -90,7 +95,8 @@ type Client struct {
 	finalized   bool
 	finalizeErr error
 
-	own bool // hpcbench launch serves the job (OwnLauncher); fixed at Connect
+	own  bool   // hpcbench launch serves the job (OwnLauncher); fixed at Connect
+	kind string // KindFD, KindPort or KindSingleton; fixed at Connect
 }
 
 // ownLauncher reports whether EnvLauncherKVS names kvs, the job's KVS.
@@ -151,6 +157,7 @@ func Connect(ctx context.Context, opts ClientOptions) (*Client, error) {
 			return nil, err
 		}
 		c.own = ownLauncher(getenv, c.kvs)
+		c.kind = KindFD
 		return c, nil
 	}
 
@@ -181,6 +188,7 @@ func Connect(ctx context.Context, opts ClientOptions) (*Client, error) {
 			return nil, err
 		}
 		c.own = ownLauncher(getenv, c.kvs)
+		c.kind = KindPort
 		return c, nil
 	}
 
@@ -382,6 +390,10 @@ func (c *Client) KVS() string { return c.kvs }
 // executable in an MPMD launch. A negative value from the server (Slurm
 // sends -1) is reported as 0.
 func (c *Client) AppNum() int { return max(c.appNum, 0) }
+
+// Kind says how the client found its server: KindFD, KindPort or
+// KindSingleton.
+func (c *Client) Kind() string { return c.kind }
 
 // Singleton reports whether the client runs without a process manager.
 func (c *Client) Singleton() bool { return c.local != nil }

@@ -131,6 +131,16 @@ func (c *Client) GetBytesMany(ctx context.Context, keys []string, pipelined bool
 	return out, nil
 }
 
+// GetBytesFrom is GetBytesMany of the keys' names: PMI-1's key space is
+// flat, and the rank that put each is not needed.
+func (c *Client) GetBytesFrom(ctx context.Context, keys []Key, pipelined bool) ([][]byte, error) {
+	names := make([]string, len(keys))
+	for i, k := range keys {
+		names[i] = k.Name
+	}
+	return c.GetBytesMany(ctx, names, pipelined)
+}
+
 // EnvLauncherKVS is the variable hpcbench launch sets for every rank to
 // the job's KVS name. A client whose server answers get_my_kvsname with
 // that name runs under hpcbench's own launcher (Client.OwnLauncher); one

@@ -21,10 +21,15 @@ type Launch struct {
 	Rank, Size int
 	// Hint says what to do instead.
 	Hint string
+	// PMIx marks a PMIx launch: one this process joins through OpenPMIx
+	// where the library loads (Join), and Why then says why it did not.
+	PMIx bool
+	Why  string
 }
 
 // ForeignLaunch returns the launch getenv shows that this process cannot
-// join over PMI-1, if any: none when PMI_FD or PMI_PORT gives it a PMI-1
+// join over PMI-1, if any (a PMIx launch it may still join through
+// OpenPMIx: see Join and Launch.PMIx): none when PMI_FD or PMI_PORT gives it a PMI-1
 // server, whatever else is set (srun --mpi=pmi2 sets SLURM_PROCID too). A
 // launch of one process (a size of 1) is a
 // singleton's and is not reported; a PMIx launch whose size the
@@ -55,7 +60,7 @@ func ForeignLaunch(getenv func(string) (string, bool)) (Launch, bool) {
 		return Launch{}, false // a PMI-1 server: srun --mpi=pmi2, Hydra, hpcbench launch
 	}
 	pmix := ""
-	for _, k := range []string{"PMIX_RANK", "PMIX_NAMESPACE", "PMIX_SERVER_URI41", "PMIX_SERVER_URI4", "PMIX_SERVER_URI3", "PMIX_SERVER_URI21", "PMIX_SERVER_URI2"} {
+	for _, k := range append([]string{"PMIX_RANK", "PMIX_NAMESPACE"}, serverURIs...) {
 		if v := get(k); v != "" {
 			pmix = k + "=" + v
 			break
@@ -63,18 +68,18 @@ func ForeignLaunch(getenv func(string) (string, bool)) (Launch, bool) {
 	}
 	switch {
 	case pmix != "":
-		l := Launch{Launcher: "a PMIx launcher", Saw: pmix, Rank: num("PMIX_RANK"), Size: -1,
-			Hint: "this build speaks PMI-1 only: launch with hpcbench launch, MPICH's mpiexec, or srun --mpi=pmi2"}
+		l := Launch{Launcher: "a PMIx launcher", Saw: pmix, Rank: num("PMIX_RANK"), Size: -1, PMIx: true,
+			Hint: "launch with hpcbench launch, MPICH's mpiexec, or srun --mpi=pmi2"}
 		switch {
 		case get("SLURM_PROCID") != "":
 			l.Launcher, l.Size = "Slurm's srun --mpi=pmix", slurmSize()
-			l.Hint = "this build speaks PMI-1 only: use srun --mpi=pmi2 (or hpcbench launch)"
+			l.Hint = "use srun --mpi=pmi2 (or hpcbench launch)"
 		case get("OMPI_COMM_WORLD_SIZE") != "":
 			l.Launcher, l.Size = "Open MPI's mpirun (PMIx)", num("OMPI_COMM_WORLD_SIZE")
-			l.Hint = "this build speaks PMI-1 only: launch with hpcbench launch or MPICH's mpiexec (Hydra), or under Slurm with srun --mpi=pmi2"
+			l.Hint = "launch with hpcbench launch or MPICH's mpiexec (Hydra), or under Slurm with srun --mpi=pmi2"
 		case get("FLUX_JOB_ID") != "":
 			l.Launcher, l.Size = "Flux (PMIx)", num("FLUX_JOB_SIZE")
-			l.Hint = "this build speaks PMI-1 only: run flux run with its default simple PMI (-o pmi=simple)"
+			l.Hint = "run flux run with its default simple PMI (-o pmi=simple)"
 		}
 		if l.Size == 1 {
 			return Launch{}, false
@@ -105,6 +110,14 @@ func (e *ForeignLaunchError) Error() string {
 	size := ""
 	if l.Size > 0 {
 		size = fmt.Sprintf(" of %d processes", l.Size)
+	}
+	if l.PMIx {
+		why := l.Why
+		if why == "" {
+			why = "OpenPMIx is not loaded"
+		}
+		return fmt.Sprintf("launched by %s (%s) as one%s, it cannot join the job through PMIx (%s) and would run alone as a singleton; else %s",
+			l.Launcher, l.Saw, size, why, l.Hint)
 	}
 	return fmt.Sprintf("launched by %s (%s) as one%s, with no PMI-1 server (neither PMI_FD nor PMI_PORT): it cannot join the job, and would run alone as a singleton; %s",
 		l.Launcher, l.Saw, size, l.Hint)

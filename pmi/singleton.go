@@ -30,6 +30,7 @@ func newSingleton() *Client {
 		kvs:        fmt.Sprintf("singleton_kvs_%d", os.Getpid()),
 		subversion: 1,
 		local:      &localKVS{m: make(map[string]string)},
+		kind:       KindSingleton,
 	}
 	c.keyMax, c.valMax = clampMaxes(singletonKVSNameMax, singletonKeyLenMax, singletonValLenMax)
 	return c

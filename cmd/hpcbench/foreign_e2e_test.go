@@ -88,29 +88,42 @@ func TestForeignLaunchEnv(t *testing.T) {
 }
 
 // TestForeignLaunchOpenMPI runs IOR under Open MPI's mpirun, which speaks
-// PMIx only: the job ends non-zero with one line from rank 0, and nothing
+// PMIx only, with a build that has no PMIx (-tags nopmix): the job ends
+// non-zero with one line from rank 0 naming the build, and nothing
 // written, where it used to run two singletons that both said exit 0.
 func TestForeignLaunchOpenMPI(t *testing.T) {
 	mpirun := testenv.RequireTool(t, "mpirun.openmpi")
+	static := testenv.BuildTagged(t, "nopmix")
 	dir := t.TempDir()
 	out := filepath.Join(dir, "ior.dat")
-	args := []string{"--allow-run-as-root", "--oversubscribe", "-n", "2", hpcbench, "ior", "-a", "POSIX", "-b", "4m", "-t", "1m", "-w", "-r", "-o", out}
+	args := []string{"--allow-run-as-root", "--oversubscribe", "-n", "2", static, "ior", "-a", "POSIX", "-b", "4m", "-t", "1m", "-w", "-r", "-o", out}
 	r := testenv.Run(t, testenv.Context(t, 2*time.Minute), dir, noPMIEnv, mpirun, args...)
 	checkRefused(t, r, "Open MPI's mpirun (PMIx)", out)
+	if !strings.Contains(r.Stderr, "-tags nopmix") {
+		t.Errorf("the refusal does not name the build's lack of PMIx:\n%s", r.Stderr)
+	}
 }
 
-// TestForeignLaunchSlurm runs IOR under srun without an MPI plugin and
-// with --mpi=pmix, on the one-node Slurm scripts/test.sh starts.
+// TestForeignLaunchSlurm runs IOR under srun without an MPI plugin, and
+// with --mpi=pmix a build that has no PMIx (-tags nopmix), on the Slurm
+// scripts/test.sh starts.
 func TestForeignLaunchSlurm(t *testing.T) {
 	srun := testenv.RequireSlurm(t)
 	dir := t.TempDir()
-	for _, c := range []struct{ mpi, launcher string }{
-		{"none", "Slurm's srun without an MPI plugin"},
-		{"pmix", "Slurm's srun --mpi=pmix"},
+	for _, c := range []struct {
+		mpi, launcher string
+		tags          []string
+	}{
+		{"none", "Slurm's srun without an MPI plugin", nil},
+		{"pmix", "Slurm's srun --mpi=pmix", []string{"nopmix"}},
 	} {
 		t.Run(c.mpi, func(t *testing.T) {
+			bin := hpcbench
+			if c.tags != nil {
+				bin = testenv.BuildTagged(t, c.tags...)
+			}
 			out := filepath.Join(dir, "ior-"+c.mpi)
-			args := []string{"-n", "2", "--mpi=" + c.mpi, "--kill-on-bad-exit=1", hpcbench, "ior", "-a", "POSIX", "-b", "4m", "-t", "1m", "-w", "-o", out}
+			args := []string{"-n", "2", "--mpi=" + c.mpi, "--kill-on-bad-exit=1", bin, "ior", "-a", "POSIX", "-b", "4m", "-t", "1m", "-w", "-o", out}
 			r := testenv.Run(t, testenv.Context(t, 2*time.Minute), dir, noPMIEnv, srun, args...)
 			checkRefused(t, r, c.launcher, out)
 		})

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/hpcbench/hpcbench/internal/version"
+	"github.com/hpcbench/hpcbench/pmi"
 )
 
 // Every subcommand's help has one layout, written by writeHelp:
@@ -155,6 +156,10 @@ func runVersion(ctx context.Context, stdout, stderr io.Writer, args []string) er
 		return usagef("version: takes no arguments, got %q", oneLine(args[0]))
 	}
 	fmt.Fprintln(stdout, version.String())
+	fmt.Fprintln(stdout, "launchers:")
+	for _, l := range pmi.Launchers() {
+		fmt.Fprintln(stdout, "  "+l)
+	}
 	return nil
 }
 

@@ -30,7 +30,7 @@ func helpFor(name string) helpInfo {
 		}
 	case "version":
 		return helpInfo{
-			about: "Prints the version of this build and the Go release that built it;\nhpcbench --version and hpcbench -version print the same.",
+			about: "Prints the version of this build and the Go release that built it, then the\nlaunchers its ranks join: hpcbench launch, PMI-1 (Hydra, srun --mpi=pmi2,\nFlux) and PMIx (Open MPI's mpirun, srun --mpi=pmix) with the OpenPMIx\nversion this host loads, or why it loads none; hpcbench --version and\nhpcbench -version print the same.",
 			exits: []exitStatus{{"0", "version printed"}, {"2", "an argument was given"}},
 		}
 	case "report":

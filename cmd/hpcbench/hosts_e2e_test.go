@@ -1,8 +1,6 @@
 package main
 
 import (
-	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -35,47 +33,7 @@ func TestAcrossHostsHydra(t *testing.T) {
 		return testenv.Run(t, testenv.Context(t, 2*time.Minute), dir, env, name, cargs...)
 	}
 	archive := filepath.Join(dir, "coll.json")
-	for _, c := range []struct {
-		name string
-		args []string
-		want []string
-	}{
-		{"wireup", []string{"wireup"}, []string{"total"}},
-		{"coll", []string{"coll", "-check", "-iter", "20", "-msglog", "0:10", "Allreduce", "Bcast", "--archive", archive}, []string{"# #processes = 4", "ALL BENCHMARKS SUCCESSFUL"}},
-		{"ior shared", []string{"ior", "-a", "POSIX", "-b", "1m", "-t", "64k", "-w", "-r", "-W", "-R", "-C", "-o", filepath.Join(dir, "ior-shared")}, []string{"tasks               : 4", "clients per node    : 2"}},
-		{"ior -F", []string{"ior", "-a", "POSIX", "-F", "-b", "1m", "-t", "64k", "-w", "-r", "-W", "-R", "-C", "-o", filepath.Join(dir, "ior-fpp")}, []string{"tasks               : 4"}},
-		{"mdtest", []string{"mdtest", "-n", "20", "-u", "-d", filepath.Join(dir, "md")}, []string{"4 tasks, 80 files/directories"}},
-		{"allpairs", []string{"fabric", "allpairs", "-I", "50", "--bw-iters", "8"}, []string{h.Hostnames[1]}},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			r := hydra(true, c.args...)
-			if r.Code != 0 {
-				t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", r.Code, r.Stdout, r.Stderr)
-			}
-			for _, w := range c.want {
-				if !strings.Contains(r.Stdout, w) {
-					t.Errorf("no %q in\n%s", w, r.Stdout)
-				}
-			}
-		})
-	}
-	// The collectives crossed the hosts: tcp between them, shm within.
-	b, err := os.ReadFile(archive)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var a struct {
-		Run struct {
-			Hosts int
-			Env   map[string]string
-		}
-	}
-	if err := json.Unmarshal(b, &a); err != nil {
-		t.Fatal(err)
-	}
-	if a.Run.Hosts != 2 || a.Run.Env["transport"] != "shm+tcp" || a.Run.Env["iface"] != testenv.NSIface {
-		t.Errorf("coll's run record: %d hosts, env %v; want 2 hosts over shm+tcp on %s", a.Run.Hosts, a.Run.Env, testenv.NSIface)
-	}
+	acrossHosts(t, h, dir, archive, func(args ...string) testenv.Result { return hydra(true, args...) })
 
 	t.Run("wireup unreachable rank 0", func(t *testing.T) {
 		// Rank 0 advertises its host name, loopback on the other host:
@@ -103,4 +61,61 @@ func TestAcrossHostsHydra(t *testing.T) {
 			t.Errorf("stderr does not say why:\n%s\nstdout:\n%s", r.Stderr, r.Stdout)
 		}
 	})
+}
+
+// acrossHosts runs every benchmark across the namespace hosts h, 4 ranks
+// 2 per host, through launch (which starts the job from the first host
+// with HPCBENCH_IFACE naming the interface between them), and checks that
+// the collectives crossed the hosts: tcp between them, shm within, as
+// coll's archive at archive records.
+func acrossHosts(t *testing.T, h *testenv.NSHosts, dir, archive string, launch func(args ...string) testenv.Result) {
+	t.Helper()
+	for _, c := range []struct {
+		name string
+		args []string
+		want []string
+	}{
+		{"wireup", []string{"wireup"}, []string{"total"}},
+		{"coll", []string{"coll", "-check", "-iter", "20", "-msglog", "0:10", "Allreduce", "Bcast", "--archive", archive}, []string{"# #processes = 4", "ALL BENCHMARKS SUCCESSFUL"}},
+		{"ior shared", []string{"ior", "-a", "POSIX", "-b", "1m", "-t", "64k", "-w", "-r", "-W", "-R", "-C", "-o", filepath.Join(dir, "ior-shared")}, []string{"tasks               : 4", "clients per node    : 2"}},
+		{"ior -F", []string{"ior", "-a", "POSIX", "-F", "-b", "1m", "-t", "64k", "-w", "-r", "-W", "-R", "-C", "-o", filepath.Join(dir, "ior-fpp")}, []string{"tasks               : 4"}},
+		{"mdtest", []string{"mdtest", "-n", "20", "-u", "-d", filepath.Join(dir, "md")}, []string{"4 tasks, 80 files/directories"}},
+		{"allpairs", []string{"fabric", "allpairs", "-I", "50", "--bw-iters", "8"}, []string{h.Hostnames[1]}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := launch(c.args...)
+			if r.Code != 0 {
+				t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", r.Code, r.Stdout, r.Stderr)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(r.Stdout, w) {
+					t.Errorf("no %q in\n%s", w, r.Stdout)
+				}
+			}
+		})
+	}
+	if rec := readRunArchive(t, archive).Run; rec.Hosts != 2 || rec.Env["transport"] != "shm+tcp" || rec.Env["iface"] != testenv.NSIface {
+		t.Errorf("coll's run record: %d hosts, env %v; want 2 hosts over shm+tcp on %s", rec.Hosts, rec.Env, testenv.NSIface)
+	}
+}
+
+// TestAcrossHostsOpenMPI runs the benchmarks across two namespace hosts
+// under Open MPI's mpirun, whose ranks join through PMIx: mpirun in the
+// first host, its rsh agent the hosts' launcher script (it starts orted on
+// the second), its own traffic on the hosts' interface, and
+// HPCBENCH_IFACE passed to the ranks with -x.
+func TestAcrossHostsOpenMPI(t *testing.T) {
+	mpirun := testenv.RequireTool(t, "mpirun.openmpi")
+	h := testenv.RequireNSHosts(t)
+	dir := t.TempDir()
+	launch := func(args ...string) testenv.Result {
+		t.Helper()
+		env := append(append([]string{}, noPMIEnv...), "HPCBENCH_IFACE="+testenv.NSIface)
+		margs := append(append([]string{}, openMPI...), "--mca", "plm_rsh_agent", h.Exec,
+			"--mca", "oob_tcp_if_include", testenv.NSIface, "-x", "HPCBENCH_IFACE",
+			"--host", h.Addrs[0]+":2,"+h.Addrs[1]+":2", "-n", "4", hpcbench)
+		name, cargs := h.In(0, mpirun, append(margs, args...)...)
+		return testenv.Run(t, testenv.Context(t, 2*time.Minute), dir, env, name, cargs...)
+	}
+	acrossHosts(t, h, dir, filepath.Join(dir, "coll.json"), launch)
 }

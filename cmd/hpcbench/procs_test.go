@@ -72,7 +72,11 @@ func rankOf(pid int) int {
 		return -1
 	}
 	for _, kv := range bytes.Split(b, []byte{0}) {
-		if v, ok := bytes.CutPrefix(kv, []byte("PMI_RANK=")); ok {
+		v, ok := bytes.CutPrefix(kv, []byte("PMI_RANK="))
+		if !ok {
+			v, ok = bytes.CutPrefix(kv, []byte("PMIX_RANK=")) // Open MPI's mpirun, srun --mpi=pmix
+		}
+		if ok {
 			if r, err := strconv.Atoi(string(v)); err == nil {
 				return r
 			}
@@ -82,7 +86,7 @@ func rankOf(pid int) int {
 }
 
 // isRank reports whether pid is a benchmark rank (not a launcher, proxy or
-// spawner) with PMI_RANK rank in its environment.
+// spawner) with PMI_RANK (or PMIX_RANK) rank in its environment.
 func isRank(pid, rank int) bool {
 	if rankOf(pid) != rank {
 		return false

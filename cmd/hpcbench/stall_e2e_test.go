@@ -16,7 +16,8 @@ import (
 
 // TestStalledRankEndsJob: a SIGSTOPped rank of a 4-rank coll or ior job
 // ends the job, under hpcbench launch and under MPICH's mpiexec, whose
-// ranks are the same PMI-1 clients: the other ranks find it at their
+// ranks are the same PMI-1 clients, and under Open MPI's mpirun, whose
+// ranks join through PMIx: the other ranks find it at their
 // next wait for it (--phase-timeout 2s), print whom they waited for and
 // abort through PMI. Today's behaviour was a hang until killed from
 // outside. The job must exit non-zero within 15 s of the SIGSTOP (2 s of
@@ -37,6 +38,14 @@ func TestStalledRankEndsJob(t *testing.T) {
 		prefix []string
 	}{
 		{"launch", []string{hpcbench, "launch", "-n", "4", "--", hpcbench}},
+	}
+	if mpirun, err := exec.LookPath("mpirun.openmpi"); err == nil {
+		launchers = append(launchers, struct {
+			name   string
+			prefix []string
+		}{"mpirun-pmix", []string{mpirun, "--allow-run-as-root", "--oversubscribe", "-n", "4", hpcbench}})
+	} else {
+		t.Run("mpirun-pmix", func(t *testing.T) { testenv.RequireTool(t, "mpirun.openmpi") })
 	}
 	if mpiexec, err := exec.LookPath("mpiexec.mpich"); err == nil {
 		launchers = append(launchers, struct {

@@ -12,6 +12,7 @@ import (
 	"github.com/hpcbench/hpcbench/fabric"
 	pipeline "github.com/hpcbench/hpcbench/internal/run"
 	"github.com/hpcbench/hpcbench/internal/transport"
+	"github.com/hpcbench/hpcbench/pmi"
 	"github.com/hpcbench/hpcbench/report"
 )
 
@@ -63,7 +64,7 @@ func (b *Benchmark) Role() string {
 	switch {
 	case b.Host != "":
 		return RoleClient
-	case pipeline.PMIKind(nil) != "singleton":
+	case pmi.Kind(nil) != pmi.KindSingleton:
 		return RoleLaunched
 	}
 	return RoleServer

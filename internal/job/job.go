@@ -83,7 +83,7 @@ func (o *Options) Validate() error {
 
 // Job is one bootstrapped rank.
 type Job struct {
-	PMI  *pmi.Client
+	PMI  pmi.Bootstrap
 	Comm *collectives.Comm
 	// Hosts is the number of distinct hosts the ranks run on, and
 	// HostRanks the most ranks any one of them runs.
@@ -130,7 +130,7 @@ func Start(ctx context.Context, o Options) (*Job, error) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, o.Timeout)
 	defer cancel()
-	c, err := pmi.Connect(ctx, pmi.ClientOptions{Getenv: o.Getenv})
+	c, err := pmi.Join(ctx, pmi.ClientOptions{Getenv: o.Getenv})
 	if err != nil {
 		return nil, fmt.Errorf("job: connect to PMI: %w", err)
 	}
@@ -213,13 +213,13 @@ func (j *Job) wire(ctx context.Context, o Options) error {
 	// Every rank reads every card: N² gets in the job, pipelined when
 	// hpcbench launch serves it (at 1,024 ranks, one get per round trip
 	// took up to two minutes).
-	keys := make([]string, 0, size-1)
+	keys := make([]pmi.Key, 0, size-1)
 	for r := range size {
 		if r != rank {
-			keys = append(keys, cardKey(r))
+			keys = append(keys, pmi.Key{Rank: r, Name: cardKey(r)})
 		}
 	}
-	raw, err := j.PMI.GetBytesMany(ctx, keys, j.PMI.OwnLauncher())
+	raw, err := j.PMI.GetBytesFrom(ctx, keys, j.PMI.OwnLauncher())
 	if err != nil {
 		return fmt.Errorf("read business cards: %w", err)
 	}

@@ -86,19 +86,3 @@ func Platform() string {
 	}
 	return node + "(" + sys + ")"
 }
-
-// PMIKind names how this process finds its PMI server: "fd" (a launcher
-// passed a socket, as hpcbench launch and Hydra do), "port" (an address)
-// or "singleton".
-func PMIKind(getenv func(string) (string, bool)) string {
-	if getenv == nil {
-		getenv = os.LookupEnv
-	}
-	if v, ok := getenv("PMI_FD"); ok && v != "" {
-		return "fd"
-	}
-	if v, ok := getenv("PMI_PORT"); ok && v != "" {
-		return "port"
-	}
-	return "singleton"
-}

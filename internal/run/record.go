@@ -14,6 +14,7 @@ import (
 	"github.com/hpcbench/hpcbench/fabric"
 	"github.com/hpcbench/hpcbench/internal/job"
 	"github.com/hpcbench/hpcbench/internal/version"
+	"github.com/hpcbench/hpcbench/pmi"
 	"github.com/hpcbench/hpcbench/report"
 )
 
@@ -59,7 +60,10 @@ func newRecord(ctx context.Context, s *runSpec, j *job.Job, start time.Time) (Re
 	run.Command = append([]string{"hpcbench", s.Name}, s.Args...)
 	run.Version = version.String()
 	run.Start = start
-	run.Env = map[string]string{"pmi": PMIKind(s.Getenv)}
+	run.Env = map[string]string{"pmi": pmi.Kind(s.Getenv)} // an engine without a job (wireup) joins itself
+	if j != nil {
+		run.Env["pmi"] = j.PMI.Kind()
+	}
 	host, err := Hostname(s.Getenv)
 	if err != nil {
 		return rec, fmt.Errorf("host name: %w", err)

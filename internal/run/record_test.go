@@ -91,16 +91,4 @@ func TestHostname(t *testing.T) {
 	if h, err := Hostname(env(map[string]string{HostnameEnv: ""})); err != nil || h == "" {
 		t.Errorf("with %s empty: %q, %v; want the kernel's", HostnameEnv, h, err)
 	}
-	for _, tc := range []struct {
-		env  map[string]string
-		want string
-	}{
-		{map[string]string{"PMI_FD": "3"}, "fd"},
-		{map[string]string{"PMI_PORT": "h:1"}, "port"},
-		{map[string]string{}, "singleton"},
-	} {
-		if got := PMIKind(env(tc.env)); got != tc.want {
-			t.Errorf("PMIKind(%v) = %q, want %q", tc.env, got, tc.want)
-		}
-	}
 }

@@ -46,6 +46,20 @@ func QuietWait(ctx context.Context, d time.Duration) bool {
 	}
 }
 
+// sayLinger is how long a rank that said why it fails gives the
+// launcher's output forwarding to carry the line before the rank aborts
+// the job: Hydra drops what a rank wrote when the abort reaches it first
+// (about one run in ten across two hosts).
+const sayLinger = 200 * time.Millisecond
+
+// SayBeforeAbort writes "hpcbench: " and err's text on one line to w
+// (os.Stderr when nil), then waits sayLinger, or until ctx ends, so that
+// the line reaches the user before the caller's PMI abort ends the job.
+func SayBeforeAbort(ctx context.Context, w io.Writer, err error) {
+	fmt.Fprintf(orStderr(w), "hpcbench: %v\n", err)
+	QuietWait(ctx, sayLinger)
+}
+
 // abortLinger bounds how long a rank that aborted the job waits for the
 // launcher to end it.
 const abortLinger = 10 * time.Second
@@ -178,47 +192,29 @@ func orStderr(w io.Writer) io.Writer {
 const FailedEnv = "failed"
 
 // FirstRank reports whether this process is rank 0 of its job, or a
-// singleton, from the PMI environment, before PMI is up: PMI_RANK, which
-// hpcbench launch, MPICH's Hydra and Slurm's --mpi=pmi2 set for every
-// rank. getenv nil means os.LookupEnv. A usage error found before the job
-// is printed by the first rank only (every rank has it).
+// singleton, from the environment, before PMI is up (pmi.EnvRank).
+// getenv nil means os.LookupEnv. A usage error found before the job is
+// printed by the first rank only (every rank has it).
 func FirstRank(getenv func(string) (string, bool)) bool {
-	getenv = setEnv(getenv)
-	if r, ok := getenv("PMI_RANK"); ok {
-		return r == "0"
-	}
-	if l, ok := pmi.ForeignLaunch(getenv); ok && l.Rank >= 0 {
-		return l.Rank == 0
-	}
-	return true
-}
-
-// setEnv is getenv (os.LookupEnv when nil) with an empty variable taken
-// as unset, as PMI discovery takes it.
-func setEnv(getenv func(string) (string, bool)) func(string) (string, bool) {
-	if getenv == nil {
-		getenv = os.LookupEnv
-	}
-	return func(k string) (string, bool) {
-		v, ok := getenv(k)
-		return v, ok && v != ""
-	}
+	r, ok := pmi.EnvRank(getenv)
+	return !ok || r == 0
 }
 
 // foreignLaunch refuses, before any work, a launch this rank cannot join
-// (pmi.ForeignLaunch): exit 2, with one line from the launch's first rank
-// only; the others wait for the launcher to end them, so that the job
-// says it once. nil when the launch can be joined, or there is none.
+// (pmi.CheckLaunch: a PMIx launch without OpenPMIx, Slurm without an MPI
+// plugin...): exit 2, with one line from the launch's first rank only; the
+// others wait for the launcher to end them, so that the job says it once.
+// nil when the launch can be joined, or there is none.
 func foreignLaunch(ctx context.Context, s *runSpec) error {
-	l, ok := pmi.ForeignLaunch(setEnv(s.Getenv))
-	if !ok {
+	err := pmi.CheckLaunch(s.Getenv)
+	if err == nil {
 		return nil
 	}
 	if !FirstRank(s.Getenv) {
 		QuietWait(ctx, abortLinger)
 		return &ExitError{Code: exitcode.Usage}
 	}
-	return &ExitError{Code: exitcode.Usage, Msg: fmt.Sprintf("%s: %v", s.Name, &pmi.ForeignLaunchError{Launch: l})}
+	return &ExitError{Code: exitcode.Usage, Msg: fmt.Sprintf("%s: %v", s.Name, err)}
 }
 
 // mainSpec runs s on this rank: the whole lifecycle (see the package doc). It
@@ -273,12 +269,16 @@ func mainSpec(ctx context.Context, s runSpec) error {
 			if !FirstRank(s.Getenv) && !QuietWait(ctx, peerFailDelay) {
 				return
 			}
-			fmt.Fprintf(orStderr(s.Stderr), "hpcbench: %s: %v\n", s.Name, err)
+			SayBeforeAbort(ctx, s.Stderr, fmt.Errorf("%s: %w", s.Name, err))
 			said = true
 		}
 		if j, err = job.Start(ctx, jo); err != nil {
+			code := exitcode.Failed
+			if fe := (*pmi.ForeignLaunchError)(nil); errors.As(err, &fe) {
+				code = exitcode.Usage // a launch found unjoinable only at PMIx_Init
+			}
 			if said {
-				return &ExitError{Code: exitcode.Failed}
+				return &ExitError{Code: code}
 			}
 			// Connections are made on first use, so rank 0 may finish
 			// its bootstrap, fail (a bad --archive) and abort while the
@@ -286,9 +286,9 @@ func mainSpec(ctx context.Context, s runSpec) error {
 			// on the closed PMI connection, a consequence. They wait
 			// for the launcher's teardown before saying anything.
 			if !FirstRank(s.Getenv) && !QuietWait(ctx, peerFailDelay) {
-				return &ExitError{Code: exitcode.Failed}
+				return &ExitError{Code: code}
 			}
-			return &ExitError{Code: exitcode.Failed, Msg: fmt.Sprintf("%s: %v", s.Name, err)}
+			return &ExitError{Code: code, Msg: fmt.Sprintf("%s: %v", s.Name, err)}
 		}
 	}
 	rank := 0

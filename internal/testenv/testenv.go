@@ -89,25 +89,41 @@ func flagValue(name string) string {
 	return f.Value.String()
 }
 
-// build runs "CGO_ENABLED=0 go build -o out pkg" in the module root and
-// returns out: the static binary users get, which also starts faster than a
-// cgo-linked one (no dynamic loader), and hundreds of ranks start it. The
-// error carries go build's combined output.
-func build(root, pkg, out string) (string, error) {
+// build runs "CGO_ENABLED=0 go build [-tags TAGS] -o out pkg" in the module
+// root and returns out: the binary the README builds (it loads OpenPMIx at
+// run time, where a launch needs it; -tags nopmix gives the fully static
+// one). The error carries go build's combined output.
+func build(root, pkg, out string, tags ...string) (string, error) {
 	gobin, err := exec.LookPath("go")
 	if err != nil {
 		return "", fmt.Errorf("go command not found: %w", err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, gobin, "build", "-o", out, pkg)
+	args := []string{"build"}
+	if len(tags) > 0 {
+		args = append(args, "-tags", strings.Join(tags, ","))
+	}
+	args = append(args, "-o", out, pkg)
+	cmd := exec.CommandContext(ctx, gobin, args...)
 	cmd.Dir = root
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	output, err := cmd.CombinedOutput()
 	if err != nil {
-		return "", fmt.Errorf("go build -o %s %s in %s: %w\n%s", out, pkg, root, err, output)
+		return "", fmt.Errorf("go %s in %s: %w\n%s", strings.Join(args, " "), root, err, output)
 	}
 	return out, nil
+}
+
+// BuildTagged builds hpcbench with build tags (such as "nopmix") into the
+// test's temporary directory and returns the binary's path.
+func BuildTagged(t testing.TB, tags ...string) string {
+	t.Helper()
+	out, err := build(RepoRoot(t), "./cmd/hpcbench", filepath.Join(t.TempDir(), "hpcbench"), tags...)
+	if err != nil {
+		t.Fatalf("testenv: %v", err)
+	}
+	return out
 }
 
 // findModuleRoot returns the nearest directory at or above dir that holds a

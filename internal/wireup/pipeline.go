@@ -2,7 +2,6 @@ package wireup
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"time"
 
@@ -53,7 +52,7 @@ func (b *Benchmark) Run(ctx context.Context, e *pipeline.Env) (*report.Result, e
 	o.OnAbort = func(err error) {
 		// This rank's own failure (another cannot see it): said now,
 		// before the abort lets the launcher end the job.
-		fmt.Fprintf(e.Stderr, "hpcbench: %v\n", err) // Run's errors start "wireup: "
+		pipeline.SayBeforeAbort(ctx, e.Stderr, err) // Run's errors start "wireup: "
 		said = true
 	}
 	start := time.Now()

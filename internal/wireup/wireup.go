@@ -131,7 +131,7 @@ func Run(ctx context.Context, o Options) (*Outcome, error) {
 	defer cancel()
 	var t Times
 	t0 := time.Now()
-	c, err := pmi.Connect(ctx, pmi.ClientOptions{Getenv: o.Getenv, Trace: o.Trace})
+	c, err := pmi.Join(ctx, pmi.ClientOptions{Getenv: o.Getenv, Trace: o.Trace})
 	if err != nil {
 		return nil, fmt.Errorf("wireup: init: %w", err)
 	}
@@ -157,7 +157,7 @@ func Run(ctx context.Context, o Options) (*Outcome, error) {
 			return nil, abort(fmt.Errorf("wireup: %w", err))
 		}
 		defer col.close()
-		if err := c.Put(ctx, collectorKey, col.addr(o.Publish)); err != nil {
+		if err := c.PutBytes(ctx, collectorKey, []byte(col.addr(o.Publish))); err != nil {
 			return nil, abort(fmt.Errorf("wireup: publish collector address: %w", err))
 		}
 	}
@@ -186,10 +186,11 @@ func Run(ctx context.Context, o Options) (*Outcome, error) {
 	o.phase(3)
 	var toRank0 net.Conn
 	if rank != 0 {
-		colAddr, err := c.Get(ctx, collectorKey)
+		got, err := c.GetBytesFrom(ctx, []pmi.Key{{Rank: 0, Name: collectorKey}}, false)
 		if err != nil {
 			return nil, abort(fmt.Errorf("wireup: read collector address: %w", err))
 		}
+		colAddr := string(got[0])
 		// Connect now, while PMI can still end the job: after finalize a
 		// rank that cannot reach rank 0 could only exit, which a launcher
 		// such as Hydra does not take as the job's failure, and rank 0
@@ -229,13 +230,13 @@ func Run(ctx context.Context, o Options) (*Outcome, error) {
 }
 
 // pipelined reports whether the get phase pipelines its requests.
-func pipelined(c *pmi.Client, o Options) bool { return o.Pipeline && c.OwnLauncher() }
+func pipelined(c pmi.Bootstrap, o Options) bool { return o.Pipeline && c.OwnLauncher() }
 
 // getCards fetches and verifies the cards the pattern asks for. It returns
 // the number of gets and the time spent verifying, which the caller takes
 // out of the get phase: building each expected card and comparing it is not
 // part of what the phase measures.
-func getCards(ctx context.Context, c *pmi.Client, rank, size int, o Options) (int, time.Duration, error) {
+func getCards(ctx context.Context, c pmi.Bootstrap, rank, size int, o Options) (int, time.Duration, error) {
 	peers := []int{(rank + 1) % size}
 	if o.Pattern == PatternAll {
 		peers = make([]int, size)
@@ -243,11 +244,11 @@ func getCards(ctx context.Context, c *pmi.Client, rank, size int, o Options) (in
 			peers[i] = (rank + i) % size // start with self, spread the load
 		}
 	}
-	keys := make([]string, len(peers))
+	keys := make([]pmi.Key, len(peers))
 	for i, p := range peers {
-		keys[i] = cardKey(p)
+		keys[i] = pmi.Key{Rank: p, Name: cardKey(p)}
 	}
-	cards, err := c.GetBytesMany(ctx, keys, pipelined(c, o))
+	cards, err := c.GetBytesFrom(ctx, keys, pipelined(c, o))
 	if err != nil {
 		return 0, 0, err
 	}
