@@ -100,17 +100,19 @@ func TestForeignLaunchOpenMPI(t *testing.T) {
 }
 
 // TestForeignLaunchSlurm runs IOR under srun without an MPI plugin and
-// with --mpi=pmix, on the one-node Slurm scripts/test.sh starts.
+// with --mpi=pmix, on one node of the Slurm scripts/test.sh starts and,
+// with pmix, across its two nodes.
 func TestForeignLaunchSlurm(t *testing.T) {
 	srun := testenv.RequireSlurm(t)
 	dir := t.TempDir()
-	for _, c := range []struct{ mpi, launcher string }{
-		{"none", "Slurm's srun without an MPI plugin"},
-		{"pmix", "Slurm's srun --mpi=pmix"},
+	for _, c := range []struct{ nodes, mpi, launcher string }{
+		{"1", "none", "Slurm's srun without an MPI plugin"},
+		{"1", "pmix", "Slurm's srun --mpi=pmix"},
+		{"2", "pmix", "Slurm's srun --mpi=pmix"},
 	} {
-		t.Run(c.mpi, func(t *testing.T) {
-			out := filepath.Join(dir, "ior-"+c.mpi)
-			args := []string{"-n", "2", "--mpi=" + c.mpi, "--kill-on-bad-exit=1", hpcbench, "ior", "-a", "POSIX", "-b", "4m", "-t", "1m", "-w", "-o", out}
+		t.Run(c.mpi+" N"+c.nodes, func(t *testing.T) {
+			out := filepath.Join(dir, "ior-"+c.mpi+"-"+c.nodes)
+			args := []string{"-N" + c.nodes, "-n", "2", "--mpi=" + c.mpi, "--kill-on-bad-exit=1", hpcbench, "ior", "-a", "POSIX", "-b", "4m", "-t", "1m", "-w", "-o", out}
 			r := testenv.Run(t, testenv.Context(t, 2*time.Minute), dir, noPMIEnv, srun, args...)
 			checkRefused(t, r, c.launcher, out)
 		})

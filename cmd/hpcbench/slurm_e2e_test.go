@@ -12,8 +12,9 @@ import (
 
 // TestUnderSlurm runs the benchmarks under Slurm's srun --mpi=pmi2, as a
 // site's batch system starts them (its pmi2 plugin answers PMI-1 on
-// PMI_FD, with rc first and appnum -1), on the one-node Slurm that
-// scripts/test.sh starts (scripts/slurm.sh).
+// PMI_FD, with rc first and appnum -1), two ranks on one node (-N1) of the
+// Slurm that scripts/test.sh starts (scripts/slurm.sh). TestAcrossNodesSlurm
+// runs them across its two nodes.
 func TestUnderSlurm(t *testing.T) {
 	srun := testenv.RequireSlurm(t)
 	dir := t.TempDir()
@@ -59,7 +60,7 @@ func TestUnderSlurm(t *testing.T) {
 			}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			args := append([]string{"-n", "2", "--mpi=pmi2", "--kill-on-bad-exit=1", hpcbench}, tc.args...)
+			args := append([]string{"-N1", "-n", "2", "--mpi=pmi2", "--kill-on-bad-exit=1", hpcbench}, tc.args...)
 			r := testenv.Run(t, testenv.Context(t, 2*time.Minute), dir, noPMIEnv, srun, args...)
 			if r.Code != 0 {
 				t.Fatalf("srun %s: exit %d\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), r.Code, r.Stdout, r.Stderr)
