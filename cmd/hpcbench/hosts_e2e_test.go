@@ -52,11 +52,7 @@ func TestAcrossHostsHydra(t *testing.T) {
 			if r.Code != 0 {
 				t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", r.Code, r.Stdout, r.Stderr)
 			}
-			for _, w := range c.want {
-				if !strings.Contains(r.Stdout, w) {
-					t.Errorf("no %q in\n%s", w, r.Stdout)
-				}
-			}
+			wantIn(t, r.Stdout, c.want...)
 		})
 	}
 	// The collectives crossed the hosts: tcp between them, shm within.
