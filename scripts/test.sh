@@ -163,7 +163,7 @@ if [[ $(id -u) == 0 ]]; then
 	slurm_conf=$(scripts/slurm.sh start "$slurm_dir")
 	export SLURM_CONF=${slurm_conf#SLURM_CONF=}
 else
-	hb_log "not root: no Slurm of our own is started (TestUnderSlurm needs one)"
+	hb_log "not root: no Slurm of our own is started (the tests under srun need one)"
 fi
 
 hb_log "go test -race ./..."
