@@ -15,8 +15,9 @@
 #      up without editing this file, and each runs alone with
 #      `go test -run '^$' -fuzz '^FuzzX$' -fuzztime $HPCBENCH_FUZZTIME PKG`,
 #   5. runs the fault campaign's short version (scripts/faults.sh, 10 runs),
-#   6. starts a one-node Slurm of its own (scripts/slurm.sh, as root; its
-#      state in a temporary directory, SLURM_CONF exported for the tests),
+#   6. starts a two-node Slurm of its own (scripts/slurm.sh, as root: two
+#      slurmd on this machine; its state in a temporary directory,
+#      SLURM_CONF exported for the tests),
 #   7. ends with `go test -race -count=1 ./...`, whose own summary is the
 #      last thing printed and whose exit status is this script's (the
 #      Slurm daemons it started are stopped after it).
@@ -46,7 +47,7 @@ cd "$(hb_repo_root)"
 # end-to-end tests against real MPI programs, gcc for cgo (-race needs it),
 # rdma-core's libibverbs-dev and pkg-config for the verbs build (-tags
 # verbs), libfabric-bin for fi_pingpong (scripts/bench-fabric.sh),
-# slurm-wlm and munge for the tests under srun --mpi=pmi2 (a one-node Slurm
+# slurm-wlm and munge for the tests under srun --mpi=pmi2 (a two-node Slurm
 # of the tests' own, scripts/slurm.sh), openmpi-bin and libpmix-dev for the
 # tests under PMIx launchers (Open MPI's mpirun; srun --mpi=pmix, whose
 # plugin dlopens the libpmix.so that only libpmix-dev ships). Open
@@ -151,8 +152,9 @@ else
 	RUNS=${HPCBENCH_FAULTS:-10} SLACK=${HPCBENCH_FAULTS_SLACK:-2} scripts/faults.sh
 fi
 
-# A Slurm for TestUnderSlurm: the daemons run as root. Without root the test
-# says why it cannot run (and fails under HPCBENCH_REQUIRE_TOOLS=1).
+# A Slurm for the tests under srun (TestUnderSlurm, TestAcrossNodesSlurm):
+# the daemons run as root. Without root those tests say why they cannot run
+# (and fail under HPCBENCH_REQUIRE_TOOLS=1).
 slurm_dir=""
 if [[ $(id -u) == 0 ]]; then
 	slurm_dir=$(mktemp -d /tmp/hpcbench-slurm.XXXXXX)
@@ -161,7 +163,7 @@ if [[ $(id -u) == 0 ]]; then
 	slurm_conf=$(scripts/slurm.sh start "$slurm_dir")
 	export SLURM_CONF=${slurm_conf#SLURM_CONF=}
 else
-	hb_log "not root: no Slurm of our own is started (TestUnderSlurm needs one)"
+	hb_log "not root: no Slurm of our own is started (the tests under srun need one)"
 fi
 
 hb_log "go test -race ./..."

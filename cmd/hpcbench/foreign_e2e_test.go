@@ -105,25 +105,24 @@ func TestForeignLaunchOpenMPI(t *testing.T) {
 }
 
 // TestForeignLaunchSlurm runs IOR under srun without an MPI plugin, and
-// with --mpi=pmix a build that has no PMIx (-tags nopmix), on the Slurm
-// scripts/test.sh starts.
+// with --mpi=pmix a build that has no PMIx (-tags nopmix), on one node of
+// the Slurm scripts/test.sh starts and, with pmix, across its two nodes.
 func TestForeignLaunchSlurm(t *testing.T) {
 	srun := testenv.RequireSlurm(t)
 	dir := t.TempDir()
-	for _, c := range []struct {
-		mpi, launcher string
-		tags          []string
-	}{
-		{"none", "Slurm's srun without an MPI plugin", nil},
-		{"pmix", "Slurm's srun --mpi=pmix", []string{"nopmix"}},
+	static := testenv.BuildTagged(t, "nopmix") // for the pmix rows
+	for _, c := range []struct{ nodes, mpi, launcher string }{
+		{"1", "none", "Slurm's srun without an MPI plugin"},
+		{"1", "pmix", "Slurm's srun --mpi=pmix"},
+		{"2", "pmix", "Slurm's srun --mpi=pmix"},
 	} {
-		t.Run(c.mpi, func(t *testing.T) {
+		t.Run(c.mpi+" N"+c.nodes, func(t *testing.T) {
 			bin := hpcbench
-			if c.tags != nil {
-				bin = testenv.BuildTagged(t, c.tags...)
+			if c.mpi == "pmix" {
+				bin = static
 			}
-			out := filepath.Join(dir, "ior-"+c.mpi)
-			args := []string{"-n", "2", "--mpi=" + c.mpi, "--kill-on-bad-exit=1", bin, "ior", "-a", "POSIX", "-b", "4m", "-t", "1m", "-w", "-o", out}
+			out := filepath.Join(dir, "ior-"+c.mpi+"-"+c.nodes)
+			args := []string{"-N" + c.nodes, "-n", "2", "--mpi=" + c.mpi, "--kill-on-bad-exit=1", bin, "ior", "-a", "POSIX", "-b", "4m", "-t", "1m", "-w", "-o", out}
 			r := testenv.Run(t, testenv.Context(t, 2*time.Minute), dir, noPMIEnv, srun, args...)
 			checkRefused(t, r, c.launcher, out)
 		})

@@ -84,14 +84,8 @@ func acrossHosts(t *testing.T, h *testenv.NSHosts, dir, archive string, launch f
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			r := launch(c.args...)
-			if r.Code != 0 {
-				t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", r.Code, r.Stdout, r.Stderr)
-			}
-			for _, w := range c.want {
-				if !strings.Contains(r.Stdout, w) {
-					t.Errorf("no %q in\n%s", w, r.Stdout)
-				}
-			}
+			mustExit0(t, r)
+			wantIn(t, r.Stdout, c.want...)
 		})
 	}
 	if rec := readRunArchive(t, archive).Run; rec.Hosts != 2 || rec.Env["transport"] != "shm+tcp" || rec.Env["iface"] != testenv.NSIface {
