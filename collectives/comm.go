@@ -191,7 +191,7 @@ func (c *Comm) Size() int { return c.size }
 // filled in.
 func (c *Comm) Options() Options {
 	return Options{Algorithms: maps.Clone(c.opts.Algorithms), Thresholds: c.th,
-		StallTimeout: c.opts.StallTimeout, StallScale: c.opts.StallScale}
+		StallTimeout: c.opts.StallTimeout, StallScale: c.opts.StallScale, HostOf: c.opts.HostOf}
 }
 
 // SetOptions replaces the options (the algorithms forced, the thresholds
@@ -211,7 +211,7 @@ func (c *Comm) SetOptions(o Options) error {
 		forced[id] = a
 		algs[id.String()] = a.String()
 	}
-	c.opts = Options{Algorithms: algs, Thresholds: o.Thresholds, StallTimeout: o.StallTimeout, StallScale: o.StallScale}
+	c.opts = Options{Algorithms: algs, Thresholds: o.Thresholds, StallTimeout: o.StallTimeout, StallScale: o.StallScale, HostOf: o.HostOf}
 	switch {
 	case c.stall != nil:
 		c.stall.set(o.StallTimeout, o.StallScale)

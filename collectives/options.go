@@ -33,6 +33,10 @@ type Options struct {
 	// but for the caller's context. It need not be the same on every
 	// rank.
 	StallTimeout time.Duration
+	// HostOf, if not nil, names the host of a rank for the errors of
+	// waits that stall: across hosts, which rank stopped matters less to
+	// the user than on which host. It need not be the same on every rank.
+	HostOf func(rank int) string
 	// StallScale, if positive, lengthens the deadline of a wait that
 	// begins d after the phase set by Comm.SetPhase began to
 	// max(StallTimeout, StallScale × d): at a barrier after a phase,

@@ -108,6 +108,18 @@ func (c *Comm) checkPeer(what string, peer int) error {
 	return nil
 }
 
+// onHost is " on HOST" for a rank whose host Options.HostOf names, else
+// "": across hosts, the host of a peer that died matters to the user.
+func (c *Comm) onHost(rank int) string {
+	if c.opts.HostOf == nil {
+		return ""
+	}
+	if h := c.opts.HostOf(rank); h != "" {
+		return " on " + h
+	}
+	return ""
+}
+
 // send sends b to peer with tag. ctx is the call's, from begin or watch:
 // a wait the stall watch ends fails with a *StallError.
 func (c *Comm) send(ctx context.Context, peer int, tag uint32, b []byte) error {
@@ -123,7 +135,7 @@ func (c *Comm) send(ctx context.Context, peer int, tag uint32, b []byte) error {
 		if se := c.stalled(ctx, peer, true, len(b)); se != nil {
 			return se
 		}
-		return fmt.Errorf("send %d bytes to rank %d: %w", len(b), peer, err)
+		return fmt.Errorf("send %d bytes to rank %d%s: %w", len(b), peer, c.onHost(peer), err)
 	}
 	return nil
 }
@@ -143,7 +155,7 @@ func (c *Comm) recvN(ctx context.Context, peer int, tag uint32, b []byte) (int, 
 		if se := c.stalled(ctx, peer, false, len(b)); se != nil {
 			return n, se
 		}
-		return n, fmt.Errorf("receive %d bytes from rank %d: %w", len(b), peer, err)
+		return n, fmt.Errorf("receive %d bytes from rank %d%s: %w", len(b), peer, c.onHost(peer), err)
 	}
 	return n, nil
 }

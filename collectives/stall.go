@@ -20,6 +20,9 @@ var ErrStalled = errors.New("collectives: a peer made no progress within the sta
 type StallError struct {
 	// Rank is this rank, Peer the rank it waited for.
 	Rank, Peer int
+	// Host and PeerHost are their hosts, where Options.HostOf names
+	// them ("" otherwise).
+	Host, PeerHost string
 	// Waited is the deadline that passed: how long no message moved.
 	Waited time.Duration
 	// Send is true when the wait was a send (for the peer to take the
@@ -41,7 +44,13 @@ func (e *StallError) Error() string {
 	if e.Send {
 		what = fmt.Sprintf("rank %d did not take the %d-byte message", e.Peer, e.Bytes)
 	}
-	s := fmt.Sprintf("collectives: rank %d waited %v for rank %d in %s", e.Rank, e.Waited, e.Peer, e.Call)
+	on := func(h string) string { // as Comm.onHost
+		if h == "" {
+			return ""
+		}
+		return " on " + h
+	}
+	s := fmt.Sprintf("collectives: rank %d%s waited %v for rank %d%s in %s", e.Rank, on(e.Host), e.Waited, e.Peer, on(e.PeerHost), e.Call)
 	if e.Phase != "" {
 		s += fmt.Sprintf(", %v into phase %q (iteration %d)", e.Into.Round(time.Millisecond), e.Phase, e.Iter)
 	}
@@ -285,8 +294,12 @@ func (c *Comm) stalled(ctx context.Context, peer int, send bool, bytes int) *Sta
 	if !ok {
 		return nil
 	}
-	return &StallError{Rank: c.rank, Peer: peer, Waited: sc.waited, Send: send, Bytes: bytes,
+	se := &StallError{Rank: c.rank, Peer: peer, Waited: sc.waited, Send: send, Bytes: bytes,
 		Phase: sc.phase, Iter: sc.iter, Into: sc.into}
+	if c.opts.HostOf != nil {
+		se.Host, se.PeerHost = c.opts.HostOf(c.rank), c.opts.HostOf(peer)
+	}
+	return se
 }
 
 // SetPhase tells the Comm what this rank is doing: the phase's name and

@@ -313,3 +313,21 @@ func TestStallLongMessage(t *testing.T) {
 		})
 	}
 }
+
+// TestStallErrorNamesHosts: with Options.HostOf, a stalled wait names
+// both ranks' hosts; without, only the ranks.
+func TestStallErrorNamesHosts(t *testing.T) {
+	for _, c := range []struct {
+		e    StallError
+		want string
+	}{
+		{StallError{Rank: 0, Peer: 2, Waited: 2 * time.Second, Bytes: 8, Call: "Recv"},
+			"collectives: rank 0 waited 2s for rank 2 in Recv: no 8-byte message came from rank 2"},
+		{StallError{Rank: 0, Peer: 2, Host: "nshost1", PeerHost: "nshost2", Waited: 2 * time.Second, Bytes: 8, Call: "Recv", Send: true},
+			"collectives: rank 0 on nshost1 waited 2s for rank 2 on nshost2 in Recv: rank 2 did not take the 8-byte message"},
+	} {
+		if got := c.e.Error(); got != c.want {
+			t.Errorf("got  %q\nwant %q", got, c.want)
+		}
+	}
+}

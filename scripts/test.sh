@@ -152,6 +152,12 @@ else
 	RUNS=${HPCBENCH_FAULTS:-10} SLACK=${HPCBENCH_FAULTS_SLACK:-2} scripts/faults.sh
 fi
 
+# Namespace hosts left by an earlier run killed before its cleanup
+# (scripts/nshosts.sh sweep: only those whose creating process is gone).
+if [[ $(id -u) == 0 ]]; then
+	scripts/nshosts.sh sweep
+fi
+
 # A Slurm for the tests under srun (TestUnderSlurm, TestAcrossNodesSlurm):
 # the daemons run as root. Without root those tests say why they cannot run
 # (and fail under HPCBENCH_REQUIRE_TOOLS=1).

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -112,4 +114,64 @@ func TestAcrossHostsOpenMPI(t *testing.T) {
 		return testenv.Run(t, testenv.Context(t, 2*time.Minute), dir, env, name, cargs...)
 	}
 	acrossHosts(t, h, dir, filepath.Join(dir, "coll.json"), launch)
+}
+
+// TestAcrossHostsRankStopped: a rank stopped on the second host ends the
+// job within the phase deadline under each launcher that runs across
+// hosts, and a rank's line names the stopped rank and its host (Hydra and
+// Open MPI across namespace hosts; Slurm's two nodes, pmi2 and pmix,
+// share one host name, so there the line names the rank).
+func TestAcrossHostsRankStopped(t *testing.T) {
+	coll := []string{"coll", "--phase-timeout", "2s", "-npmin", "4", "-time", "1", "-iter", "1000", "-msglog", "0:20",
+		"Allreduce", "Bcast", "Alltoall"}
+	type launcher struct {
+		name   string
+		prefix []string
+		host   string // the stopped rank's host, as the line names it
+	}
+	var ls []launcher
+	var h *testenv.NSHosts
+	if _, err := exec.LookPath("mpiexec.mpich"); err == nil {
+		h = testenv.RequireNSHosts(t)
+	} else if _, err := exec.LookPath("mpirun.openmpi"); err == nil {
+		h = testenv.RequireNSHosts(t)
+	}
+	if mpiexec, err := exec.LookPath("mpiexec.mpich"); err == nil {
+		name, args := h.In(0, mpiexec, "-launcher", "rsh", "-launcher-exec", h.Exec, "-iface", testenv.NSIface,
+			"-genv", "HPCBENCH_IFACE", testenv.NSIface, "-hosts", h.Addrs[0]+","+h.Addrs[1], "-n", "4", "-ppn", "2", hpcbench)
+		ls = append(ls, launcher{"hydra", append([]string{name}, args...), h.Hostnames[1]})
+	}
+	if mpirun, err := exec.LookPath("mpirun.openmpi"); err == nil {
+		name, args := h.In(0, "env", append([]string{"HPCBENCH_IFACE=" + testenv.NSIface, mpirun}, append(append([]string{}, openMPI...),
+			"--mca", "plm_rsh_agent", h.Exec, "--mca", "oob_tcp_if_include", testenv.NSIface, "-x", "HPCBENCH_IFACE",
+			"--host", h.Addrs[0]+":2,"+h.Addrs[1]+":2", "-n", "4", hpcbench)...)...)
+		ls = append(ls, launcher{"mpirun", append([]string{name}, args...), h.Hostnames[1]})
+	}
+	if srun, err := exec.LookPath("srun"); err == nil && os.Getenv("SLURM_CONF") != "" {
+		for _, mpi := range []string{"pmi2", "pmix"} {
+			ls = append(ls, launcher{"srun-" + mpi, []string{srun, "-N2", "-n", "4", "--ntasks-per-node=2", "--mpi=" + mpi, "--kill-on-bad-exit=1", hpcbench}, ""})
+		}
+	}
+	if len(ls) == 0 {
+		testenv.RequireTool(t, "mpiexec.mpich", "mpirun.openmpi") // says what is missing
+	}
+	for _, l := range ls {
+		t.Run(l.name, func(t *testing.T) {
+			elapsed, code, stderr := stopRank(t, append(append([]string{}, l.prefix...), coll...), "", 2)
+			t.Logf("SIGSTOP of rank 2 to exit %d: %v; stderr:\n%s", code, elapsed.Round(time.Millisecond), stderr)
+			if code == 0 {
+				t.Errorf("exit 0; want non-zero")
+			}
+			if elapsed > 15*time.Second {
+				t.Errorf("job ended %v after the SIGSTOP; want within 15 s", elapsed)
+			}
+			want := "waited 2s for rank 2"
+			if l.host != "" {
+				want += " on " + l.host
+			}
+			if !strings.Contains(stderr, want) {
+				t.Errorf("stderr does not name the stopped rank (%q)", want)
+			}
+		})
+	}
 }

@@ -65,6 +65,35 @@ func descendants(root int) []int {
 	return out
 }
 
+// stopTagEnv is the variable stopRank puts in a job's environment, so that
+// ranks a launcher does not start as its descendants (srun's, under
+// slurmstepd) are found too.
+const stopTagEnv = "HB_STOP_TAG"
+
+// tagged returns the pids whose environment holds stopTagEnv=tag.
+func tagged(tag string) []int {
+	want := []byte(stopTagEnv + "=" + tag)
+	var out []int
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + e.Name() + "/environ")
+		if err != nil {
+			continue
+		}
+		for _, kv := range bytes.Split(b, []byte{0}) {
+			if bytes.Equal(kv, want) {
+				out = append(out, pid)
+				break
+			}
+		}
+	}
+	return out
+}
+
 // rankOf reads PMI_RANK from pid's environment, -1 without one.
 func rankOf(pid int) int {
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")

@@ -115,12 +115,15 @@ func stopRank(t *testing.T, argv []string, marker string, rank int) (time.Durati
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), noPMIEnv...)
 	cmd.Env = append(cmd.Env, "HPCBENCH_PHASE_TIMEOUT=") // the flag decides
+	tag := strconv.Itoa(os.Getpid()) + "-" + strconv.FormatInt(time.Now().UnixNano(), 10)
+	cmd.Env = append(cmd.Env, stopTagEnv+"="+tag)
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("start %s: %v", argv[0], err)
 	}
 	root := cmd.Process.Pid
+	job := func() []int { return append(descendants(root), tagged(tag)...) }
 	var seen []int // every descendant seen, for the cleanup
 	stoppedPid := 0
 	exited := make(chan struct{})
@@ -156,7 +159,7 @@ func stopRank(t *testing.T, argv []string, marker string, rank int) (time.Durati
 			t.Fatalf("job ended before the SIGSTOP\nstdout:\n%s\nstderr:\n%s", out, errOut)
 		case <-time.After(50 * time.Millisecond):
 		}
-		seen = append(seen, descendants(root)...)
+		seen = append(seen, job()...)
 		if found.IsZero() {
 			for _, p := range seen {
 				if isRank(p, rank) {
@@ -169,14 +172,14 @@ func stopRank(t *testing.T, argv []string, marker string, rank int) (time.Durati
 		if marker != "" && !bytes.Contains(out, []byte(marker)) || marker == "" && time.Since(found) < 2*time.Second {
 			continue
 		}
-		for _, p := range descendants(root) {
+		for _, p := range job() {
 			if isRank(p, rank) {
 				stoppedPid = p
 			}
 		}
 	}
 	time.Sleep(500 * time.Millisecond) // into the benchmark's work
-	seen = append(seen, descendants(root)...)
+	seen = append(seen, job()...)
 	if err := syscall.Kill(stoppedPid, syscall.SIGSTOP); err != nil {
 		t.Fatalf("SIGSTOP rank %d (pid %d): %v", rank, stoppedPid, err)
 	}

@@ -291,6 +291,10 @@ func (j *Job) wire(ctx context.Context, o Options) error {
 		j.watchStops(cards, rank, o.StopDeadline, o.Stderr)
 	}
 	coll := o.Coll
+	if coll.HostOf == nil && j.Hosts > 1 {
+		// Across hosts a stalled wait names the hosts too.
+		coll.HostOf = func(r int) string { return hostName(cards[r].host) }
+	}
 	if coll.Allocator == nil {
 		coll.Allocator = allocator(transports, j.PeerTransport)
 	}

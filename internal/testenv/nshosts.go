@@ -5,15 +5,18 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
 
 // NSHosts are hosts on this machine for tests across hosts: network
-// namespaces joined by a veth pair, each end named NSIface inside its
-// namespace with an address of its own, and a launcher script (Exec) that
+// namespaces on one network (a bridge), each host's interface named
+// NSIface with an address of its own, and a launcher script (Exec) that
 // runs a command "on" a host the way ssh would, with the host's own host
-// name (a UTS namespace). The file system is shared.
+// name (a UTS namespace). The file system is shared. scripts/nshosts.sh
+// makes and removes them: the one home of the fixture, which
+// scripts/faults.sh uses too.
 type NSHosts struct {
 	// Names are the namespaces, Addrs their addresses, Hostnames the
 	// host names commands see there, in host order.
@@ -23,18 +26,21 @@ type NSHosts struct {
 	// address of Addrs or a name of Hostnames.
 	Exec string
 
-	ip string // the ip command
+	ip, unshare string // the commands
 }
 
 // NSIface is the name of every host's interface on the network between
 // the hosts.
 const NSIface = "hb0"
 
-// RequireNSHosts makes two namespace hosts for the test and removes them
-// when it ends. It skips, saying why, where this machine forbids it (not
-// root, no CAP_NET_ADMIN, no ip or unshare), or fails under
-// RequireToolsEnv=1.
-func RequireNSHosts(t testing.TB) *NSHosts {
+// RequireNSHosts makes two namespace hosts for the test (RequireNSHostsN).
+func RequireNSHosts(t testing.TB) *NSHosts { return RequireNSHostsN(t, 2) }
+
+// RequireNSHostsN makes n namespace hosts (2 to 8) for the test with
+// scripts/nshosts.sh and removes them when it ends. It skips, saying why,
+// where this machine forbids it (not root, no CAP_NET_ADMIN, no ip or
+// unshare), or fails under RequireToolsEnv=1.
+func RequireNSHostsN(t testing.TB, n int) *NSHosts {
 	t.Helper()
 	ip := RequireTool(t, "ip")
 	unshare := RequireTool(t, "unshare")
@@ -49,73 +55,50 @@ func RequireNSHosts(t testing.TB) *NSHosts {
 	if os.Geteuid() != 0 {
 		skip("network-namespace hosts need root (ip netns add, veth)")
 	}
-	id := os.Getpid() % 200
-	h := &NSHosts{ip: ip}
-	run := func(args ...string) error {
-		out, err := exec.Command(ip, args...).CombinedOutput()
-		if err != nil {
-			return fmt.Errorf("ip %s: %v: %s", strings.Join(args, " "), err, strings.TrimSpace(string(out)))
-		}
-		return nil
-	}
-	for i := range 2 {
-		name := fmt.Sprintf("hbt%d%c", id, 'a'+i)
-		h.Names = append(h.Names, name)
-		h.Addrs = append(h.Addrs, fmt.Sprintf("10.213.%d.%d", 20+id, i+1))
-		h.Hostnames = append(h.Hostnames, fmt.Sprintf("nshost%d", i+1))
-	}
+	script := filepath.Join(RepoRoot(t), "scripts", "nshosts.sh")
+	dir := t.TempDir()
 	t.Cleanup(func() {
-		for _, n := range h.Names {
-			_ = exec.Command(ip, "netns", "del", n).Run() // the veth goes with it
+		if out, err := exec.Command(script, "down", dir).CombinedOutput(); err != nil {
+			t.Errorf("nshosts.sh down: %v: %s", err, out)
 		}
 	})
-	a, b := h.Names[0], h.Names[1]
-	va, vb := a+"v", b+"v"
-	if err := run("netns", "add", a); err != nil {
-		skip("this machine forbids network namespaces: %v", err)
-	}
-	steps := [][]string{
-		{"netns", "add", b},
-		{"link", "add", va, "type", "veth", "peer", "name", vb},
-		{"link", "set", va, "netns", a},
-		{"link", "set", vb, "netns", b},
-		{"-n", a, "link", "set", va, "name", NSIface},
-		{"-n", b, "link", "set", vb, "name", NSIface},
-	}
-	for i, n := range h.Names {
-		steps = append(steps,
-			[]string{"-n", n, "addr", "add", h.Addrs[i] + "/24", "dev", NSIface},
-			[]string{"-n", n, "link", "set", NSIface, "up"},
-			[]string{"-n", n, "link", "set", "lo", "up"})
-	}
-	for _, s := range steps {
-		if err := run(s...); err != nil {
-			t.Fatalf("namespace hosts: %v", err)
+	out, err := exec.Command(script, "up", dir, strconv.Itoa(n), strconv.Itoa(os.Getpid())).CombinedOutput()
+	if err != nil {
+		if strings.Contains(string(out), "Operation not permitted") {
+			skip("this machine forbids network namespaces: %s", strings.TrimSpace(string(out)))
 		}
+		t.Fatalf("nshosts.sh up: %v: %s", err, out)
 	}
-	// The launcher script: the host, then the command as rsh gives it.
-	var cases strings.Builder
-	for i, n := range h.Names {
-		fmt.Fprintf(&cases, "%s|%s) ns=%s name=%s ;;\n", h.Addrs[i], h.Hostnames[i], n, h.Hostnames[i])
+	h := &NSHosts{ip: ip, unshare: unshare, Exec: filepath.Join(dir, "nsexec")}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		f := strings.Fields(line)
+		if len(f) != 3 {
+			t.Fatalf("nshosts.sh up printed %q: want namespace, address, host name", line)
+		}
+		h.Names, h.Addrs, h.Hostnames = append(h.Names, f[0]), append(h.Addrs, f[1]), append(h.Hostnames, f[2])
 	}
-	script := fmt.Sprintf(`#!/bin/sh
-# %s HOST CMD...: run CMD on namespace host HOST, with its host name.
-host=$1; shift
-[ "$host" = "-x" ] && { host=$1; shift; }
-case $host in
-%s*) echo "nsexec: unknown host $host" >&2; exit 255 ;;
-esac
-exec %s netns exec "$ns" %s --uts sh -c "hostname $name; $*"
-`, "nsexec", cases.String(), ip, unshare)
-	h.Exec = filepath.Join(t.TempDir(), "nsexec")
-	if err := os.WriteFile(h.Exec, []byte(script), 0o755); err != nil {
-		t.Fatal(err)
+	if len(h.Names) != n {
+		t.Fatalf("nshosts.sh up made %d hosts, want %d:\n%s", len(h.Names), n, out)
 	}
 	return h
 }
 
-// In returns the command line that runs name with args in host i's
-// namespace (ip netns exec), as the first host of a job runs mpiexec.
+// Throttle limits host i's link to rate (tc's spelling, "100mbit") with
+// a token bucket filter (netem is not in this kernel); it goes with the
+// host.
+func (h *NSHosts) Throttle(t testing.TB, i int, rate string) {
+	t.Helper()
+	tc := RequireTool(t, "tc")
+	args := []string{"netns", "exec", h.Names[i], tc, "qdisc", "add", "dev", NSIface, "root", "tbf", "rate", rate, "burst", "64kb", "latency", "50ms"}
+	if out, err := exec.Command(h.ip, args...).CombinedOutput(); err != nil {
+		t.Fatalf("throttle %s: %v: %s", h.Hostnames[i], err, out)
+	}
+}
+
+// In returns the command line that runs name with args on host i, as
+// the first host of a job runs mpiexec: in its namespace (ip netns exec)
+// with its host name (a UTS namespace), as Exec runs commands there.
 func (h *NSHosts) In(i int, name string, args ...string) (string, []string) {
-	return h.ip, append([]string{"netns", "exec", h.Names[i], name}, args...)
+	return h.ip, append([]string{"netns", "exec", h.Names[i], h.unshare, "--uts", "sh", "-c",
+		`hostname "$0"; exec "$@"`, h.Hostnames[i], name}, args...)
 }
