@@ -22,6 +22,29 @@
 #   - the archive (--archive) is either absent or a whole result that
 #     hpcbench report reads, and no temporary file is left beside it.
 #
+# Then, as root, the same across two hosts (scripts/nshosts.sh: network
+# namespaces on one bridge, each with its host name), HOST_RUNS jobs of 4
+# ranks, 2 a host, under the launchers clusters run across hosts, MPICH's
+# Hydra (mpiexec.mpich -launcher rsh) and Open MPI's mpirun (PMIx; with
+# OOB keepalives of 1 s, so that it notices a host that went silent), in
+# turn, each with one fault on a rank of the second host:
+#
+#   kill-rank    SIGKILL to it
+#   stop-rank    SIGSTOP to it
+#   link-down    the second host's link set down (both its ranks gone
+#                silent), set up again once the job has ended
+#
+# checked as above (exit, time, leftovers in every namespace, /dev/shm),
+# the time limit of stop-rank and link-down being 3 × PHASE_TIMEOUT + SLACK:
+# a silent rank is found PHASE_TIMEOUT after a peer begins to wait for it,
+# and that may be a while after the fault (coll's tables of 2 ranks go on
+# without ranks 2 and 3; measured up to 7 s with 3s), and stderr naming the rank and its host: hpcbench's line
+# ("waited 3s for rank 2 on nshost2") or the launcher's (Open MPI: "rank 2
+# with PID N on node ADDR"). Hydra 4.0.2 ends a job whose rank was killed
+# on another host within about 60 ms, with an assertion of its proxy and
+# no name, before any rank can say which peer died: for that one case
+# only the exit, the time and the leftovers are checked.
+#
 # A job that outlives HANG seconds after its fault is a hang: it is killed
 # (its processes, found by the tag) and counted as failed. A job whose
 # ranks could not be found, or that ended before the fault, is counted
@@ -41,6 +64,8 @@
 #   HPCBENCH=PATH        test this binary instead of building ./cmd/hpcbench
 #   DIR=$TMPDIR or /tmp  where the jobs' files go
 #   VERBOSE=0            1: print each failed run's stderr
+#   HOST_RUNS=6          jobs across hosts (0 skips them; they need root,
+#                        ip, unshare and mpiexec.mpich or mpirun.openmpi)
 set -euo pipefail
 export LC_ALL=C
 
@@ -56,6 +81,7 @@ LIMIT=${LIMIT:-5}
 SLACK=${SLACK:-1}
 HANG=${HANG:-30}
 VERBOSE=${VERBOSE:-0}
+HOST_RUNS=${HOST_RUNS:-6}
 DIR=${DIR:-${TMPDIR:-/tmp}}
 [[ $RUNS =~ ^[1-9][0-9]*$ ]] || { printf '%s: RUNS=%s: want a whole number >= 1\n' "${0##*/}" "$RUNS" >&2; exit 2; }
 [[ $SEED =~ ^[0-9]+$ ]] || { printf '%s: SEED=%s: want a whole number\n' "${0##*/}" "$SEED" >&2; exit 2; }
@@ -63,6 +89,7 @@ DIR=${DIR:-${TMPDIR:-/tmp}}
 for v in LIMIT SLACK HANG; do
 	[[ ${!v} =~ ^[1-9][0-9]*$ ]] || { printf '%s: %s=%s: want a whole number of seconds >= 1\n' "${0##*/}" "$v" "${!v}" >&2; exit 2; }
 done
+[[ $HOST_RUNS =~ ^[0-9]+$ ]] || { printf '%s: HOST_RUNS=%s: want a whole number (0 skips)\n' "${0##*/}" "$HOST_RUNS" >&2; exit 2; }
 [[ $VERBOSE == [01] ]] || { printf '%s: VERBOSE=%s: want 0 or 1\n' "${0##*/}" "$VERBOSE" >&2; exit 2; }
 [[ -d $DIR && -w $DIR ]] || { printf '%s: DIR=%s: not a writable directory\n' "${0##*/}" "$DIR" >&2; exit 2; }
 RANDOM=$SEED
@@ -72,6 +99,7 @@ tag_base="faults-$$-$SEED"
 cleanup() {
 	local p
 	for p in $(tagged "$tag_base"); do kill -KILL "$p" 2>/dev/null || true; done
+	[[ -f $tmp/hosts/hosts ]] && scripts/nshosts.sh down "$tmp/hosts"
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -243,7 +271,145 @@ for ((i = 0; i < RUNS; i++)); do
 	rm -rf "$work"
 done
 
-printf '\n%-13s %5s %7s\n' fault runs passed
-for f in "${faults[@]}"; do printf '%-13s %5d %7d\n' "$f" "${ran[$f]}" "${passed[$f]}"; done
-printf '%-13s %5d %7d   (seed %s; %d not run)\n' total $((RUNS - notrun)) $((RUNS - notrun - failed)) "$SEED" "$notrun"
+# Across hosts.
+host_launchers=()
+if ((HOST_RUNS > 0)); then
+	if [[ $(id -u) != 0 ]] || ! command -v ip >/dev/null || ! command -v unshare >/dev/null; then
+		hb_log "faults across hosts not run: this machine forbids network namespaces here (they need root, ip and unshare)"
+		HOST_RUNS=0
+	else
+		command -v mpiexec.mpich >/dev/null && host_launchers+=(hydra)
+		command -v mpirun.openmpi >/dev/null && host_launchers+=(openmpi)
+		if ((${#host_launchers[@]} == 0)); then
+			hb_log "faults across hosts not run: neither mpiexec.mpich (mpich) nor mpirun.openmpi (openmpi-bin) is installed"
+			notrun=$((notrun + HOST_RUNS))
+			HOST_RUNS=0
+		fi
+	fi
+fi
+host_faults=(kill-rank stop-rank link-down)
+for f in "${host_faults[@]}"; do ran[hosts-$f]=0 passed[hosts-$f]=0; done
+if ((HOST_RUNS > 0)); then
+	scripts/nshosts.sh up "$tmp/hosts" 2 $$ >/dev/null
+	read -r ns1 addr1 name1 < <(sed -n 1p "$tmp/hosts/hosts")
+	read -r ns2 addr2 name2 < <(sed -n 2p "$tmp/hosts/hosts")
+	hb_log "across hosts: $HOST_RUNS runs on $name1 ($addr1) and $name2 ($addr2) under ${host_launchers[*]}"
+fi
+for ((i = 0; i < HOST_RUNS; i++)); do
+	launcher=${host_launchers[i % ${#host_launchers[@]}]}
+	fault=${host_faults[(i / ${#host_launchers[@]}) % ${#host_faults[@]}]}
+	bench=${benches[i % ${#benches[@]}]}
+	work=$tmp/hrun$i
+	mkdir -p "$work"
+	tag=$tag_base-h$i
+	mapfile -t args < <(job_cmd "$bench" "$work")
+	case $launcher in
+	hydra) lcmd=(mpiexec.mpich -launcher rsh -launcher-exec "$tmp/hosts/nsexec" -iface hb0 -hosts "$addr1,$addr2" -n 4 -ppn 2) ;;
+	openmpi) lcmd=(mpirun.openmpi --allow-run-as-root --oversubscribe --mca plm_rsh_agent "$tmp/hosts/nsexec"
+		--mca oob_tcp_if_include hb0 --mca oob_tcp_keepalive_time 1 --mca oob_tcp_keepalive_intvl 1
+		--mca oob_tcp_keepalive_probes 2 -x HPCBENCH_IFACE -x HB_FAULT_TAG --host "$addr1:2,$addr2:2" -n 4) ;;
+	esac
+	# The launcher runs on the first host, with its name, as a user's would.
+	HB_FAULT_TAG=$tag HPCBENCH_IFACE=hb0 setsid ip netns exec "$ns1" unshare --uts sh -c 'hostname "$0"; exec "$@"' "$name1" \
+		"${lcmd[@]}" "$hpcbench" "${args[@]}" --phase-timeout "$PHASE_TIMEOUT" \
+		</dev/null >"$work/stdout" 2>"$work/stderr" &
+	lpid=$!
+	ranks=()
+	for ((w = 0; w < 200; w++)); do
+		ranks=()
+		for p in $(tagged "$tag"); do
+			{ tr "\0" " " <"/proc/$p/cmdline"; } 2>/dev/null | grep -q "^$hpcbench $bench " || continue
+			r=$(envvar "$p" PMI_RANK)
+			[[ -n $r ]] || r=$(envvar "$p" PMIX_RANK)
+			[[ -n $r ]] && ranks[r]=$p
+		done
+		((${#ranks[@]} == 4)) && break
+		sleep 0.05
+	done
+	victim_rank=$((2 + RANDOM % 2)) # on the second host
+	reason=""
+	if ((${#ranks[@]} != 4)); then
+		reason="found ${#ranks[@]} of 4 ranks"
+	else
+		sleep "0.$((RANDOM % 10))$((RANDOM % 10))"
+		sleep "$((RANDOM % 2))"
+		kill -0 "$lpid" 2>/dev/null || reason="the job ended before the fault"
+	fi
+	if [[ -n $reason ]]; then
+		kill -KILL -- "-$lpid" 2>/dev/null || true
+		for p in $(tagged "$tag"); do kill -KILL "$p" 2>/dev/null || true; done
+		wait "$lpid" 2>/dev/null || true
+		notrun=$((notrun + 1))
+		printf 'host run %2d %-7s %-6s %-10s NOT RUN: %s\n' "$i" "$launcher" "$bench" "$fault" "$reason"
+		continue
+	fi
+	t0=$(date +%s%N)
+	case $fault in
+	kill-rank) kill -KILL "${ranks[victim_rank]}" ;;
+	stop-rank) kill -STOP "${ranks[victim_rank]}" ;;
+	link-down) ip -n "$ns2" link set hb0 down ;;
+	esac
+	hung=0
+	while kill -0 "$lpid" 2>/dev/null; do
+		if (($(date +%s%N) - t0 > HANG * 1000000000)); then
+			hung=1
+			break
+		fi
+		[[ $(awk '{print $3}' "/proc/$lpid/stat" 2>/dev/null) == Z ]] && break
+		sleep 0.02
+	done
+	t1=$(date +%s%N)
+	[[ $fault == link-down ]] && ip -n "$ns2" link set hb0 up
+	if ((hung)); then
+		for p in $(tagged "$tag"); do kill -CONT "$p" 2>/dev/null || true; done
+		kill -KILL -- "-$lpid" 2>/dev/null || true
+		for p in $(tagged "$tag"); do kill -KILL "$p" 2>/dev/null || true; done
+	fi
+	rc=0
+	wait "$lpid" || rc=$?
+	elapsed_ms=$(((t1 - t0) / 1000000))
+	sleep 0.3
+	[[ $fault == stop-rank ]] && kill -CONT "${ranks[victim_rank]}" 2>/dev/null
+	problems=()
+	limit_ms=$((LIMIT * 1000))
+	[[ $fault != kill-rank ]] && limit_ms=$(((3 * ${PHASE_TIMEOUT%s} + SLACK) * 1000))
+	if ((hung)); then
+		problems+=("hung: still running ${HANG}s after the fault")
+	else
+		((rc != 0)) || problems+=("exit 0")
+		((elapsed_ms <= limit_ms)) || problems+=("exit after ${elapsed_ms} ms, want <= ${limit_ms}")
+	fi
+	case $fault in
+	kill-rank) want="rank $victim_rank on $name2|rank $victim_rank with PID [0-9]+ on node $addr2" ;;
+	stop-rank) want="waited [0-9.]+m?s for rank $victim_rank on $name2" ;;
+	link-down) want="waited [0-9.]+m?s for rank [23] on $name2|lost communication with a remote daemon" ;;
+	esac
+	if [[ $launcher == hydra && $fault == kill-rank ]]; then
+		want="" # Hydra names nothing (see the top of this script)
+	fi
+	[[ -z $want ]] || grep -Eq "$want" "$work/stderr" || problems+=("stderr does not match /$want/")
+	left=$(tagged "$tag" | tr '\n' ' ')
+	if [[ -n $left ]]; then
+		problems+=("processes left: $left")
+		for p in $left; do kill -CONT "$p" 2>/dev/null || true; kill -KILL "$p" 2>/dev/null || true; done
+	fi
+	shm_new=$(comm -13 <(printf '%s\n' "$shm_before") <(ls -A /dev/shm | sort) | tr '\n' ' ')
+	[[ -z $shm_new ]] || problems+=("left in /dev/shm: $shm_new")
+	ran[hosts-$fault]=$((ran[hosts-$fault] + 1))
+	if ((${#problems[@]} == 0)); then
+		passed[hosts-$fault]=$((passed[hosts-$fault] + 1))
+		printf 'host run %2d %-7s %-6s %-10s rank %d  exit %3d after %5d ms  ok\n' "$i" "$launcher" "$bench" "$fault" "$victim_rank" "$rc" "$elapsed_ms"
+	else
+		failed=$((failed + 1))
+		printf 'host run %2d %-7s %-6s %-10s rank %d  exit %3d after %5d ms  FAILED: %s\n' "$i" "$launcher" "$bench" "$fault" "$victim_rank" "$rc" "$elapsed_ms" "$(IFS=';'; echo "${problems[*]}")"
+		if ((VERBOSE)); then sed 's/^/    | /' "$work/stderr"; fi
+	fi
+	rm -rf "$work"
+done
+
+printf '\n%-16s %5s %7s\n' fault runs passed
+for f in "${faults[@]}"; do printf '%-16s %5d %7d\n' "$f" "${ran[$f]}" "${passed[$f]}"; done
+for f in "${host_faults[@]}"; do printf '%-16s %5d %7d\n' "hosts-$f" "${ran[hosts-$f]}" "${passed[hosts-$f]}"; done
+total=$((RUNS + HOST_RUNS - notrun))
+printf '%-16s %5d %7d   (seed %s; %d not run)\n' total "$total" $((total - failed)) "$SEED" "$notrun"
 ((failed == 0 && notrun == 0))

@@ -14,7 +14,9 @@
 #      `go test -list '^Fuzz' ./...`, so a new FuzzX in any package is picked
 #      up without editing this file, and each runs alone with
 #      `go test -run '^$' -fuzz '^FuzzX$' -fuzztime $HPCBENCH_FUZZTIME PKG`,
-#   5. runs the fault campaign's short version (scripts/faults.sh, 10 runs),
+#   5. runs the fault campaign's short version (scripts/faults.sh, 10 runs
+#      under hpcbench launch and, as root, 6 across two namespace hosts
+#      under Hydra and Open MPI),
 #   6. starts a two-node Slurm of its own (scripts/slurm.sh, as root: two
 #      slurmd on this machine; its state in a temporary directory,
 #      SLURM_CONF exported for the tests),
@@ -148,7 +150,7 @@ fi
 if [[ ${HPCBENCH_FAULTS:-10} == 0 ]]; then
 	hb_log "fault campaign skipped (HPCBENCH_FAULTS=0)"
 else
-	hb_log "scripts/faults.sh: ${HPCBENCH_FAULTS:-10} runs"
+	hb_log "scripts/faults.sh: ${HPCBENCH_FAULTS:-10} runs, and 6 across hosts"
 	RUNS=${HPCBENCH_FAULTS:-10} SLACK=${HPCBENCH_FAULTS_SLACK:-2} scripts/faults.sh
 fi
 
