@@ -58,15 +58,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-if [[ -n ${HPCBENCH:-} ]]; then
-	hpcbench=$(cd "$(dirname "$HPCBENCH")" && pwd -P)/$(basename "$HPCBENCH")
-	[[ -x $hpcbench ]] || hb_die "HPCBENCH=$HPCBENCH is not an executable"
-else
-	hb_ensure_go
-	hpcbench=$tmp/hpcbench
-	hb_log "go build -o $hpcbench ./cmd/hpcbench"
-	go build -o "$hpcbench" ./cmd/hpcbench || hb_die "building hpcbench failed (go build ./cmd/hpcbench)"
-fi
+hpcbench=$(hb_hpcbench "$tmp")
 "$hpcbench" fabric pingpong --help >/dev/null 2>&1 || hb_die "this hpcbench has no 'fabric pingpong'"
 
 # pair NAME OUT SERVER... -- CLIENT...: starts the server, runs the client

@@ -127,3 +127,21 @@ hb_ensure_debs() {
 		hb_deb_installed "$pkg" || hb_die "Debian package $pkg is still not installed after apt-get install"
 	done
 }
+
+# hb_hpcbench DIR prints the hpcbench binary a benchmark script measures:
+# $HPCBENCH made absolute when set (it must be executable), else one built
+# from ./cmd/hpcbench into DIR (CGO_ENABLED=0, as the README builds it).
+# Progress goes to stderr.
+hb_hpcbench() {
+	if [[ -n ${HPCBENCH:-} ]]; then
+		local abs
+		abs=$(cd "$(dirname "$HPCBENCH")" && pwd -P)/$(basename "$HPCBENCH")
+		[[ -x $abs ]] || hb_die "HPCBENCH=$HPCBENCH is not an executable"
+		printf '%s\n' "$abs"
+		return
+	fi
+	hb_ensure_go
+	hb_log "go build -o $1/hpcbench ./cmd/hpcbench"
+	CGO_ENABLED=0 go build -o "$1/hpcbench" ./cmd/hpcbench || hb_die "building hpcbench failed (go build ./cmd/hpcbench)"
+	printf '%s\n' "$1/hpcbench"
+}

@@ -20,6 +20,13 @@
 #                                   and print DIR/hosts
 #   scripts/nshosts.sh down DIR     delete the namespaces DIR/hosts lists
 #                                   (their links go with them)
+#   scripts/nshosts.sh throttle DIR HOST RATE
+#                                   limit HOST's link (a host name or
+#                                   address of DIR/hosts) to RATE (tc's
+#                                   spelling: 200mbit) both ways, with a
+#                                   token bucket filter on its hb0 and on
+#                                   its port of the bridge (netem is not in
+#                                   this kernel); it goes with the hosts
 #   scripts/nshosts.sh sweep        delete the namespaces of earlier runs
 #                                   whose creator is gone (a test killed
 #                                   before its cleanup): hb<PID>_<K><letter>
@@ -30,9 +37,7 @@
 # whose end in the host is named hb0 (the name to give HPCBENCH_IFACE,
 # Hydra's -iface, Open MPI's if_include) with the address
 # 10.213.<20+PID%200>.<i+1>/24, and whose other end is a port of the
-# bridge. Traffic goes only between these namespaces. To slow one
-# host's link: ip netns exec NS tc qdisc add dev hb0 root tbf rate 100mbit
-# burst 64kb latency 50ms (netem is not in this kernel).
+# bridge. Traffic goes only between these namespaces.
 #
 # Needs root (CAP_NET_ADMIN), ip (iproute2) and unshare (util-linux).
 set -euo pipefail
@@ -45,7 +50,12 @@ dir=${2:-}
 n=${3:-2}
 owner=${4:-$PPID}
 
-usage() { hb_die "usage: scripts/nshosts.sh up DIR [N [OWNER]] | down DIR | sweep"; }
+# bad says what is wrong with the command line, on one line, and exits 2.
+bad() {
+	printf '%s: %s\n' "${0##*/}" "$*" >&2
+	exit 2
+}
+usage() { bad "usage: scripts/nshosts.sh up DIR [N [OWNER]] | down DIR | throttle DIR HOST RATE | sweep"; }
 
 # The iface name every host has on the hosts' network.
 iface=hb0
@@ -74,8 +84,8 @@ up() {
 	command -v ip >/dev/null && command -v unshare >/dev/null ||
 		hb_die "nshosts: ip or unshare is missing (Debian: apt-get install iproute2 util-linux)"
 	[[ $(id -u) == 0 ]] || hb_die "nshosts: network namespaces need root (CAP_NET_ADMIN)"
-	[[ $n =~ ^[2-8]$ ]] || hb_die "nshosts: N=$n: want 2 to 8 hosts"
-	[[ $owner =~ ^[1-9][0-9]{0,6}$ && -d /proc/$owner ]] || hb_die "nshosts: OWNER=$owner: want the pid of a running process"
+	[[ $n =~ ^[2-8]$ ]] || bad "nshosts: N=$n: want 2 to 8 hosts"
+	[[ $owner =~ ^[1-9][0-9]{0,6}$ && -d /proc/$owner ]] || bad "nshosts: OWNER=$owner: want the pid of a running process"
 	mkdir -p "$dir"
 	dir=$(cd "$dir" && pwd -P)
 	[[ ! -f $dir/hosts ]] || hb_die "nshosts: $dir/hosts exists: run down first"
@@ -131,7 +141,21 @@ EOF
 	cat "$dir/hosts"
 }
 
+throttle() {
+	local host=$1 rate=$2 ns addr name found=""
+	[[ $rate =~ ^[1-9][0-9]*(k|m|g)?bit$ ]] || bad "nshosts: RATE=$rate: want a rate such as 200mbit"
+	[[ -f $dir/hosts ]] || bad "nshosts: $dir/hosts: no hosts there"
+	while read -r ns addr name; do
+		[[ $host == "$addr" || $host == "$name" ]] && found=$ns
+	done <"$dir/hosts"
+	[[ -n $found ]] || bad "nshosts: HOST=$host: not a host of $dir/hosts"
+	command -v tc >/dev/null || hb_die "nshosts: tc is missing (Debian: apt-get install iproute2)"
+	ip netns exec "$found" tc qdisc add dev "$iface" root tbf rate "$rate" burst 64kb latency 50ms
+	ip netns exec "$(<"$dir/switch")" tc qdisc add dev "${found}p" root tbf rate "$rate" burst 64kb latency 50ms
+}
+
 case $cmd in
+throttle) [[ -n $dir && $# == 4 ]] || usage; throttle "$3" "$4" ;;
 up) [[ -n $dir ]] || usage; up ;;
 down) [[ -n $dir ]] || usage; down ;;
 sweep) sweep ;;

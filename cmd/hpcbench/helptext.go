@@ -173,7 +173,7 @@ rank of each; --ranks: every two ranks) in the rounds of a round-robin
 tournament, so no endpoint is in two tests at once; it prints the pairs,
 the latency and bandwidth matrices, and one line for each link or host
 outside the population's spread (median and MAD of the logarithms, and
-beyond 0.8x or 1.25x the median): slow link: node07 <-> node12: ...
+beyond 0.8x or, for latency, 2x the median): slow link: node07 <-> node12: ...
 (hpcbench fabric allpairs --help for its own options).
 
 Two ways to run it:

@@ -175,3 +175,36 @@ func TestAcrossHostsRankStopped(t *testing.T) {
 		})
 	}
 }
+
+// TestAcrossThreeHostsThrottled runs fabric allpairs across three
+// namespace hosts under Hydra, one rank a host, with the third host's
+// link limited to 200 Mbit/s both ways (a token bucket filter): the
+// report names that host as slow, and nothing without it (a link of it
+// may be named too: its latency rises behind the queue the bandwidth test
+// leaves in the filter).
+func TestAcrossThreeHostsThrottled(t *testing.T) {
+	mpiexec := testenv.RequireTool(t, "mpiexec.mpich", "mpiexec.hydra")
+	h := testenv.RequireNSHostsN(t, 3)
+	h.Throttle(t, 2, "200mbit")
+	name, args := h.In(0, mpiexec, "-launcher", "rsh", "-launcher-exec", h.Exec, "-iface", testenv.NSIface,
+		"-genv", "HPCBENCH_IFACE", testenv.NSIface, "-hosts", strings.Join(h.Addrs, ","), "-n", "3", "-ppn", "1",
+		hpcbench, "fabric", "allpairs", "-I", "200", "--bw-iters", "16")
+	r := testenv.Run(t, testenv.Context(t, 2*time.Minute), t.TempDir(), noPMIEnv, name, args...)
+	mustExit0(t, r)
+	var named []string
+	for _, l := range strings.Split(r.Stdout, "\n") {
+		if strings.HasPrefix(l, "slow ") {
+			named = append(named, l)
+		}
+	}
+	host := false
+	for _, l := range named {
+		host = host || strings.HasPrefix(l, "slow host: "+h.Hostnames[2]+": ")
+		if !strings.Contains(l, h.Hostnames[2]) {
+			t.Errorf("outlier %q does not involve the throttled host %s", l, h.Hostnames[2])
+		}
+	}
+	if !host {
+		t.Errorf("outliers %q, want %s named as a slow host\n%s", named, h.Hostnames[2], r.Stdout)
+	}
+}

@@ -27,6 +27,7 @@ type NSHosts struct {
 	Exec string
 
 	ip, unshare string // the commands
+	script, dir string // scripts/nshosts.sh and the hosts' directory
 }
 
 // NSIface is the name of every host's interface on the network between
@@ -69,7 +70,7 @@ func RequireNSHostsN(t testing.TB, n int) *NSHosts {
 		}
 		t.Fatalf("nshosts.sh up: %v: %s", err, out)
 	}
-	h := &NSHosts{ip: ip, unshare: unshare, Exec: filepath.Join(dir, "nsexec")}
+	h := &NSHosts{ip: ip, unshare: unshare, script: script, dir: dir, Exec: filepath.Join(dir, "nsexec")}
 	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
 		f := strings.Fields(line)
 		if len(f) != 3 {
@@ -83,14 +84,12 @@ func RequireNSHostsN(t testing.TB, n int) *NSHosts {
 	return h
 }
 
-// Throttle limits host i's link to rate (tc's spelling, "100mbit") with
-// a token bucket filter (netem is not in this kernel); it goes with the
-// host.
+// Throttle limits host i's link to rate (tc's spelling, "200mbit") both
+// ways (scripts/nshosts.sh throttle); it goes with the hosts.
 func (h *NSHosts) Throttle(t testing.TB, i int, rate string) {
 	t.Helper()
-	tc := RequireTool(t, "tc")
-	args := []string{"netns", "exec", h.Names[i], tc, "qdisc", "add", "dev", NSIface, "root", "tbf", "rate", rate, "burst", "64kb", "latency", "50ms"}
-	if out, err := exec.Command(h.ip, args...).CombinedOutput(); err != nil {
+	RequireTool(t, "tc")
+	if out, err := exec.Command(h.script, "throttle", h.dir, h.Hostnames[i], rate).CombinedOutput(); err != nil {
 		t.Fatalf("throttle %s: %v: %s", h.Hostnames[i], err, out)
 	}
 }
