@@ -66,6 +66,9 @@ func writeHelp(w io.Writer, name, synopsis, options string) {
 	if options != "" {
 		fmt.Fprintf(&b, "\n%s", markUnsupported(options, h.unsupported))
 	}
+	if commands()[name].iface {
+		b.WriteString("\n" + ifaceHelp)
+	}
 	if len(h.unsupported) > 0 {
 		b.WriteString("\nNot supported (refused with a message, exit status 2):\n")
 		for _, u := range h.unsupported {

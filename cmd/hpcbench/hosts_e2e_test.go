@@ -23,19 +23,19 @@ func TestAcrossHostsHydra(t *testing.T) {
 	mpiexec := testenv.RequireTool(t, "mpiexec.mpich", "mpiexec.hydra")
 	h := testenv.RequireNSHosts(t)
 	dir := t.TempDir()
-	hydra := func(iface bool, args ...string) testenv.Result {
+	hydra := func(iface bool, prog string, args ...string) testenv.Result {
 		t.Helper()
 		env := append([]string{}, noPMIEnv...)
 		if iface {
 			env = append(env, "HPCBENCH_IFACE="+testenv.NSIface)
 		}
 		margs := append([]string{"-launcher", "rsh", "-launcher-exec", h.Exec, "-iface", testenv.NSIface,
-			"-hosts", h.Addrs[0] + "," + h.Addrs[1], "-n", "4", "-ppn", "2", hpcbench}, args...)
+			"-hosts", h.Addrs[0] + "," + h.Addrs[1], "-n", "4", "-ppn", "2", prog}, args...)
 		name, cargs := h.In(0, mpiexec, margs...)
 		return testenv.Run(t, testenv.Context(t, 2*time.Minute), dir, env, name, cargs...)
 	}
 	archive := filepath.Join(dir, "coll.json")
-	acrossHosts(t, h, dir, archive, func(args ...string) testenv.Result { return hydra(true, args...) })
+	acrossHosts(t, h, dir, archive, func(prog string, args ...string) testenv.Result { return hydra(true, prog, args...) })
 
 	t.Run("wireup unreachable rank 0", func(t *testing.T) {
 		// Rank 0 advertises its host name, loopback on the other host:
@@ -43,7 +43,7 @@ func TestAcrossHostsHydra(t *testing.T) {
 		// end the job through PMI, before finalize, instead of leaving
 		// rank 0 to wait out --timeout (5 minutes) for them.
 		start := time.Now()
-		r := hydra(false, "wireup")
+		r := hydra(false, hpcbench, "wireup")
 		if r.Code == 0 {
 			t.Fatalf("exit 0\n%s", r.Stdout)
 		}
@@ -55,7 +55,7 @@ func TestAcrossHostsHydra(t *testing.T) {
 		}
 	})
 	t.Run("loopback refused", func(t *testing.T) {
-		r := hydra(false, "coll", "-msglog", "0:2", "Barrier")
+		r := hydra(false, hpcbench, "coll", "-msglog", "0:2", "Barrier")
 		if r.Code == 0 {
 			t.Fatalf("exit 0 across hosts whose names resolve to loopback\n%s", r.Stdout)
 		}
@@ -70,7 +70,7 @@ func TestAcrossHostsHydra(t *testing.T) {
 // with HPCBENCH_IFACE naming the interface between them), and checks that
 // the collectives crossed the hosts: tcp between them, shm within, as
 // coll's archive at archive records.
-func acrossHosts(t *testing.T, h *testenv.NSHosts, dir, archive string, launch func(args ...string) testenv.Result) {
+func acrossHosts(t *testing.T, h *testenv.NSHosts, dir, archive string, launch func(prog string, args ...string) testenv.Result) {
 	t.Helper()
 	for _, c := range []struct {
 		name string
@@ -85,10 +85,41 @@ func acrossHosts(t *testing.T, h *testenv.NSHosts, dir, archive string, launch f
 		{"allpairs", []string{"fabric", "allpairs", "-I", "50", "--bw-iters", "8"}, []string{h.Hostnames[1]}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			r := launch(c.args...)
+			r := launch(hpcbench, c.args...)
 			mustExit0(t, r)
 			wantIn(t, r.Stdout, c.want...)
 		})
+	}
+	// The object store with an engine per host: each host's pool in a
+	// directory of its own (the hosts share this machine's file system),
+	// named by the rank's host name; the engines serve over the hosts'
+	// network (HPCBENCH_IFACE).
+	pools := filepath.Join(dir, "pools")
+	if err := os.MkdirAll(pools, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	onHost := `exec "$0" "$@" --dfs.pool "` + pools + `/$(hostname)"`
+	dfsArchive := filepath.Join(dir, "dfs.json")
+	for _, c := range []struct {
+		name string
+		args []string
+		want []string
+	}{
+		{"ior -a DFS", []string{"ior", "-a", "DFS", "--dfs.cont", "c1", "--dfs.oclass", "SX", "--dfs.chunk_size", "64k", "-b", "1m", "-t", "256k",
+			"-w", "-r", "-W", "-R", "-C", "-o", "/data", "--archive", dfsArchive}, []string{"tasks               : 4", "Summary of all tests:"}},
+		{"mdtest -a DFS", []string{"mdtest", "-a", "DFS", "--dfs.cont", "m1", "-n", "20", "-u", "-d", "/md"}, []string{"4 tasks, 80 files/directories"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := launch("sh", append([]string{"-c", onHost, hpcbench}, c.args...)...)
+			mustExit0(t, r)
+			wantIn(t, r.Stdout, c.want...)
+		})
+	}
+	env := readRunArchive(t, dfsArchive).Run.Env
+	for _, want := range []string{"one per host (2): " + h.Hostnames[0] + ": started by rank 0", h.Hostnames[1] + ": started by rank 2"} {
+		if !strings.Contains(env["dfs.engine"], want) {
+			t.Errorf("ior -a DFS's run record: dfs.engine %q, want %q", env["dfs.engine"], want)
+		}
 	}
 	if rec := readRunArchive(t, archive).Run; rec.Hosts != 2 || rec.Env["transport"] != "shm+tcp" || rec.Env["iface"] != testenv.NSIface {
 		t.Errorf("coll's run record: %d hosts, env %v; want 2 hosts over shm+tcp on %s", rec.Hosts, rec.Env, testenv.NSIface)
@@ -104,12 +135,12 @@ func TestAcrossHostsOpenMPI(t *testing.T) {
 	mpirun := testenv.RequireTool(t, "mpirun.openmpi")
 	h := testenv.RequireNSHosts(t)
 	dir := t.TempDir()
-	launch := func(args ...string) testenv.Result {
+	launch := func(prog string, args ...string) testenv.Result {
 		t.Helper()
 		env := append(append([]string{}, noPMIEnv...), "HPCBENCH_IFACE="+testenv.NSIface)
 		margs := append(append([]string{}, openMPI...), "--mca", "plm_rsh_agent", h.Exec,
 			"--mca", "oob_tcp_if_include", testenv.NSIface, "-x", "HPCBENCH_IFACE",
-			"--host", h.Addrs[0]+":2,"+h.Addrs[1]+":2", "-n", "4", hpcbench)
+			"--host", h.Addrs[0]+":2,"+h.Addrs[1]+":2", "-n", "4", prog)
 		name, cargs := h.In(0, mpirun, append(margs, args...)...)
 		return testenv.Run(t, testenv.Context(t, 2*time.Minute), dir, env, name, cargs...)
 	}

@@ -57,3 +57,43 @@ func TestIface(t *testing.T) {
 		t.Errorf("%s was written", out)
 	}
 }
+
+// TestIfaceOption: --iface is HPCBENCH_IFACE as an option of every
+// command that runs ranks (and wins over the variable): the ranks publish
+// it and the run record says so; a name or address this host lacks, an
+// empty one or a missing value is refused in one line naming the option,
+// exit 2, before any work.
+func TestIfaceOption(t *testing.T) {
+	dir := t.TempDir()
+	archive := filepath.Join(dir, "coll.json")
+	env := append(append([]string{}, noPMIEnv...), "HPCBENCH_IFACE=nosuch0") // the option wins
+	r := testenv.Run(t, testenv.Context(t, time.Minute), dir, env, hpcbench,
+		"launch", "-n", "2", "--", hpcbench, "coll", "--iface", "lo", "--fabric", "tcp", "-msglog", "0:2", "Barrier", "--archive", archive)
+	mustExit0(t, r)
+	if rec := readRunArchive(t, archive).Run; rec.Env["iface"] != "lo" || rec.Env["transport"] != "tcp" {
+		t.Errorf("run record env %v: want iface lo and transport tcp", rec.Env)
+	}
+	r = testenv.Run(t, testenv.Context(t, time.Minute), dir, noPMIEnv, hpcbench,
+		"launch", "-n", "2", "--", hpcbench, "wireup", "--iface=127.0.0.1")
+	mustExit0(t, r)
+
+	out := filepath.Join(dir, "ior.dat")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"ior", "--iface", "nosuch0", "-a", "POSIX", "-b", "1m", "-t", "64k", "-w", "-o", out},
+			`hpcbench: ior: --iface "nosuch0": no such interface or local address: have `},
+		{[]string{"mdtest", "-n", "5", "-d", out, "--iface=192.0.2.7"}, `hpcbench: mdtest: --iface "192.0.2.7": no such interface or local address: have `},
+		{[]string{"fabric", "pingpong", "-p", "tcp", "--iface="}, `hpcbench: fabric: --iface "": `},
+		{[]string{"coll", "Barrier", "--iface"}, "hpcbench: coll: --iface: needs a value (an interface name or an address of this host)"},
+	} {
+		r := testenv.Run(t, testenv.Context(t, time.Minute), dir, noPMIEnv, hpcbench, c.args...)
+		if r.Code != 2 || !strings.HasPrefix(r.Stderr, c.want) || strings.Count(r.Stderr, "\n") != 1 {
+			t.Errorf("%q: exit %d, stderr %q; want 2 and one line starting %q", c.args, r.Code, r.Stderr, c.want)
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Errorf("%q: %s was created", c.args, out)
+		}
+	}
+}

@@ -154,6 +154,14 @@ func AddPhaseTimeout(fs *pflag.FlagSet, p *PhaseTimeout, phases bool) {
 // and sets p from it; the rest goes to a parser that does not know the
 // flag (IOR's and mdtest's). The last one given wins, as with pflag.
 func SplitPhaseTimeout(args []string, p *PhaseTimeout) ([]string, error) {
+	return SplitValue(args, PhaseTimeoutFlag, "a duration, 0 for off", p.Set)
+}
+
+// SplitValue removes the option --name (also spelt with one dash, with its
+// value after "=" or as the next word) from args, up to a "--", and calls
+// set with each value, in order; the rest goes to a parser that does not
+// know the option. want says what a missing value should have been.
+func SplitValue(args []string, name, want string, set func(string) error) ([]string, error) {
 	out := make([]string, 0, len(args))
 	for i := 0; i < len(args); i++ {
 		a := args[i]
@@ -165,20 +173,20 @@ func SplitPhaseTimeout(args []string, p *PhaseTimeout) ([]string, error) {
 		if !ok {
 			body, ok = strings.CutPrefix(a, "-")
 		}
-		name, value, hasValue := strings.Cut(body, "=")
-		if !ok || name != PhaseTimeoutFlag {
+		n, value, hasValue := strings.Cut(body, "=")
+		if !ok || n != name {
 			out = append(out, a)
 			continue
 		}
 		if !hasValue {
 			if i+1 >= len(args) {
-				return nil, fmt.Errorf("--%s: needs a value (a duration, 0 for off)", PhaseTimeoutFlag)
+				return nil, fmt.Errorf("--%s: needs a value (%s)", name, want)
 			}
 			i++
 			value = args[i]
 		}
-		if err := p.Set(value); err != nil {
-			return nil, fmt.Errorf("--%s: %w", PhaseTimeoutFlag, err)
+		if err := set(value); err != nil {
+			return nil, fmt.Errorf("--%s: %w", name, err)
 		}
 	}
 	return out, nil
