@@ -15,7 +15,6 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
-	"time"
 
 	"github.com/hpcbench/hpcbench/internal/exitcode"
 	"github.com/hpcbench/hpcbench/internal/launch"
@@ -110,10 +109,9 @@ func mainExit(args []string, stdout, stderr io.Writer) int {
 	}
 	if pipeline.IsUsage(err) && name != "launch" && !pipeline.FirstRank(nil) {
 		// Every rank of the job has the same bad command line: rank 0
-		// says so, the others wait for the launcher to end them, so
-		// that the job prints it once and names rank 0. A rank that is
-		// not ended (rank 0 saw no error) prints its own.
-		pipeline.QuietWait(ctx, usageLinger)
+		// says so, the others exit 2 a moment later, saying nothing.
+		pipeline.FollowFirst(ctx)
+		return exitcode.Usage
 	}
 	var se *signalError
 	if err != nil && errors.As(context.Cause(ctx), &se) {
@@ -121,10 +119,6 @@ func mainExit(args []string, stdout, stderr io.Writer) int {
 	}
 	return exitCode(err, stderr)
 }
-
-// usageLinger bounds how long a rank other than 0 with a usage error
-// waits for the launcher to end it before it prints the error itself.
-const usageLinger = 10 * time.Second
 
 // signalError is the cancellation cause when a termination signal arrives.
 type signalError struct{ sig syscall.Signal }

@@ -46,7 +46,7 @@ func TestParseArgs(t *testing.T) {
 		{[]string{"-h"}, "help"},
 		{[]string{"-vh"}, "help"},
 		{[]string{"-h", "--nope"}, "help"}, // help wins over a later error
-		{[]string{"-n", "x", "-h"}, `-n: parse integer "x": invalid syntax: want a whole number, optionally with a k, m, g, t or p suffix`},
+		{[]string{"-n", "x", "-h"}, `-n: "x" is not a whole number: want digits, optionally with a k, m, g, t or p suffix`},
 		{[]string{"--nope"}, `unknown option "--nope"`},
 		{[]string{"-n", "3", "foo"}, `unexpected argument "foo": options start with -`},
 		{[]string{"--", "-v"}, `unexpected argument "-v": options start with -`},

@@ -1,7 +1,6 @@
 package cliflag
 
 import (
-	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -28,11 +27,11 @@ func ParseSize(s string) (int64, error) {
 	}
 	num = strings.TrimSuffix(num, " ")
 	if num == "" || strings.TrimLeft(num, "0123456789") != "" {
-		return 0, fmt.Errorf("parse size %q: %w: want digits then an optional k, m, g, t or p", s, units.ErrSyntax)
+		return 0, units.Syntaxf("%q is not a size: want digits then an optional k, m, g, t or p", s)
 	}
 	n, err := strconv.ParseInt(num, 10, 64)
 	if err != nil || n > math.MaxInt64/PiB {
-		return 0, fmt.Errorf("parse size %q: %w: larger than %d bytes", s, units.ErrRange, int64(math.MaxInt64))
+		return 0, units.Rangef("%q is out of range: larger than %d bytes", s, int64(math.MaxInt64))
 	}
 	return n * PiB, nil
 }
@@ -73,12 +72,11 @@ func ParseSuffixedInt(s string) (int64, error) {
 		num = ""
 	}
 	if num == "" {
-		return 0, fmt.Errorf("parse integer %q: %w: want a whole number, optionally with a k, m, g, t or p suffix",
-			s, units.ErrSyntax)
+		return 0, units.Syntaxf("%q is not a whole number: want digits, optionally with a k, m, g, t or p suffix", s)
 	}
 	n, err := strconv.ParseInt(num, 10, 64)
 	if err != nil || n > math.MaxInt64>>shift {
-		return 0, fmt.Errorf("parse integer %q: %w: beyond %d", s, units.ErrRange, int64(math.MaxInt64))
+		return 0, units.Rangef("%q is out of range: beyond %d", s, int64(math.MaxInt64))
 	}
 	n <<= shift
 	if neg {
@@ -97,5 +95,5 @@ func ParseBool(s string) (bool, error) {
 	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
 		return n != 0, nil
 	}
-	return false, fmt.Errorf("parse switch %q: %w: want 0, 1, true or false", s, units.ErrSyntax)
+	return false, units.Syntaxf("%q is not a switch value: want 0, 1, true or false", s)
 }

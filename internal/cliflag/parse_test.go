@@ -43,7 +43,7 @@ func TestParseSize(t *testing.T) {
 		// SAD PATH
 		{in: "", wantErr: units.ErrSyntax},
 		{in: "p", wantErr: units.ErrSyntax,
-			msg: `parse size "p": invalid syntax: want digits then an optional k, m, g, t or p`},
+			msg: `"p" is not a size: want digits then an optional k, m, g, t or p`},
 		{in: "1kp", wantErr: units.ErrSyntax},
 		{in: "-1p", wantErr: units.ErrSyntax},
 		{in: "1.5p", wantErr: units.ErrSyntax},
@@ -52,7 +52,7 @@ func TestParseSize(t *testing.T) {
 		{in: "+1p", wantErr: units.ErrSyntax},
 		{in: "1.5m", wantErr: units.ErrSyntax},
 		{in: "8192p", wantErr: units.ErrRange,
-			msg: `parse size "8192p": out of range: larger than 9223372036854775807 bytes`},
+			msg: `"8192p" is out of range: larger than 9223372036854775807 bytes`},
 		{in: "99999999999999999999p", wantErr: units.ErrRange},
 	})
 }
@@ -70,13 +70,13 @@ func TestParseInt(t *testing.T) {
 		{in: "-", wantErr: units.ErrSyntax},
 		{in: "--5", wantErr: units.ErrSyntax},
 		{in: "1.5", wantErr: units.ErrSyntax,
-			msg: `parse integer "1.5": invalid syntax: want a whole number, optionally with a k, m, g, t or p suffix`},
+			msg: `"1.5" is not a whole number: want digits, optionally with a k, m, g, t or p suffix`},
 		{in: "1kk", wantErr: units.ErrSyntax},
 		{in: "k", wantErr: units.ErrSyntax},
 		{in: "1x", wantErr: units.ErrSyntax},
 		{in: "0x10", wantErr: units.ErrSyntax},
 		{in: "+1k", wantErr: units.ErrSyntax},
-		{in: "8192p", wantErr: units.ErrRange, msg: `parse integer "8192p": out of range: beyond 9223372036854775807`},
+		{in: "8192p", wantErr: units.ErrRange, msg: `"8192p" is out of range: beyond 9223372036854775807`},
 		{in: "99999999999999999999", wantErr: units.ErrRange},
 	})
 }
@@ -90,14 +90,14 @@ func TestParseSuffixedInt(t *testing.T) {
 		{in: "2M", want: 2 << 20}, {in: "-1g", want: -units.GiB}, {in: "8191p", want: 8191 * PiB},
 		{in: "-9223372036854775807", want: -math.MaxInt64},
 		{in: "+5", wantErr: units.ErrSyntax,
-			msg: `parse integer "+5": invalid syntax: want a whole number, optionally with a k, m, g, t or p suffix`},
+			msg: `"+5" is not a whole number: want digits, optionally with a k, m, g, t or p suffix`},
 		{in: "", wantErr: units.ErrSyntax},
 		{in: "1.5k", wantErr: units.ErrSyntax},
 		{in: "10x", wantErr: units.ErrSyntax},
 		{in: "ten", wantErr: units.ErrSyntax},
 		{in: "-F", wantErr: units.ErrSyntax},
 		{in: "-9223372036854775808", wantErr: units.ErrRange,
-			msg: `parse integer "-9223372036854775808": out of range: beyond 9223372036854775807`},
+			msg: `"-9223372036854775808" is out of range: beyond 9223372036854775807`},
 		{in: "9999999p", wantErr: units.ErrRange},
 	})
 }
@@ -118,7 +118,7 @@ func TestParseBool(t *testing.T) {
 			t.Errorf("ParseBool(%q): %v, want an error wrapping units.ErrSyntax", bad, err)
 		}
 	}
-	if _, err := ParseBool("yes"); err == nil || err.Error() != `parse switch "yes": invalid syntax: want 0, 1, true or false` {
+	if _, err := ParseBool("yes"); err == nil || err.Error() != `"yes" is not a switch value: want 0, 1, true or false` {
 		t.Errorf("ParseBool(yes) error %v", err)
 	}
 }

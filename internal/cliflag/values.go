@@ -1,7 +1,6 @@
 package cliflag
 
 import (
-	"fmt"
 	"math"
 	"strconv"
 
@@ -76,7 +75,7 @@ func (v Int) Set(s string) error {
 		return err
 	}
 	if n < math.MinInt || n > math.MaxInt {
-		return fmt.Errorf("parse integer %q: %w", s, units.ErrRange)
+		return units.Rangef("%q is out of range", s)
 	}
 	*v.P = int(n)
 	return nil
@@ -109,7 +108,7 @@ func (v Int32) Set(s string) error {
 		return err
 	}
 	if n < math.MinInt32 || n > math.MaxInt32 {
-		return fmt.Errorf("parse integer %q: %w: want %d to %d", s, units.ErrRange, math.MinInt32, math.MaxInt32)
+		return units.Rangef("%q is out of range: want %d to %d", s, math.MinInt32, math.MaxInt32)
 	}
 	*v.P = int(n)
 	return nil
@@ -215,7 +214,7 @@ func (v Count) Set(s string) error {
 		return err
 	}
 	if n < 0 || n > math.MaxInt32 {
-		return fmt.Errorf("count %q: %w: want 0 to %d", s, units.ErrRange, math.MaxInt32)
+		return units.Rangef("%q is out of range: want 0 to %d", s, math.MaxInt32)
 	}
 	*v.P = int(n)
 	return nil

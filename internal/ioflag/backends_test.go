@@ -224,8 +224,8 @@ func TestFlagError(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"-n", "1.5"}, `-n: parse integer "1.5": invalid syntax: want a whole number, optionally with a k, m, g, t or p suffix`},
-		{[]string{"--items=x"}, `-n: parse integer "x": invalid syntax: want a whole number, optionally with a k, m, g, t or p suffix`},
+		{[]string{"-n", "1.5"}, `-n: "1.5" is not a whole number: want digits, optionally with a k, m, g, t or p suffix`},
+		{[]string{"--items=x"}, `-n: "x" is not a whole number: want digits, optionally with a k, m, g, t or p suffix`},
 		{[]string{"--dummy.delay=x"}, "--dummy.delay: must be an integer"},
 		{[]string{"-n"}, "-n: needs a value"},
 		{[]string{"--items"}, "-n: needs a value"},

@@ -60,6 +60,15 @@ func SayBeforeAbort(ctx context.Context, w io.Writer, err error) {
 	QuietWait(ctx, sayLinger)
 }
 
+// FollowFirst is what a rank other than the first does with an error
+// every rank of the job has, such as a usage error found before PMI: it
+// waits sayLinger, or until ctx ends, so that the first rank's line gets
+// out and a launcher that ends the job on the first exit names that rank,
+// and then says nothing itself. The job prints the error once, at once,
+// and every rank exits: Hydra does not end the others when rank 0 exits
+// 2, and they used to wait 10 s for it and then print it each.
+func FollowFirst(ctx context.Context) { QuietWait(ctx, sayLinger) }
+
 // abortLinger bounds how long a rank that aborted the job waits for the
 // launcher to end it.
 const abortLinger = 10 * time.Second
@@ -211,7 +220,7 @@ func foreignLaunch(ctx context.Context, s *runSpec) error {
 		return nil
 	}
 	if !FirstRank(s.Getenv) {
-		QuietWait(ctx, abortLinger)
+		FollowFirst(ctx)
 		return &ExitError{Code: exitcode.Usage}
 	}
 	return &ExitError{Code: exitcode.Usage, Msg: fmt.Sprintf("%s: %v", s.Name, err)}
@@ -241,11 +250,10 @@ func mainSpec(ctx context.Context, s runSpec) error {
 	if s.NoJob {
 		// No job to abort: every rank refuses the outputs before it
 		// connects to PMI, and only the one that writes it (rank 0 or a
-		// singleton) says so and exits; the others wait for the
-		// launcher to end them, so that it names rank 0.
+		// singleton) says so (FollowFirst).
 		if err := outputsErr(); err != nil {
 			if !FirstRank(s.Getenv) {
-				QuietWait(ctx, abortLinger)
+				FollowFirst(ctx)
 				return &ExitError{Code: exitcode.Usage}
 			}
 			return &ExitError{Code: exitcode.Usage, Msg: err.Error()}

@@ -62,25 +62,25 @@ func ParseSize(s string) (int64, error) {
 	digits := len(s) - len(strings.TrimLeft(s, "0123456789"))
 	num, suffix := s[:digits], s[digits:]
 	if num == "" {
-		return 0, fmt.Errorf("parse size %q: %w: want digits then an optional k, m, g or t", s, ErrSyntax)
+		return 0, Syntaxf("%q is not a size: want digits then an optional k, m, g or t", s)
 	}
 	if rest, ok := strings.CutPrefix(suffix, " "); ok {
 		if rest == "" {
-			return 0, fmt.Errorf("parse size %q: %w: trailing space", s, ErrSyntax)
+			return 0, Syntaxf("%q is not a size: trailing space", s)
 		}
 		suffix = rest
 	}
 	mult, ok := suffixMultiplier(suffix)
 	if !ok {
-		return 0, fmt.Errorf("parse size %q: %w: %s", s, ErrSyntax, suffixHint(suffix))
+		return 0, Syntaxf("%q is not a size: %s", s, suffixHint(suffix))
 	}
 	n, err := strconv.ParseInt(num, 10, 64)
 	if err != nil {
 		// Only a range error is possible: num is all ASCII digits.
-		return 0, fmt.Errorf("parse size %q: %w: larger than %d bytes", s, ErrRange, int64(math.MaxInt64))
+		return 0, Rangef("%q is out of range: larger than %d bytes", s, int64(math.MaxInt64))
 	}
 	if n > math.MaxInt64/mult {
-		return 0, fmt.Errorf("parse size %q: %w: larger than %d bytes", s, ErrRange, int64(math.MaxInt64))
+		return 0, Rangef("%q is out of range: larger than %d bytes", s, int64(math.MaxInt64))
 	}
 	return n * mult, nil
 }

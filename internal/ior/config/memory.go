@@ -29,7 +29,7 @@ func ParseNodeMemory(s string) (NodeMemory, error) {
 	if num, ok := strings.CutSuffix(strings.TrimSpace(s), "%"); ok {
 		p, err := strconv.Atoi(strings.TrimSpace(num))
 		if err != nil || p < 0 || p > 100 {
-			return NodeMemory{}, fmt.Errorf("parse memory %q: %w: want a percentage from 0%% to 100%%", s, units.ErrSyntax)
+			return NodeMemory{}, units.Syntaxf("%q is not a memory share: want a percentage from 0%% to 100%%", s)
 		}
 		return NodeMemory{Percent: p}, nil
 	}

@@ -103,20 +103,20 @@ const maxSeconds = math.MaxInt64 / int64(time.Second)
 func ParseSeconds(s string) (time.Duration, error) {
 	if n, err := cliflag.ParseInt(s); err == nil {
 		if n > maxSeconds || n < -maxSeconds {
-			return 0, fmt.Errorf("parse seconds %q: %w: beyond %d", s, units.ErrRange, maxSeconds)
+			return 0, units.Rangef("%q is out of range: beyond %d", s, maxSeconds)
 		}
 		return time.Duration(n) * time.Second, nil
 	}
 	body := strings.TrimPrefix(strings.TrimPrefix(s, "-"), "+")
 	whole, frac, ok := strings.Cut(body, ".")
 	if !ok || whole+frac == "" || strings.Trim(whole+frac, "0123456789") != "" {
-		return 0, fmt.Errorf("parse seconds %q: %w: want a number such as 5 or 0.25", s, units.ErrSyntax)
+		return 0, units.Syntaxf("%q is not a number of seconds: want a number such as 5 or 0.25", s)
 	}
 	w := int64(0)
 	if whole != "" {
 		var err error
 		if w, err = strconv.ParseInt(whole, 10, 64); err != nil || w > maxSeconds {
-			return 0, fmt.Errorf("parse seconds %q: %w: beyond %d", s, units.ErrRange, maxSeconds)
+			return 0, units.Rangef("%q is out of range: beyond %d", s, maxSeconds)
 		}
 	}
 	ns := int64(0)
@@ -127,7 +127,7 @@ func ParseSeconds(s string) (time.Duration, error) {
 		ns += int64(c-'0') * int64(math.Pow10(8-i))
 	}
 	if w == maxSeconds && ns > int64(math.MaxInt64%int64(time.Second)) {
-		return 0, fmt.Errorf("parse seconds %q: %w: beyond %d", s, units.ErrRange, maxSeconds)
+		return 0, units.Rangef("%q is out of range: beyond %d", s, maxSeconds)
 	}
 	d := time.Duration(w)*time.Second + time.Duration(ns)
 	if strings.HasPrefix(s, "-") {

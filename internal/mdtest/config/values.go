@@ -34,7 +34,7 @@ func (v randomValue) Set(s string) error {
 		return fmt.Errorf("seed: %w", err)
 	}
 	if n < 0 || n > math.MaxInt32 {
-		return fmt.Errorf("seed %q: %w: want 0 (the time) to %d", s, units.ErrRange, math.MaxInt32)
+		return units.Rangef("%q is out of range: want 0 (the time) to %d", s, math.MaxInt32)
 	}
 	v.o.RandomStat, v.o.RandomSeed = true, int(n)
 	return nil
