@@ -108,6 +108,15 @@ type Hinter interface {
 	SetHints(h Hints)
 }
 
+// TransferChecker is implemented by backend options that constrain the
+// sizes of a run's transfers (POSIX's --posix.odirect: O_DIRECT needs
+// 4 KiB-aligned ones). IOR checks them with the other options, before
+// any work, so that a run the backend would fail at its first write is
+// refused instead.
+type TransferChecker interface {
+	CheckTransfer(block, transfer int64) error
+}
+
 // Syncer is implemented by backends that can flush everything they hold
 // (mdtest -Y, IOR's sync).
 type Syncer interface {

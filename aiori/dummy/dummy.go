@@ -16,6 +16,8 @@ import (
 	"sync"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/hpcbench/hpcbench/aiori"
 )
 
@@ -83,10 +85,22 @@ func New(opts aiori.Options, env aiori.Env) (aiori.Backend, error) {
 // usec converts microseconds to a Duration.
 func usec(n int64) time.Duration { return time.Duration(n) * time.Microsecond }
 
-// sleep waits d, if d is not zero.
+// sleep waits d, if d is not zero, as IOR's usleep does: in the kernel
+// (clock_nanosleep), to the microsecond. Go's time.Sleep rounds short
+// waits up to the runtime's timer tick here (50 us slept 1.09 ms), so a
+// delay below a millisecond made no difference.
 func sleep(d time.Duration) {
-	if d > 0 {
-		time.Sleep(d)
+	if d <= 0 {
+		return
+	}
+	ts := unix.NsecToTimespec(d.Nanoseconds())
+	for {
+		var left unix.Timespec
+		err := unix.Nanosleep(&ts, &left)
+		if err != unix.EINTR {
+			return
+		}
+		ts = left
 	}
 }
 

@@ -173,3 +173,11 @@ func TestTransfersDoNotAllocate(t *testing.T) {
 		t.Errorf("ReadAt allocates %.1f times per call; want 0", got)
 	}
 }
+
+// BenchmarkSleep measures --dummy.delay-xfer's sleep at IOR's usleep
+// resolution: 50 us should take about 50 us, not the runtime's tick.
+func BenchmarkSleep50us(b *testing.B) {
+	for b.Loop() {
+		sleep(50 * time.Microsecond)
+	}
+}

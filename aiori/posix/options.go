@@ -1,5 +1,7 @@
 package posix
 
+import "fmt"
+
 import "github.com/spf13/pflag"
 
 // Options are the POSIX backend's settings, IOR's --posix.* flags.
@@ -35,3 +37,17 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 
 // Validate accepts every combination: the options are switches.
 func (o *Options) Validate() error { return nil }
+
+// DirectAlign is the alignment O_DIRECT asks of offsets and lengths: a
+// page, which covers every logical block size in use.
+const DirectAlign = 4096
+
+// CheckTransfer refuses, with --posix.odirect, a transfer or block size
+// that is not a multiple of DirectAlign: the first write would fail
+// (EINVAL) after the header, leaving the file behind.
+func (o *Options) CheckTransfer(block, transfer int64) error {
+	if !o.ODirect || (transfer%DirectAlign == 0 && block%DirectAlign == 0) {
+		return nil
+	}
+	return fmt.Errorf("--posix.odirect: -t %d and -b %d: O_DIRECT needs multiples of %d bytes", transfer, block, DirectAlign)
+}

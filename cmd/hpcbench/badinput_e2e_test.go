@@ -69,6 +69,12 @@ func badInputs() []badInput {
 		{"plot -o /proc", 0, []string{"plot", "-o", "/proc/x.png", "a.json"},
 			[]string{"plot: -o /proc/x.png: "}},
 
+		// O_DIRECT's alignment, before the header and the file.
+		{"ior --posix.odirect -t 1000", 0, []string{"ior", "--posix.odirect", "-t", "1000", "-b", "1000", "-w", "-o", "f"},
+			[]string{"ior: -a POSIX: --posix.odirect: -t 1000 and -b 1000: O_DIRECT needs multiples of 4096 bytes"}},
+		{"ior -O posix.odirect=1 -b 6k, 2 ranks", 2, []string{"ior", "-O", "posix.odirect=1", "-t", "2k", "-b", "6k", "-w", "-o", "f"},
+			[]string{"O_DIRECT needs multiples of 4096 bytes"}},
+
 		// A usage error found before the job: printed by rank 0 only.
 		{"ior -t 7, 3 ranks", 3, []string{"ior", "-t", "7", "-o", "testFile"},
 			[]string{"ior: -b and -t must be multiples of 8 bytes"}},

@@ -373,6 +373,11 @@ func (o *Options) validateBackend() error {
 	if err := o.BackendOptions.Validate(); err != nil {
 		return fmt.Errorf("-a %s: %w", o.Backend.Name, err)
 	}
+	if tc, ok := o.BackendOptions.(aiori.TransferChecker); ok {
+		if err := tc.CheckTransfer(o.BlockSize, o.TransferSize); err != nil {
+			return fmt.Errorf("-a %s: %w", o.Backend.Name, err)
+		}
+	}
 	return nil
 }
 
