@@ -144,7 +144,7 @@ func RankTables(ranksName, hostsName string, labels []Column, u RankUnits, sets 
 			}
 		}
 		if n := stragglerNote(s, busy, func(h string) float64 { return by[h].busyAt }); n != "" {
-			ranks.Notes = append(ranks.Notes, n)
+			ranks.Stragglers = append(ranks.Stragglers, n)
 		}
 	}
 	return ranks, hosts
@@ -159,13 +159,28 @@ func perSecond(amount, seconds float64) float64 {
 }
 
 // StragglerLag is how much later than the fastest rank the slowest must
-// end a phase, as a fraction of the fastest's time, to be named a
-// straggler in the notes (and so in the benchmarks' human views).
-const StragglerLag = 0.10
+// end a phase, as a fraction of the fastest's time, and StragglerMinLag
+// by how much at least, to be named a straggler (Table.Stragglers): a
+// lag of a microsecond on a phase of five is noise, not news.
+const (
+	StragglerLag    = 0.10
+	StragglerMinLag = 0.1 // seconds
+)
+
+// Stragglers returns every straggler line of r's tables, in table order:
+// what a run says on stderr after its views.
+func Stragglers(r *Result) []string {
+	var out []string
+	for _, t := range r.Tables {
+		out = append(out, t.Stragglers...)
+	}
+	return out
+}
 
 // stragglerNote names the slowest rank of s against the fastest and, on
 // more than one host, the slowest host against the fastest, when the
-// slowest rank lags by StragglerLag or more; else it returns "". Only
+// slowest rank lags by StragglerLag and StragglerMinLag or more; else it
+// returns "". Only
 // ranks that did something count.
 func stragglerNote(s RankSet, hosts []string, last func(string) float64) string {
 	slow, fast, busy := -1, -1, 0
@@ -184,7 +199,7 @@ func stragglerNote(s RankSet, hosts []string, last func(string) float64) string 
 	if busy < 2 {
 		return ""
 	}
-	if !(s.Done[slow]-s.Done[fast] >= StragglerLag*s.Done[fast]) || s.Done[slow] <= s.Done[fast] {
+	if lag := s.Done[slow] - s.Done[fast]; !(lag >= StragglerLag*s.Done[fast]) || !(lag >= StragglerMinLag) {
 		return ""
 	}
 	n := fmt.Sprintf("%s: straggler rank %d on %s, done at %s, %s after the fastest, rank %d on %s at %s",
@@ -204,9 +219,10 @@ func stragglerNote(s RankSet, hosts []string, last func(string) float64) string 
 	return n + "."
 }
 
-// lag says how much later slow is than fast, in time and per cent.
+// lag says how much later slow is than fast, in time and, when fast took
+// a millisecond or more, per cent.
 func lag(slow, fast float64) string {
-	if fast > 0 {
+	if fast >= 1e-3 { // a percentage of microseconds says nothing
 		return fmt.Sprintf("%s (%.0f%%)", seconds(slow-fast), (slow-fast)/fast*100)
 	}
 	return seconds(slow - fast)

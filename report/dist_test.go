@@ -27,8 +27,8 @@ func TestRankTables(t *testing.T) {
 		t.Errorf("host b row %+v", r)
 	}
 	want := "write: straggler rank 3 on b, done at 2.000 s, 1.000 s (100%) after the fastest, rank 0 on a at 1.000 s; slowest host b, last done at 2.000 s, 750.000 ms (60%) after host a."
-	if len(ranks.Notes) != 1 || ranks.Notes[0] != want {
-		t.Errorf("notes %q, want [%q] (a single rank has no straggler)", ranks.Notes, want)
+	if len(ranks.Stragglers) != 1 || ranks.Stragglers[0] != want {
+		t.Errorf("notes %q, want [%q] (a single rank has no straggler)", ranks.Stragglers, want)
 	}
 	res := New("test")
 	res.Tables = []Table{ranks, hosts}
@@ -114,8 +114,8 @@ func TestStragglerThreshold(t *testing.T) {
 		}
 		ranks, _ := RankTables("ranks", "hosts", phaseCol, u, []RankSet{{Labels: []string{"create"}, Name: "create",
 			Hosts: []string{"a", "a"}, Amount: amount, Done: tc.done}})
-		if got := len(ranks.Notes) == 1; got != tc.note {
-			t.Errorf("done %v: notes %q, want a note %v", tc.done, ranks.Notes, tc.note)
+		if got := len(ranks.Stragglers) == 1; got != tc.note {
+			t.Errorf("done %v: notes %q, want a note %v", tc.done, ranks.Stragglers, tc.note)
 		}
 	}
 }
@@ -177,7 +177,7 @@ func TestStragglerIdleHost(t *testing.T) {
 	u := RankUnits{Amount: Column{Name: "items"}, Rate: Column{Name: "rate", Unit: "ops/s"}, Scale: 1}
 	ranks, _ := RankTables("ranks", "hosts", phaseCol, u, []RankSet{{Labels: []string{"create"}, Name: "create",
 		Hosts: []string{"a", "a", "idle"}, Amount: []float64{1, 1, 0}, Done: []float64{1, 2, 0}}})
-	if len(ranks.Notes) != 1 || strings.Contains(ranks.Notes[0], "idle") || strings.Contains(ranks.Notes[0], "slowest host") {
-		t.Errorf("notes %q: want the straggler on a, with no host comparison (one busy host)", ranks.Notes)
+	if len(ranks.Stragglers) != 1 || strings.Contains(ranks.Stragglers[0], "idle") || strings.Contains(ranks.Stragglers[0], "slowest host") {
+		t.Errorf("notes %q: want the straggler on a, with no host comparison (one busy host)", ranks.Stragglers)
 	}
 }

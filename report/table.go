@@ -34,9 +34,15 @@ type Table struct {
 	// that compare can match them across runs.
 	Rows []Row `json:"rows"`
 	// Notes are sentences about the table that a reader must not miss:
-	// the straggler of a per-rank table, a phase stopped early by
-	// --until-steady and why. The text writer prints them under the table.
+	// a phase stopped early by --until-steady and why. The text writer
+	// and the benchmarks' human views print them under the table.
 	Notes []string `json:"notes,omitempty"`
+	// Stragglers name, in a per-rank table, the rank (and host) that
+	// ended a phase late enough to matter (StragglerLag and
+	// StragglerMinLag). The archive keeps them; the human views leave
+	// them off stdout, which keeps the C tools' layout, and the run says
+	// them on stderr (Stragglers).
+	Stragglers []string `json:"stragglers,omitempty"`
 	// Dist names the kind of a distribution table (DistLatency,
 	// DistSeries, DistRanks, DistHosts: see LatencyTable, SeriesTable and
 	// RankTables); empty for the benchmark's own tables. The benchmarks'

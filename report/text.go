@@ -46,10 +46,13 @@ func WriteText(w io.Writer, r *Result) error {
 		if err := writeTextTable(&b, t); err != nil {
 			return fmt.Errorf("report: rendering table %q: %w", t.Name, err)
 		}
-		if len(t.Notes) > 0 {
+		// The archive's own text view shows everything it holds: the
+		// stragglers too, which the C tools' layouts leave off.
+		notes := append(append([]string(nil), t.Notes...), t.Stragglers...)
+		if len(notes) > 0 {
 			b.WriteByte('\n')
 		}
-		for _, n := range t.Notes {
+		for _, n := range notes {
 			fmt.Fprintf(&b, "%s\n", printable(n))
 		}
 	}

@@ -166,7 +166,7 @@ func normalise(r *report.Result) {
 	// then times, which vary.
 	for ti := range r.Tables {
 		if r.Tables[ti].Dist == report.DistRanks {
-			r.Tables[ti].Notes = nil
+			r.Tables[ti].Notes, r.Tables[ti].Stragglers = nil, nil
 		}
 		for ni, n := range r.Tables[ti].Notes {
 			name, _, _ := strings.Cut(n, ":")

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hpcbench/hpcbench/internal/testenv"
 	"github.com/hpcbench/hpcbench/report"
 )
 
@@ -128,5 +129,37 @@ func TestIORUntilSteady(t *testing.T) {
 	}
 	if steady != "100ms,50%" {
 		t.Errorf("Params until-steady %q", steady)
+	}
+}
+
+// TestStragglerQuietStdout: a rank that ends a phase late enough to
+// matter (rank 0, slowed to 150 ms a transfer) is named on stderr, once
+// per phase, and in the archive; stdout keeps IOR's layout, with no
+// Notes section. A run whose ranks differ by microseconds names nobody.
+func TestStragglerQuietStdout(t *testing.T) {
+	dir := t.TempDir()
+	archive := filepath.Join(dir, "ior.json")
+	r := testenv.Run(t, testenv.Context(t, time.Minute), dir, noPMIEnv, hpcbench, "launch", "-n", "2", "--", hpcbench,
+		"ior", "-a", "DUMMY", "--dummy.delay-xfer", "150000", "--dummy.delay-only-rank0", "-b", "2m", "-t", "1m", "-w", "-o", "f",
+		"--archive", archive)
+	mustExit0(t, r)
+	if strings.Contains(r.Stdout, "Notes:") || strings.Contains(r.Stdout, "straggler") {
+		t.Errorf("stdout has notes:\n%s", r.Stdout)
+	}
+	if !strings.Contains(r.Stderr, "hpcbench: ior: note: write, iteration 0, test 0: straggler rank 0 on ") || strings.Count(r.Stderr, "straggler") != 1 {
+		t.Errorf("stderr does not name rank 0 once:\n%s", r.Stderr)
+	}
+	var n int
+	for _, tb := range readRunArchive(t, archive).Tables {
+		n += len(tb.Stragglers)
+	}
+	if n != 1 {
+		t.Errorf("the archive holds %d straggler lines, want 1", n)
+	}
+	r = testenv.Run(t, testenv.Context(t, time.Minute), dir, noPMIEnv, hpcbench, "launch", "-n", "4", "--", hpcbench,
+		"ior", "-a", "DUMMY", "-b", "1m", "-t", "64k", "-w", "-r", "-i", "3", "-o", "f")
+	mustExit0(t, r)
+	if strings.Contains(r.Stdout, "Notes:") || strings.Contains(r.Stderr, "straggler") {
+		t.Errorf("microsecond phases named a straggler:\nstdout:\n%s\nstderr:\n%s", r.Stdout, r.Stderr)
 	}
 }

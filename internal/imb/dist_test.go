@@ -3,7 +3,6 @@ package imb
 import (
 	"math"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -169,8 +168,10 @@ func TestDistSampled(t *testing.T) {
 			}
 		}
 	}
-	if notes := table(t, res, distRanks).Notes; len(notes) != 3 || !strings.HasPrefix(notes[0], "PingPong np=2 #bytes 0: straggler rank 1 on ?") {
-		t.Errorf("ranks notes %q, want one per size naming rank 1, twice as slow", notes)
+	// Rank 1 is twice as slow, by microseconds: below
+	// report.StragglerMinLag, noise rather than news, so no line.
+	if tb := table(t, res, distRanks); len(tb.Notes) != 0 || len(tb.Stragglers) != 0 {
+		t.Errorf("ranks notes %q, stragglers %q; want none for microseconds", tb.Notes, tb.Stragglers)
 	}
 }
 

@@ -418,6 +418,11 @@ func mainSpec(ctx context.Context, s runSpec) error {
 		if err := s.Render(res); err != nil {
 			return err
 		}
+		// Stragglers worth a look go to stderr: stdout keeps the C
+		// tools' layout, byte for byte, and the archive keeps them all.
+		for _, n := range report.Stragglers(res) {
+			fmt.Fprintf(stderr, "hpcbench: %s: note: %s\n", s.Name, n)
+		}
 		if s.Archive != "" {
 			if err := WriteFile(s.Archive, func(w io.Writer) error { return report.WriteJSON(w, res) }); err != nil {
 				return fmt.Errorf("%s: %s: %w", s.Name, s.ArchiveFlag, err)
