@@ -34,7 +34,9 @@
 #   link-down    the second host's link set down (both its ranks gone
 #                silent), set up again once the job has ended
 #
-# checked as above (exit, time, leftovers in every namespace, /dev/shm),
+# checked as above (exit, time, leftovers in every namespace, /dev/shm;
+# after link-down, the cut host's processes, which nobody can reach, are
+# given PHASE_TIMEOUT + SLACK to end on their own deadlines),
 # the time limit of stop-rank and link-down being 3 × PHASE_TIMEOUT + SLACK:
 # a silent rank is found PHASE_TIMEOUT after a peer begins to wait for it,
 # and that may be a while after the fault (coll's tables of 2 ranks go on
@@ -388,6 +390,15 @@ for ((i = 0; i < HOST_RUNS; i++)); do
 		want="" # Hydra names nothing (see the top of this script)
 	fi
 	[[ -z $want ]] || grep -Eq "$want" "$work/stderr" || problems+=("stderr does not match /$want/")
+	if [[ $fault == link-down ]]; then
+		# The cut host's processes cannot be told: its ranks end at their
+		# own stall deadline, its launcher daemon (orted) when its
+		# keepalives fail. Give them that long, then look.
+		for ((w = 0; w < (${PHASE_TIMEOUT%s} + SLACK) * 10; w++)); do
+			[[ -z $(tagged "$tag") ]] && break
+			sleep 0.1
+		done
+	fi
 	left=$(tagged "$tag" | tr '\n' ' ')
 	if [[ -n $left ]]; then
 		problems+=("processes left: $left")
