@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math/rand/v2"
 	"net"
 	"os"
@@ -106,7 +107,9 @@ func NewServer(cfg ServerConfig) (*Server, error) {
 	}
 	cleanup := func() { s.closeAll() }
 	if cfg.TraceDir != "" {
-		if err := os.MkdirAll(cfg.TraceDir, 0o755); err != nil {
+		// Only the last directory is made, as every output of hpcbench
+		// refuses a missing parent: a typo must not build a tree from /.
+		if err := os.Mkdir(cfg.TraceDir, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
 			return nil, fmt.Errorf("pmi: create trace directory: %w", err)
 		}
 		for _, p := range s.peers {

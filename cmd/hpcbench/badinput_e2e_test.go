@@ -69,6 +69,34 @@ func badInputs() []badInput {
 		{"plot -o /proc", 0, []string{"plot", "-o", "/proc/x.png", "a.json"},
 			[]string{"plot: -o /proc/x.png: "}},
 
+		// Two outputs naming one file, or the test file itself.
+		{"ior -k -o f --archive f", 0, []string{"ior", "-w", "-k", "-o", "same.dat", "--archive", "same.dat"},
+			[]string{"ior: -O archiveFile same.dat and -o same.dat name one file"}},
+		{"ior summaryFile and --archive", 0, []string{"ior", "-a", "DUMMY", "-w", "-O", "summaryFile=out.json", "--archive", "out.json"},
+			[]string{"-O summaryFile out.json name one file"}},
+		{"mdtest --output and --archive", 0, []string{"mdtest", "-n", "2", "-d", "md", "--output", "o.json", "--archive", "./o.json"},
+			[]string{"mdtest: --archive ./o.json and --output o.json name one file"}},
+		{"coll --output and --archive, 2 ranks", 2, []string{"coll", "Barrier", "--output", "c.json", "--archive", "c.json"},
+			[]string{"coll: --archive c.json and --output c.json name one file"}},
+		{"fabric allpairs --output and --archive", 0, []string{"fabric", "allpairs", "--output", "a.json", "--archive", "a.json"},
+			[]string{"--archive a.json and --output a.json name one file"}},
+
+		// A format chosen twice, however spelt.
+		{"ior -O summaryFormat twice", 0, []string{"ior", "-a", "DUMMY", "-w", "-O", "summaryFormat=JSON,summaryFormat=CSV"},
+			[]string{"--summaryFormat JSON and --summaryFormat CSV: choose one"}},
+		{"ior -O summaryFormat and --summaryFormat", 0, []string{"ior", "-a", "DUMMY", "-w", "-O", "summaryFormat=JSON", "--summaryFormat", "CSV"},
+			[]string{"choose one"}},
+
+		// An empty or missing path.
+		{"ior --archive ''", 0, []string{"ior", "--archive", "", "-w", "-o", "f"}, []string{`ior: --archive: "": want a file name`}},
+		{"mdtest --output=", 0, []string{"mdtest", "-n", "2", "-d", "md", "--output="}, []string{`--output: "": want a file name`}},
+		{"coll --archive ''", 0, []string{"coll", "Barrier", "--archive", ""}, []string{`"": want a file name`}},
+		{"wireup --output ''", 0, []string{"wireup", "--output", ""}, []string{`"": want a file name`}},
+		{"launch --pmi-trace missing parent", 0, []string{"launch", "-n", "1", "--pmi-trace", "no/such/dir", "--", "true"},
+			[]string{"launch: --pmi-trace no/such/dir: directory no/such does not exist"}},
+		{"dfs pool create --targets 0", 0, []string{"dfs", "pool", "create", "p", "--targets", "0"}, []string{"--targets 0: want 1 to"}},
+		{"fabric pingpong -S ''", 0, []string{"fabric", "pingpong", "-p", "tcp", "-S", ""}, []string{`-S "": want sizes`}},
+
 		// O_DIRECT's alignment, before the header and the file.
 		{"ior --posix.odirect -t 1000", 0, []string{"ior", "--posix.odirect", "-t", "1000", "-b", "1000", "-w", "-o", "f"},
 			[]string{"ior: -a POSIX: --posix.odirect: -t 1000 and -b 1000: O_DIRECT needs multiples of 4096 bytes"}},
@@ -128,7 +156,7 @@ func TestBadInputRefused(t *testing.T) {
 			r := testenv.Run(t, testenv.Context(t, time.Minute), dir, noPMIEnv, hpcbench, args...)
 			var own, other []string
 			for _, l := range strings.Split(strings.TrimSuffix(r.Stderr, "\n"), "\n") {
-				if strings.HasPrefix(l, "hpcbench: "+c.args[0]+": ") {
+				if strings.HasPrefix(l, "hpcbench: "+c.args[0]+": ") || strings.HasPrefix(l, "hpcbench: "+c.args[0]+" ") { // "fabric pingpong: "
 					own = append(own, l)
 				} else if !(c.ranks > 0 && strings.HasPrefix(l, "hpcbench: launch: ")) {
 					other = append(other, l)

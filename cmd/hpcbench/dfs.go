@@ -73,7 +73,7 @@ func runDfsAdmin(ctx context.Context, stdout io.Writer, what, verb string, args 
 		return usagef("%s: --format %q: want human or json", name, *format)
 	}
 	if what == "pool" && verb == "create" {
-		if *ntargets < 0 || *ntargets > store.MaxTargets || (*ntargets > 0 && len(*targets) > 0) {
+		if *ntargets < 0 || *ntargets > store.MaxTargets || (*ntargets > 0 && len(*targets) > 0) || (fset.Changed("targets") && *ntargets == 0) {
 			return usagef("%s: --targets %d: want 1 to %d, and not with --target", name, *ntargets, store.MaxTargets)
 		}
 		if err := store.Create(pos[0], store.CreateOptions{Targets: *targets, NTargets: *ntargets}); err != nil {

@@ -152,6 +152,9 @@ func parseFabric(test string, args []string, stdout io.Writer) (*fabricArgs, err
 	if err != nil || max < 1 || max > fabtest.MaxSize {
 		return nil, usagef("fabric %s: --max-size %q: must be 1 B to 1g", test, maxSize)
 	}
+	if fs.Changed("size") && sizes == "" {
+		return nil, usagef(`fabric %s: -S "": want sizes of 0 to 1g (64, 4k, 1m), a comma-separated list, or all`, test)
+	}
 	if fa.opts.Sizes, err = parseFabricSizes(sizes, int(max)); err != nil {
 		return nil, usagef("fabric %s: %v", test, err)
 	}

@@ -22,8 +22,8 @@ func addResultFlags(fs *pflag.FlagSet, formats *cliflag.OneOf, format *report.Fo
 	fs.Lookup("json").NoOptDefVal = "true"
 	fs.Var(formats.Implied("--csv", report.FormatCSV.String(), format), "csv", "same as --format csv")
 	fs.Lookup("csv").NoOptDefVal = "true"
-	fs.StringVar(output, "output", "", "also write the result to `FILE`, as CSV if it ends in .csv, else JSON")
-	fs.StringVar(archive, "archive", "", "write the run as hpcbench's archive (JSON, schema hpcbench/1) to `FILE`")
+	fs.Var(cliflag.Path{P: output}, "output", "also write the result to `FILE`, as CSV if it ends in .csv, else JSON")
+	fs.Var(cliflag.Path{P: archive}, "archive", "write the run as hpcbench's archive (JSON, schema hpcbench/1) to `FILE`")
 }
 
 // newFlagSet returns a flag set that reports errors instead of exiting and

@@ -3,8 +3,10 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 
 	"github.com/hpcbench/hpcbench/internal/cliflag"
 	pipeline "github.com/hpcbench/hpcbench/internal/run"
@@ -59,6 +61,11 @@ func parseLaunch(args []string, stdout io.Writer) (launch.Options, error) {
 	if err := parseFlags(fs, args, stdout, launchUsage); err != nil {
 		return o, err
 	}
+	if fs.Changed("pmi-trace") {
+		if err := checkTraceDir(o.TraceDir); err != nil {
+			return o, usagef("launch: --pmi-trace %w", err)
+		}
+	}
 	if fs.Changed("phase-timeout") {
 		// The ranks take the value from $HPCBENCH_PHASE_TIMEOUT: refuse
 		// here what they would refuse there, naming this flag.
@@ -85,4 +92,24 @@ func runSpawner(_ context.Context, _, _ io.Writer, args []string) error {
 		return usagef("%s: internal command of hpcbench launch, not for direct use", launch.SpawnerCommand)
 	}
 	return launch.ServeSpawner(args[0], args[1:])
+}
+
+// checkTraceDir refuses a --pmi-trace directory that the launcher could
+// not make or fill: empty, a file, or one whose parent is missing (only
+// the last directory is made, as mdtest makes only the last of -d).
+func checkTraceDir(dir string) error {
+	if dir == "" {
+		return errors.New(`"": want a directory`)
+	}
+	if fi, err := os.Stat(dir); err == nil {
+		if !fi.IsDir() {
+			return fmt.Errorf("%s: not a directory", dir)
+		}
+		return nil
+	}
+	parent := filepath.Dir(dir)
+	if fi, err := os.Stat(parent); err != nil || !fi.IsDir() {
+		return fmt.Errorf("%s: directory %s does not exist, and only the last directory is made", dir, parent)
+	}
+	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/hpcbench/hpcbench/internal/cliflag"
 	pipeline "github.com/hpcbench/hpcbench/internal/run"
 	"github.com/hpcbench/hpcbench/report/plot"
 )
@@ -72,7 +73,7 @@ func parsePlot(args []string, stdout io.Writer) (plotArgs, error) {
 	fs := newFlagSet("plot")
 	var pa plotArgs
 	var kind string
-	fs.StringVarP(&pa.output, "output", "o", "", "write the chart to `FILE`: PNG if it ends in .png, SVG if in .svg")
+	fs.VarP(cliflag.Path{P: &pa.output}, "output", "o", "write the chart to `FILE`: PNG if it ends in .png, SVG if in .svg")
 	fs.BoolVar(&pa.terminal, "terminal", false, "draw the chart on stdout as text")
 	fs.StringVar(&kind, "chart", string(plot.KindAuto), "draw chart `KIND`: auto (the benchmark's own), size, phase or time")
 	if err := parseFlags(fs, args, stdout, plotUsage); err != nil {

@@ -95,8 +95,8 @@ func (a *Args) AddFlags(fs *pflag.FlagSet) {
 	fs.Lookup("json").NoOptDefVal = "true"
 	fs.Var(a.formats.Implied("--csv", report.FormatCSV.String(), &a.Format), "csv", "same as --format csv")
 	fs.Lookup("csv").NoOptDefVal = "true"
-	fs.StringVar(&a.Output, "output", "", "also write the result to `FILE`")
-	fs.StringVar(&a.Archive, "archive", "", "write the run as hpcbench's archive (JSON, schema hpcbench/1) to `FILE`")
+	fs.Var(cliflag.Path{P: &a.Output}, "output", "also write the result to `FILE`")
+	fs.Var(cliflag.Path{P: &a.Archive}, "archive", "write the run as hpcbench's archive (JSON, schema hpcbench/1) to `FILE`")
 	fs.StringVar(&o.Alg, "alg", "", "collective algorithms, such as allreduce=ring,bcast=binomial")
 	fs.StringVar(&o.Fabric, "fabric", "", "transport: auto, shm, tcp or verbs (a build with -tags verbs on a host with an RDMA device)")
 }

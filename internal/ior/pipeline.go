@@ -129,8 +129,8 @@ func outputs(tests []config.Options) []pipeline.Output {
 	var outs []pipeline.Output
 	add := func(flag, path string) {
 		for _, o := range outs {
-			if o.Path == path {
-				return
+			if o.Flag == flag && o.Path == path {
+				return // one option, in several tests of a script
 			}
 		}
 		outs = append(outs, pipeline.Output{Flag: flag, Path: path})
@@ -148,6 +148,12 @@ func outputs(tests []config.Options) []pipeline.Output {
 		}
 		if t.StoneWallingStatusFile != "" && t.WriteFile {
 			add("-O stoneWallingStatusFile", t.StoneWallingStatusFile)
+		}
+		if n := t.Backend.Name; !t.FilePerProc && (n == "POSIX" || n == "MMAP") {
+			// The shared test file is on this file system: no output
+			// may name it (-k would keep the data, and lose it to the
+			// archive).
+			outs = append(outs, pipeline.Output{Flag: "-o", Path: t.TestFile, Data: true})
 		}
 	}
 	return outs

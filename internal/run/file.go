@@ -97,6 +97,36 @@ func WriteFile(path string, write func(io.Writer) error) error {
 	return nil
 }
 
+// distinctOutputs refuses two outputs (or an output and the benchmark's
+// data) that name one file, by path or, for files that exist, as the same
+// file (a link): one would replace the other, and a run would report
+// success with one of them lost. Two mentions of one option naming one
+// file (a test script's tests) are one output.
+func distinctOutputs(outs []Output) error {
+	type seen struct {
+		o   Output
+		abs string
+		fi  os.FileInfo
+	}
+	var prev []seen
+	for _, o := range outs {
+		abs, err := filepath.Abs(o.Path)
+		if err != nil {
+			abs = filepath.Clean(o.Path)
+		}
+		fi, _ := os.Stat(o.Path)
+		for _, p := range prev {
+			same := p.abs == abs || (fi != nil && p.fi != nil && os.SameFile(fi, p.fi))
+			if !same || p.o.Flag == o.Flag {
+				continue
+			}
+			return fmt.Errorf("%s %s and %s %s name one file: one would replace the other; give each its own", p.o.Flag, p.o.Path, o.Flag, o.Path)
+		}
+		prev = append(prev, seen{o, abs, fi})
+	}
+	return nil
+}
+
 // OptionalOutput is the list of one output file named by flag, or none
 // when path is empty: a Plan's Outputs for --output.
 func OptionalOutput(flag, path string) []Output {

@@ -22,9 +22,14 @@ func TestMainBadOutputs(t *testing.T) {
 		outs []Output
 		want string // "" when every output is fine
 	}{
-		{"fine", []Output{{"--output", filepath.Join(dir, "r.csv")}, {"-O summaryFile", filepath.Join(dir, "s.txt")}}, ""},
-		{"proc", []Output{{"--output", filepath.Join(dir, "r.csv")}, {"-O summaryFile", "/proc/x"}}, "hpcbench: bench: -O summaryFile /proc/x: "},
-		{"directory", []Output{{"--saveRankPerformanceDetails", dir}}, "hpcbench: bench: --saveRankPerformanceDetails " + dir + ": is a directory, want a file"},
+		{"fine", []Output{{Flag: "--output", Path: filepath.Join(dir, "r.csv")}, {Flag: "-O summaryFile", Path: filepath.Join(dir, "s.txt")}}, ""},
+		{"proc", []Output{{Flag: "--output", Path: filepath.Join(dir, "r.csv")}, {Flag: "-O summaryFile", Path: "/proc/x"}}, "hpcbench: bench: -O summaryFile /proc/x: "},
+		{"directory", []Output{{Flag: "--saveRankPerformanceDetails", Path: dir}}, "hpcbench: bench: --saveRankPerformanceDetails " + dir + ": is a directory, want a file"},
+		{"one file twice", []Output{{Flag: "--output", Path: filepath.Join(dir, "r.json")}, {Flag: "-O summaryFile", Path: dir + "/./r.json"}},
+			"hpcbench: bench: --output " + filepath.Join(dir, "r.json") + " and -O summaryFile " + dir + "/./r.json name one file"},
+		{"the data's file", []Output{{Flag: "-o", Path: filepath.Join(dir, "d"), Data: true}, {Flag: "--output", Path: filepath.Join(dir, "d")}},
+			"hpcbench: bench: -o " + filepath.Join(dir, "d") + " and --output " + filepath.Join(dir, "d") + " name one file"},
+		{"one option twice", []Output{{Flag: "--output", Path: filepath.Join(dir, "x.json")}, {Flag: "--output", Path: filepath.Join(dir, "x.json")}}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var phases []string

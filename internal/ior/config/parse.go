@@ -96,6 +96,9 @@ func parseTests(args []string, reg *aiori.Registry, open func(string) (io.ReadCl
 	if err := p.parseArgs(args); err != nil {
 		return nil, err
 	}
+	if err := p.formats.Err(); err != nil {
+		return nil, err
+	}
 	cfg := &Config{Args: slices.Clone(args), ScriptFile: p.script}
 	if p.script == "" {
 		o := p.finish(0)
@@ -173,6 +176,7 @@ type parser struct {
 	o        Options
 	backends *ioflag.Backends
 	keys     map[string]string // lower-case directive key → flag name
+	formats  cliflag.OneOf     // summaryFormat as given: two different ones are refused
 	help     bool
 	script   string
 	depth    int // -O command-line pieces being applied, one inside another
@@ -273,11 +277,11 @@ func (p *parser) addFlags() {
 	fs.StringVar(&o.Platform, "platform", "", "the JSON platform, in place of the host's")
 	fs.StringVar(&o.Debug, "debug", "", "print this note as IOR's DEBUG MODE lines when each test starts")
 	integer(&o.InterIODelay, "interIODelay", "", "microseconds between I/O calls")
-	fs.StringVar(&o.SummaryFile, "summaryFile", "", "write the report to this file")
-	fs.Var(summaryFormatValue{&o.SummaryFormat}, "summaryFormat", "report format: default, JSON or CSV")
+	fs.Var(cliflag.Path{P: &o.SummaryFile}, "summaryFile", "write the report to this file")
+	fs.Var(p.formats.Value("--summaryFormat", summaryFormatValue{&o.SummaryFormat}), "summaryFormat", "report format: default, JSON or CSV")
 	fs.StringVar(&o.SaveRankPerformanceDetailsCSV, "saveRankPerformanceDetailsCSV", "", "CSV file of every rank's figures")
-	fs.StringVar(&o.ArchiveFile, "archiveFile", "", "write the run as hpcbench's archive (JSON, schema hpcbench/1) to this file; also --archive")
-	fs.StringVar(&o.ArchiveFile, "archive", "", "same as -O archiveFile")
+	fs.Var(cliflag.Path{P: &o.ArchiveFile}, "archiveFile", "write the run as hpcbench's archive (JSON, schema hpcbench/1) to this file; also --archive")
+	fs.Var(cliflag.Path{P: &o.ArchiveFile}, "archive", "same as -O archiveFile")
 	fs.StringVar(&o.SavePerOpDataCSV, "savePerOpDataCSV", "", "write PREFIX-REP-RANK.csv: start, duration and throughput of every transfer")
 	sw(&o.SummaryAlways, "summaryAlways", "", "IOR's summary after every test: a no-op at -v 0, as in IOR; refused with -v")
 	fs.Var(distribution.IntervalValue{D: &o.Interval, Given: &o.IntervalSet}, "interval", "the archive's throughput per interval of this `duration` (default 1s; 1ms to 1h)")

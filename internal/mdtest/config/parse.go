@@ -184,17 +184,17 @@ func (p *parser) addFlags() {
 	integer(&o.PreDelay, "pre-delay", "p", "`seconds` to wait before each iteration")
 	text(&o.RunCmdBeforePhase, "run-cmd-before-phase", "", "shell `command` run before each phase (not timed)")
 	text(&o.RunCmdAfterPhase, "run-cmd-after-phase", "", "shell `command` run after each phase (timed)")
-	text(&o.SaveRankPerformanceDetails, "saveRankPerformanceDetails", "", "CSV `file` of every rank's rates and times")
+	fs.Var(cliflag.Path{P: &o.SaveRankPerformanceDetails}, "saveRankPerformanceDetails", "CSV `file` of every rank's rates and times")
 	text(&o.SavePerOpDataCSV, "savePerOpDataCSV", "", "`prefix` of per-rank CSV files of every file operation")
 	fs.VarPF(cliflag.Count{P: &o.Verbose, Parse: cliflag.ParseSuffixedInt}, "verbose", "v", "more output (repeat for more)").NoOptDefVal = cliflag.CountUp
 	integer(&o.Verbose, "verbosity", "V", "verbosity `level`")
 	sw(&o.WarningAsErrors, "warningAsErrors", "", "fail on any warning")
 	fs.Var(p.formats.Value("--format", formatValue{&o.Format}), "format", "report format: human, json or csv (to stdout, or to --output)")
-	text(&o.Output, "output", "", "write the --format report to this `file`; stdout then gets the human report")
+	fs.Var(cliflag.Path{P: &o.Output}, "output", "write the --format report to this `file`; stdout then gets the human report")
 	fs.Var(distribution.IntervalValue{D: &o.Interval}, "interval", "length of the archive's time-series intervals (1ms to 1h)")
 	fs.VarPF(distribution.SteadyValue{S: &o.Steady}, "until-steady", "",
 		"end each rank's share of a creation phase once its rate is steady: every --interval of the last window (a duration) within tolerance per cent of their mean (bare: "+distribution.DefaultSteady+"); the phase then ends as with -W, and the later phases work on the items created").NoOptDefVal = distribution.DefaultSteady
-	text(&o.Archive, "archive", "", "write the run as hpcbench's archive (JSON, schema hpcbench/1) to this `file`")
+	fs.Var(cliflag.Path{P: &o.Archive}, "archive", "write the run as hpcbench's archive (JSON, schema hpcbench/1) to this `file`")
 	sw(&p.help, "help", "h", "print this help")
 }
 
