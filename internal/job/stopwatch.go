@@ -28,6 +28,13 @@ import (
 // so that a watcher reads the process it was told of and not one that
 // reuses the pid, nor one in another pid namespace of the same host.
 
+// SayLinger is how long a rank that said why it ends the job gives the
+// launcher's output forwarding to carry the line before its PMI abort:
+// Hydra drops what a rank wrote when the abort reaches it first (about
+// one run in ten across two hosts, and the stop watch's line under
+// mpiexec).
+const SayLinger = 200 * time.Millisecond
+
 // minStopTick and maxStopTick bound how often a watcher looks: four times
 // per deadline.
 const (
@@ -152,6 +159,10 @@ func (j *Job) watchStops(cards []card, rank int, deadline time.Duration, stderr 
 					msg := fmt.Sprintf("watchdog: rank %d (pid %d, host %s) is stopped (%s in /proc) for %.1f s; rank %d, on the same host, ends the job",
 						peer, tr.want.pid, host, string(st.State), stopped.Seconds(), rank)
 					fmt.Fprintln(stderr, "hpcbench: "+msg)
+					select { // the line first: see SayLinger
+					case <-time.After(SayLinger):
+					case <-w.quit:
+					}
 					j.PMI.Abort(exitcode.Watchdog, msg)
 					return
 				}

@@ -46,11 +46,9 @@ func QuietWait(ctx context.Context, d time.Duration) bool {
 	}
 }
 
-// sayLinger is how long a rank that said why it fails gives the
-// launcher's output forwarding to carry the line before the rank aborts
-// the job: Hydra drops what a rank wrote when the abort reaches it first
-// (about one run in ten across two hosts).
-const sayLinger = 200 * time.Millisecond
+// sayLinger is job.SayLinger: how long a rank that said why it fails
+// waits before the abort.
+const sayLinger = job.SayLinger
 
 // SayBeforeAbort writes "hpcbench: " and err's text on one line to w
 // (os.Stderr when nil), then waits sayLinger, or until ctx ends, so that
