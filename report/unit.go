@@ -136,10 +136,31 @@ func formatDisplay(v float64, prec int) string {
 }
 
 // heading returns a column's heading in a rendering whose values are in
-// unit: the name, then the unit in parentheses as IOR writes "bw(MiB/s)".
+// unit: the name, then the unit in parentheses as IOR writes "bw(MiB/s)",
+// said once. A name that states its own unit keeps it when it is unit
+// ("Mean(s)", "MB/sec" for MB/s) and gets unit instead when it is not
+// (IOR's "Mean(s)" in ms is "Mean(ms)"; fabtests' "usec/xfer" in seconds
+// is "sec/xfer").
 func heading(name, unit string) string {
 	if unit == "" {
 		return name
+	}
+	if i := strings.LastIndexByte(name, '('); i > 0 && strings.HasSuffix(name, ")") {
+		name = name[:i] // its own unit, replaced by unit
+	}
+	if n := strings.ReplaceAll(name, "/sec", "/s"); n == unit || strings.HasSuffix(n, " "+unit) {
+		return name // "MB/sec", "min MB/sec": the unit itself
+	}
+	for word, u := range map[string]string{"usec/": "us", "sec/": "s"} {
+		if rest, ok := strings.CutPrefix(name, word); ok {
+			if u == unit {
+				return name
+			}
+			if unit == "s" {
+				return "sec/" + rest
+			}
+			return unit + "/" + rest
+		}
 	}
 	return name + "(" + unit + ")"
 }

@@ -6,6 +6,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -377,4 +378,14 @@ func TestFabricAllpairs(t *testing.T) {
 	if r.Code != 2 || strings.Count(r.Stderr, "no pair to measure") != 1 || !strings.HasPrefix(r.Stderr, "hpcbench: fabric allpairs: the job has 1 hosts") {
 		t.Errorf("one host: exit %d, %q", r.Code, r.Stderr)
 	}
+}
+
+// TestFabricCSVHeader: the CSV header says each unit once, and the unit
+// the values are in (seconds under sec/xfer and p50(s), not "usec/xfer(s)";
+// "MB/sec", not "MB/sec(MB/s)").
+func TestFabricCSVHeader(t *testing.T) {
+	r := run(t, time.Minute, "launch", "-n", "2", "--", "hpcbench", "fabric", "pingpong", "-p", "shm", "-S", "64", "-I", "100", "--format", "csv")
+	mustExit0(t, r)
+	header, _, _ := strings.Cut(r.Stdout, "\n")
+	testenv.Golden(t, filepath.Join("testdata", "fabric_csv_header.golden"), []byte(header+"\n"), *update)
 }
