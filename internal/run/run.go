@@ -46,26 +46,22 @@ func QuietWait(ctx context.Context, d time.Duration) bool {
 	}
 }
 
-// sayLinger is job.SayLinger: how long a rank that said why it fails
-// waits before the abort.
-const sayLinger = job.SayLinger
-
 // SayBeforeAbort writes "hpcbench: " and err's text on one line to w
-// (os.Stderr when nil), then waits sayLinger, or until ctx ends, so that
+// (os.Stderr when nil), then waits job.SayLinger, or until ctx ends, so that
 // the line reaches the user before the caller's PMI abort ends the job.
 func SayBeforeAbort(ctx context.Context, w io.Writer, err error) {
 	fmt.Fprintf(orStderr(w), "hpcbench: %v\n", err)
-	QuietWait(ctx, sayLinger)
+	QuietWait(ctx, job.SayLinger)
 }
 
 // FollowFirst is what a rank other than the first does with an error
 // every rank of the job has, such as a usage error found before PMI: it
-// waits sayLinger, or until ctx ends, so that the first rank's line gets
+// waits job.SayLinger, or until ctx ends, so that the first rank's line gets
 // out and a launcher that ends the job on the first exit names that rank,
 // and then says nothing itself. The job prints the error once, at once,
 // and every rank exits: Hydra does not end the others when rank 0 exits
 // 2, and they used to wait 10 s for it and then print it each.
-func FollowFirst(ctx context.Context) { QuietWait(ctx, sayLinger) }
+func FollowFirst(ctx context.Context) { QuietWait(ctx, job.SayLinger) }
 
 // abortLinger bounds how long a rank that aborted the job waits for the
 // launcher to end it.

@@ -17,11 +17,8 @@ const (
 	byteObjSize = 16  // pmix_byte_object_t: char *bytes, size_t size
 )
 
-// Ranks with a meaning of their own (pmix_rank_t).
-const (
-	rankWildcard = 0xfffffffe // PMIX_RANK_WILDCARD: the job's own keys
-	rankUndef    = 0xffffffff // PMIX_RANK_UNDEF
-)
+// rankWildcard is PMIX_RANK_WILDCARD (pmix_rank_t): the job's own keys.
+const rankWildcard = 0xfffffffe
 
 // Data types (pmix_data_type_t) the client reads or writes.
 const (
@@ -46,7 +43,6 @@ const (
 // Status codes (pmix_status_t) the client tells apart.
 const (
 	statusSuccess  = 0
-	statusTimeout  = -24 // PMIX_ERR_TIMEOUT
 	statusUnreach  = -25 // PMIX_ERR_UNREACH: PMIx_Init with no server (a singleton)
 	statusNotFound = -46 // PMIX_ERR_NOT_FOUND
 )
@@ -56,19 +52,9 @@ const scopeGlobal = 3
 
 // Keys of the PMIx standard the client reads or passes.
 const (
-	KeyJobSize    = "pmix.job.size" // uint32, rank wildcard
-	KeyUnivSize   = "pmix.univ.size"
-	KeyLocalSize  = "pmix.local.size"
-	KeyNumNodes   = "pmix.num.nodes"
-	KeyLocalPeers = "pmix.lpeers" // string "0,1"
-	KeyNodeList   = "pmix.nlist"  // string "n1,n2"
-	KeyLocalRank  = "pmix.lrank"  // uint16, per process
-	KeyNodeRank   = "pmix.nrank"
-	KeyNodeID     = "pmix.nodeid"  // uint32
-	KeyHostname   = "pmix.hname"   // string
-	KeyAppNum     = "pmix.appnum"  // uint32 (Slurm: int)
-	keyCollect    = "pmix.collect" // bool, for PMIx_Fence
-	keyTimeout    = "pmix.timeout" // int seconds
+	KeyJobSize = "pmix.job.size" // uint32, rank wildcard
+	keyCollect = "pmix.collect"  // bool, for PMIx_Fence
+	keyTimeout = "pmix.timeout"  // int seconds
 )
 
 // proc is a pmix_proc_t.

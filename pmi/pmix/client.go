@@ -50,38 +50,10 @@ func (c *Client) Namespace() string { return c.me.nspace() }
 func (c *Client) Rank() int { return int(c.me.rank()) }
 
 // JobInt gets a job-level integer key (rank wildcard), such as
-// KeyJobSize.
+// KeyJobSize: what the bootstrap reads of the job (its peers' cards it
+// gets with Get).
 func (c *Client) JobInt(key string) (int64, error) {
 	return c.getInt(c.wildcard, key)
-}
-
-// JobString gets a job-level string key, such as KeyLocalPeers.
-func (c *Client) JobString(key string) (string, error) {
-	v, err := c.getValue(c.wildcard, key, 0)
-	if err != nil {
-		return "", err
-	}
-	if v.isNum {
-		return strconv.FormatInt(v.num, 10), nil
-	}
-	return string(v.bytes), nil
-}
-
-// ProcInt gets an integer key of process rank, such as KeyNodeID.
-func (c *Client) ProcInt(rank int, key string) (int64, error) {
-	return c.getInt(newProc(c.Namespace(), uint32(rank)), key)
-}
-
-// ProcString gets a string key of process rank, such as KeyHostname.
-func (c *Client) ProcString(rank int, key string) (string, error) {
-	v, err := c.getValue(newProc(c.Namespace(), uint32(rank)), key, 0)
-	if err != nil {
-		return "", err
-	}
-	if v.isNum {
-		return "", fmt.Errorf("pmix: PMIx_Get %s of rank %d: an integer (type %d), want a string", key, rank, v.typ)
-	}
-	return string(v.bytes), nil
 }
 
 func (c *Client) getInt(p *proc, key string) (int64, error) {

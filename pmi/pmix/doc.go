@@ -8,7 +8,7 @@
 // -tags nopmix the package loads nothing and the binary stays static.
 //
 // The client calls OpenPMIx's blocking API: PMIx_Init, PMIx_Get of the
-// job's keys (rank wildcard) and of each process's keys, PMIx_Put with
+// job's size (rank wildcard) and of each peer's values, PMIx_Put with
 // global scope, PMIx_Commit, PMIx_Fence with PMIX_COLLECT_DATA and
 // PMIX_TIMEOUT, PMIx_Abort and PMIx_Finalize. The structures it passes
 // (pmix_proc_t, pmix_value_t, pmix_info_t) are laid out as OpenPMIx 3 to

@@ -70,8 +70,5 @@ func (e *Error) Error() string {
 	return fmt.Sprintf("pmix: %s: %s (status %d)", e.Op, e.Text, e.Status)
 }
 
-// Timeout reports whether the call timed out (PMIX_ERR_TIMEOUT).
-func (e *Error) Timeout() bool { return e.Status == statusTimeout }
-
 // NotFound reports whether a key was not found (PMIX_ERR_NOT_FOUND).
 func (e *Error) NotFound() bool { return e.Status == statusNotFound }
