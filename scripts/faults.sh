@@ -155,6 +155,46 @@ named() {
 	esac
 }
 
+# kill_job LPID TAG kills the job: the launcher's process group and every
+# process TAG marks (stopped ones continued first, so they die now).
+kill_job() {
+	local p
+	for p in $(tagged "$2"); do kill -CONT "$p" 2>/dev/null || true; done
+	kill -KILL -- "-$1" 2>/dev/null || true
+	for p in $(tagged "$2"); do kill -KILL "$p" 2>/dev/null || true; done
+}
+
+# await_launcher LPID T0 TAG waits for the launcher LPID to end, at most
+# HANG seconds after T0 (the fault, date +%s%N); sets t1 to when it ended
+# and hung to 1 (after killing the job) when it outlived HANG.
+await_launcher() {
+	hung=0
+	while kill -0 "$1" 2>/dev/null; do
+		if (($(date +%s%N) - $2 > HANG * 1000000000)); then
+			hung=1
+			break
+		fi
+		# A reaped launcher is gone; an exited one not yet waited for is a zombie.
+		[[ $(awk '{print $3}' "/proc/$1/stat" 2>/dev/null) == Z ]] && break
+		sleep 0.02
+	done
+	t1=$(date +%s%N)
+	if ((hung)); then kill_job "$1" "$3"; fi
+}
+
+# check_leftovers TAG adds to problems the processes TAG still marks
+# (killing them) and anything new in /dev/shm.
+check_leftovers() {
+	local left p shm_new
+	left=$(tagged "$1" | tr '\n' ' ')
+	if [[ -n $left ]]; then
+		problems+=("processes left: $left")
+		for p in $left; do kill -CONT "$p" 2>/dev/null || true; kill -KILL "$p" 2>/dev/null || true; done
+	fi
+	shm_new=$(comm -13 <(printf '%s\n' "$shm_before") <(ls -A /dev/shm | sort) | tr '\n' ' ')
+	[[ -z $shm_new ]] || problems+=("left in /dev/shm: $shm_new")
+}
+
 faults=(kill-rank term-rank stop-rank kill-spawner int-launcher)
 benches=(coll ior mdtest)
 declare -A ran passed
@@ -202,8 +242,7 @@ for ((i = 0; i < RUNS; i++)); do
 		fi
 	fi
 	if [[ -n $reason ]]; then
-		kill -KILL -- "-$lpid" 2>/dev/null || true
-		for p in $(tagged "$tag"); do kill -KILL "$p" 2>/dev/null || true; done
+		kill_job "$lpid" "$tag"
 		wait "$lpid" 2>/dev/null || true
 		notrun=$((notrun + 1))
 		printf 'run %2d %-6s %-12s NOT RUN: %s\n' "$i" "$bench" "$fault" "$reason"
@@ -217,22 +256,7 @@ for ((i = 0; i < RUNS; i++)); do
 	kill-spawner) kill -KILL "$spawner" ;;
 	int-launcher) kill -INT -- "-$lpid" ;;
 	esac
-	hung=0
-	while kill -0 "$lpid" 2>/dev/null; do
-		if (($(date +%s%N) - t0 > HANG * 1000000000)); then
-			hung=1
-			break
-		fi
-		# A reaped launcher is gone; an exited one not yet waited for is a zombie.
-		[[ $(awk '{print $3}' "/proc/$lpid/stat" 2>/dev/null) == Z ]] && break
-		sleep 0.02
-	done
-	t1=$(date +%s%N)
-	if ((hung)); then
-		for p in $(tagged "$tag"); do kill -CONT "$p" 2>/dev/null || true; done
-		kill -KILL -- "-$lpid" 2>/dev/null || true
-		for p in $(tagged "$tag"); do kill -KILL "$p" 2>/dev/null || true; done
-	fi
+	await_launcher "$lpid" "$t0" "$tag"
 	rc=0
 	wait "$lpid" || rc=$?
 	elapsed_ms=$(((t1 - t0) / 1000000))
@@ -249,13 +273,7 @@ for ((i = 0; i < RUNS; i++)); do
 	fi
 	want=$(named "$fault" "$victim_rank")
 	grep -Eq "$want" "$work/stderr" || problems+=("stderr does not match /$want/")
-	left=$(tagged "$tag" | tr '\n' ' ')
-	if [[ -n $left ]]; then
-		problems+=("processes left: $left")
-		for p in $left; do kill -CONT "$p" 2>/dev/null || true; kill -KILL "$p" 2>/dev/null || true; done
-	fi
-	shm_new=$(comm -13 <(printf '%s\n' "$shm_before") <(ls -A /dev/shm | sort) | tr '\n' ' ')
-	[[ -z $shm_new ]] || problems+=("left in /dev/shm: $shm_new")
+	check_leftovers "$tag"
 	if [[ -e $work/result.json ]] && ! "$hpcbench" report "$work/result.json" >/dev/null 2>"$work/report.err"; then
 		problems+=("half-written archive: $(head -n 1 "$work/report.err")")
 	fi
@@ -338,8 +356,7 @@ for ((i = 0; i < HOST_RUNS; i++)); do
 		kill -0 "$lpid" 2>/dev/null || reason="the job ended before the fault"
 	fi
 	if [[ -n $reason ]]; then
-		kill -KILL -- "-$lpid" 2>/dev/null || true
-		for p in $(tagged "$tag"); do kill -KILL "$p" 2>/dev/null || true; done
+		kill_job "$lpid" "$tag"
 		wait "$lpid" 2>/dev/null || true
 		notrun=$((notrun + 1))
 		printf 'host run %2d %-7s %-6s %-10s NOT RUN: %s\n' "$i" "$launcher" "$bench" "$fault" "$reason"
@@ -351,22 +368,8 @@ for ((i = 0; i < HOST_RUNS; i++)); do
 	stop-rank) kill -STOP "${ranks[victim_rank]}" ;;
 	link-down) ip -n "$ns2" link set hb0 down ;;
 	esac
-	hung=0
-	while kill -0 "$lpid" 2>/dev/null; do
-		if (($(date +%s%N) - t0 > HANG * 1000000000)); then
-			hung=1
-			break
-		fi
-		[[ $(awk '{print $3}' "/proc/$lpid/stat" 2>/dev/null) == Z ]] && break
-		sleep 0.02
-	done
-	t1=$(date +%s%N)
+	await_launcher "$lpid" "$t0" "$tag"
 	[[ $fault == link-down ]] && ip -n "$ns2" link set hb0 up
-	if ((hung)); then
-		for p in $(tagged "$tag"); do kill -CONT "$p" 2>/dev/null || true; done
-		kill -KILL -- "-$lpid" 2>/dev/null || true
-		for p in $(tagged "$tag"); do kill -KILL "$p" 2>/dev/null || true; done
-	fi
 	rc=0
 	wait "$lpid" || rc=$?
 	elapsed_ms=$(((t1 - t0) / 1000000))
@@ -399,13 +402,7 @@ for ((i = 0; i < HOST_RUNS; i++)); do
 			sleep 0.1
 		done
 	fi
-	left=$(tagged "$tag" | tr '\n' ' ')
-	if [[ -n $left ]]; then
-		problems+=("processes left: $left")
-		for p in $left; do kill -CONT "$p" 2>/dev/null || true; kill -KILL "$p" 2>/dev/null || true; done
-	fi
-	shm_new=$(comm -13 <(printf '%s\n' "$shm_before") <(ls -A /dev/shm | sort) | tr '\n' ' ')
-	[[ -z $shm_new ]] || problems+=("left in /dev/shm: $shm_new")
+	check_leftovers "$tag"
 	ran[hosts-$fault]=$((ran[hosts-$fault] + 1))
 	if ((${#problems[@]} == 0)); then
 		passed[hosts-$fault]=$((passed[hosts-$fault] + 1))
