@@ -80,6 +80,9 @@ type RankSet struct {
 	Hosts  []string  // host of every rank
 	Amount []float64 // done by every rank, in the amount column's Unit
 	Done   []float64 // seconds from the phase's start to every rank's end
+	// Unshown marks a phase the views leave out (mdtest's Directory
+	// read): its rows stay in the archive, but no note names it.
+	Unshown bool
 }
 
 // RankUnits names what a phase's amounts and rates are.
@@ -142,6 +145,9 @@ func RankTables(ranksName, hostsName string, labels []Column, u RankUnits, sets 
 			if by[h].busy > 0 {
 				busy = append(busy, h)
 			}
+		}
+		if s.Unshown {
+			continue
 		}
 		if n := stragglerNote(s, busy, func(h string) float64 { return by[h].busyAt }); n != "" {
 			ranks.Stragglers = append(ranks.Stragglers, n)

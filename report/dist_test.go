@@ -97,23 +97,30 @@ func TestDetailTablesLeftOutOfCompare(t *testing.T) {
 func TestStragglerThreshold(t *testing.T) {
 	u := RankUnits{Amount: Column{Name: "items"}, Rate: Column{Name: "rate", Unit: "ops/s"}, Scale: 1}
 	for _, tc := range []struct {
-		done   []float64
-		note   bool
-		amount []float64
+		done    []float64
+		note    bool
+		amount  []float64
+		unshown bool
 	}{
-		{[]float64{2, 1}, false, []float64{1, 0}}, // the fast rank did nothing
-		{[]float64{1, 1.09}, false, nil},
-		{[]float64{1, 1.1}, true, nil},
-		{[]float64{2, 1}, true, nil},
-		{[]float64{0, 0}, false, nil},
-		{[]float64{1, 1}, false, nil},
+		{[]float64{2, 1}, false, nil, true},              // a phase the views leave out
+		{[]float64{0.01, 0.0109}, false, nil, false},     // 9% late
+		{[]float64{0.01, 0.05}, false, nil, false},       // 400% but 40 ms: noise, not news
+		{[]float64{2, 1}, false, []float64{1, 0}, false}, // the fast rank did nothing
+		{[]float64{1, 1.09}, false, nil, false},
+		{[]float64{1, 1.1}, true, nil, false},
+		{[]float64{2, 1}, true, nil, false},
+		{[]float64{0, 0}, false, nil, false},
+		{[]float64{1, 1}, false, nil, false},
 	} {
 		amount := tc.amount
 		if amount == nil {
 			amount = []float64{1, 1}
 		}
 		ranks, _ := RankTables("ranks", "hosts", phaseCol, u, []RankSet{{Labels: []string{"create"}, Name: "create",
-			Hosts: []string{"a", "a"}, Amount: amount, Done: tc.done}})
+			Hosts: []string{"a", "a"}, Amount: amount, Done: tc.done, Unshown: tc.unshown}})
+		if len(ranks.Rows) != 2 {
+			t.Errorf("done %v: %d rows, want 2 (the archive keeps every phase)", tc.done, len(ranks.Rows))
+		}
 		if got := len(ranks.Stragglers) == 1; got != tc.note {
 			t.Errorf("done %v: notes %q, want a note %v", tc.done, ranks.Stragglers, tc.note)
 		}

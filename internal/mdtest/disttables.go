@@ -42,7 +42,9 @@ func (r *runner) distTables(res *runResult) []report.Table {
 		name := fmt.Sprintf("%s, iteration %d", p.name, p.iter)
 		lat = append(lat, p.dist.Latency(labels()))
 		series = append(series, p.dist.TimeSeries(labels()))
-		sets = append(sets, p.dist.RankSet(labels(), name, r.env.RankHosts))
+		set := p.dist.RankSet(labels(), name, r.env.RankHosts)
+		set.Unshown = !r.relevant(p.name)
+		sets = append(sets, set)
 		if isCreate(p.name) {
 			if n := p.dist.SteadyNote(name); n != "" {
 				notes = append(notes, n)
