@@ -186,8 +186,8 @@ func TestFabricLaunched(t *testing.T) {
 	r := run(t, time.Minute, "launch", "-n", "2", "--", "hpcbench", "fabric", "bw", "-p", "shm", "-S", "1m", "-D", "0.6", "--report-interval", "100ms", "--format", "json")
 	res := fabricJSON(t, r, "bw", 1)
 	row := res.Tables[0].Rows[0]
-	if n := len(row.Samples[report.FabMinMBps]); n < 4 || n > 6 {
-		t.Errorf("-D 0.6 --report-interval 100ms: %d intervals", n)
+	if n := len(row.Samples[report.FabMinMBps]); n != 6 {
+		t.Errorf("-D 0.6 --report-interval 100ms: %d intervals, want 6 (the last one too)", n)
 	}
 	// The RMA tests over shm's cross-memory attach and over tcp's
 	// frames, every write checked.

@@ -21,5 +21,5 @@
 //	            (the one-way latency), for the bandwidth test one message
 //	Mxfers/sec  transfers per microsecond
 //	p50 p99 max percentiles of one transfer's time over the iterations
-//	min MB/sec  duration mode: the least bandwidth of a whole interval
+//	min MB/sec  duration mode: the least bandwidth of an interval (the last one too, when it is half an interval or more)
 package fabtest

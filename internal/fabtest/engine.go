@@ -32,7 +32,7 @@ type Peer struct {
 	// Timeout is the longest the test waits for the other end to make
 	// progress before it fails, naming it; 0 means no limit.
 	Timeout time.Duration
-	// OnInterval, when not nil, is told every whole reporting interval's
+	// OnInterval, when not nil, is told every reporting interval's
 	// bandwidth (10^6 B/s) of duration mode, on the initiator, as it ends.
 	OnInterval func(size int, i int, mbps float64)
 	// OnSize, when not nil, is told each size's row as it ends, on the

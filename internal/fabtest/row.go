@@ -26,8 +26,9 @@ type Row struct {
 	P50 float64 `json:"p50"`
 	P99 float64 `json:"p99"`
 	Max float64 `json:"max"`
-	// Intervals is duration mode's bandwidth of every whole reporting
-	// interval, 10^6 bytes per second; empty otherwise.
+	// Intervals is duration mode's bandwidth of every reporting interval
+	// (the last one over its own length, when it is at least half an
+	// interval), 10^6 bytes per second; empty otherwise.
 	Intervals []float64 `json:"intervals,omitempty"`
 	// Defects is how many received messages did not hold what was sent
 	// (with Check; the two ends' counts summed).
@@ -44,7 +45,7 @@ func (r *Row) USecPerXfer() float64 { return ratio(r.Seconds*1e6, float64(r.Xfer
 // MXfersPerSec is transfers per microsecond, as fabtests' Mxfers/sec.
 func (r *Row) MXfersPerSec() float64 { return ratio(float64(r.Xfers), r.Seconds*1e6) }
 
-// MinMBps is the least bandwidth of a whole reporting interval in
+// MinMBps is the least bandwidth of a reporting interval (Intervals) in
 // duration mode, NaN otherwise.
 func (r *Row) MinMBps() float64 {
 	if len(r.Intervals) == 0 {

@@ -278,6 +278,15 @@ func (r *runner) timed(step unitStep, b *buffers, size int) (*timing, error) {
 	start := time.Now()
 	prev := start
 	ivStart, ivBytes, ivN := start, int64(0), 0
+	// interval closes the reporting interval that ends at now.
+	interval := func(now time.Time) {
+		mbps := float64(ivBytes) / now.Sub(ivStart).Seconds() / 1e6
+		t.intervals = append(t.intervals, mbps)
+		if r.p.OnInterval != nil {
+			r.p.OnInterval(size, ivN, mbps)
+		}
+		ivStart, ivBytes, ivN = now, 0, ivN+1
+	}
 	run := func(n int64) error {
 		for left := n; left > 0; {
 			m := r.unit(left)
@@ -292,13 +301,10 @@ func (r *runner) timed(step unitStep, b *buffers, size int) (*timing, error) {
 			t.msgs, t.xfers, t.bad, left = t.msgs+m, t.xfers+xf, t.bad+bad, left-m
 			if r.o.Duration > 0 {
 				ivBytes += xf * int64(size)
-				if d := now.Sub(ivStart); d >= r.o.Interval {
-					mbps := float64(ivBytes) / d.Seconds() / 1e6
-					t.intervals = append(t.intervals, mbps)
-					if r.p.OnInterval != nil {
-						r.p.OnInterval(size, ivN, mbps)
-					}
-					ivStart, ivBytes, ivN = now, 0, ivN+1
+				// Intervals end on fixed marks, start + k·interval, so
+				// late readings do not push the later ones back.
+				if !now.Before(start.Add(time.Duration(ivN+1) * r.o.Interval)) {
+					interval(now)
 				}
 			}
 		}
@@ -338,6 +344,13 @@ func (r *runner) timed(step unitStep, b *buffers, size int) (*timing, error) {
 	}
 	if err := r.sendInt(b.ctl[:], 0); err != nil {
 		return nil, err
+	}
+	// The chunks stop just short of -D, so the last interval is a little
+	// short of a whole one: it counts, over its own length, when it is
+	// at least half an interval (-D 3 reports 3 intervals, not 2), and
+	// a sliver after a whole one is left out rather than read as a rate.
+	if ivBytes > 0 && prev.Sub(ivStart) >= r.o.Interval/2 {
+		interval(prev)
 	}
 	t.elapsed = prev.Sub(start)
 	return t, nil
