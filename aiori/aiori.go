@@ -2,6 +2,7 @@ package aiori
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"time"
 )
@@ -148,6 +149,27 @@ type FSInfo struct {
 	TotalBytes, FreeBytes uint64
 	// TotalInodes and FreeInodes count file slots; zero when unknown.
 	TotalInodes, FreeInodes uint64
+}
+
+// Figures returns the four figures of IOR's and mdtest's FS line, as
+// their ShowFileSystemSize prints them: the capacity in GiB, the share
+// used, the inodes in Mi and the share of them used ("0.0 Mi" and "0.0%"
+// when the file system counts none). The used shares count free blocks
+// (f_bfree), as IOR does and df's Used column does, for every backend.
+func (fi FSInfo) Figures() (capacity, used, inodes, usedInodes string) {
+	capacity = fmt.Sprintf("%.1f GiB", float64(fi.TotalBytes)/(1<<30))
+	used = fmt.Sprintf("%.1f%%", share(fi.TotalBytes, fi.FreeBytes))
+	inodes = fmt.Sprintf("%.1f Mi", float64(fi.TotalInodes)/(1<<20))
+	usedInodes = fmt.Sprintf("%.1f%%", share(fi.TotalInodes, fi.FreeInodes))
+	return capacity, used, inodes, usedInodes
+}
+
+// share is the percentage of total not free, 0 when total is.
+func share(total, free uint64) float64 {
+	if total == 0 || free > total {
+		return 0
+	}
+	return 100 * float64(total-free) / float64(total)
 }
 
 // Statfser is implemented by backends that can report capacity.

@@ -247,7 +247,7 @@ func (b *Backend) Statfs(p string) (aiori.FSInfo, error) {
 		return aiori.FSInfo{}, fmt.Errorf("dfs: statfs %s: query the pool: %w", p, err)
 	}
 	c := engine.CapacityOf(pi.Targets)
-	return aiori.FSInfo{TotalBytes: c.TotalBytes, FreeBytes: c.FreeBytes}, nil
+	return aiori.FSInfo{TotalBytes: c.TotalBytes, FreeBytes: c.FreeBytes, TotalInodes: c.TotalInodes, FreeInodes: c.FreeInodes}, nil
 }
 
 // do maps p and runs op on the namespace's name for it, wrapping its error

@@ -132,6 +132,45 @@ func TestDFSMdtest(t *testing.T) {
 	}
 }
 
+// TestDFSFileSystemLine: ior's and mdtest's FS line under -a DFS, with
+// the pool's targets on the disk a POSIX run writes to, reads as POSIX's:
+// the same capacity and inodes, and used shares that count free blocks
+// alike (DFS once counted f_bavail and printed no inodes).
+func TestDFSFileSystemLine(t *testing.T) {
+	dir := t.TempDir()
+	pool := filepath.Join(dir, "pool")
+	dfsRun(t, dir, "dfs", "pool", "create", pool, "--targets", "2")
+	dfsRun(t, dir, "dfs", "cont", "create", pool, "c")
+	fsLine := regexp.MustCompile(`(?m)^FS +: ([0-9.]+ GiB) +Used FS: ([0-9.]+)% +Inodes: ([0-9.]+ Mi) +Used Inodes: ([0-9.]+)%$`)
+	figures := func(out string) []string {
+		t.Helper()
+		m := fsLine.FindStringSubmatch(out)
+		if m == nil {
+			t.Fatalf("no FS line with four figures in\n%s", out)
+		}
+		return m[1:]
+	}
+	dfs := []string{"-a", "DFS", "--dfs.pool", pool, "--dfs.cont", "c"}
+	posix := figures(dfsRun(t, dir, "ior", "-a", "POSIX", "-b", "64k", "-t", "64k", "-w", "-o", filepath.Join(dir, "f")))
+	for _, out := range []string{
+		dfsRun(t, dir, append([]string{"ior", "-b", "64k", "-t", "64k", "-w", "-o", "/f"}, dfs...)...),
+		dfsRun(t, dir, append([]string{"mdtest", "-n", "5", "-d", "/m"}, dfs...)...),
+		dfsRun(t, dir, "mdtest", "-a", "POSIX", "-n", "5", "-d", filepath.Join(dir, "m")),
+	} {
+		got := figures(out)
+		if got[0] != posix[0] || got[2] != posix[2] {
+			t.Errorf("FS %s, inodes %s; POSIX's %s, %s", got[0], got[2], posix[0], posix[2])
+		}
+		for _, i := range []int{1, 3} { // other writers share the disk: near, not equal
+			a, _ := strconv.ParseFloat(got[i], 64)
+			b, _ := strconv.ParseFloat(posix[i], 64)
+			if a-b > 0.5 || b-a > 0.5 {
+				t.Errorf("used %s%%, POSIX's %s%%", got[i], posix[i])
+			}
+		}
+	}
+}
+
 // TestDFSBadInput: a missing or misspelled pool, a bad class, a bad chunk
 // size, a pool made on a file or where nothing can be written: exit 2, one
 // line, nothing created.

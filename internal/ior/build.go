@@ -93,16 +93,10 @@ func (b *resultBuilder) header(o *config.Options, t *tester) []report.Row {
 		report.IORHeaderRow(report.IORPath, o.TestFile),
 	}
 	if fs := t.fs; fs != nil && fs.TotalBytes > 0 {
-		usedPct := 100 * float64(fs.TotalBytes-fs.FreeBytes) / float64(fs.TotalBytes)
+		capacity, used, inodes, usedInodes := fs.Figures()
 		rows = append(rows,
-			report.IORHeaderRow(report.IORCapacity, fmt.Sprintf("%.1f GiB", float64(fs.TotalBytes)/(1<<30))),
-			report.IORHeaderRow(report.IORUsedCapacity, fmt.Sprintf("%.1f%%", usedPct)))
-		if fs.TotalInodes > 0 {
-			usedIn := 100 * float64(fs.TotalInodes-fs.FreeInodes) / float64(fs.TotalInodes)
-			rows = append(rows,
-				report.IORHeaderRow(report.IORInodes, fmt.Sprintf("%.1f Mi", float64(fs.TotalInodes)/(1<<20))),
-				report.IORHeaderRow(report.IORUsedInodes, fmt.Sprintf("%.1f%%", usedIn)))
-		}
+			report.IORHeaderRow(report.IORCapacity, capacity), report.IORHeaderRow(report.IORUsedCapacity, used),
+			report.IORHeaderRow(report.IORInodes, inodes), report.IORHeaderRow(report.IORUsedInodes, usedInodes))
 	}
 	return rows
 }

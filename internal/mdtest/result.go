@@ -2,7 +2,6 @@ package mdtest
 
 import (
 	"errors"
-	"fmt"
 	"io/fs"
 	"maps"
 	"math"
@@ -126,14 +125,7 @@ func (r *runner) result(res *runResult, finished time.Time) *report.Result {
 		h.Nodemap = strings.Repeat("1", out.Run.Ranks)
 	}
 	if fi := r.fsInfo; fi != nil && fi.TotalBytes > 0 {
-		h.Capacity = fmt.Sprintf("%.1f GiB", float64(fi.TotalBytes)/(1<<30))
-		h.UsedCapacity = fmt.Sprintf("%.1f%%", 100*float64(fi.TotalBytes-fi.FreeBytes)/float64(fi.TotalBytes))
-		if fi.TotalInodes > 0 {
-			h.Inodes = fmt.Sprintf("%.1f Mi", float64(fi.TotalInodes)/(1<<20))
-			h.UsedInodes = fmt.Sprintf("%.1f%%", 100*float64(fi.TotalInodes-fi.FreeInodes)/float64(fi.TotalInodes))
-		} else {
-			h.Inodes, h.UsedInodes = "0.0 Mi", "0.0%"
-		}
+		h.Capacity, h.UsedCapacity, h.Inodes, h.UsedInodes = fi.Figures()
 	}
 
 	rate := report.Table{Name: report.MdtestRateTable, Columns: report.MdtestRateColumns()}

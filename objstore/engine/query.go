@@ -46,8 +46,9 @@ func QueryPool(ctx context.Context, dir string) (PoolStatus, error) {
 // Capacity is the room of a pool's targets, each file system counted
 // once: targets on one file system share its room.
 type Capacity struct {
-	// TotalBytes and FreeBytes add up the file systems' sizes and room.
-	TotalBytes, FreeBytes uint64
+	// TotalBytes and FreeBytes add up the file systems' sizes and room,
+	// TotalInodes and FreeInodes their inodes.
+	TotalBytes, FreeBytes, TotalInodes, FreeInodes uint64
 	// FileSystems is how many file systems the targets are on.
 	FileSystems int
 }
@@ -64,6 +65,8 @@ func CapacityOf(targets []object.TargetInfo) Capacity {
 		seen[t.FSID] = true
 		c.TotalBytes += t.TotalBytes
 		c.FreeBytes += t.FreeBytes
+		c.TotalInodes += t.TotalInodes
+		c.FreeInodes += t.FreeInodes
 	}
 	c.FileSystems = len(seen)
 	return c

@@ -197,9 +197,14 @@ type TargetInfo struct {
 	Index int `json:"index"`
 	// Path is the target's directory.
 	Path string `json:"path"`
-	// TotalBytes and FreeBytes are its file system's capacity and room.
+	// TotalBytes and FreeBytes are its file system's capacity and room
+	// (free blocks, f_bfree, as IOR's "Used FS" and df's "Used" count).
 	TotalBytes uint64 `json:"total_bytes"`
 	FreeBytes  uint64 `json:"free_bytes"`
+	// TotalInodes and FreeInodes are its file system's inodes: every
+	// object's extent files use them.
+	TotalInodes uint64 `json:"total_inodes"`
+	FreeInodes  uint64 `json:"free_inodes"`
 	// FSID names that file system (statfs's f_fsid), so that a sum over
 	// targets counts a file system they share once.
 	FSID string `json:"fsid"`

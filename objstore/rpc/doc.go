@@ -80,8 +80,8 @@
 //	                      c 1 if conditional: s2 akey, data expected value
 //
 // Lists (labels, dkeys) are a u32 count and u32-length-prefixed strings;
-// targets a u32 count and per target u32 index, u64 total, u64 free and
-// the path. A reply's error kind is 0 (none), 1 object.ErrNotExist,
+// targets a u32 count and per target u32 index, u64 total and free
+// bytes, u64 total and free inodes, the path and the file system id. A reply's error kind is 0 (none), 1 object.ErrNotExist,
 // 2 object.ErrExist, 3 object.ErrInvalid, 4 io.EOF (a short ReadArray,
 // with its data), 5 the engine stopping, 6 any other error, 7 object.ErrChanged
 // (a RemoveIf or Unlink that found another value); s1 is then
@@ -150,5 +150,7 @@
 // (two for another's file: a Get of the entry first), not three.
 // Version 3 of the protocol added RemoveIf; version 4 made Unlink one
 // request (version 2 sent two, the second run only if the first
-// succeeded, and its engine is refused at the hello).
+// succeeded, and its engine is refused at the hello). Version 5 added
+// the targets' inode counts to Query's reply, for IOR's and mdtest's
+// file-system line.
 package rpc

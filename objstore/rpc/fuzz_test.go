@@ -33,7 +33,7 @@ func FuzzDecodeMsg(f *testing.F) {
 // FuzzDecodeLists checks the list and target decoders on any bytes.
 func FuzzDecodeLists(f *testing.F) {
 	f.Add(rpc.AppendStrings(nil, []string{"a", "", "ccc"}))
-	f.Add(rpc.AppendTargets(nil, []object.TargetInfo{{Index: 1, Path: "/t", TotalBytes: 10, FreeBytes: 5, FSID: "1:2"}}))
+	f.Add(rpc.AppendTargets(nil, []object.TargetInfo{{Index: 1, Path: "/t", TotalBytes: 10, FreeBytes: 5, TotalInodes: 7, FreeInodes: 3, FSID: "1:2"}}))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		if ss, err := rpc.DecodeStrings(b); err == nil && string(rpc.AppendStrings(nil, ss)) != string(b) {
 			t.Fatalf("strings %q re-encode differently", ss)

@@ -40,11 +40,13 @@ func DecodeStrings(b []byte) ([]string, error) {
 	return ss, nil
 }
 
-// targetLen is a target's encoding without its path: index, total, free.
-const targetLen = 4 + 8 + 8
+// targetLen is a target's encoding without its path: index, total and
+// free bytes, total and free inodes.
+const targetLen = 4 + 4*8
 
 // AppendTargets encodes a pool's targets: a u32 count, then each one's
-// index (u32), total and free bytes (u64), path and file system id.
+// index (u32), total and free bytes and inodes (u64), path and file
+// system id.
 func AppendTargets(b []byte, ts []object.TargetInfo) []byte {
 	le := binary.LittleEndian
 	b = le.AppendUint32(b, uint32(len(ts)))
@@ -52,6 +54,8 @@ func AppendTargets(b []byte, ts []object.TargetInfo) []byte {
 		b = le.AppendUint32(b, uint32(t.Index))
 		b = le.AppendUint64(b, t.TotalBytes)
 		b = le.AppendUint64(b, t.FreeBytes)
+		b = le.AppendUint64(b, t.TotalInodes)
+		b = le.AppendUint64(b, t.FreeInodes)
 		b = appendBytes(b, t.Path)
 		b = appendBytes(b, t.FSID)
 	}
@@ -74,7 +78,8 @@ func DecodeTargets(b []byte) ([]object.TargetInfo, error) {
 		if len(b) < targetLen {
 			return nil, fmt.Errorf("%w: a target cut short", ErrMalformed)
 		}
-		t := object.TargetInfo{Index: int(le.Uint32(b)), TotalBytes: le.Uint64(b[4:]), FreeBytes: le.Uint64(b[12:])}
+		t := object.TargetInfo{Index: int(le.Uint32(b)), TotalBytes: le.Uint64(b[4:]), FreeBytes: le.Uint64(b[12:]),
+			TotalInodes: le.Uint64(b[20:]), FreeInodes: le.Uint64(b[28:])}
 		path, rest, err := cutBytes(b[targetLen:])
 		if err != nil {
 			return nil, err

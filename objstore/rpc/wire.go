@@ -11,7 +11,7 @@ import (
 )
 
 // Version is the wire protocol's version, exchanged in the hello.
-const Version = 4
+const Version = 5
 
 // Tags of the four message streams on a connection (see the package doc).
 const (

@@ -233,9 +233,14 @@ func (p *Pool) Query(ctx context.Context) (object.PoolInfo, error) {
 		if err := unix.Statfs(t, &st); err != nil {
 			return object.PoolInfo{}, fmt.Errorf("query pool %s: target %s: %w", p.dir, t, err)
 		}
+		unit := uint64(st.Frsize) // sizes are in fragments, as statvfs(3) and df count them
+		if unit == 0 {
+			unit = uint64(st.Bsize)
+		}
 		info.Targets = append(info.Targets, object.TargetInfo{
 			Index: i, Path: t,
-			TotalBytes: st.Blocks * uint64(st.Bsize), FreeBytes: st.Bavail * uint64(st.Bsize),
+			TotalBytes: st.Blocks * unit, FreeBytes: st.Bfree * unit,
+			TotalInodes: st.Files, FreeInodes: st.Ffree,
 			FSID: fmt.Sprintf("%x:%x", uint32(st.Fsid.Val[0]), uint32(st.Fsid.Val[1])),
 		})
 	}
