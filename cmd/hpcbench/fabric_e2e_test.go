@@ -373,10 +373,17 @@ func TestFabricAllpairs(t *testing.T) {
 			}
 		})
 	}
-	r := run(t, time.Minute, "launch", "-n", "2", "--", "hpcbench", "fabric", "allpairs")
-	// One line from the rank (rank 0 only), then the launcher's.
-	if r.Code != 2 || strings.Count(r.Stderr, "no pair to measure") != 1 || !strings.HasPrefix(r.Stderr, "hpcbench: fabric allpairs: the job has 1 hosts") {
-		t.Errorf("one host: exit %d, %q", r.Code, r.Stderr)
+	// One host: its ranks are the pairs, said in one line.
+	r := run(t, time.Minute, "launch", "-n", "3", "--", "hpcbench", "fabric", "allpairs", "-I", "50", "--bw-iters", "8", "--format", "json")
+	res := allpairsJSON(t, r)
+	if r.Stderr != "hpcbench: fabric allpairs: note: the job has one host ("+res.Run.Hostnames[0]+"): measuring every pair of its 3 ranks, as --ranks does\n" ||
+		len(res.Tables) == 0 || len(res.Tables[0].Rows) != 3 {
+		t.Errorf("one host: stderr %q, want the one note and 3 pairs", r.Stderr)
+	}
+	// One rank: no pair at all, refused in one line from the rank, then the launcher's.
+	r = run(t, time.Minute, "launch", "-n", "1", "--", "hpcbench", "fabric", "allpairs")
+	if r.Code != 2 || strings.Count(r.Stderr, "no pair to measure") != 1 || !strings.HasPrefix(r.Stderr, "hpcbench: fabric allpairs: the job has 1 rank on ") {
+		t.Errorf("one rank: exit %d, %q", r.Code, r.Stderr)
 	}
 }
 

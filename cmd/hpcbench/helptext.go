@@ -169,9 +169,10 @@ providers and their devices with their limits (-p and -d narrow it).
 
 allpairs, under a launcher, measures a ping-pong (--lat-size, -I) and a
 bandwidth test (--bw-size, --bw-iters) between every two hosts (the first
-rank of each; --ranks: every two ranks) in the rounds of a round-robin
-tournament, so no endpoint is in two tests at once; it prints the pairs,
-the latency and bandwidth matrices, and one line for each link or host
+rank of each; --ranks, or a job on one host: every two ranks) in the
+rounds of a round-robin tournament, so no endpoint is in two tests at
+once; it prints the pairs, the latency (the mean of half a round trip,
+and its p99) and bandwidth matrices, and one line for each link or host
 outside the population's spread (median and MAD of the logarithms, and
 beyond 0.8x or, for latency, 2x the median): slow link: node07 <-> node12: ...
 (hpcbench fabric allpairs --help for its own options).

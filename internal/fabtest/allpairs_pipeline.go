@@ -43,13 +43,17 @@ func (b *AllPairsBenchmark) Plan() pipeline.Plan {
 func (b *AllPairsBenchmark) Run(ctx context.Context, e *pipeline.Env) (*report.Result, error) {
 	c := e.Job.Comm
 	eps := Endpoints(e.Record.RankHosts, b.Ranks)
-	if len(eps) < 2 {
-		what := "hosts"
-		if b.Ranks {
-			what = "ranks"
+	if len(eps) < 2 && !b.Ranks {
+		// One host: its ranks are the endpoints, as --ranks would have them,
+		// rather than a refusal after the job has started.
+		if eps = Endpoints(e.Record.RankHosts, true); len(eps) >= 2 && c.Rank() == 0 {
+			fmt.Fprintf(e.Stderr, "hpcbench: fabric allpairs: note: the job has one host (%s): measuring every pair of its %d ranks, as --ranks does\n",
+				strings.Join(e.Record.Run.Hostnames, ", "), len(eps))
 		}
-		return nil, pipeline.Usagef("fabric allpairs: the job has %d %s (%s): no pair to measure; run it under a launcher with more (and --ranks for the ranks of one host)",
-			len(eps), what, strings.Join(e.Record.Run.Hostnames, ", "))
+	}
+	if len(eps) < 2 {
+		return nil, pipeline.Usagef("fabric allpairs: the job has %d rank on %s: no pair to measure; run it with 2 ranks or more",
+			len(eps), strings.Join(e.Record.Run.Hostnames, ", "))
 	}
 	o := b.Options
 	o.OnRound = func(done, total int) { e.Phase("allpairs round", 0, int64(done), int64(total)) }

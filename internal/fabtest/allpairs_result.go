@@ -10,7 +10,7 @@ import (
 // The names of an all-pairs run's tables.
 const (
 	AllPairsTable = "allpairs"
-	LatencyMatrix = "latency matrix"
+	LatencyMatrix = "mean latency matrix" // half a round trip, averaged over -I
 	BWMatrix      = "bandwidth matrix"
 )
 
@@ -37,7 +37,7 @@ func AllPairsResult(o AllPairsOptions, eps []Endpoint, pairs []PairResult) *repo
 	}
 	t := report.Table{Name: AllPairsTable, Columns: []report.Column{
 		{Name: "a", Kind: report.KindLabel}, {Name: "b", Kind: report.KindLabel},
-		us("latency"), us("latency p99"), mbps("bandwidth"),
+		us("latency mean"), us("latency p99"), mbps("bandwidth"),
 	}}
 	links := make([]LinkFigures, len(pairs))
 	index := map[int]int{}
