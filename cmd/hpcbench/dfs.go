@@ -10,6 +10,9 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/spf13/pflag"
+
+	"github.com/hpcbench/hpcbench/internal/cliflag"
 	"github.com/hpcbench/hpcbench/internal/units"
 	"github.com/hpcbench/hpcbench/objstore/engine"
 	"github.com/hpcbench/hpcbench/objstore/object"
@@ -25,7 +28,7 @@ func runDfs(ctx context.Context, stdout, stderr io.Writer, args []string) error 
 		return usagef("dfs: want pool, cont or engine (hpcbench dfs --help)")
 	}
 	if isHelp(args[0]) {
-		writeHelp(stdout, "dfs", dfsUsage, "")
+		writeHelp(stdout, "dfs", dfsUsage, dfsOptionsHelp())
 		return nil
 	}
 	switch args[0] {
@@ -34,7 +37,7 @@ func runDfs(ctx context.Context, stdout, stderr io.Writer, args []string) error 
 	case "pool", "cont":
 		if len(args) < 2 || isHelp(args[1]) {
 			if len(args) >= 2 {
-				writeHelp(stdout, "dfs", dfsUsage, "")
+				writeHelp(stdout, "dfs", dfsUsage, dfsOptionsHelp())
 				return nil
 			}
 			return usagef("dfs %s: want create, list, query or destroy", args[0])
@@ -44,17 +47,56 @@ func runDfs(ctx context.Context, stdout, stderr io.Writer, args []string) error 
 	return usagef("dfs: unknown command %q: want pool, cont or engine", oneLine(args[0]))
 }
 
+// dfsAdminArgs are the options of dfs pool and dfs cont.
+type dfsAdminArgs struct {
+	ntargets                  int
+	targets                   []string
+	chunk                     int64
+	oclass, dirOClass, format string
+}
+
+// flags returns the flag set of the dfs pool and cont command name, bound
+// to a.
+func (a *dfsAdminArgs) flags(name string) *pflag.FlagSet {
+	fset := newFlagSet(name)
+	fset.IntVar(&a.ntargets, "targets", 0, fmt.Sprintf("pool create: how many target directories to make inside DIR (default %d)", store.DefaultTargets))
+	cliflag.SetRange(fset, "targets", fmt.Sprintf("1 to %d", store.MaxTargets))
+	fset.StringArrayVar(&a.targets, "target", nil, "pool create: a target directory, `PATH` (repeat; anywhere, on any file system; missing or empty)")
+	fset.Var((*units.SizeFlag)(&a.chunk), "chunk-size", "cont create: chunk size of files (a multiple of 4k up to 1g; default 1m)")
+	fset.StringVar(&a.oclass, "oclass", "", "cont create: object class of files: S1, S2, S4, ..., SX (default SX)")
+	fset.StringVar(&a.dirOClass, "dir-oclass", "", "cont create: object class of directories (default S1)")
+	fset.StringVar(&a.format, "format", "human", "query: human or json")
+	return fset
+}
+
+// dfsEngineArgs are the options of dfs engine.
+type dfsEngineArgs struct {
+	pool, listen string
+	sync         bool
+}
+
+// flags returns dfs engine's flag set, bound to a.
+func (a *dfsEngineArgs) flags() *pflag.FlagSet {
+	fset := newFlagSet("dfs engine")
+	fset.StringVar(&a.pool, "pool", "", "the pool's directory")
+	fset.StringVar(&a.listen, "listen", "", "the TCP address to serve on, HOST:PORT (default: this host's address, a free port)")
+	fset.BoolVar(&a.sync, "sync", false, "make every metadata change stable (fdatasync) before acknowledging it")
+	return fset
+}
+
+// dfsOptionsHelp is the options part of dfs's help: pool's and cont's,
+// then engine's.
+func dfsOptionsHelp() string {
+	return "Options of pool and cont:\n" + cliflag.Usages(new(dfsAdminArgs).flags("dfs")) +
+		"\nOptions of engine:\n" + cliflag.Usages(new(dfsEngineArgs).flags())
+}
+
 // runDfsAdmin runs one pool or cont subcommand.
 func runDfsAdmin(ctx context.Context, stdout io.Writer, what, verb string, args []string) error {
 	name := "dfs " + what + " " + verb
-	fset := newFlagSet(name)
-	ntargets := fset.Int("targets", 0, fmt.Sprintf("pool create: how many target directories to make inside DIR (default %d)", store.DefaultTargets))
-	targets := fset.StringArray("target", nil, "pool create: a target directory (repeat; anywhere, on any file system; missing or empty)")
-	var chunk int64
-	fset.Var((*units.SizeFlag)(&chunk), "chunk-size", "cont create: chunk size of files (a multiple of 4k up to 1g; default 1m)")
-	oclass := fset.String("oclass", "", "cont create: object class of files: S1, S2, S4, ..., SX (default SX)")
-	dirOClass := fset.String("dir-oclass", "", "cont create: object class of directories (default S1)")
-	format := fset.String("format", "human", "query: human or json")
+	a := &dfsAdminArgs{}
+	fset := a.flags(name)
+	ntargets, targets, oclass, dirOClass, format := &a.ntargets, &a.targets, &a.oclass, &a.dirOClass, &a.format
 	if err := parseFlags(fset, args, stdout, dfsUsage); err != nil {
 		if errors.Is(err, errHelp) {
 			return nil
@@ -118,7 +160,7 @@ func runDfsAdmin(ctx context.Context, stdout io.Writer, what, verb string, args 
 	defer closePool()
 	switch verb {
 	case "create":
-		props := object.ContProps{ChunkSize: chunk}
+		props := object.ContProps{ChunkSize: a.chunk}
 		for _, c := range []struct {
 			flag, v string
 			dst     *object.Class
@@ -282,10 +324,9 @@ func runDfsEngineChild(ctx context.Context, stdout, _ io.Writer, args []string) 
 // runDfsEngine is hpcbench dfs engine: it serves a pool to many jobs
 // until SIGTERM or SIGINT, then stops without losing what it acknowledged.
 func runDfsEngine(ctx context.Context, stdout, stderr io.Writer, args []string) error {
-	fset := newFlagSet("dfs engine")
-	dir := fset.String("pool", "", "the pool's directory")
-	listen := fset.String("listen", "", "the TCP address to serve on, HOST:PORT (default: this host's address, a free port)")
-	sync := fset.Bool("sync", false, "make every metadata change stable (fdatasync) before acknowledging it")
+	a := &dfsEngineArgs{}
+	fset := a.flags()
+	dir, listen, sync := &a.pool, &a.listen, &a.sync
 	if err := parseFlags(fset, args, stdout, dfsUsage); err != nil {
 		if errors.Is(err, errHelp) {
 			return nil

@@ -47,6 +47,9 @@ func parseAllpairs(args []string, stdout io.Writer) (*allpairsArgs, error) {
 	fs.Int64VarP(&aa.o.Warmup, "warmup", "w", aa.o.Warmup, "untimed iterations before each test")
 	fs.BoolVarP(&aa.o.Check, "check", "c", false, "check every received message's bytes")
 	fs.DurationVar(&aa.o.Timeout, "timeout", fabricDefaultTimeout, "fail when a partner sends nothing for this long (0: no limit)")
+	for name, accepted := range map[string]string{"iterations": "1 or more", "bw-iters": "1 or more", "window": "1 or more", "warmup": "0 or more"} {
+		cliflag.SetRange(fs, name, accepted)
+	}
 	fs.StringVar(&slow, "test-slow-link", "", "for tests: delay every message between ranks A and B (A:B:DELAY)")
 	_ = fs.MarkHidden("test-slow-link")
 	addResultFlags(fs, &formats, &aa.format, &aa.output, &aa.archive, "human")

@@ -79,16 +79,18 @@ func (secondsValue) Type() string { return "seconds" }
 
 // fabricFlags returns the flag set of the tests, bound to fa, and the
 // strings that need parsing after it.
-func fabricFlags(fa *fabricArgs, sizes, maxSize *string, formats *cliflag.OneOf) *pflag.FlagSet {
+func fabricFlags(fa *fabricArgs, sizes *string, maxSize *int64, formats *cliflag.OneOf) *pflag.FlagSet {
 	fs := newFlagSet("fabric")
 	fs.StringVarP(&fa.provider, "provider", "p", "tcp", "the transport: tcp, shm (processes of one host) or verbs (RDMA; a build with -tags verbs)")
 	fs.StringVarP(&fa.device, "device", "d", "", "tcp: the interface or local IP address to use; verbs: the RDMA device (default: the first active one)")
 	fs.StringVarP(&fa.endpoint, "endpoint", "e", "msg", "the endpoint type: msg (reliable connections, fabtests' -e msg), the only one hpcbench fabric has")
 	fs.BoolVar(&fa.eventMode, "event", false, "verbs: sleep in the completion channel instead of busy-polling the CQ (perftest's -e)")
 	fs.IntVarP(&fa.gid, "gid-index", "g", verbs.AutoGID, "verbs: the GID index to route by (RoCE; default: a RoCE v2 IPv4 GID, or the LID on InfiniBand)")
-	fs.IntVar(&fa.inline, "inline", -1, "verbs: the largest send posted inline, in bytes (default 64)")
+	fs.IntVar(&fa.inline, "inline", -1, "verbs: the largest send posted inline, in bytes")
+	fs.Lookup("inline").DefValue = strconv.Itoa(verbs.DefaultInline) // what -1 stands for
 	fs.StringVarP(sizes, "size", "S", "", "transfer sizes: SIZE (64, 4k, 1m), a comma-separated list, or all (powers of two from 1 B to --max-size); default 64,256,1k,4k,64k,1m")
-	fs.StringVar(maxSize, "max-size", units.FormatSize(fabtest.DefaultMaxSize), "the largest size of -S all")
+	*maxSize = fabtest.DefaultMaxSize
+	fs.Var((*units.SizeFlag)(maxSize), "max-size", "the largest size of -S all, 1 to 1g")
 	fs.Int64VarP(&fa.opts.Iters, "iterations", "I", 0, "timed iterations per size (default: 10000 below 64 KiB, 1000 below 1 MiB, 100 above, twice that for bw)")
 	fs.IntVarP(&fa.opts.Window, "window", "W", fabtest.DefaultWindow, "bw: messages sent per acknowledgement")
 	fs.Int64VarP(&fa.opts.Warmup, "warmup", "w", fabtest.DefaultWarmup, "untimed iterations before each size")
@@ -100,13 +102,19 @@ func fabricFlags(fa *fabricArgs, sizes, maxSize *string, formats *cliflag.OneOf)
 	fs.DurationVar(&fa.timeout, "timeout", fabricDefaultTimeout, "fail when the other end sends nothing for this long, or a connection step takes longer (0: no limit)")
 	fs.DurationVar(&fa.acceptTimeout, "accept-timeout", fabricDefaultAcceptTimeout, "server: fail when no client connects within this long (0: wait for ever)")
 	addResultFlags(fs, formats, &fa.format, &fa.output, &fa.archive, "human (fi_pingpong's table)")
+	for name, accepted := range map[string]string{"gid-index": "0 to 65536", "inline": "0 to 65536",
+		"iterations": fmt.Sprintf("1 to %d", int64(fabtest.MaxIters)), "warmup": fmt.Sprintf("0 to %d", int64(fabtest.MaxIters)),
+		"window": "1 to 1048576", "src-port": "a port, 1 to 65535", "dst-port": "a port, 1 to 65535"} {
+		cliflag.SetRange(fs, name, accepted)
+	}
 	return fs
 }
 
 // fabricOptionsHelp is the options part of fabric's help.
 func fabricOptionsHelp() string {
 	var fa fabricArgs
-	var s, m string
+	var s string
+	var m int64
 	var f cliflag.OneOf
 	return cliflag.Usages(fabricFlags(&fa, &s, &m, &f))
 }
@@ -117,7 +125,8 @@ func parseFabric(test string, args []string, stdout io.Writer) (*fabricArgs, err
 		return nil, usagef("fabric: unknown test %q: want one of %s, allpairs, info", oneLine(test), strings.Join(fabtest.Tests(), ", "))
 	}
 	fa := &fabricArgs{opts: fabtest.DefaultOptions(test)}
-	var sizes, maxSize string
+	var sizes string
+	var maxSize int64
 	var formats cliflag.OneOf
 	fs := fabricFlags(fa, &sizes, &maxSize, &formats)
 	fs.Init("fabric "+test, pflag.ContinueOnError)
@@ -148,14 +157,14 @@ func parseFabric(test string, args []string, stdout io.Writer) (*fabricArgs, err
 	if fa.srcPort == 0 && fa.host == "" {
 		return nil, usagef("fabric %s: -B 0: the server's control port must be 1 to 65535", test)
 	}
-	max, err := units.ParseSize(maxSize)
-	if err != nil || max < 1 || max > fabtest.MaxSize {
-		return nil, usagef("fabric %s: --max-size %q: must be 1 B to 1g", test, maxSize)
+	if maxSize < 1 || maxSize > fabtest.MaxSize {
+		return nil, usagef("fabric %s: --max-size %s: must be 1 to 1g", test, units.FormatFlag(maxSize))
 	}
 	if fs.Changed("size") && sizes == "" {
 		return nil, usagef(`fabric %s: -S "": want sizes of 0 to 1g (64, 4k, 1m), a comma-separated list, or all`, test)
 	}
-	if fa.opts.Sizes, err = parseFabricSizes(sizes, int(max)); err != nil {
+	var err error
+	if fa.opts.Sizes, err = parseFabricSizes(sizes, int(maxSize)); err != nil {
 		return nil, usagef("fabric %s: %v", test, err)
 	}
 	if fs.Changed("iterations") && fa.opts.Iters < 1 {

@@ -48,7 +48,7 @@ func parseFlags(fs *pflag.FlagSet, args []string, stdout io.Writer, usageLine st
 			writeHelp(stdout, fs.Name(), usageLine, "Options:\n"+cliflag.Usages(fs))
 			return errHelp
 		}
-		return usagef("%s: %s", fs.Name(), oneLine(strings.TrimSpace(err.Error())))
+		return usagef("%s: %s", fs.Name(), oneLine(strings.TrimSpace(cliflag.FlagError(err, nil).Error())))
 	}
 	return nil
 }

@@ -50,6 +50,8 @@ tables, wireup's text. A view fits only some benchmarks:
   mdtest-csv
   mdtest-rank-csv          mdtest: --saveRankPerformanceDetails's file
   imb                      coll: IMB-MPI1's tables
+  fabtests                 fabric pingpong, bw, rma_bw, rma_pingpong:
+                           fi_pingpong's table
 
 IOR's and mdtest's own JSON are views, not archives: they cannot be read
 back.`,
@@ -164,8 +166,9 @@ do: pingpong (one message each way, again; usec/xfer is half the round
 trip), bw (a window of -W messages, one acknowledgement), rma_bw (a window
 of one-sided writes into the other end's memory) or rma_pingpong (each end
 writes into the other's memory, which polls for the last byte), over -p
-tcp, shm or verbs (the RMA tests: shm, by cross-memory attach, or verbs). info lists the
-providers and their devices with their limits (-p and -d narrow it).
+tcp, shm or verbs (the RMA tests too: tcp by frames the other end's
+receiver writes, shm by cross-memory attach, verbs by RDMA). info lists
+the providers and their devices with their limits (-p and -d narrow it).
 
 allpairs, under a launcher, measures a ping-pong (--lat-size, -I) and a
 bandwidth test (--bw-size, --bw-iters) between every two hosts (the first

@@ -50,6 +50,7 @@ func parseLaunch(args []string, stdout io.Writer) (launch.Options, error) {
 	fs.SetInterspersed(false) // everything after the command belongs to it
 	var o launch.Options
 	fs.IntVarP(&o.N, "np", "n", 1, "number of ranks to start (Hydra's -np N too); rank 0 reads the launcher's stdin, the others /dev/null")
+	cliflag.SetRange(fs, "np", fmt.Sprintf("1 to %d", launch.MaxRanks))
 	fs.DurationVar(&o.Timeout, "timeout", 0, "kill the job and exit 124 when it runs longer than this (e.g. 10m); 0 means no limit")
 	fs.DurationVar(&o.PhaseTimeout, "phase-timeout", 0, "watchdog: end the job (exit 123) when a rank stays stopped, or stays in a phase another rank has left, this long; 0 turns it off (default: 10s stopped, max(30s, twice the first rank's time) in a phase)")
 	fs.BoolVar(&o.TagOutput, "tag-output", false, "prefix every output line with [rank]")

@@ -425,12 +425,12 @@ func TestLaunchBadInput(t *testing.T) {
 	}{
 		{[]string{"-n", "0", "--", "touch", marker}, "-n 0: must be in [1, 65536]"},
 		{[]string{"-n", "-3", "--", "touch", marker}, "-n -3: must be in [1, 65536]"},
-		{[]string{"-n", "abc", "--", "touch", marker}, `invalid argument "abc" for "-n, --np" flag`},
+		{[]string{"-n", "abc", "--", "touch", marker}, `launch: -n: "abc" is not a whole number: want 1 to 65536`},
 		{[]string{"-n", "2"}, "missing command"},
 		{[]string{"-n", "2", "--", "/no/such/program"}, `command "/no/such/program"`},
 		{[]string{"-n", "2", "--", "no-such-program-xyz"}, `command "no-such-program-xyz": executable file not found`},
-		{[]string{"--timeout", "xyz", "-n", "2", "--", "touch", marker}, `invalid argument "xyz" for "--timeout" flag`},
-		{[]string{"--bogus", "-n", "2", "--", "touch", marker}, "unknown flag: --bogus"},
+		{[]string{"--timeout", "xyz", "-n", "2", "--", "touch", marker}, `launch: --timeout: must be a duration like "30s" or "5m"`},
+		{[]string{"--bogus", "-n", "2", "--", "touch", marker}, `launch: unknown option "--bogus"`},
 		{[]string{"--phase-timeout", "50ms", "-n", "2", "--", "touch", marker}, "launch: --phase-timeout 50ms: want 0 (off) or a duration in [100ms, 1000h]"},
 		{[]string{"--phase-timeout", "2000h", "-n", "2", "--", "touch", marker}, "launch: --phase-timeout 2000h0m0s: want 0 (off)"},
 		{[]string{"--phase-timeout", "-1s", "-n", "2", "--", "touch", marker}, "launch: --phase-timeout -1s: want 0 (off)"},
@@ -456,7 +456,10 @@ func TestWireupBadInput(t *testing.T) {
 		args []string
 		msg  string
 	}{
-		{[]string{"--card-size", "0"}, "--card-size 0: must be in [1, 1048576]"},
+		{[]string{"--card-size", "0"}, "--card-size 0: want 1 to 1m"},
+		{[]string{"--card-size", "2m"}, "--card-size 2m: want 1 to 1m"},
+		{[]string{"--card-size", "10g"}, "--card-size 10g: want 1 to 1m"},
+		{[]string{"--card-size", "1.5k"}, `--card-size: "1.5k" is not a size: fractions are not accepted`},
 		{[]string{"--pattern", "star"}, `--pattern "star": must be ring or all`},
 		{[]string{"--format", "xml"}, "xml"},
 		{[]string{"--json", "--csv"}, "choose one"},

@@ -14,6 +14,8 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"sort"
+	"strings"
 	"syscall"
 
 	"github.com/hpcbench/hpcbench/internal/exitcode"
@@ -52,6 +54,24 @@ func commands() map[string]command {
 	}
 }
 
+// unknownCommand words the refusal of a first argument that names no
+// command: an option given before any command says that a command comes
+// first, and names the commands.
+func unknownCommand(name string) string {
+	if strings.HasPrefix(name, "-") {
+		var names []string
+		for n, c := range commands() {
+			if !c.hidden && n != "help" && n != "version" {
+				names = append(names, n)
+			}
+		}
+		sort.Strings(names)
+		return fmt.Sprintf("unknown option %q: a command comes first (hpcbench COMMAND [OPTIONS], COMMAND one of %s); run 'hpcbench help'",
+			oneLine(name), strings.Join(names, ", "))
+	}
+	return fmt.Sprintf("unknown command %q; run 'hpcbench help' for the list", oneLine(name))
+}
+
 func main() {
 	os.Exit(mainExit(os.Args[1:], os.Stdout, os.Stderr))
 }
@@ -74,7 +94,7 @@ func mainExit(args []string, stdout, stderr io.Writer) int {
 	}
 	cmd, ok := commands()[name]
 	if !ok {
-		fmt.Fprintf(stderr, "hpcbench: unknown command %q; run 'hpcbench help' for the list\n", oneLine(name))
+		fmt.Fprintf(stderr, "hpcbench: %s\n", unknownCommand(name))
 		return exitcode.Usage
 	}
 	ctx := context.Background()

@@ -164,7 +164,7 @@ func TestHelpSingleDash(t *testing.T) {
 	// line ends in --help, so nothing runs and nothing is written.
 	samples := map[string]string{
 		"int": "1", "duration": "1s", "string": "x", "DIR": dir, "FILE": sizes, "unit": "core",
-		"format": "json", "min:max": "0:3", "n[,vol]": "10", "seconds": "1", "on|off": "on",
+		"format": "json", "size": "1k", "min:max": "0:3", "n[,vol]": "10", "seconds": "1", "on|off": "on",
 	}
 	for _, name := range []string{"launch", "wireup", "coll"} {
 		t.Run(name, func(t *testing.T) {

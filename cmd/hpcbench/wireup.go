@@ -3,10 +3,12 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 
 	"github.com/hpcbench/hpcbench/internal/cliflag"
 	pipeline "github.com/hpcbench/hpcbench/internal/run"
+	"github.com/hpcbench/hpcbench/internal/units"
 	"github.com/hpcbench/hpcbench/internal/wireup"
 	"github.com/hpcbench/hpcbench/report"
 )
@@ -38,7 +40,8 @@ func parseWireup(args []string, stdout io.Writer) (wireupArgs, error) {
 	fs := newFlagSet("wireup")
 	var wa wireupArgs
 	var formats cliflag.OneOf
-	fs.IntVar(&wa.opts.CardSize, "card-size", wireup.DefaultCardSize, "bytes in each rank's business card (hex-encoded and segmented like MPICH's)")
+	cardSize := int64(wireup.DefaultCardSize)
+	fs.Var((*units.SizeFlag)(&cardSize), "card-size", fmt.Sprintf("bytes in each rank's business card (hex-encoded and segmented like MPICH's), 1 to %s", units.FormatFlag(wireup.MaxCardSize)))
 	fs.StringVar(&wa.opts.Pattern, "pattern", wireup.PatternAll, "get phase: all (each rank gets all N cards) or ring (each gets its successor's)")
 	fs.BoolVar(&wa.opts.Pipeline, "pipeline", true, "under hpcbench launch, send the get phase's requests 64 at a time instead of one per round trip (--pipeline=false: as MPICH's clients do)")
 	fs.DurationVar(&wa.opts.Timeout, "timeout", wireup.DefaultTimeout, "bound on every PMI wait and on collecting the results")
@@ -52,6 +55,10 @@ func parseWireup(args []string, stdout io.Writer) (wireupArgs, error) {
 	if err := formats.Err(); err != nil {
 		return wa, usagef("wireup: %v", err)
 	}
+	if cardSize < 1 || cardSize > wireup.MaxCardSize {
+		return wa, usagef("wireup: --card-size %s: want 1 to %s", units.FormatFlag(cardSize), units.FormatFlag(wireup.MaxCardSize))
+	}
+	wa.opts.CardSize = int(cardSize)
 	if err := wa.opts.Validate(); err != nil {
 		return wa, usagef("wireup: %v", err)
 	}

@@ -44,7 +44,17 @@ func FlagError(err error, unknown func(name string, short bool) error) error {
 	)
 	switch {
 	case errors.As(err, &invalid):
-		return fmt.Errorf("%s: %w", FlagLabel(invalid.GetFlag()), invalid.Unwrap())
+		f := invalid.GetFlag()
+		if why := invalid.Unwrap().Error(); isPflagInt(f.Value.Type()) && (why == "must be an integer" || why == "must be a non-negative integer") {
+			// pflag's own "must be an integer" names neither the value nor
+			// what would do.
+			want := "want digits"
+			if r := f.Annotations[rangeAnnotation]; len(r) > 0 {
+				want = "want " + r[0]
+			}
+			return fmt.Errorf("%s: %q is not a whole number: %s", FlagLabel(f), invalid.GetValue(), want)
+		}
+		return fmt.Errorf("%s: %w", FlagLabel(f), invalid.Unwrap())
 	case errors.As(err, &required):
 		return fmt.Errorf("%s: needs a value", FlagLabel(required.GetFlag()))
 	case errors.As(err, &notExist):
@@ -63,6 +73,28 @@ func FlagError(err error, unknown func(name string, short bool) error) error {
 		return fmt.Errorf("bad option syntax %q", syntax.GetSpecifiedFlag())
 	}
 	return err
+}
+
+// rangeAnnotation is the flag annotation SetRange writes.
+const rangeAnnotation = "hpcbench-range"
+
+// SetRange records what flag name of fs accepts ("1 to 4096"), for the
+// error FlagError words when the value given is not a number at all.
+func SetRange(fs *pflag.FlagSet, name, accepted string) {
+	// SetAnnotation fails only on a name fs does not have, and then
+	// there is no flag whose error would say it.
+	_ = fs.SetAnnotation(name, rangeAnnotation, []string{accepted})
+}
+
+// isPflagInt reports whether typ names one of pflag's integer values,
+// whose parse error is a bare "must be an integer" or "must be a
+// non-negative integer" (this package's own integer values word theirs).
+func isPflagInt(typ string) bool {
+	switch typ {
+	case "int", "int8", "int16", "int32", "int64", "uint", "uint8", "uint16", "uint32", "uint64":
+		return true
+	}
+	return false
 }
 
 // FlagLabel names a flag as a user types it: -b, or --randomPrefill.

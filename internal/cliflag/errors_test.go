@@ -69,3 +69,31 @@ func TestParseArgs(t *testing.T) {
 		}
 	}
 }
+
+// TestFlagErrorPflagInts: pflag's own integer flags, whose error is a bare
+// "must be an integer", are reworded to name the value and, where the
+// command set it (SetRange), what the flag accepts.
+func TestFlagErrorPflagInts(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-n", "x"}, `-n: "x" is not a whole number: want 1 to 4096`},
+		{[]string{"--np=1.5"}, `-n: "1.5" is not a whole number: want 1 to 4096`},
+		{[]string{"--window", "99999999999999999999"}, `--window: "99999999999999999999" is not a whole number: want digits`},
+		{[]string{"--port", "-1"}, `--port: "-1" is not a whole number: want digits`},
+		{[]string{"--window", ""}, `--window: "" is not a whole number: want digits`},
+	} {
+		set := NewFlagSet("cmd")
+		set.IntP("np", "n", 1, "ranks")
+		SetRange(set, "np", "1 to 4096")
+		set.Int64("window", 64, "window")
+		set.Uint16("port", 1, "port")
+		SetRange(set, "nosuchflag", "ignored") // no flag, no annotation, no failure
+		err := FlagError(set.Parse(tt.args), nil)
+		if err == nil || err.Error() != tt.want {
+			t.Errorf("%q: %v, want %q", tt.args, err, tt.want)
+		}
+	}
+}

@@ -86,6 +86,8 @@ func (a *Args) AddFlags(fs *pflag.FlagSet) {
 	fs.Var(secondsValue{&o.Time}, "time", "seconds each message size may take (dynamic policy)")
 	fs.IntVar(&o.NPMin, "npmin", o.NPMin, "smallest process count; collectives run at P, 2P, 4P … and all ranks")
 	fs.IntVar(&o.Root, "root", o.Root, "root rank of Bcast, Scatter, Gather and Reduce")
+	cliflag.SetRange(fs, "npmin", "1 or more")
+	cliflag.SetRange(fs, "root", "a rank, 0 or more")
 	fs.Var(switchValue{&o.RootShift}, "root_shift", "move the root by one rank every repetition")
 	fs.Var(switchValue{&o.Sync}, "sync", "barrier after every repetition of a collective, outside the timing")
 	fs.BoolVar(&o.Check, "check", false, "verify every received and reduced buffer; exit 1 on a wrong result")

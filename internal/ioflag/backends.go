@@ -48,8 +48,8 @@ type Backends struct {
 
 // section is one backend's flags, for Usage.
 type section struct {
-	name string
-	fs   *pflag.FlagSet
+	entry aiori.Entry
+	fs    *pflag.FlagSet
 }
 
 // AddBackends registers the options of every backend of reg in fs, under
@@ -97,7 +97,7 @@ func (b *Backends) add(fs *pflag.FlagSet, e aiori.Entry) (err error) {
 		}
 	})
 	b.options[e.Name] = bo
-	b.sections = append(b.sections, section{e.Name, bfs})
+	b.sections = append(b.sections, section{e, bfs})
 	return err
 }
 
@@ -112,9 +112,9 @@ func (b *Backends) Lookup(api string) (aiori.Entry, aiori.Options, bool) {
 }
 
 // Usage returns the help text of fs: header, the command's own flags, then
-// each backend's flags under "Module NAME:", each section as cliflag.Usages writes
-// it.
-func (b *Backends) Usage(fs *pflag.FlagSet, header string) string {
+// the flags of each backend show accepts (every one when show is nil)
+// under "Module NAME:", each section as cliflag.Usages writes it.
+func (b *Backends) Usage(fs *pflag.FlagSet, header string, show func(aiori.Entry) bool) string {
 	own := pflag.NewFlagSet(fs.Name(), pflag.ContinueOnError)
 	own.SortFlags = false
 	fs.VisitAll(func(f *pflag.Flag) {
@@ -126,10 +126,10 @@ func (b *Backends) Usage(fs *pflag.FlagSet, header string) string {
 	sb.WriteString(header)
 	sb.WriteString(cliflag.Usages(own))
 	for _, s := range b.sections {
-		if !s.fs.HasFlags() {
+		if !s.fs.HasFlags() || show != nil && !show(s.entry) {
 			continue
 		}
-		fmt.Fprintf(&sb, "\nModule %s:\n%s", s.name, cliflag.Usages(s.fs))
+		fmt.Fprintf(&sb, "\nModule %s:\n%s", s.entry.Name, cliflag.Usages(s.fs))
 	}
 	return sb.String()
 }

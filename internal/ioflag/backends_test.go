@@ -189,7 +189,7 @@ func TestBackendsUsage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	u := b.Usage(fs, "Options:\n")
+	u := b.Usage(fs, "Options:\n", nil)
 	own, modules, _ := strings.Cut(u, "\nModule ")
 	for _, want := range []string{"Options:\n", "-n, --items int", "-v, --verbose count"} {
 		if !strings.Contains(own, want) {
@@ -205,6 +205,12 @@ func TestBackendsUsage(t *testing.T) {
 	wantModules := "POSIX:\n      --posix.odirect   direct I/O\n\nModule DUMMY:\n      --dummy.delay int   µs per call\n"
 	if modules != wantModules {
 		t.Errorf("modules %q, want %q (FAKE, without options, left out)", modules, wantModules)
+	}
+	// A command shows only the backends it accepts (mdtest: those with
+	// metadata calls).
+	u = b.Usage(fs, "Options:\n", func(e aiori.Entry) bool { return e.Name != "POSIX" })
+	if _, modules, _ = strings.Cut(u, "\nModule "); modules != "DUMMY:\n      --dummy.delay int   µs per call\n" {
+		t.Errorf("modules shown by a filter: %q, want DUMMY's only", modules)
 	}
 }
 

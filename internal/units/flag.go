@@ -10,13 +10,14 @@ package units
 // sees which flag was wrong.
 type SizeFlag int64
 
-// String returns the size as FormatSize writes it, or "0" for zero so that
-// pflag treats a zero default as unset and does not print "(default 0 B)".
+// String returns the size as it is typed (FormatFlag: "1m"), so a help
+// text's default reads as the option takes it; "0" for zero, which pflag
+// treats as unset.
 func (s *SizeFlag) String() string {
-	if s == nil || *s == 0 {
+	if s == nil {
 		return "0"
 	}
-	return FormatSize(int64(*s))
+	return FormatFlag(int64(*s))
 }
 
 // Set parses v with ParseSize and stores it.

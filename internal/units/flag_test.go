@@ -21,7 +21,7 @@ func TestSizeFlag(t *testing.T) {
 	fs.VarP((*units.SizeFlag)(&o.BlockSize), "block-size", "b", "bytes per task")
 	fs.VarP((*units.SizeFlag)(&o.Transfer), "transfer-size", "t", "bytes per transfer")
 
-	if got, want := fs.Lookup("block-size").DefValue, "1 MiB"; got != want {
+	if got, want := fs.Lookup("block-size").DefValue, "1m"; got != want {
 		t.Errorf("default shown as %q, want %q", got, want)
 	}
 	if err := fs.Parse([]string{"-b", "4g", "--transfer-size=256KiB"}); err != nil {

@@ -28,6 +28,26 @@ const (
 	TiB int64 = 1 << 40
 )
 
+// FormatFlag formats n bytes as a user types them on a command line, in
+// the largest suffix that divides it: "4096" is "4k", "1048576" "1m",
+// "1000" "1000". ParseSize(FormatFlag(n)) == n for every n >= 0.
+func FormatFlag(n int64) string {
+	return formatIn(n, [4]string{"t", "g", "m", "k"}, "")
+}
+
+// formatIn writes n in the largest of TiB, GiB, MiB and KiB that divides
+// it, named by names in that order, or in bytes followed by bytes.
+func formatIn(n int64, names [4]string, bytes string) string {
+	if n != 0 {
+		for i, size := range [...]int64{TiB, GiB, MiB, KiB} {
+			if n%size == 0 {
+				return strconv.FormatInt(n/size, 10) + names[i]
+			}
+		}
+	}
+	return strconv.FormatInt(n, 10) + bytes
+}
+
 // ErrSyntax reports a size that is not a number followed by a known suffix.
 // ParseSize wraps it; check with errors.Is.
 var ErrSyntax = errors.New("invalid syntax")
@@ -102,16 +122,5 @@ func suffixHint(suffix string) string {
 // it: "0 B", "1000 B", "4 KiB", "1536 KiB", "1 MiB". Negative values keep
 // their sign. ParseSize(FormatSize(n)) == n for every n >= 0.
 func FormatSize(n int64) string {
-	units := [...]struct {
-		size int64
-		name string
-	}{{TiB, "TiB"}, {GiB, "GiB"}, {MiB, "MiB"}, {KiB, "KiB"}}
-	if n != 0 {
-		for _, u := range units {
-			if n%u.size == 0 {
-				return strconv.FormatInt(n/u.size, 10) + " " + u.name
-			}
-		}
-	}
-	return strconv.FormatInt(n, 10) + " B"
+	return formatIn(n, [4]string{" TiB", " GiB", " MiB", " KiB"}, " B")
 }

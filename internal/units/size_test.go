@@ -104,6 +104,26 @@ func TestFormatSize(t *testing.T) {
 	}
 }
 
+// TestFormatFlag: a size as typed on a command line, read back the same.
+func TestFormatFlag(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		in   int64
+		want string
+	}{
+		{0, "0"}, {1, "1"}, {1000, "1000"}, {KiB, "1k"}, {1536 * KiB, "1536k"}, {MiB, "1m"},
+		{47008, "47008"}, {GiB, "1g"}, {3 * TiB, "3t"}, {1024 * TiB, "1024t"}, {math.MaxInt64, "9223372036854775807"},
+	} {
+		got := FormatFlag(tt.in)
+		if got != tt.want {
+			t.Errorf("FormatFlag(%d) = %q, want %q", tt.in, got, tt.want)
+		}
+		if back, err := ParseSize(got); err != nil || back != tt.in {
+			t.Errorf("ParseSize(%q) = %d, %v; want %d", got, back, err, tt.in)
+		}
+	}
+}
+
 func TestMiBPerSec(t *testing.T) {
 	t.Parallel()
 	if got, want := MiBPerSec(512*MiB, 2), 256.0; got != want {

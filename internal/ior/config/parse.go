@@ -165,7 +165,7 @@ func Usage(reg *aiori.Registry) string {
 		return err.Error() + "\n"
 	}
 	return p.backends.Usage(p.fs,
-		"Options (sizes take k, m, g, t, p = powers of 1024; every long option is also a -O key):\n")
+		"Options (sizes take k, m, g, t, p = powers of 1024; every long option is also a -O key):\n", nil)
 }
 
 // parser holds one test's options as a command line and directives set

@@ -73,7 +73,9 @@ func Usage(reg *aiori.Registry) string {
 	if err != nil {
 		return err.Error() + "\n"
 	}
-	return p.backends.Usage(p.fs, "Options (integers and sizes take k, m, g, t = powers of 1024):\n")
+	// Only the backends mdtest drives: -a MMAP is refused, as mdtest C's.
+	return p.backends.Usage(p.fs, "Options (integers and sizes take k, m, g, t = powers of 1024):\n",
+		func(e aiori.Entry) bool { return e.Metadata })
 }
 
 // parser holds the options as the command line sets them.
