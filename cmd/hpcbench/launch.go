@@ -112,5 +112,10 @@ func checkTraceDir(dir string) error {
 	if fi, err := os.Stat(parent); err != nil || !fi.IsDir() {
 		return fmt.Errorf("%s: directory %s does not exist, and only the last directory is made", dir, parent)
 	}
-	return nil
+	// Made and removed at once: a parent that takes no directory (/proc,
+	// a read-only mount) refuses it now, not after the ranks start.
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		return fmt.Errorf("%s: cannot be made: %w", dir, errors.Unwrap(err))
+	}
+	return os.Remove(dir)
 }

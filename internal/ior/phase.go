@@ -98,7 +98,7 @@ func (t *tester) phase(ctx context.Context, acc access, rep int) (phaseFigures, 
 		total = pl.count * t.o.TransferSize
 	}
 	t.env.Phase(f.access, rep, 0, total)
-	if err := t.barrier(ctx); err != nil {
+	if err := t.startBarrier(ctx); err != nil {
 		return f, err
 	}
 	var file aiori.File
