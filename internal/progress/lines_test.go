@@ -73,7 +73,7 @@ func TestLinesHeldMidLine(t *testing.T) {
 	t.Parallel()
 	var both syncBuffer // stdout and the lines in one file, as 2>&1
 	clock := newFakeClock()
-	bar := progress.NewWriter(&both, false, progress.Options{Clock: clock, Lines: true, Interval: time.Second})
+	bar := progress.NewWriter(&both, false, progress.Options{Clock: clock, Lines: true, LineInterval: time.Second})
 	stdout := bar.Stdout(&both)
 	bar.Phase("write", 0, 1, 2)
 	io.WriteString(stdout, "write     ")

@@ -46,14 +46,17 @@ type Options struct {
 	// Delay is how long after New the bar first appears: 0 means
 	// DefaultDelay, a negative value shows it at the first redraw.
 	Delay time.Duration
-	// Interval is the time between redraws: 0 or less means
-	// DefaultInterval, or DefaultLineInterval for plain lines.
+	// Interval is the time between the bar's redraws: 0 or less means
+	// DefaultInterval.
 	Interval time.Duration
 	// Lines asks, when the output is not a terminal, for a plain line
-	// (LinePrefix, the phase and its figures) every Interval from the
+	// (LinePrefix, the phase and its figures) every LineInterval from the
 	// first phase reported on, where the bar would draw nothing. On a
 	// terminal the bar is drawn all the same.
 	Lines bool
+	// LineInterval is the time between plain lines: 0 or less means
+	// DefaultLineInterval.
+	LineInterval time.Duration
 	// Clock paces the delay and the redraws: nil means the system clock.
 	Clock Clock
 	// Bytes reports whether a phase's done and total count bytes (shown
@@ -127,15 +130,16 @@ func IsTerminal(f *os.File) bool { return f != nil && term.IsTerminal(int(f.Fd()
 // Options.Lines, and nothing is written else.
 func NewWriter(w io.Writer, isTerminal bool, opt Options) *Bar {
 	lines := !isTerminal && opt.Lines
-	switch {
-	case lines:
-		opt.Delay = -1 // the first line comes at the first interval
-	case opt.Delay == 0:
+	if opt.Delay == 0 {
 		opt.Delay = DefaultDelay
 	}
 	if opt.Interval <= 0 {
 		opt.Interval = DefaultInterval
-		if lines {
+	}
+	if lines {
+		// The first line comes at the first interval.
+		opt.Delay, opt.Interval = -1, opt.LineInterval
+		if opt.Interval <= 0 {
 			opt.Interval = DefaultLineInterval
 		}
 	}

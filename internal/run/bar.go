@@ -1,0 +1,26 @@
+package run
+
+import (
+	"io"
+	"os"
+
+	"github.com/hpcbench/hpcbench/internal/progress"
+)
+
+// newBar returns the progress display of a rank: on the first rank, a
+// bar when stderr is a terminal, or plain lines where it is not when
+// env asks for them (--progress) and no launcher shows them; nil, which
+// draws nothing, elsewhere.
+func newBar(stderr io.Writer, first bool, env progress.Env) *progress.Bar {
+	if !first {
+		return nil
+	}
+	opt := progress.Options{Lines: env.Lines(), LineInterval: env.LineInterval}
+	if f, ok := stderr.(*os.File); ok {
+		return progress.New(f, opt)
+	}
+	if opt.Lines {
+		return progress.NewWriter(stderr, false, opt)
+	}
+	return nil
+}
