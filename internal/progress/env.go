@@ -37,6 +37,17 @@ func CheckLineInterval(d time.Duration) error {
 	return nil
 }
 
+// ParseLineInterval parses an interval of plain lines, a Go duration in
+// [MinLineInterval, MaxLineInterval]; its error quotes s and says the
+// range.
+func ParseLineInterval(s string) (time.Duration, error) {
+	d, err := time.ParseDuration(s)
+	if err != nil || CheckLineInterval(d) != nil {
+		return 0, fmt.Errorf("%q: %s", s, lineRange)
+	}
+	return d, nil
+}
+
 // Env is what the environment asks of rank 0's progress.
 type Env struct {
 	// LineInterval is EnvInterval's: 0 when it is not set.
@@ -57,9 +68,9 @@ func FromEnv(getenv func(string) (string, bool)) (Env, error) {
 	if !ok || v == "" {
 		return e, nil
 	}
-	d, err := time.ParseDuration(v)
-	if err != nil || CheckLineInterval(d) != nil {
-		return e, fmt.Errorf("%s=%q: %s (10s)", EnvInterval, v, lineRange)
+	d, err := ParseLineInterval(v)
+	if err != nil {
+		return e, fmt.Errorf("%s=%w (10s)", EnvInterval, err)
 	}
 	e.LineInterval = d
 	return e, nil

@@ -122,6 +122,19 @@ func New(stderr *os.File, opt Options) *Bar {
 	return b
 }
 
+// ForStderr is New for a stderr that may not be a file (a test's buffer):
+// a bar when it is a terminal, plain lines with Options.Lines, and nil,
+// which draws nothing, else.
+func ForStderr(stderr io.Writer, opt Options) *Bar {
+	if f, ok := stderr.(*os.File); ok {
+		return New(f, opt)
+	}
+	if opt.Lines {
+		return NewWriter(stderr, false, opt)
+	}
+	return nil
+}
+
 // IsTerminal reports whether f is a terminal, where New draws the bar.
 func IsTerminal(f *os.File) bool { return f != nil && term.IsTerminal(int(f.Fd())) }
 

@@ -2,7 +2,6 @@ package run
 
 import (
 	"io"
-	"os"
 
 	"github.com/hpcbench/hpcbench/internal/progress"
 )
@@ -15,12 +14,5 @@ func newBar(stderr io.Writer, first bool, env progress.Env) *progress.Bar {
 	if !first {
 		return nil
 	}
-	opt := progress.Options{Lines: env.Lines(), LineInterval: env.LineInterval}
-	if f, ok := stderr.(*os.File); ok {
-		return progress.New(f, opt)
-	}
-	if opt.Lines {
-		return progress.NewWriter(stderr, false, opt)
-	}
-	return nil
+	return progress.ForStderr(stderr, progress.Options{Lines: env.Lines(), LineInterval: env.LineInterval})
 }
