@@ -533,14 +533,35 @@ func (c *Client) Abort(code int, msg string) error {
 // in flight (the line goes whole, between that request's lines), and does
 // nothing for a singleton or once the client is closed.
 func (c *Client) SendPhase(name string, iter int) error {
-	if c.local != nil || c.closed.Load() {
-		return nil
-	}
+	return c.sendPhase(phaseLine(name, iter, -1, 0))
+}
+
+// SendProgress is SendPhase with how much of the phase is done out of its
+// total (bytes or items; total 0 when not known), as " done=D total=T"
+// after the iteration, for the launcher's progress bar. The caller bounds
+// how often it sends one: every line wakes the launcher.
+func (c *Client) SendProgress(name string, iter int, done, total int64) error {
+	return c.sendPhase(phaseLine(name, iter, max(done, 0), max(total, 0)))
+}
+
+// phaseLine formats a phase report, with "done" and "total" when done is
+// not negative.
+func phaseLine(name string, iter int, done, total int64) string {
 	name = url.PathEscape(name)
 	if len(name) > maxPhaseName {
 		name = name[:maxPhaseName]
 	}
-	line := Format(PhaseCommand, "name", name, "iter", strconv.Itoa(iter))
+	if done < 0 {
+		return Format(PhaseCommand, "name", name, "iter", strconv.Itoa(iter))
+	}
+	return Format(PhaseCommand, "name", name, "iter", strconv.Itoa(iter),
+		"done", strconv.FormatInt(done, 10), "total", strconv.FormatInt(total, 10))
+}
+
+func (c *Client) sendPhase(line string) error {
+	if c.local != nil || c.closed.Load() {
+		return nil
+	}
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
 	if err := c.conn.SetWriteDeadline(time.Now().Add(abortWriteTimeout)); err != nil {

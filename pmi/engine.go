@@ -67,7 +67,9 @@ const (
 )
 
 // PhaseCommand is the wire command of a phase report: "cmd=hpcbench_phase
-// name=NAME iter=I", NAME path-escaped (see Client.SendPhase). It has no
+// name=NAME iter=I", NAME path-escaped (see Client.SendPhase), and
+// " done=D total=T" after it when the report says how much of the phase
+// is done (Client.SendProgress). It has no
 // reply, is accepted in any state (in a barrier, after finalize) and is sent
 // only to hpcbench's own launcher: other PMI servers fail the job on an
 // unknown command.
@@ -79,6 +81,10 @@ type Note struct {
 	Kind  NoteKind
 	Phase string // NotePhase: the phase's name, unescaped
 	Iter  int    // NotePhase: the phase's iteration
+	// Amount marks a NotePhase that says how much of the phase is done:
+	// Done of Total (bytes or items; Total 0 when not known).
+	Amount      bool
+	Done, Total int64
 }
 
 // Out is one thing the owner of an Engine must do after a call.
@@ -378,7 +384,8 @@ func (e *Engine) barrierIn(rank int, dst []Out) []Out {
 
 // phase turns a phase report into an OutNote (nothing without Notes); a
 // report that does not parse is dropped, not the job's failure: it is
-// advice for the watchdog.
+// advice for the watchdog. An amount that does not parse (done and total
+// whole numbers from 0 up) is dropped and the phase kept.
 func (e *Engine) phase(rank int, m Msg, dst []Out) []Out {
 	if !e.cfg.Notes || e.state[rank] == stateFinalized {
 		return dst
@@ -392,7 +399,17 @@ func (e *Engine) phase(rank int, m Msg, dst []Out) []Out {
 	if un, err := url.PathUnescape(name); err == nil {
 		name = un
 	}
-	return append(dst, Out{Kind: OutNote, Rank: rank, Note: Note{Rank: rank, Kind: NotePhase, Phase: strings.Clone(name), Iter: iter}})
+	n := Note{Rank: rank, Kind: NotePhase, Phase: strings.Clone(name), Iter: iter}
+	doneS, okD := m.Get("done")
+	totalS, okT := m.Get("total")
+	if okD && okT {
+		done, errD := strconv.ParseUint(doneS, 10, 63)
+		total, errT := strconv.ParseUint(totalS, 10, 63)
+		if errD == nil && errT == nil {
+			n.Amount, n.Done, n.Total = true, int64(done), int64(total)
+		}
+	}
+	return append(dst, Out{Kind: OutNote, Rank: rank, Note: n})
 }
 
 func stateVerb(st rankState) string {

@@ -48,6 +48,8 @@ type Bootstrap interface {
 	// SendPhase reports a phase to hpcbench's own launcher (OwnLauncher
 	// only; a no-op elsewhere).
 	SendPhase(name string, iter int) error
+	// SendProgress is SendPhase with the amount done out of the total.
+	SendProgress(name string, iter int, done, total int64) error
 	// Finalize tells the launcher this rank is done; Close drops the
 	// connection without it.
 	Finalize(ctx context.Context) error

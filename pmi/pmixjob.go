@@ -103,6 +103,9 @@ func (p *pmixJob) Abort(code int, msg string) error { return p.c.Abort(code, msg
 // reports.
 func (p *pmixJob) SendPhase(string, int) error { return nil }
 
+// SendProgress does nothing, as SendPhase.
+func (p *pmixJob) SendProgress(string, int, int64, int64) error { return nil }
+
 func (p *pmixJob) Finalize(ctx context.Context) error { return p.c.Finalize() }
 
 // Close does nothing: the session ends with Finalize or with the process.

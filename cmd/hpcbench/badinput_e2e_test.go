@@ -134,6 +134,20 @@ func badInputs() []badInput {
 		{"report --format twice", 0, []string{"report", "--format", "ior", "--format", "json", "a.json"},
 			[]string{"report: --format ior and --format json: choose one"}},
 
+		// Progress intervals: a log's pace, 1s to 1h.
+		{"ior --progress-interval 100ms", 0, []string{"ior", "--progress-interval", "100ms", "-w", "-o", "f"},
+			[]string{`ior: --progress-interval: "100ms": want a duration in [1s, 1h]`}},
+		{"mdtest --progress-interval abc", 0, []string{"mdtest", "--progress-interval", "abc", "-n", "2", "-d", "md"},
+			[]string{`mdtest: --progress-interval: "abc": want a duration in [1s, 1h]`}},
+		{"coll --progress=maybe", 0, []string{"coll", "--progress=maybe", "Bcast"},
+			[]string{`coll: --progress: "maybe": want true or false`}},
+		{"fabric pingpong --progress-interval 2h", 0, []string{"fabric", "pingpong", "--progress-interval", "2h"},
+			[]string{`fabric: --progress-interval: "2h": want a duration in [1s, 1h]`}},
+		{"ior --progress-interval missing", 2, []string{"ior", "-w", "--progress-interval"},
+			[]string{"ior: --progress-interval: needs a value (a duration from 1s to 1h)"}},
+		{"launch --progress-interval 0s", 0, []string{"launch", "--progress-interval", "0s", "-n", "1", "--", "true"},
+			[]string{"launch: --progress-interval 0s: want a duration in [1s, 1h]"}},
+
 		// mdtest makes only the last directory of -d, as mdtest does.
 		{"mdtest -d deep", 0, []string{"mdtest", "-n", "2", "-d", "nonexistent/deep"},
 			[]string{"mdtest: -d nonexistent/deep: directory nonexistent does not exist, and mdtest creates only the last directory of -d"}},

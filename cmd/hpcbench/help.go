@@ -69,6 +69,9 @@ func writeHelp(w io.Writer, name, synopsis, options string) {
 	if commands()[name].iface {
 		b.WriteString("\n" + ifaceHelp)
 	}
+	if commands()[name].progress {
+		b.WriteString("\n" + progressHelp)
+	}
 	if len(h.unsupported) > 0 {
 		b.WriteString("\nNot supported (refused with a message, exit status 2):\n")
 		for _, u := range h.unsupported {

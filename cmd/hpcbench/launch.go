@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 
 	"github.com/hpcbench/hpcbench/internal/cliflag"
+	"github.com/hpcbench/hpcbench/internal/progress"
 	pipeline "github.com/hpcbench/hpcbench/internal/run"
 
 	"github.com/hpcbench/hpcbench/internal/launch"
@@ -58,6 +59,8 @@ func parseLaunch(args []string, stdout io.Writer) (launch.Options, error) {
 	fs.StringVar(&o.TraceDir, "pmi-trace", "", "write each rank's PMI wire lines to `DIR`/rank<R>.txt (C: client, S: server)")
 	fs.DurationVar(&o.Grace, "grace", launch.DefaultGrace, "after SIGTERM, wait this long before SIGKILL when tearing a job down")
 	fs.BoolVarP(&o.Verbose, "verbose", "v", false, "print the launcher's own diagnostics on stderr")
+	fs.BoolVar(&o.Progress, "progress", false, "write the job's progress (rank 0's phase, amount, rate, ETA) as a plain line on stderr every 10s where stderr is not a terminal; on a terminal the launcher draws a bar anyway. The ranks print none of their own")
+	fs.DurationVar(&o.ProgressInterval, "progress-interval", 0, "write the --progress lines at this interval (1s to 1h) instead of every 10s; implies --progress")
 	bind := fs.String("bind-to", string(launch.BindNone), "bind rank r to the r-th (round robin) `unit` of the CPUs the launcher may use: none, hwthread, core or socket (Hydra's -bind-to)")
 	if err := parseFlags(fs, args, stdout, launchUsage); err != nil {
 		return o, err
@@ -76,6 +79,12 @@ func parseLaunch(args []string, stdout io.Writer) (launch.Options, error) {
 		if o.PhaseTimeout == 0 {
 			o.PhaseTimeout = launch.PhaseTimeoutOff
 		}
+	}
+	if fs.Changed("progress-interval") {
+		if err := progress.CheckLineInterval(o.ProgressInterval); err != nil {
+			return o, usagef("launch: --progress-interval %v", err)
+		}
+		o.Progress = true
 	}
 	b, err := launch.ParseBinding(*bind)
 	if err != nil {

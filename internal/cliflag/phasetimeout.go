@@ -2,6 +2,7 @@ package cliflag
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -162,6 +163,38 @@ func SplitPhaseTimeout(args []string, p *PhaseTimeout) ([]string, error) {
 // set with each value, in order; the rest goes to a parser that does not
 // know the option. want says what a missing value should have been.
 func SplitValue(args []string, name, want string, set func(string) error) ([]string, error) {
+	return splitOption(args, name, func(value string, hasValue bool, next func() (string, bool)) error {
+		if !hasValue {
+			var ok bool
+			if value, ok = next(); !ok {
+				return fmt.Errorf("needs a value (%s)", want)
+			}
+		}
+		return set(value)
+	})
+}
+
+// SplitSwitch removes the switch --name (also spelt with one dash, and
+// --name=true or =false) from args, up to a "--", and calls set with each
+// setting, in order; the rest goes to a parser that does not know it.
+func SplitSwitch(args []string, name string, set func(on bool) error) ([]string, error) {
+	return splitOption(args, name, func(value string, hasValue bool, _ func() (string, bool)) error {
+		on := true
+		if hasValue {
+			var err error
+			if on, err = strconv.ParseBool(value); err != nil {
+				return fmt.Errorf("%q: want true or false, or the switch alone", value)
+			}
+		}
+		return set(on)
+	})
+}
+
+// splitOption is the one scanner of SplitValue and SplitSwitch: it
+// removes --name and -name, with or without "=VALUE", from args up to a
+// "--", calling take with each one's value; take may consume the next
+// word through next. Its error is returned naming the option.
+func splitOption(args []string, name string, take func(value string, hasValue bool, next func() (string, bool)) error) ([]string, error) {
 	out := make([]string, 0, len(args))
 	for i := 0; i < len(args); i++ {
 		a := args[i]
@@ -178,14 +211,14 @@ func SplitValue(args []string, name, want string, set func(string) error) ([]str
 			out = append(out, a)
 			continue
 		}
-		if !hasValue {
+		next := func() (string, bool) {
 			if i+1 >= len(args) {
-				return nil, fmt.Errorf("--%s: needs a value (%s)", name, want)
+				return "", false
 			}
 			i++
-			value = args[i]
+			return args[i], true
 		}
-		if err := set(value); err != nil {
+		if err := take(value, hasValue, next); err != nil {
 			return nil, fmt.Errorf("--%s: %w", name, err)
 		}
 	}

@@ -66,6 +66,34 @@ func TestSplitPhaseTimeout(t *testing.T) {
 	}
 }
 
+func TestSplitSwitch(t *testing.T) {
+	for _, tc := range []struct {
+		args, rest []string
+		want       []bool // each setting, in order
+		err        string
+	}{
+		{[]string{"-w", "-b", "1m"}, []string{"-w", "-b", "1m"}, nil, ""},
+		{[]string{"-w", "--progress", "-r"}, []string{"-w", "-r"}, []bool{true}, ""},
+		{[]string{"-progress", "--progress=false"}, []string{}, []bool{true, false}, ""},
+		{[]string{"--progress=1", "x"}, []string{"x"}, []bool{true}, ""},
+		{[]string{"--progress-interval", "2s"}, []string{"--progress-interval", "2s"}, nil, ""},
+		{[]string{"--", "--progress"}, []string{"--", "--progress"}, nil, ""},
+		{[]string{"--progress=maybe"}, nil, nil, `--progress: "maybe": want true or false, or the switch alone`},
+	} {
+		var got []bool
+		rest, err := SplitSwitch(tc.args, "progress", func(on bool) error { got = append(got, on); return nil })
+		if tc.err != "" {
+			if err == nil || err.Error() != tc.err {
+				t.Errorf("SplitSwitch(%q): %v; want %q", tc.args, err, tc.err)
+			}
+			continue
+		}
+		if err != nil || !slices.Equal(rest, tc.rest) || !slices.Equal(got, tc.want) {
+			t.Errorf("SplitSwitch(%q) = %q, %v, %v; want %q, %v", tc.args, rest, got, err, tc.rest, tc.want)
+		}
+	}
+}
+
 // TestPhaseTimeoutPrecedence: the command line, then the environment,
 // then the default; a given deadline is not scaled.
 func TestPhaseTimeoutPrecedence(t *testing.T) {

@@ -5,17 +5,19 @@ import (
 	"strings"
 
 	"github.com/hpcbench/hpcbench/fabric"
+	"github.com/hpcbench/hpcbench/internal/progress"
 )
 
 // scrubbedEnv returns env without the variables a launcher above us may have
-// set for its own ranks (PMI_*, HYDI_*, MPI_LOCAL*, and EnvLauncherKVS), so
-// that a rank never talks to the wrong PMI server, and without
+// set for its own ranks (PMI_*, HYDI_*, MPI_LOCAL*, EnvLauncherKVS and
+// progress.EnvLauncher), so that a rank never talks to the wrong PMI
+// server nor leaves its progress to a launcher that does not show it, and without
 // EnvPhaseTimeout when the job sets its own (phaseTimeout).
 func scrubbedEnv(env []string, phaseTimeout bool) []string {
 	out := make([]string, 0, len(env)+8)
 	for _, kv := range env {
 		if strings.HasPrefix(kv, "PMI_") || strings.HasPrefix(kv, "HYDI_") || strings.HasPrefix(kv, "MPI_LOCAL") ||
-			strings.HasPrefix(kv, EnvLauncherKVS+"=") || phaseTimeout && strings.HasPrefix(kv, EnvPhaseTimeout+"=") {
+			strings.HasPrefix(kv, EnvLauncherKVS+"=") || strings.HasPrefix(kv, progress.EnvLauncher+"=") || phaseTimeout && strings.HasPrefix(kv, EnvPhaseTimeout+"=") {
 			continue
 		}
 		out = append(out, kv)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/hpcbench/hpcbench/internal/procstat"
+	"github.com/hpcbench/hpcbench/internal/progress"
 	"github.com/hpcbench/hpcbench/pmi"
 )
 
@@ -23,9 +24,13 @@ const (
 	EnvPhaseTimeout = "HPCBENCH_PHASE_TIMEOUT"
 )
 
-// jobVars are the variables every rank of the job gets besides PMI's.
-func jobVars(kvs string, phaseTimeout time.Duration) []string {
+// jobVars are the variables every rank of the job gets besides PMI's;
+// shows says that the launcher shows the job's progress.
+func jobVars(kvs string, phaseTimeout time.Duration, shows bool) []string {
 	env := []string{EnvLauncherKVS + "=" + kvs}
+	if shows {
+		env = append(env, progress.EnvLauncher+"=1")
+	}
 	switch {
 	case phaseTimeout < 0:
 		env = append(env, EnvPhaseTimeout+"=0s")
@@ -76,6 +81,7 @@ func (jb *job) applyNotes() {
 		if n.Rank < 0 || n.Rank >= len(jb.pids) {
 			continue
 		}
+		jb.progress.note(n.Note)
 		switch n.Kind {
 		case pmi.NoteInit:
 			jb.wd.initialized(n.Rank, n.at)

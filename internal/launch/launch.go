@@ -121,9 +121,11 @@ type job struct {
 	stderr *lineWriter // the launcher's own lines, between the ranks'
 	wd     *watchdog
 	notes  *noteBox
-	wdRank int // the rank the watchdog timer is armed for
-	wdAt   time.Time
-	wdT    *time.Timer
+	// progress feeds the launcher's progress display; nil without one.
+	progress *jobProgress
+	wdRank   int // the rank the watchdog timer is armed for
+	wdAt     time.Time
+	wdT      *time.Timer
 
 	// oomKills reads the kernel's OOM-kill count (procstat.OOMKills;
 	// a test's fake), and oomStart is its reading when the job began.
@@ -173,7 +175,11 @@ func (j *Job) Run(ctx context.Context) error {
 	raiseNoFile()
 	start := time.Now()
 	kvs := kvsName()
-	base := append(scrubbedEnv(o.Env, o.PhaseTimeout != 0), jobVars(kvs, o.PhaseTimeout)...)
+	// The job's progress on the launcher's terminal, or --progress lines;
+	// closed before Run returns, and so before its failure is printed.
+	bar := newJobBar(o)
+	defer bar.Close()
+	base := append(scrubbedEnv(o.Env, o.PhaseTimeout != 0), jobVars(kvs, o.PhaseTimeout, bar.Shows())...)
 	base = append(base, crowdVars(o.Env, o.N, fabric.OnlineCPUs())...)
 	events := make(chan procEvent, 2*o.N+1+stopRoom)
 	sp, err := startSpawner(o.Self, j.path, o.Command, o.Dir, base, events)
@@ -183,8 +189,8 @@ func (j *Job) Run(ctx context.Context) error {
 	// While the spawner starts up, and before the PMI server and the
 	// pipes open thousands of descriptors.
 	growFDTable(launcherFDs(o.N, o.TraceDir != ""))
-	stdout := &lineWriter{w: o.Stdout}
-	stderr := &lineWriter{w: o.Stderr}
+	stdout := &lineWriter{w: bar.Stdout(o.Stdout)}
+	stderr := &lineWriter{w: bar.Stdout(o.Stderr)}
 	fwd, err := newForwarder(o.N, stdout, stderr, o.TagOutput)
 	if err != nil {
 		sp.close()
@@ -219,6 +225,9 @@ func (j *Job) Run(ctx context.Context) error {
 
 	jb := newJob(o, stderr, notes)
 	jb.srv = srv
+	if bar.Shows() {
+		jb.progress = &jobProgress{sink: bar}
+	}
 	defer jb.stopWatchdog()
 	srvFailed := srv.Failed()
 
@@ -370,6 +379,7 @@ func (j *Job) Run(ctx context.Context) error {
 		stdin.stop(stdinStarted)
 	}
 	fwd.finish(outputGrace)
+	bar.Close()
 	if o.Verbose {
 		fmt.Fprintf(o.Stderr, "launch: job of %d ranks ended after %v\n", o.N, time.Since(start).Round(time.Microsecond))
 	}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/hpcbench/hpcbench/fabric"
+	"github.com/hpcbench/hpcbench/internal/progress"
 )
 
 // TestMain lets the test binary stand in for hpcbench as the spawner.
@@ -65,7 +66,7 @@ func TestPrepare(t *testing.T) {
 
 func TestScrubbedEnv(t *testing.T) {
 	in := []string{"HOME=/root", "PMI_FD=6", "PMI_RANK=1", "HYDI_CONTROL_FD=7", "MPI_LOCALNRANKS=2", "MPI_LOCALRANKID=0", "PMIX_RANK=0", "PATH=/bin",
-		EnvLauncherKVS + "=kvs_other", EnvPhaseTimeout + "=5s"}
+		EnvLauncherKVS + "=kvs_other", progress.EnvLauncher + "=1", EnvPhaseTimeout + "=5s"}
 	got := strings.Join(scrubbedEnv(in, false), " ")
 	if want := "HOME=/root PMIX_RANK=0 PATH=/bin " + EnvPhaseTimeout + "=5s"; got != want {
 		t.Errorf("scrubbedEnv = %q, want %q", got, want)
@@ -75,15 +76,17 @@ func TestScrubbedEnv(t *testing.T) {
 		t.Errorf("scrubbedEnv with a phase timeout = %q, want %q", got, want)
 	}
 	for _, tc := range []struct {
-		d    time.Duration
-		want string
+		d     time.Duration
+		shows bool
+		want  string
 	}{
-		{0, EnvLauncherKVS + "=k"},
-		{2 * time.Second, EnvLauncherKVS + "=k " + EnvPhaseTimeout + "=2s"},
-		{PhaseTimeoutOff, EnvLauncherKVS + "=k " + EnvPhaseTimeout + "=0s"},
+		{0, false, EnvLauncherKVS + "=k"},
+		{2 * time.Second, false, EnvLauncherKVS + "=k " + EnvPhaseTimeout + "=2s"},
+		{PhaseTimeoutOff, false, EnvLauncherKVS + "=k " + EnvPhaseTimeout + "=0s"},
+		{0, true, EnvLauncherKVS + "=k " + progress.EnvLauncher + "=1"},
 	} {
-		if got := strings.Join(jobVars("k", tc.d), " "); got != tc.want {
-			t.Errorf("jobVars(%v) = %q, want %q", tc.d, got, tc.want)
+		if got := strings.Join(jobVars("k", tc.d, tc.shows), " "); got != tc.want {
+			t.Errorf("jobVars(%v, %v) = %q, want %q", tc.d, tc.shows, got, tc.want)
 		}
 	}
 }

@@ -11,6 +11,8 @@ import (
 	"io"
 	"os"
 	"time"
+
+	"github.com/hpcbench/hpcbench/internal/progress"
 )
 
 // Defaults for Options.
@@ -54,6 +56,13 @@ type Options struct {
 	// PhaseTimeoutOff turns it off. A job the watchdog ends exits
 	// ExitWatchdog.
 	PhaseTimeout time.Duration
+	// Progress asks for plain progress lines on Stderr every
+	// ProgressInterval (progress.DefaultLineInterval when 0) where it is
+	// not a terminal; on a terminal the launcher draws the job's bar
+	// anyway. Either way the ranks are told (progress.EnvLauncher) that
+	// the launcher shows the job's progress.
+	Progress         bool
+	ProgressInterval time.Duration
 }
 
 // Validate reports the first invalid field, naming the flag it comes from.
@@ -74,6 +83,11 @@ func (o *Options) Validate() error {
 	}
 	if o.PhaseTimeout < 0 && o.PhaseTimeout != PhaseTimeoutOff {
 		return fmt.Errorf("--phase-timeout %v: must not be negative", o.PhaseTimeout)
+	}
+	if o.ProgressInterval != 0 {
+		if err := progress.CheckLineInterval(o.ProgressInterval); err != nil {
+			return fmt.Errorf("--progress-interval %w", err)
+		}
 	}
 	if o.Grace < 0 {
 		return fmt.Errorf("--grace %v: must not be negative", o.Grace)

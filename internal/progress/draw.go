@@ -31,6 +31,9 @@ type drawing struct {
 	onScreen bool // the bar is on the terminal's current line now
 	midLine  bool // output through Stdout left a line unfinished
 	closed   bool // Close has erased the bar for good
+
+	lines   bool // plain lines (Options.Lines), not a bar
+	pending bool // lines: a tick's line waits for Stdout to end its line
 }
 
 // sample is how much of a phase was done at a time.
@@ -70,6 +73,12 @@ func (b *Bar) redraw(now time.Time) {
 		return
 	}
 	d.record(s, now)
+	if d.lines {
+		d.line = renderLine(s, b.opt.Bytes(s.name), d.rate(), now.Sub(s.since))
+		d.pending = true
+		b.flushLine()
+		return
+	}
 	if now.Sub(b.start) < b.opt.Delay || d.midLine {
 		return
 	}
@@ -107,6 +116,42 @@ func (d *drawing) rate() float64 {
 	return float64(last.done-first.done) / dt
 }
 
+// figures are a phase's amounts as the bar and the line show them.
+type figures struct {
+	head     string  // "write iter 0"
+	done, of string  // "32.0 MiB", "64.0 MiB" ("" when the total is not known)
+	ops      string  // " ops" after a count of operations, "" after sizes
+	rate     string  // "16.0 MiB/s", "125 ops/s"
+	elapsed  string  // "2s"
+	eta      string  // "2s", "?" with no rate yet, "" when the total is not known
+	frac     float64 // done over the total, in [0, 1]; 0 when it is not known
+	hasTotal bool
+}
+
+// measure writes phase s's figures, which has run for elapsed at rate per
+// second.
+func measure(s phase, bytes bool, rate float64, elapsed time.Duration) figures {
+	count, perSec, ops := formatCount, " ops/s", " ops"
+	if bytes {
+		count, perSec, ops = formatBytes, "/s", ""
+	}
+	done := max(s.done, 0)
+	if s.total > 0 {
+		done = min(done, s.total)
+	}
+	f := figures{head: fmt.Sprintf("%s iter %d", s.name, s.iter), done: count(float64(done)), ops: ops,
+		rate: count(rate) + perSec, elapsed: formatDuration(elapsed), hasTotal: s.total > 0}
+	if f.hasTotal {
+		f.of = count(float64(s.total))
+		f.frac = float64(done) / float64(s.total)
+		f.eta = "?"
+		if rate > 0 {
+			f.eta = formatDuration(time.Duration(float64(s.total-done) / rate * float64(time.Second)))
+		}
+	}
+	return f
+}
+
 // render writes the bar's line for phase s, which has run for elapsed at
 // rate per second, in at most cols-1 columns (a line that filled the
 // terminal would wrap, and the bar could not go back over it):
@@ -115,41 +160,25 @@ func (d *drawing) rate() float64 {
 //	file creation iter 1  250/1000 ops  125 ops/s  elapsed 2s  ETA 6s  (and the bar)
 //	PingPong 1024 B iter 0  4096 ops  2048 ops/s  elapsed 2s  (total not known)
 func render(s phase, bytes bool, rate float64, elapsed time.Duration, cols int) string {
-	count, perSec := formatCount, " ops/s"
-	if bytes {
-		count, perSec = formatBytes, "/s"
-	}
-	head := fmt.Sprintf("%s iter %d ", s.name, s.iter)
-	done := max(s.done, 0)
-	if s.total > 0 {
-		done = min(done, s.total)
-	}
+	f := measure(s, bytes, rate, elapsed)
 	var tail strings.Builder
-	if s.total > 0 {
-		fmt.Fprintf(&tail, " %s/%s", count(float64(done)), count(float64(s.total)))
+	if f.hasTotal {
+		fmt.Fprintf(&tail, " %s/%s%s", f.done, f.of, f.ops)
 	} else {
-		fmt.Fprintf(&tail, " %s", count(float64(done)))
+		fmt.Fprintf(&tail, " %s%s", f.done, f.ops)
 	}
-	if !bytes {
-		tail.WriteString(" ops")
-	}
-	fmt.Fprintf(&tail, "  %s%s  elapsed %s", count(rate), perSec, formatDuration(elapsed))
-	if s.total > 0 {
-		eta := "?"
-		if rate > 0 {
-			eta = formatDuration(time.Duration(float64(s.total-done) / rate * float64(time.Second)))
-		}
-		fmt.Fprintf(&tail, "  ETA %s", eta)
+	fmt.Fprintf(&tail, "  %s  elapsed %s", f.rate, f.elapsed)
+	if f.hasTotal {
+		fmt.Fprintf(&tail, "  ETA %s", f.eta)
 	}
 
-	line := head
-	if s.total > 0 {
-		frac := float64(done) / float64(s.total)
-		line += fmt.Sprintf("%3d%%", int(frac*100))
+	line := f.head + " "
+	if f.hasTotal {
+		line += fmt.Sprintf("%3d%%", int(f.frac*100))
 		const frame = 3 // " |" and "|"
 		width := min(maxBarWidth, cols-1-utf8.RuneCountInString(line)-frame-tail.Len())
 		if width >= minBarWidth {
-			fill := int(frac * float64(width))
+			fill := int(f.frac * float64(width))
 			line += " |" + strings.Repeat("█", fill) + strings.Repeat(" ", width-fill) + "|"
 		}
 	}
@@ -160,9 +189,43 @@ func render(s phase, bytes bool, rate float64, elapsed time.Duration, cols int) 
 	return line
 }
 
+// LinePrefix starts every plain progress line.
+const LinePrefix = "hpcbench: progress: "
+
+// renderLine writes the plain line (Options.Lines) of phase s, which has
+// run for elapsed at rate per second, without its newline:
+//
+//	hpcbench: progress: write iter 0: 32.0 MiB of 64.0 MiB (50%), 16.0 MiB/s, elapsed 2s, ETA 2s
+//	hpcbench: progress: file creation iter 1: 250 of 1000 ops (25%), 125 ops/s, elapsed 2s, ETA 6s
+//	hpcbench: progress: PingPong 1024 B iter 0: 4096 ops, 2048 ops/s, elapsed 2s
+func renderLine(s phase, bytes bool, rate float64, elapsed time.Duration) string {
+	f := measure(s, bytes, rate, elapsed)
+	if !f.hasTotal {
+		return fmt.Sprintf("%s%s: %s%s, %s, elapsed %s", LinePrefix, f.head, f.done, f.ops, f.rate, f.elapsed)
+	}
+	return fmt.Sprintf("%s%s: %s of %s%s (%d%%), %s, elapsed %s, ETA %s",
+		LinePrefix, f.head, f.done, f.of, f.ops, int(f.frac*100), f.rate, f.elapsed, f.eta)
+}
+
+// flushLine writes the plain line a tick left pending, unless output
+// through Stdout is in the middle of a line, which it would cut (stdout
+// and stderr may be one file: 2>&1).
+func (b *Bar) flushLine() {
+	d := &b.draw
+	if !d.pending || d.midLine || d.closed {
+		return
+	}
+	d.pending = false
+	d.tw.WriteString(d.line + "\n")
+}
+
 // put writes the bar as last drawn onto the current line.
 func (b *Bar) put() {
 	d := &b.draw
+	if d.lines {
+		b.flushLine()
+		return
+	}
 	if !d.visible || d.closed || d.midLine {
 		return
 	}

@@ -9,9 +9,10 @@ import (
 	"sync"
 	"testing"
 	"time"
-	"unicode/utf8"
 
 	"github.com/creack/pty"
+
+	"github.com/hpcbench/hpcbench/internal/testenv"
 )
 
 // fakeClock is a Clock whose time moves only in Advance. Its tickers send
@@ -155,70 +156,5 @@ func (term *terminal) waitFor(t *testing.T, what string, ok func(lines []string)
 	}
 }
 
-// screen replays what was written to a terminal and returns the lines it
-// shows, trailing blanks trimmed: printable text, CR, LF, and the CSI
-// erase-in-line sequences (ESC[K, ESC[0K, ESC[2K) that the bar uses.
-// Other CSI sequences are dropped.
-func screen(out string) []string {
-	lines := [][]rune{nil}
-	row, col := 0, 0
-	for i := 0; i < len(out); {
-		switch c := out[i]; {
-		case c == '\r':
-			col = 0
-			i++
-		case c == '\n':
-			row++
-			if row == len(lines) {
-				lines = append(lines, nil)
-			}
-			i++
-		case c == 0x1b && i+1 < len(out) && out[i+1] == '[':
-			j := i + 2
-			for j < len(out) && (out[j] < 0x40 || out[j] > 0x7e) {
-				j++
-			}
-			if j < len(out) && out[j] == 'K' {
-				switch out[i+2 : j] {
-				case "", "0":
-					if col < len(lines[row]) {
-						lines[row] = lines[row][:col]
-					}
-				case "2":
-					lines[row] = nil
-				}
-			}
-			i = j + 1
-		default:
-			r, n := utf8.DecodeRuneInString(out[i:])
-			for len(lines[row]) <= col {
-				lines[row] = append(lines[row], ' ')
-			}
-			lines[row][col] = r
-			col++
-			i += n
-		}
-	}
-	s := make([]string, len(lines))
-	for i, l := range lines {
-		s[i] = strings.TrimRight(string(l), " ")
-	}
-	return s
-}
-
-func TestScreen(t *testing.T) {
-	t.Parallel()
-	for _, tc := range []struct{ in, want string }{
-		{"abc", "abc"},
-		{"abc\rx", "xbc"},
-		{"abc\r\x1b[2K", ""},
-		{"abcdef\r\x1b[3C\x1b[0K", ""}, // other CSI dropped: the cursor stays at 0
-		{"abcdef\rab\x1b[K", "ab"},
-		{"one\r\ntwo", "one\ntwo"},
-		{"bar\r\x1b[2Kres\r\nbar", "res\nbar"},
-	} {
-		if got := strings.Join(screen(tc.in), "\n"); got != tc.want {
-			t.Errorf("screen(%q) = %q, want %q", tc.in, got, tc.want)
-		}
-	}
-}
+// screen is testenv.Screen.
+func screen(out string) []string { return testenv.Screen(out) }

@@ -9,7 +9,9 @@
 //
 // The bar shows only when stderr is a terminal and only once the run has
 // gone on longer than a delay (DefaultDelay); on shorter runs, or when
-// stderr is a file or a pipe, nothing at all is written. Engines report
+// stderr is a file or a pipe, nothing at all is written, unless plain
+// lines are asked for (Options.Lines: --progress, as fio's --eta=always):
+// then a line per interval (DefaultLineInterval) says the same figures. Engines report
 // through Phase, which only records the figures: a goroutine owned by the
 // Bar redraws from them on a ticker, so a slow or stopped terminal never
 // holds up the engine. Output that shares the terminal with the bar (the
@@ -31,6 +33,12 @@ const (
 	DefaultDelay = 2 * time.Second
 	// DefaultInterval is how often the bar is redrawn.
 	DefaultInterval = 200 * time.Millisecond
+	// DefaultLineInterval is how often a plain line is written
+	// (Options.Lines). Plain lines go to logs (a batch job's output
+	// file, a CI log): one every 10 s keeps an hour's run to 360 lines
+	// and still shows a stalled phase well before the launcher's
+	// watchdog (30 s at least) ends it.
+	DefaultLineInterval = 10 * time.Second
 )
 
 // Options tune a Bar. The zero value gives the defaults.
@@ -38,8 +46,17 @@ type Options struct {
 	// Delay is how long after New the bar first appears: 0 means
 	// DefaultDelay, a negative value shows it at the first redraw.
 	Delay time.Duration
-	// Interval is the time between redraws: 0 or less means DefaultInterval.
+	// Interval is the time between the bar's redraws: 0 or less means
+	// DefaultInterval.
 	Interval time.Duration
+	// Lines asks, when the output is not a terminal, for a plain line
+	// (LinePrefix, the phase and its figures) every LineInterval from the
+	// first phase reported on, where the bar would draw nothing. On a
+	// terminal the bar is drawn all the same.
+	Lines bool
+	// LineInterval is the time between plain lines: 0 or less means
+	// DefaultLineInterval.
+	LineInterval time.Duration
 	// Clock paces the delay and the redraws: nil means the system clock.
 	Clock Clock
 	// Bytes reports whether a phase's done and total count bytes (shown
@@ -53,9 +70,10 @@ type Options struct {
 // in operations.
 func DefaultBytes(phase string) bool { return phase == "write" || phase == "read" }
 
-// Bar is a progress bar on one terminal. A nil *Bar, and a Bar whose output
-// is not a terminal, accept every call and draw nothing, so ranks other
-// than 0 can hold one too. Its methods are safe for concurrent use.
+// Bar is a progress bar on one terminal, or plain progress lines on any
+// writer. A nil *Bar, and a Bar whose output is not a terminal (without
+// Options.Lines), accept every call and draw nothing, so ranks other than
+// 0 can hold one too. Its methods are safe for concurrent use.
 type Bar struct {
 	// state is what Phase last reported; the drawing goroutine copies it.
 	mu    sync.Mutex
@@ -85,10 +103,11 @@ type phase struct {
 }
 
 // New returns a bar drawn on stderr when stderr is a terminal (checked with
-// golang.org/x/term); on anything else it returns a Bar that draws nothing
-// and starts no goroutine. Call Close when the run ends.
+// golang.org/x/term); on anything else it returns a Bar that writes plain
+// lines with Options.Lines, and otherwise draws nothing and starts no
+// goroutine. Call Close when the run ends.
 func New(stderr *os.File, opt Options) *Bar {
-	if stderr == nil || !term.IsTerminal(int(stderr.Fd())) {
+	if stderr == nil || !IsTerminal(stderr) {
 		return NewWriter(stderr, false, opt)
 	}
 	b := NewWriter(stderr, true, opt)
@@ -103,14 +122,39 @@ func New(stderr *os.File, opt Options) *Bar {
 	return b
 }
 
+// ForStderr is New for a stderr that may not be a file (a test's buffer):
+// a bar when it is a terminal, plain lines with Options.Lines, and nil,
+// which draws nothing, else.
+func ForStderr(stderr io.Writer, opt Options) *Bar {
+	if f, ok := stderr.(*os.File); ok {
+		return New(f, opt)
+	}
+	if opt.Lines {
+		return NewWriter(stderr, false, opt)
+	}
+	return nil
+}
+
+// IsTerminal reports whether f is a terminal, where New draws the bar.
+func IsTerminal(f *os.File) bool { return f != nil && term.IsTerminal(int(f.Fd())) }
+
 // NewWriter is New for any writer: the bar is drawn on w when isTerminal
-// is true (80 columns wide), and nothing is written otherwise.
+// is true (80 columns wide), plain lines are written on it otherwise with
+// Options.Lines, and nothing is written else.
 func NewWriter(w io.Writer, isTerminal bool, opt Options) *Bar {
+	lines := !isTerminal && opt.Lines
 	if opt.Delay == 0 {
 		opt.Delay = DefaultDelay
 	}
 	if opt.Interval <= 0 {
 		opt.Interval = DefaultInterval
+	}
+	if lines {
+		// The first line comes at the first interval.
+		opt.Delay, opt.Interval = -1, opt.LineInterval
+		if opt.Interval <= 0 {
+			opt.Interval = DefaultLineInterval
+		}
 	}
 	if opt.Clock == nil {
 		opt.Clock = systemClock{}
@@ -120,7 +164,8 @@ func NewWriter(w io.Writer, isTerminal bool, opt Options) *Bar {
 	}
 	b := &Bar{opt: opt, cols: func() int { return defaultColumns }}
 	b.draw.tw.w = w
-	if !isTerminal || w == nil {
+	b.draw.lines = lines
+	if !isTerminal && !lines || w == nil {
 		return b
 	}
 	b.start = opt.Clock.Now()
@@ -144,6 +189,10 @@ func NewWriter(w io.Writer, isTerminal bool, opt Options) *Bar {
 
 // active reports whether b draws at all.
 func (b *Bar) active() bool { return b != nil && b.stop != nil }
+
+// Shows reports whether b shows progress at all: a bar on a terminal, or
+// plain lines.
+func (b *Bar) Shows() bool { return b.active() }
 
 // Phase records that the engine is in phase name (iteration iter) with done
 // of total bytes or operations finished; total is 0 when it is not known.

@@ -3,8 +3,6 @@ package progress
 import (
 	"io"
 	"os"
-
-	"golang.org/x/term"
 )
 
 // Stdout returns the writer to send the results through while the bar may
@@ -12,14 +10,16 @@ import (
 // bytes to w unchanged, and draws the bar again once the line is finished
 // (not after a write that leaves a line open, which the bar would
 // overwrite). When the bar draws nothing, or w is a file that is not a
-// terminal (so it cannot share a line with the bar), it returns w itself.
+// terminal (so it cannot share a line with the bar), it returns w itself;
+// with plain lines it wraps any w, so that a line is held while w is in
+// the middle of one (w and the lines may go to one file).
 // It suits any stream that shares the terminal: messages to stderr while
 // the bar is shown want the same wrapping.
 func (b *Bar) Stdout(w io.Writer) io.Writer {
 	if !b.active() {
 		return w
 	}
-	if f, ok := w.(*os.File); ok && !term.IsTerminal(int(f.Fd())) {
+	if f, ok := w.(*os.File); ok && !b.draw.lines && !IsTerminal(f) {
 		return w
 	}
 	return &stdout{b: b, w: w}

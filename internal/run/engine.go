@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/hpcbench/hpcbench/aiori"
 	"github.com/hpcbench/hpcbench/collectives"
@@ -12,6 +11,7 @@ import (
 	"github.com/hpcbench/hpcbench/internal/cliflag"
 	"github.com/hpcbench/hpcbench/internal/hostmem"
 	"github.com/hpcbench/hpcbench/internal/job"
+	"github.com/hpcbench/hpcbench/internal/progress"
 	"github.com/hpcbench/hpcbench/internal/transport"
 	"github.com/hpcbench/hpcbench/report"
 )
@@ -108,6 +108,11 @@ func Main(ctx context.Context, eng Engine, o IO) error {
 		Stdout: o.Stdout, Stderr: o.Stderr, Getenv: o.Getenv, Phase: o.Phase,
 		Render: eng.Render,
 	}
+	prog, err := progress.FromEnv(orLookupEnv(o.Getenv))
+	if err != nil {
+		return Usagef("%s: %v", p.Name, err)
+	}
+	s.Progress = prog
 	if !p.NoJob {
 		jo, err := jobOptions(&p, o.Getenv)
 		if err != nil {
@@ -168,10 +173,7 @@ func jobOptions(p *Plan, getenv func(string) (string, bool)) (job.Options, error
 		}
 	}
 	if pt := p.PhaseTimeout; pt != nil {
-		if getenv == nil {
-			getenv = os.LookupEnv
-		}
-		if err := pt.FromEnv(getenv); err != nil {
+		if err := pt.FromEnv(orLookupEnv(getenv)); err != nil {
 			return jo, Usagef("%s: %v", p.Name, err)
 		}
 		jo.Coll.StallTimeout, jo.Coll.StallScale = pt.Stall(p.WorkPhases)

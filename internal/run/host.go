@@ -25,9 +25,7 @@ const hostSlot = 4 + 1 + maxHostname
 // Hostname returns the host name this rank reports: HPCBENCH_HOSTNAME if
 // getenv has it, else the kernel's.
 func Hostname(getenv func(string) (string, bool)) (string, error) {
-	if getenv == nil {
-		getenv = os.LookupEnv
-	}
+	getenv = orLookupEnv(getenv)
 	if h, ok := getenv(HostnameEnv); ok && h != "" {
 		return h, nil
 	}

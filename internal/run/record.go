@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"maps"
-	"os"
 	"strconv"
 	"time"
 
@@ -80,10 +79,7 @@ func newRecord(ctx context.Context, s *runSpec, j *job.Job, start time.Time) (Re
 	if j != nil {
 		run.Env["cpus"] = strconv.Itoa(rec.CPUs)
 	}
-	getenv := s.Getenv
-	if getenv == nil {
-		getenv = os.LookupEnv
-	}
+	getenv := orLookupEnv(s.Getenv)
 	if v, ok := getenv(fabric.IfaceEnv); ok && v != "" && j != nil {
 		// The interface the ranks published (as Hydra's -iface).
 		run.Env["iface"] = v

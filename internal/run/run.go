@@ -105,6 +105,9 @@ type runSpec struct {
 	BackendOptions aiori.Options
 	// Phase receives the engine's progress; nil drops it.
 	Phase Phase
+	// Progress is what the environment asks of rank 0's progress: plain
+	// lines (--progress), or reports to the launcher that shows it.
+	Progress progress.Env
 	// Stderr gets the pipeline's error line ("hpcbench: ..."); nil means
 	// os.Stderr. When it is a terminal, rank 0 draws a progress bar on it
 	// for runs longer than a couple of seconds (internal/progress).
@@ -190,6 +193,14 @@ func orStderr(w io.Writer) io.Writer {
 		return os.Stderr
 	}
 	return w
+}
+
+// orLookupEnv is getenv, or os.LookupEnv when getenv is nil.
+func orLookupEnv(getenv func(string) (string, bool)) func(string) (string, bool) {
+	if getenv == nil {
+		return os.LookupEnv
+	}
+	return getenv
 }
 
 // FailedEnv is the Run.Env key that marks a run whose benchmark failed
@@ -311,10 +322,8 @@ func mainSpec(ctx context.Context, s runSpec) error {
 	if stdout == nil {
 		stdout = os.Stdout
 	}
-	var bar *progress.Bar // nil (draws nothing) but on rank 0 with a terminal
-	if f, ok := stderr.(*os.File); ok && rank == 0 {
-		bar = progress.New(f, progress.Options{})
-	}
+	// nil (draws nothing) but on rank 0 with a terminal or --progress
+	bar := newBar(stderr, rank == 0 && (j != nil || FirstRank(s.Getenv)), s.Progress)
 	defer bar.Close()
 	failCode := func(err error, code int) error {
 		bar.Close()
@@ -384,7 +393,7 @@ func mainSpec(ctx context.Context, s runSpec) error {
 			bar.Phase(name, iter, done, total)
 		}
 	}
-	if report := launcherPhase(j); report != nil {
+	if report := launcherPhase(j, rank == 0 && s.Progress.Launcher); report != nil {
 		inner := phase
 		phase = func(name string, iter int, done, total int64) {
 			report(name, iter, done, total)
