@@ -42,6 +42,7 @@ func TestPlotBadInput(t *testing.T) {
 		{"mixed", []string{"-o", out, coll, md}, `is a "imb" archive and ` + md + ` a "mdtest" one: plot one benchmark at a time`},
 		{"no chart", []string{"--chart", "size", "-o", out, md}, `plot: no size chart for "mdtest" archives`},
 		{"metric", []string{"--metric", "speed", "-o", out, coll}, `plot: --metric "speed": want one of auto, latency, bandwidth`},
+		{"metric of mdtest", []string{"--metric", "bandwidth", "-o", out, md}, `plot: --metric bandwidth: only size charts of coll and fabric archives choose their figure, not a phase chart of "mdtest" archives`},
 		{"allpairs", []string{"-o", out, allpairs}, "fabric-allpairs.json: fabric allpairs holds matrices of host pairs, not figures against size, phase or time"},
 		{"wireup time", []string{"--chart", "time", "-o", out, wireup}, "wireup-a.json: no time-series table"},
 		{"coll and wireup", []string{"-o", out, coll, wireup}, "plot one benchmark at a time (coll and fabric ones go together on a size chart)"},

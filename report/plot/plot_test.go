@@ -146,6 +146,27 @@ func TestSelectErrors(t *testing.T) {
 	}
 }
 
+// TestSelectMetric: a metric that is not one, or one given for a chart
+// that has no choice of figure, is refused in one line.
+func TestSelectMetric(t *testing.T) {
+	for _, tc := range []struct {
+		files []string
+		o     Options
+		want  string
+	}{
+		{[]string{"mdtest-a.json"}, Options{Metric: MetricLatency},
+			`plot: --metric latency: only size charts of coll and fabric archives choose their figure, not a phase chart of "mdtest" archives (mdtest-a.json)`},
+		{[]string{"ior-sizes-a.json"}, Options{Metric: MetricBandwidth}, `not a size chart of "ior" archives`},
+		{[]string{"coll-a.json"}, Options{Kind: KindTime, Metric: MetricBandwidth}, `not a time chart of "imb" archives`},
+		{[]string{"coll-a.json"}, Options{Metric: "speed"}, `plot: metric "speed": want one of auto, latency, bandwidth`},
+	} {
+		_, err := Select(load(t, tc.files...), tc.o)
+		if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%v %+v: got %v, want one line with %q", tc.files, tc.o, err, tc.want)
+		}
+	}
+}
+
 // TestWriteErrors: the writers refuse a chart they cannot draw.
 func TestWriteErrors(t *testing.T) {
 	for _, tc := range []struct {

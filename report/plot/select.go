@@ -2,6 +2,7 @@ package plot
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/hpcbench/hpcbench/report"
 )
@@ -42,6 +43,13 @@ func Select(archives []Archive, o Options) (*Chart, error) {
 			return nil, fmt.Errorf("plot: %s is a %q archive and %s a %q one: plot one benchmark at a time (coll and fabric ones go together on a size chart)",
 				archives[0].Name, bench, a.Name, b)
 		}
+	}
+	switch m := o.Metric; {
+	case m != "" && !slices.Contains(Metrics(), m):
+		return nil, fmt.Errorf("plot: metric %q: want one of auto, latency, bandwidth", m)
+	case m != "" && m != MetricAuto && !(kind == KindSize && sizeBenchmark(bench)):
+		return nil, fmt.Errorf("plot: --metric %s: only size charts of coll and fabric archives choose their figure, not a %s chart of %q archives (%s)",
+			m, kind, bench, archives[0].Name)
 	}
 	var c *Chart
 	var err error
