@@ -10,8 +10,13 @@ import (
 // table's name, a label column's name) and the text it shows.
 type part struct{ key, text string }
 
-// filePart is the part naming an archive's file.
-const filePart = "file"
+// filePart is the part naming an archive's file, benchPart the one
+// naming a size table's test or benchmark: when every series shares
+// them, the chart's title ends with them.
+const (
+	filePart  = "file"
+	benchPart = "bench"
+)
 
 // labelPart returns the part of a label column's value: the value alone
 // when it says what it is ("write", "PingPong np=2"), else the column's
@@ -27,9 +32,9 @@ func labelPart(column, value string) part {
 // the parts that every series with them has alike are left out, so that a legend
 // says what tells its lines apart and not "ior1.json ior series 0 write
 // 0"; nor does it repeat what the file's name says ("pingpong.json",
-// not "pingpong.json pingpong"). When the file is one of the parts all
-// series share, the title ends with it; a series left with no part
-// keeps its file.
+// not "pingpong.json pingpong"). When the file or the benchmark is one
+// of the parts all series share, the title ends with it; a series left
+// with no part keeps its file.
 func nameSeries(c *Chart, parts [][]part) {
 	same := map[string]bool{} // keys whose series, all that have them, share one text
 	for _, ps := range parts {
@@ -64,8 +69,17 @@ func nameSeries(c *Chart, parts [][]part) {
 		}
 		c.Series[i].Name = strings.Join(words, " ")
 	}
-	if len(parts) > 0 && same[filePart] && len(parts) > 1 {
-		c.Title += ": " + textOf(parts[0], filePart)
+	if len(parts) < 2 {
+		return
+	}
+	var shared []string
+	for _, p := range parts[0] {
+		if same[p.key] && (p.key == filePart || p.key == benchPart) {
+			shared = append(shared, p.text)
+		}
+	}
+	if len(shared) > 0 {
+		c.Title += ": " + strings.Join(shared, " ")
 	}
 }
 

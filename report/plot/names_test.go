@@ -61,15 +61,19 @@ func TestNameSeries(t *testing.T) {
 			f("ior.json", labelPart("access", "write"), labelPart("iter", "0")),
 			f("ior.json", labelPart("access", "write"), labelPart("iter", "1")),
 		}, []string{"iter 0", "iter 1"}, "t: ior.json"},
-		{"one series", [][]part{f("a.json", part{"test", "pingpong"})}, []string{"a.json"}, "t"},
+		{"one benchmark, two files", [][]part{
+			f("a.json", part{benchPart, "PingPong"}, part{"np", "np=2"}),
+			f("b.json", part{benchPart, "PingPong"}, part{"np", "np=2"}),
+		}, []string{"a.json", "b.json"}, "t: PingPong"},
+		{"one series", [][]part{f("a.json", part{benchPart, "pingpong"})}, []string{"a.json"}, "t"},
 		{"file says the test", [][]part{
-			f("pingpong.json", part{"test", "pingpong"}),
-			f("rma_pingpong.json", part{"test", "rma_pingpong"}),
+			f("pingpong.json", part{benchPart, "pingpong"}),
+			f("rma_pingpong.json", part{benchPart, "rma_pingpong"}),
 		}, []string{"pingpong.json", "rma_pingpong.json"}, "t"},
 		{"a part some series lack", [][]part{
-			f("pp.json", part{"test", "pingpong"}),
-			f("coll.json", part{"test", "PingPong"}, part{"np", "np=2"}),
-			f("coll.json", part{"test", "Allreduce"}, part{"np", "np=2"}),
+			f("pp.json", part{benchPart, "pingpong"}),
+			f("coll.json", part{benchPart, "PingPong"}, part{"np", "np=2"}),
+			f("coll.json", part{benchPart, "Allreduce"}, part{"np", "np=2"}),
 		}, []string{"pp.json pingpong", "coll.json PingPong", "coll.json Allreduce"}, "t"},
 	} {
 		c := &Chart{Title: "t", Series: make([]Series, len(tc.parts))}

@@ -33,7 +33,7 @@ var charts = []struct {
 	{"imb-one", KindAuto, "", []string{"coll-a.json"}, KindSize,
 		[]string{"PingPong", "Allreduce"}, "latency against message size: coll-a.json"},
 	{"imb-bandwidth", KindSize, MetricBandwidth, []string{"coll-a.json", "coll-b.json"}, KindSize,
-		[]string{"coll-a.json", "coll-b.json"}, "bandwidth against message size: PingPong"[:30]},
+		[]string{"coll-a.json", "coll-b.json"}, "bandwidth against message size: PingPong"},
 	{"fabric", KindAuto, "", []string{"fabric-pingpong.json", "fabric-rma_pingpong.json"}, KindSize,
 		[]string{"fabric-pingpong.json", "fabric-rma_pingpong.json"}, "latency against message size"},
 	{"fabric-bw", KindAuto, "", []string{"fabric-bw.json"}, KindSize,
@@ -278,6 +278,18 @@ func TestSVG(t *testing.T) {
 	for _, tc := range charts {
 		t.Run(tc.name, func(t *testing.T) {
 			c, b := drawn(t, tc.files, Options{Kind: tc.kind, Metric: tc.metric}, WriteSVG)
+			axes := fmt.Sprintf("M%s %s L%s %s L%s %s", fmtPx(areaLeft), fmtPx(areaTop), fmtPx(areaLeft), fmtPx(areaBottom),
+				fmtPx(layoutOf(c).right), fmtPx(areaBottom))
+			if !strings.Contains(b.String(), `<path d="`+axes+`" fill="none" stroke="#000000"`) {
+				t.Errorf("no axes (%s) in the SVG", axes)
+			}
+			for i := range c.Series {
+				swatch := fmt.Sprintf(`<rect x="%s" y="%s" width="14.0" height="10.0" fill="%s"/>`,
+					fmtPx(layoutOf(c).legend), fmtPx(float64(areaTop+8+20*i-6)), hexColor(seriesColor(i)))
+				if !strings.Contains(b.String(), swatch) {
+					t.Errorf("no legend swatch %s for series %d", swatch, i)
+				}
+			}
 			dec := xml.NewDecoder(b)
 			series, texts := 0, []string{}
 			inText := false

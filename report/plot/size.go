@@ -99,9 +99,9 @@ func metricWant(m Metric) string {
 func sizeParts(file, bench, table string) []part {
 	ps := []part{{filePart, file}}
 	if name, np, ok := report.ParseIMBTableName(table); ok && bench == "imb" {
-		return append(ps, part{"test", name}, part{"np", "np=" + strconv.Itoa(np)})
+		return append(ps, part{benchPart, name}, part{"np", "np=" + strconv.Itoa(np)})
 	}
-	return append(ps, part{"test", table})
+	return append(ps, part{benchPart, table})
 }
 
 // sizePoints returns t's (bytes, figure) points when t is a size table
