@@ -117,6 +117,9 @@ func (c *Chart) bounds() (xmin, xmax, ymin, ymax float64) {
 	if c.Y.Scale == Linear && ymin > 0 {
 		ymin = 0 // bars and rates start at 0
 	}
+	if c.Kind == KindTime && c.X.Scale == Linear && xmin > 0 {
+		xmin = 0 // time from the phase's start
+	}
 	if c.Clip > 0 && ymax > c.Clip {
 		ymax = c.Clip
 	}
