@@ -51,16 +51,28 @@ type TimeSeries struct {
 // the interval), then rate, the throughput over the interval (a
 // higher-is-better column such as "bw" in MiB/s), which is the interval's
 // amount divided by scale and by the interval's length. The last interval
-// of a phase ends at its End and may be shorter.
+// of a phase ends at its End and may be shorter; one shorter than half an
+// interval is merged into the interval before it, whose rate is then over
+// both, so that no row's rate is over a window too short to mean anything
+// (an operation that took a whole interval and ended 2 ms into the last
+// one would make that 2 ms look 50 times as fast).
 func SeriesTable(name string, labels []Column, rate Column, scale float64, series []TimeSeries) Table {
 	rate.Kind, rate.Better = KindMetric, BetterHigher
 	t := Table{Name: name, Dist: DistSeries, Columns: append(append([]Column(nil), labels...),
 		Column{Name: "elapsed", Kind: KindMetric, Unit: "s"}, rate)}
 	for _, s := range series {
-		for i, a := range s.Amount {
+		n := len(s.Amount)
+		if tail := s.End - float64(n-1)*s.Interval; n >= 2 && tail > 0 && tail < s.Interval/2*(1-1e-9) {
+			n-- // a short tail: its amount joins interval n-1, which ends at End
+		}
+		for i := range n {
+			a := s.Amount[i]
 			from, to := float64(i)*s.Interval, float64(i+1)*s.Interval
-			if i == len(s.Amount)-1 && s.End > from {
-				to = min(to, s.End)
+			if i == n-1 {
+				a = sum(s.Amount[i:])
+				if s.End > from {
+					to = min(float64(len(s.Amount))*s.Interval, s.End)
+				}
 			}
 			r := math.NaN()
 			if to > from {
@@ -70,6 +82,15 @@ func SeriesTable(name string, labels []Column, rate Column, scale float64, serie
 		}
 	}
 	return t
+}
+
+// sum returns the sum of vs.
+func sum(vs []float64) float64 {
+	s := 0.0
+	for _, v := range vs {
+		s += v
+	}
+	return s
 }
 
 // RankSet is one phase's figures per rank.

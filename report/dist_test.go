@@ -188,3 +188,42 @@ func TestStragglerIdleHost(t *testing.T) {
 		t.Errorf("notes %q: want the straggler on a, with no host comparison (one busy host)", ranks.Stragglers)
 	}
 }
+
+// TestSeriesTail: a last interval shorter than half an interval is merged
+// into the one before it, its rate over both; a longer one keeps its row.
+// The case: 1 MiB transfers of 20 ms on 2 ranks, 100 ms intervals,
+// and a phase that ends 2.5 ms into its last interval with one transfer
+// in it (alone, 800 MiB/s against 100).
+func TestSeriesTail(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		amount []float64
+		iv     float64
+		end    float64
+		want   [][2]float64 // elapsed, rate
+	}{
+		{"short tail", []float64{10, 10, 1}, 0.1, 0.2025, [][2]float64{{0.1, 100}, {0.2025, 11 / 0.1025}}},
+		{"half an interval", []float64{10, 10, 5}, 0.1, 0.25, [][2]float64{{0.1, 100}, {0.2, 100}, {0.25, 100}}},
+		{"whole intervals", []float64{10, 10}, 0.1, 0.2, [][2]float64{{0.1, 100}, {0.2, 100}}},
+		{"one short interval", []float64{1}, 0.1, 0.01, [][2]float64{{0.01, 100}}},
+		{"end past the intervals", []float64{10, 10}, 0.1, 0.3, [][2]float64{{0.1, 100}, {0.2, 100}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := SeriesTable("series", phaseCol, Column{Name: "bw", Unit: "MiB/s"}, 1,
+				[]TimeSeries{{Labels: []string{"write"}, Interval: tc.iv, Amount: tc.amount, End: tc.end}})
+			var got [][2]float64
+			for _, r := range s.Rows {
+				got = append(got, [2]float64{r.Metrics[0], r.Metrics[1]})
+			}
+			if len(got) != len(tc.want) {
+				t.Fatalf("rows %v, want %v", got, tc.want)
+			}
+			for i := range got {
+				if math.Abs(got[i][0]-tc.want[i][0]) > 1e-9 || math.Abs(got[i][1]-tc.want[i][1]) > 1e-9*tc.want[i][1] {
+					t.Errorf("rows %v, want %v", got, tc.want)
+					break
+				}
+			}
+		})
+	}
+}

@@ -228,10 +228,13 @@ job's rank 0 runs one in its own process for the job's length.`,
 		return helpInfo{
 			about: `Charts saved runs (the archives --archive and --output write, "schema":
 "hpcbench/1"), one line or bar per FILE so that runs compare at a glance:
-latency against message size (coll), bandwidth against transfer size or
-per phase (ior), rate per phase (mdtest), or, with --chart time, throughput
-over time from an archive's time-series table. The chart follows the
-archives' benchmark; archives of different benchmarks are refused.
+latency against message size (coll, fabric pingpong and rma_pingpong) or
+bandwidth (fabric bw and rma_bw; --metric picks either), bandwidth against
+transfer size or per phase (ior), rate per phase (mdtest), time per phase
+(wireup), or, with --chart time, throughput over time from an archive's
+time-series table (ior, mdtest and coll). The chart follows the archives'
+benchmark; archives of different benchmarks are refused, but coll and
+fabric ones, which share a size chart. fabric allpairs has no chart.
 
 -o writes a PNG or an SVG, as its name ends; --terminal draws the chart on
 stdout as text instead, or as well.`,

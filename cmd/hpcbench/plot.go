@@ -14,14 +14,14 @@ import (
 	"github.com/hpcbench/hpcbench/report/plot"
 )
 
-const plotUsage = "hpcbench plot FILE... (-o OUT.png | -o OUT.svg | --terminal) [--chart KIND]"
+const plotUsage = "hpcbench plot FILE... (-o OUT.png | -o OUT.svg | --terminal) [--chart KIND] [--metric latency|bandwidth]"
 
 // plotArgs are plot's options.
 type plotArgs struct {
 	files    []string
 	output   string
 	terminal bool
-	kind     plot.Kind
+	opts     plot.Options
 }
 
 // runPlot is `hpcbench plot`: a chart of saved runs, one line or bar per
@@ -42,7 +42,7 @@ func runPlot(ctx context.Context, stdout, stderr io.Writer, args []string) error
 		}
 		archives = append(archives, plot.Archive{Name: name, Result: r})
 	}
-	chart, err := plot.Select(archives, pa.kind)
+	chart, err := plot.Select(archives, pa.opts)
 	if err != nil {
 		return usagef("%v", err)
 	}
@@ -72,22 +72,21 @@ func runPlot(ctx context.Context, stdout, stderr io.Writer, args []string) error
 func parsePlot(args []string, stdout io.Writer) (plotArgs, error) {
 	fs := newFlagSet("plot")
 	var pa plotArgs
-	var kind string
+	var kind, metric string
 	fs.VarP(cliflag.Path{P: &pa.output}, "output", "o", "write the chart to `FILE`: PNG if it ends in .png, SVG if in .svg")
 	fs.BoolVar(&pa.terminal, "terminal", false, "draw the chart on stdout as text")
 	fs.StringVar(&kind, "chart", string(plot.KindAuto), "draw chart `KIND`: auto (the benchmark's own), size, phase or time")
+	fs.StringVar(&metric, "metric", string(plot.MetricAuto), "plot `FIGURE` against message size on a size chart: auto (bandwidth for fabric bw and rma_bw, else latency), latency or bandwidth")
 	if err := parseFlags(fs, args, stdout, plotUsage); err != nil {
 		return pa, err
 	}
 	pa.files = fs.Args()
-	pa.kind = plot.Kind(kind)
-	var kinds []string
-	for _, k := range plot.Kinds() {
-		kinds = append(kinds, string(k))
-	}
+	pa.opts = plot.Options{Kind: plot.Kind(kind), Metric: plot.Metric(metric)}
 	switch ext := strings.ToLower(filepath.Ext(pa.output)); {
-	case !slices.Contains(plot.Kinds(), pa.kind):
-		return pa, usagef("plot: --chart %q: want one of %s", oneLine(kind), strings.Join(kinds, ", "))
+	case !slices.Contains(plot.Kinds(), pa.opts.Kind):
+		return pa, usagef("plot: --chart %q: want one of %s", oneLine(kind), joinNames(plot.Kinds()))
+	case !slices.Contains(plot.Metrics(), pa.opts.Metric):
+		return pa, usagef("plot: --metric %q: want one of %s", oneLine(metric), joinNames(plot.Metrics()))
 	case pa.output == "" && !pa.terminal:
 		return pa, usagef("plot: no output: give -o FILE (.png or .svg) or --terminal")
 	case pa.output != "" && ext != ".png" && ext != ".svg":
@@ -101,4 +100,13 @@ func parsePlot(args []string, stdout io.Writer) (plotArgs, error) {
 		}
 	}
 	return pa, nil
+}
+
+// joinNames returns names as a list for an error: "auto, size, phase, time".
+func joinNames[T ~string](names []T) string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = string(n)
+	}
+	return strings.Join(out, ", ")
 }

@@ -25,6 +25,7 @@ func TestPlotBadInput(t *testing.T) {
 		t.Fatal(err)
 	}
 	coll, md := filepath.Join(td, "coll-a.json"), filepath.Join(td, "mdtest-a.json")
+	allpairs, wireup := filepath.Join(td, "fabric-allpairs.json"), filepath.Join(td, "wireup-a.json")
 	out := filepath.Join(dir, "out.png")
 	for _, tc := range []struct {
 		name string
@@ -40,6 +41,11 @@ func TestPlotBadInput(t *testing.T) {
 		{"not an archive", []string{"-o", out, notArchive}, `notes.json: reading JSON: no "schema" key`},
 		{"mixed", []string{"-o", out, coll, md}, `is a "imb" archive and ` + md + ` a "mdtest" one: plot one benchmark at a time`},
 		{"no chart", []string{"--chart", "size", "-o", out, md}, `plot: no size chart for "mdtest" archives`},
+		{"metric", []string{"--metric", "speed", "-o", out, coll}, `plot: --metric "speed": want one of auto, latency, bandwidth`},
+		{"metric of mdtest", []string{"--metric", "bandwidth", "-o", out, md}, `plot: --metric bandwidth: only size charts of coll and fabric archives choose their figure, not a phase chart of "mdtest" archives`},
+		{"allpairs", []string{"-o", out, allpairs}, "fabric-allpairs.json: fabric allpairs holds matrices of host pairs, not figures against size, phase or time"},
+		{"wireup time", []string{"--chart", "time", "-o", out, wireup}, "wireup-a.json: no time-series table"},
+		{"coll and wireup", []string{"-o", out, coll, wireup}, "plot one benchmark at a time (coll and fabric ones go together on a size chart)"},
 		{"unknown option", []string{"-x", coll}, `plot: unknown shorthand flag: 'x'`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -18,7 +18,15 @@ var update = flag.Bool("update", false, "rewrite the golden files and the synthe
 //
 //	hpcbench launch -n 2 -- hpcbench coll -iter 10 -time 1 -msglog 0:16 PingPong Allreduce --output coll-X.json
 //
-// on a shared 2-core VM (hence the noise). The others are built below the
+// on a shared 2-core VM (hence the noise). fabric-pingpong.json,
+// fabric-rma_pingpong.json and fabric-bw.json are real runs of
+//
+//	hpcbench launch -n 2 -- hpcbench fabric TEST -p shm -S all --max-size 64k -I 100 --archive fabric-TEST.json
+//
+// fabric-allpairs.json of hpcbench launch -n 3 -- hpcbench fabric allpairs
+// --ranks -p shm, and wireup-a.json and wireup-b.json of
+// hpcbench launch -n 4 -- hpcbench wireup (wireup-b.json with
+// --pipeline=false). The others are built below the
 // way the engines build their Results (report.IORPhase, MdtestSummary),
 // with figures shaped like the reference runs in report/testdata, and
 // written by TestSyntheticArchives -update.
@@ -82,8 +90,11 @@ func mdtestArchive(speed float64) *report.Result {
 
 // timeArchive returns an IOR run that also holds a time-series table (see
 // the package doc): write then read, 1 s intervals, with a dip at dip
-// seconds into the write.
-func timeArchive(dip int) *report.Result {
+// seconds into the write; with tail, each phase ends with a row for a
+// 2.5 ms tail at 8 times the phase's rate (transfers that took the whole
+// interval before and ended in the tail), as archives had before
+// report.SeriesTable merged such tails.
+func timeArchive(dip int, tail bool) *report.Result {
 	r := iorArchive([]int64{1 << 20}, 1)
 	t := report.Table{Name: "throughput", Columns: []report.Column{
 		{Name: "phase", Kind: report.KindLabel},
@@ -103,6 +114,9 @@ func timeArchive(dip int) *report.Result {
 			bw += 15 * math.Sin(float64(s))
 			t.Rows = append(t.Rows, report.Row{Labels: []string{phase}, Metrics: []float64{float64(s), bw, bw}})
 		}
+		if level := t.Rows[len(t.Rows)-1].Metrics[2]; tail {
+			t.Rows = append(t.Rows, report.Row{Labels: []string{phase}, Metrics: []float64{10.0025, 8 * level, 8 * level}})
+		}
 	}
 	r.Tables = append(r.Tables, t)
 	return r
@@ -118,8 +132,9 @@ func synthetic() map[string]*report.Result {
 		"ior-one-b.json":   iorArchive([]int64{1 << 20}, 1.15),
 		"mdtest-a.json":    mdtestArchive(1),
 		"mdtest-b.json":    mdtestArchive(0.7),
-		"time-a.json":      timeArchive(4),
-		"time-b.json":      timeArchive(7),
+		"time-a.json":      timeArchive(4, false),
+		"time-b.json":      timeArchive(7, false),
+		"time-tail.json":   timeArchive(4, true),
 	}
 }
 

@@ -5,11 +5,15 @@ import (
 	"strconv"
 )
 
-// tick is one labelled position on an axis, in figures.
+// tick is one position on an axis, in figures: labelled, or a minor
+// tick (label "") between labelled ones.
 type tick struct {
 	v     float64
 	label string
 }
+
+// minor reports whether t is a minor tick.
+func (t tick) minor() bool { return t.label == "" }
 
 // span maps an axis's figures in [lo, hi] onto positions in [0, 1].
 type span struct {
@@ -33,15 +37,16 @@ func (s span) at(v float64) float64 {
 	return min(max(pos, 0), 1)
 }
 
-// ticks returns about n labelled positions for the span, and widens the
-// span to the outer ticks of a linear or log 10 scale so that the axis
-// ends on a label.
+// ticks returns at most n labelled positions for the span, and minor
+// ones between them on a log scale, and widens the span to the outer
+// ticks of a linear scale, or to whole powers of a log one, so that the
+// axis ends on a label.
 func (s *span) ticks(n int) []tick {
 	switch s.scale {
 	case Log2:
-		return logTicks(s, 2, n, sizeLabel)
+		return log2Ticks(s, n)
 	case Log10:
-		return logTicks(s, 10, n, func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) })
+		return log10Ticks(s, n)
 	}
 	step := niceStep((s.hi - s.lo) / float64(max(n-1, 1)))
 	lo, hi := math.Floor(s.lo/step+1e-9)*step, math.Ceil(s.hi/step-1e-9)*step
@@ -62,11 +67,12 @@ func (s *span) ticks(n int) []tick {
 	return out
 }
 
-// logTicks returns the powers of base in the span, every k-th of them so
-// that there are at most n; it widens the span to whole powers.
-func logTicks(s *span, base float64, n int, label func(float64) string) []tick {
+// powers returns the exponents of the whole powers of base around the
+// span, at least one apart, within what a float64 holds, and widens the
+// span to them.
+func powers(s *span, base float64) (e0, e1 float64) {
 	lg := func(v float64) float64 { return math.Log(v) / math.Log(base) }
-	e0, e1 := math.Floor(lg(s.lo)+1e-9), math.Ceil(lg(s.hi)-1e-9)
+	e0, e1 = math.Floor(lg(s.lo)+1e-9), math.Ceil(lg(s.hi)-1e-9)
 	if e1 <= e0 {
 		e1 = e0 + 1
 	}
@@ -74,16 +80,94 @@ func logTicks(s *span, base float64, n int, label func(float64) string) []tick {
 	// 2^1023; validate has kept out values that are not positive.
 	e0, e1 = max(e0, math.Ceil(lg(math.SmallestNonzeroFloat64))), min(e1, math.Floor(lg(math.MaxFloat64)))
 	s.lo, s.hi = math.Pow(base, e0), math.Pow(base, e1)
+	return e0, e1
+}
+
+// maxMinor bounds the minor ticks of an axis: beyond it they would be a
+// grey fill, not ticks.
+const maxMinor = 200
+
+// log2Ticks labels every k-th power of 2 in the span, k the least power
+// of 2 that keeps the labels to n, in bytes (sizeLabel), with a minor
+// tick at each power between.
+func log2Ticks(s *span, n int) []tick {
+	e0, e1 := powers(s, 2)
 	k := 1.0
 	for (e1-e0)/k+1 > float64(n) {
 		k *= 2
 	}
 	var out []tick
-	for e := e0; e <= e1; e += k {
-		v := math.Pow(base, e)
-		out = append(out, tick{v, label(v)})
+	for e := e0; e <= e1; e++ {
+		v := math.Pow(2, e)
+		switch {
+		case math.Mod(e-e0, k) == 0:
+			out = append(out, tick{v, sizeLabel(v)})
+		case e1-e0 <= maxMinor:
+			out = append(out, tick{v: v})
+		}
 	}
 	return out
+}
+
+// log10Ticks labels the span's powers of 10 and, when n leaves room,
+// the 2 and 5 times them between (a reader can then tell 300 from 700);
+// with less room every decade, or every k-th, is labelled. The other
+// whole multiples of each labelled decade are minor ticks.
+func log10Ticks(s *span, n int) []tick {
+	e0, e1 := powers(s, 10)
+	decades := e1 - e0
+	k := 1.0
+	for decades/k+1 > float64(n) {
+		k *= 2
+	}
+	oneTwoFive := 3*decades+1 <= float64(n)
+	var out []tick
+	for e := e0; e <= e1; e++ {
+		p := math.Pow(10, e)
+		if math.Mod(e-e0, k) != 0 {
+			if decades <= maxMinor {
+				out = append(out, tick{v: p})
+			}
+			continue
+		}
+		out = append(out, tick{p, shortFigure(p)})
+		if e == e1 || k > 1 || decades*8 > maxMinor {
+			continue
+		}
+		for m := 2.0; m <= 9; m++ {
+			if oneTwoFive && (m == 2 || m == 5) {
+				out = append(out, tick{m * p, shortFigure(m * p)})
+			} else {
+				out = append(out, tick{v: m * p})
+			}
+		}
+	}
+	return out
+}
+
+// shortFigure formats a figure to 3 digits in at most 5 characters or so,
+// for a log axis's labels and a bar's: 0.002, 50, 2000, 50k, 2M.
+func shortFigure(v float64) string { return figureDigits(v, 3) }
+
+// figureDigits formats v as shortFigure does, to digits significant
+// digits.
+func figureDigits(v float64, digits int) string {
+	r, _ := strconv.ParseFloat(strconv.FormatFloat(v, 'g', digits, 64), 64)
+	for _, u := range []struct {
+		suffix string
+		size   float64
+	}{{"G", 1e9}, {"M", 1e6}, {"k", 1e4}} {
+		if r >= u.size && r < 1e12 {
+			if u.suffix == "k" {
+				u.size = 1e3
+			}
+			return strconv.FormatFloat(r/u.size, 'f', -1, 64) + u.suffix
+		}
+	}
+	if r < 1e-4 || r >= 1e12 {
+		return strconv.FormatFloat(r, 'g', digits, 64)
+	}
+	return strconv.FormatFloat(r, 'f', -1, 64)
 }
 
 // niceStep returns 1, 2, 2.5 or 5 times a power of ten, the smallest not
@@ -116,16 +200,13 @@ func linearLabel(v, step float64) string {
 	return strconv.FormatFloat(v, 'f', dec, 64)
 }
 
-// sizeLabel formats a power-of-2 size in bytes as IMB users read it: 512,
-// 1K, 64K, 4M, 1G.
+// sizeLabel formats a size in bytes as a person reads it: 512 B, 1 KiB,
+// 64 KiB, 4 MiB.
 func sizeLabel(v float64) string {
-	for _, u := range []struct {
-		suffix string
-		size   float64
-	}{{"G", 1 << 30}, {"M", 1 << 20}, {"K", 1 << 10}} {
-		if v >= u.size {
-			return strconv.FormatFloat(v/u.size, 'g', -1, 64) + u.suffix
-		}
+	units := []string{"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"}
+	i := 0
+	for ; i < len(units)-1 && v >= 1024; i++ {
+		v /= 1024
 	}
-	return strconv.FormatFloat(v, 'g', -1, 64)
+	return strconv.FormatFloat(v, 'g', 4, 64) + " " + units[i]
 }

@@ -23,6 +23,29 @@ const (
 // Kinds returns the accepted values of a Kind, KindAuto first.
 func Kinds() []Kind { return []Kind{KindAuto, KindSize, KindPhase, KindTime} }
 
+// Metric is what a size chart's y axis shows.
+type Metric string
+
+// The figures a size chart plots against message size.
+const (
+	// MetricAuto is bandwidth for archives of bandwidth tests (fabric bw
+	// and rma_bw), else latency.
+	MetricAuto Metric = "auto"
+	// MetricLatency is the mean time of one transfer or operation.
+	MetricLatency Metric = "latency"
+	// MetricBandwidth is bytes moved per second.
+	MetricBandwidth Metric = "bandwidth"
+)
+
+// Metrics returns the accepted values of a Metric, MetricAuto first.
+func Metrics() []Metric { return []Metric{MetricAuto, MetricLatency, MetricBandwidth} }
+
+// Options choose the chart Select draws.
+type Options struct {
+	Kind   Kind   // the chart; "" is KindAuto
+	Metric Metric // a size chart's y figure; "" is MetricAuto
+}
+
 // Scale is how an axis maps values to positions.
 type Scale int
 
@@ -71,6 +94,10 @@ type Chart struct {
 	// X then holds no figures and its Scale is ignored.
 	Categories []string
 	Series     []Series
+	// Clip, when above 0, is the top of the y axis of a chart with a few
+	// points far above the rest: those are drawn on the top edge with
+	// their figure, so that they do not flatten every other line.
+	Clip float64
 }
 
 // bounds returns the smallest and largest x and y of c's points, in
@@ -87,8 +114,14 @@ func (c *Chart) bounds() (xmin, xmax, ymin, ymax float64) {
 	if c.Categories != nil {
 		xmin, xmax = -0.5, float64(len(c.Categories))-0.5
 	}
-	if c.Categories != nil || c.Y.Scale == Linear && ymin > 0 {
+	if c.Y.Scale == Linear && ymin > 0 {
 		ymin = 0 // bars and rates start at 0
+	}
+	if c.Kind == KindTime && c.X.Scale == Linear && xmin > 0 {
+		xmin = 0 // time from the phase's start
+	}
+	if c.Clip > 0 && ymax > c.Clip {
+		ymax = c.Clip
 	}
 	xmin, xmax = widen(xmin, xmax, c.X.Scale)
 	ymin, ymax = widen(ymin, ymax, c.Y.Scale)

@@ -12,13 +12,13 @@ import (
 	"golang.org/x/image/math/fixed"
 )
 
-// WritePNG draws c as a PNG image 520 pixels high and 900 wide, or wider
-// for a legend of long names.
+// WritePNG draws c as a PNG image 520 pixels high and about 900 wide:
+// wider for many bars or a legend of long names.
 func WritePNG(w io.Writer, c *Chart) error {
 	if err := c.validate(); err != nil {
 		return err
 	}
-	r := &raster{img: image.NewRGBA(image.Rect(0, 0, chartWidth(c), chartHeight))}
+	r := &raster{img: image.NewRGBA(image.Rect(0, 0, layoutOf(c).width, chartHeight))}
 	draw(r, c)
 	return png.Encode(w, r.img)
 }

@@ -17,7 +17,7 @@ func WriteSVG(w io.Writer, c *Chart) error {
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"+
 		"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" font-family=\"DejaVu Sans Mono, monospace\" font-size=\"12\">\n",
-		chartWidth(c), chartHeight, chartWidth(c), chartHeight)
+		layoutOf(c).width, chartHeight, layoutOf(c).width, chartHeight)
 	draw(&svgCanvas{w: bw}, c)
 	bw.WriteString("</svg>\n")
 	return bw.Flush()

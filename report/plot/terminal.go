@@ -43,7 +43,14 @@ func WriteTerminal(w io.Writer, c *Chart) error {
 func termLines(b *strings.Builder, c *Chart) {
 	xmin, xmax, ymin, ymax := c.bounds()
 	xs, ys := span{xmin, xmax, c.X.Scale}, span{ymin, ymax, c.Y.Scale}
-	xt, yt := xs.ticks(6), ys.ticks(6)
+	nx, ny := 6, 6
+	if c.X.Scale == Log2 {
+		nx = termCols / 8 // "512 KiB" and a space
+	}
+	if c.Y.Scale != Linear {
+		ny = 8
+	}
+	xt, yt := xs.ticks(nx), ys.ticks(ny)
 	grid := make([][]rune, termRows)
 	for i := range grid {
 		grid[i] = []rune(strings.Repeat(" ", termCols))
@@ -73,8 +80,10 @@ func termLines(b *strings.Builder, c *Chart) {
 	labels := make([]string, termRows)
 	gutter := 0
 	for _, t := range yt {
-		labels[row(t.v)] = t.label
-		gutter = max(gutter, len(t.label))
+		if r := row(t.v); !t.minor() && labels[r] == "" {
+			labels[r] = t.label
+			gutter = max(gutter, len(t.label))
+		}
 	}
 	fmt.Fprintf(b, "%s%s\n", strings.Repeat(" ", gutter+1), c.Y.Title()+scaleNote(c.Y.Scale, nil))
 	for i, r := range grid {
@@ -88,6 +97,9 @@ func termLines(b *strings.Builder, c *Chart) {
 	under := []rune(strings.Repeat(" ", termCols+len(xt[len(xt)-1].label)+2))
 	next := 0
 	for _, t := range xt {
+		if t.minor() {
+			continue
+		}
 		k := col(t.v)
 		axis[k+1] = '┬'
 		start := max(k+1-utf8.RuneCountInString(t.label)/2, 0)
@@ -101,8 +113,23 @@ func termLines(b *strings.Builder, c *Chart) {
 	fmt.Fprintf(b, "%s%s\n%s%s\n", pad, string(axis), pad, strings.TrimRight(string(under), " "))
 	fmt.Fprintf(b, "%s%s\n", pad, c.X.Title()+scaleNote(c.X.Scale, nil))
 	for i, s := range c.Series {
-		fmt.Fprintf(b, "%s%c %s\n", pad, termMarkers[i%len(termMarkers)], printable(s.Name))
+		fmt.Fprintf(b, "%s%c %s%s\n", pad, termMarkers[i%len(termMarkers)], printable(s.Name), clippedNote(s, ys.hi))
 	}
+}
+
+// clippedNote says how many of s's points are above top, the y axis's
+// top, drawn on it, and the highest's figure.
+func clippedNote(s Series, top float64) string {
+	n, hi := 0, 0.0
+	for _, p := range s.Points {
+		if p.Y > top {
+			n, hi = n+1, max(hi, p.Y)
+		}
+	}
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (%d above the top, drawn on it: up to %s)", n, barValue(hi))
 }
 
 // termBars draws a bar chart: for each category, one bar per series.
@@ -126,7 +153,18 @@ func termBars(b *strings.Builder, c *Chart) {
 	}
 	// The longest bar leaves room for its labels and figure.
 	longest := float64(max(termWidth-catWidth-2-nameWidth-2-1-valueWidth, 10))
-	fmt.Fprintf(b, "%s\n", c.Y.Title())
+	length := func(v float64) float64 { return v / top * longest }
+	if c.Y.Scale == Log10 {
+		// Bars from the decade below the least figure, so that the least
+		// is a decade's share long, not a sliver.
+		_, _, lo, hi := c.bounds()
+		ys := span{lo, hi, Log10}
+		ys.ticks(2)
+		length = func(v float64) float64 {
+			return (math.Log10(v) - math.Log10(ys.lo)) / (math.Log10(top) - math.Log10(ys.lo)) * longest
+		}
+	}
+	fmt.Fprintf(b, "%s\n", c.Y.Title()+scaleNote(c.Y.Scale, nil))
 	for k, cat := range c.Categories {
 		first := true
 		for _, s := range c.Series {
@@ -139,7 +177,7 @@ func termBars(b *strings.Builder, c *Chart) {
 					label, first = cat, false
 				}
 				fmt.Fprintf(b, "%s  %s │%s %s\n", padRight(printable(label), catWidth), padRight(printable(s.Name), nameWidth),
-					bar(p.Y/top*longest), barValue(p.Y))
+					bar(length(p.Y)), barValue(p.Y))
 			}
 		}
 	}
@@ -150,7 +188,7 @@ func bar(n float64) string {
 	if !(n > 0) {
 		return ""
 	}
-	eighths := int(math.Round(n * 8))
+	eighths := max(int(math.Round(n*8)), 1) // a figure above 0 has a bar
 	s := strings.Repeat("█", eighths/8)
 	if r := eighths % 8; r > 0 {
 		s += string([]rune("▏▎▍▌▋▊▉")[r-1])
