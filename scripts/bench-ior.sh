@@ -43,7 +43,12 @@
 #   REPS=5                    rounds per cell
 #   WARMUP=1                  rounds per cell run first and not counted (the
 #                             first writes to a fresh directory are slower)
-#   XFERS="1m 4k"             transfer sizes
+#   XFERS="1m 4k"             transfer sizes; XFER@SIZE also sets the cell's bytes
+#                             per process (4k@8m); with IOR_C the default adds
+#                             4k@8m, a short phase, where what runs between the
+#                             first open and the last close besides the transfers
+#                             shows: its table then also prints the open and close
+#                             columns of hpcbench and IOR C side by side
 #   SIZE_1m=1g SIZE_4k=256m   bytes per process for each transfer size (-b, fio --size)
 #   DIRECT="0 1"              0 = buffered, 1 = O_DIRECT
 #   PROCS="1 2"               process counts
@@ -71,13 +76,15 @@ cd "$root"
 REPS=${REPS:-5}
 THREADS=${THREADS:-2}
 WARMUP=${WARMUP:-1}
-read -r -a xfers <<<"${XFERS:-1m 4k}"
+IOR_C=${IOR_C:-}
+default_xfers="1m 4k"
+[[ -n $IOR_C ]] && default_xfers+=" 4k@8m"
+read -r -a xfers <<<"${XFERS:-$default_xfers}"
 read -r -a directs <<<"${DIRECT:-0 1}"
 read -r -a procs <<<"${PROCS:-1 2}"
 DIR=${DIR:-/var/tmp}
 STRICT=${STRICT:-0}
 WARM=${WARM:-1}
-IOR_C=${IOR_C:-}
 MPIEXEC=${MPIEXEC:-$(command -v mpiexec.mpich || echo mpiexec)} # MPICH's Hydra: Open MPI may own plain mpiexec
 target=0.98
 [[ $REPS =~ ^[1-9][0-9]*$ ]] || { printf '%s: REPS=%s: want a whole number >= 1\n' "${0##*/}" "$REPS" >&2; exit 2; }
@@ -141,10 +148,14 @@ fio_bw() {
 	figure "$tmp/fio.bw" fio
 }
 
-# csv_bw FILE PHASE prints the bw(MiB/s) of IOR's CSV row PHASE in FILE.
-csv_bw() {
-	awk -F, -v ph="$2" '$1 == ph { print $2; exit }' "$1" >"$tmp/csv.bw"
-	figure "$tmp/csv.bw" "$3"
+# result_bw FILE PHASE NAME prints the bw(MiB/s) of the first row PHASE
+# of IOR's "Results:" table in FILE; result_col FILE PHASE COLUMN NAME its
+# COLUMNth field (7 open(s), 9 close(s), to the microsecond: IOR's CSV has
+# four decimals).
+result_bw() { result_col "$1" "$2" 2 "$3"; }
+result_col() {
+	awk -v ph="$2" -v c="$3" '/^Results:/ { in_results = 1 } in_results && $1 == ph { print $c; exit }' "$1" >"$tmp/col"
+	figure "$tmp/col" "$4"
 }
 
 median() {
@@ -165,6 +176,7 @@ bytes() {
 # column C prints column C of the pairs file, pair_ratio A B the ratio B/A
 # of each round; both through median.
 column() { awk -v c="$1" '{ print $c }' "$tmp/pairs" | median; }
+ocolumn() { awk -v c="$1" '{ print $c }' "$tmp/oc" | median; }
 pair_ratio() { awk -v a="$1" -v b="$2" '$a > 0 { print $b / $a }' "$tmp/pairs" | median; }
 
 # run_floor, run_hpcbench, run_fio and run_IOR run one command of a round
@@ -181,10 +193,12 @@ run_floor() {
 
 run_hpcbench() {
 	"$hpcbench" launch -n "$p" -- "$hpcbench" ior -a POSIX -F -b "$size" -t "$x" -w -r \
-		"${odirect[@]}" -o "$work/hb" -O summaryFormat=CSV >"$tmp/hb.out" 2>"$tmp/hb.err" ||
+		"${odirect[@]}" -o "$work/hb" >"$tmp/hb.out" 2>"$tmp/hb.err" ||
 		fail "hpcbench ior" "$tmp/hb.err"
-	hw=$(csv_bw "$tmp/hb.out" write "hpcbench ior")
-	hr=$(csv_bw "$tmp/hb.out" read "hpcbench ior")
+	hw=$(result_bw "$tmp/hb.out" write "hpcbench ior")
+	hr=$(result_bw "$tmp/hb.out" read "hpcbench ior")
+	hwo=$(result_col "$tmp/hb.out" write 7 "hpcbench ior") hwc=$(result_col "$tmp/hb.out" write 9 "hpcbench ior")
+	hro=$(result_col "$tmp/hb.out" read 7 "hpcbench ior") hrc=$(result_col "$tmp/hb.out" read 9 "hpcbench ior")
 }
 
 run_fio() {
@@ -195,20 +209,24 @@ run_fio() {
 
 run_IOR() {
 	"$MPIEXEC" -n "$p" "$IOR_C" -a POSIX -F -b "$size" -t "$x" -w -r "${odirect[@]}" \
-		-o "$work/ior" -O summaryFormat=CSV >"$tmp/ior.out" 2>&1 || fail IOR "$tmp/ior.out"
-	iw=$(csv_bw "$tmp/ior.out" write IOR)
-	ir=$(csv_bw "$tmp/ior.out" read IOR)
+		-o "$work/ior" >"$tmp/ior.out" 2>&1 || fail IOR "$tmp/ior.out"
+	iw=$(result_bw "$tmp/ior.out" write IOR)
+	ir=$(result_bw "$tmp/ior.out" read IOR)
+	iwo=$(result_col "$tmp/ior.out" write 7 IOR) iwc=$(result_col "$tmp/ior.out" write 9 IOR)
+	iro=$(result_col "$tmp/ior.out" read 7 IOR) irc=$(result_col "$tmp/ior.out" read 9 IOR)
 }
 
 tools=(floor hpcbench fio)
 [[ -n $IOR_C ]] && tools+=(IOR)
 
 printf '%s\n' "load before: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
-rows=()
+rows=() ocrows=()
 missed=0
-for x in "${xfers[@]}"; do
+for xcell in "${xfers[@]}"; do
+	x=${xcell%@*}
 	size_var="SIZE_$x"
 	size=${!size_var:-}
+	[[ $xcell == *@* ]] && size=${xcell#*@}
 	if [[ -z $size ]]; then
 		case $x in
 		1m) size=1g ;;
@@ -226,6 +244,7 @@ for x in "${xfers[@]}"; do
 		for p in "${procs[@]}"; do
 			# pairs: floor write, hpcbench write, fio write, ior write, then the same for read
 			: >"$tmp/pairs"
+			: >"$tmp/oc"
 			for ((rep = 1 - WARMUP; rep <= REPS; rep++)); do
 				cell="xfer $x direct=$d P=$p run $rep/$REPS"
 				((rep > 0)) || cell="xfer $x direct=$d P=$p warm-up"
@@ -240,14 +259,15 @@ for x in "${xfers[@]}"; do
 				done
 				((rep > 0)) || continue
 				printf '%s %s %s %s %s %s %s %s\n' "$lw" "$hw" "$fw" "$iw" "$lr" "$hr" "$fr" "$ir" >>"$tmp/pairs"
+				[[ -n $IOR_C ]] && printf '%s %s %s %s %s %s %s %s\n' "$hwo" "$iwo" "$hwc" "$iwc" "$hro" "$iro" "$hrc" "$irc" >>"$tmp/oc"
 			done
 			for phase in write read; do
 				c=1
 				[[ $phase == read ]] && c=5
 				l=$(column $c) h=$(column $((c + 1))) f=$(column $((c + 2)))
 				hl=$(pair_ratio $c $((c + 1))) hf=$(pair_ratio $((c + 2)) $((c + 1)))
-				row=$(printf '%-5s %-6s %-5s %-6s %10.1f %10.1f %10.1f %8.3f %8.3f' \
-					"$x" "$d" "$p" "$phase" "$l" "$h" "$f" "$hl" "$hf")
+				row=$(printf '%-9s %-6s %-5s %-6s %10.1f %10.1f %10.1f %8.3f %8.3f' \
+					"$x@$size" "$d" "$p" "$phase" "$l" "$h" "$f" "$hl" "$hf")
 				if [[ -n $IOR_C ]]; then
 					row+=$(printf ' %10.1f %8.3f' "$(column $((c + 3)))" "$(pair_ratio $((c + 3)) $((c + 1)))")
 				fi
@@ -256,6 +276,10 @@ for x in "${xfers[@]}"; do
 					missed=1
 				fi
 				rows+=("$row")
+				if [[ -n $IOR_C ]]; then
+					ocrows+=("$(printf '%-5s %-6s %-5s %-5s %-6s %10.6f %10.6f %10.6f %10.6f' "$x" "$size" "$d" "$p" "$phase" \
+						"$(ocolumn $c)" "$(ocolumn $((c + 1)))" "$(ocolumn $((c + 2)))" "$(ocolumn $((c + 3)))")")
+				fi
 			done
 		done
 	done
@@ -264,10 +288,15 @@ printf '%s\n' "load after: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 
 printf '\nhpcbench ior -a POSIX -F vs the floor (scripts/iorloop.c, %s threads a process) and fio (psync), median of %s rounds, MiB/s\n' "$THREADS" "$REPS"
 printf 'hb/floor and hb/fio are medians of each round'"'"'s own ratio; target hb/floor >= %s\n' "$target"
-header=$(printf '%-5s %-6s %-5s %-6s %10s %10s %10s %8s %8s' xfer direct procs phase floor hpcbench fio hb/floor hb/fio)
+header=$(printf '%-9s %-6s %-5s %-6s %10s %10s %10s %8s %8s' xfer@size direct procs phase floor hpcbench fio hb/floor hb/fio)
 [[ -n $IOR_C ]] && header+=$(printf ' %10s %8s' IOR hb/IOR)
 printf '%s\n' "$header"
 printf '%s\n' "${rows[@]}"
+if [[ -n $IOR_C ]]; then
+	printf '\nopen(s) and close(s) columns, hpcbench and IOR C, median of %s rounds\n' "$REPS"
+	printf '%-5s %-6s %-5s %-5s %-6s %10s %10s %10s %10s\n' xfer size direct procs phase hb-open IOR-open hb-close IOR-close
+	printf '%s\n' "${ocrows[@]}"
+fi
 if ((STRICT && missed)); then
 	hb_die "a cell is below $target x the floor"
 fi
