@@ -167,6 +167,19 @@ func TestCompareGolden(t *testing.T) {
 		// group has its match.
 		{"group-one-side", []string{d + "regress-old.json", "--", d + "regress-new.json", d + "noise-b.json"}, 1},
 		{"old-build", []string{d + "old-build-pingpong.json", d + "pingpong-new.json"}, 0},
+		// Two 4-iteration IOR runs, the new one's transfers twice as
+		// slow: a metric's iterations pool into one sample set of 4 a
+		// side, one row per operation and metric, fitted to 80 columns
+		// (stdout is no terminal), to 120, to 40 or to no limit.
+		{"ior-pooled", []string{d + "ior-old.json", d + "ior-new.json"}, 1},
+		{"ior-pooled-120", []string{"--width", "120", d + "ior-old.json", d + "ior-new.json"}, 1},
+		{"ior-pooled-40", []string{"--width=40", d + "ior-old.json", d + "ior-new.json"}, 1},
+		{"ior-pooled-unlimited", []string{"--width", "0", d + "ior-old.json", d + "ior-new.json"}, 1},
+		{"ior-pooled-csv", []string{"--format", "csv", d + "ior-old.json", d + "ior-new.json"}, 1},
+		{"ior-pooled-json", []string{"--format", "json", d + "ior-old.json", d + "ior-new.json"}, 1},
+		{"bad-width", []string{"--width", "20", d + "old.json", d + "new.json"}, 2},
+		{"width-not-a-number", []string{"--width", "wide", d + "old.json", d + "new.json"}, 2},
+		{"width-of-csv", []string{"--width", "100", "--format", "csv", d + "old.json", d + "new.json"}, 2},
 		{"mismatched-params", []string{d + "old.json", d + "mismatch.json"}, 2},
 		{"no-common-benchmark", []string{d + "old.json", oldBuildArchive}, 2},
 		{"failed-run", []string{d + "old.json", d + "failed-run.json"}, 2},
