@@ -3,12 +3,15 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/creack/pty"
 
 	"github.com/hpcbench/hpcbench/internal/testenv"
 	"github.com/hpcbench/hpcbench/report"
@@ -226,4 +229,33 @@ func FuzzParsePercent(f *testing.F) {
 			t.Errorf("parsePercent(%q) = %v, want a finite fraction >= 0", s, v)
 		}
 	})
+}
+
+// TestTerminalWidth: the human view's width is the terminal's when stdout
+// is one, else the default.
+func TestTerminalWidth(t *testing.T) {
+	ptmx, tty, err := pty.Open()
+	if err != nil {
+		t.Fatalf("opening a pseudo-terminal: %v", err)
+	}
+	defer ptmx.Close()
+	defer tty.Close()
+	if err := pty.Setsize(ptmx, &pty.Winsize{Rows: 24, Cols: 132}); err != nil {
+		t.Fatal(err)
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close()
+	for _, tc := range []struct {
+		name string
+		out  io.Writer
+		want int
+	}{{"terminal", tty, 132}, {"pipe", w, 80}, {"buffer", &bytes.Buffer{}, 80}} {
+		if got := terminalWidth(tc.out, 80); got != tc.want {
+			t.Errorf("%s: terminalWidth = %d, want %d", tc.name, got, tc.want)
+		}
+	}
 }
