@@ -81,6 +81,10 @@ type MetricDelta struct {
 	// metric with a known direction that the new side lacks: the gate
 	// fails.
 	Fails bool
+	// rowParts are Row's "name=value" words, and allSame is true when
+	// every figure of both sides is the same: for the human view.
+	rowParts []string
+	allSame  bool
 }
 
 // Failures returns the metrics that fail the gate.
@@ -98,11 +102,14 @@ func (c *Comparison) Failures() []MetricDelta {
 
 // Compare pools the archives of each side by benchmark and parameters and
 // compares every metric of every matching table row, old against new.
-// Rows match by table name and labels. Samples are a row's Samples for the
-// metric's column (several columns sharing one Source are compared once, as
-// one set of figures named "a/b/c of SOURCE") or, in an archive whose row
-// has no samples, the metric's value, one per archive. A group, row or
-// metric that only one side has is listed as such.
+// Rows match by table name and labels, leaving out the labels that number
+// repetitions (IOR's "iter", mdtest's "iteration"): the rows of one
+// table that differ only in those pool into one, as benchstat pools a
+// benchmark's runs. Samples are a row's Samples for the metric's column
+// (several columns sharing one Source are compared once, as one set of
+// figures named after the Source, or "a/b/c of SOURCE" when a column has
+// that name) or, in a row that has no samples, the metric's value, one per
+// row. A group, row or metric that only one side has is listed as such.
 //
 // A benchmark on both sides whose runs on one side have no match with the
 // same parameters on the other, or a metric whose unit or direction
@@ -226,7 +233,7 @@ func compareMetric(k metricKey, o, n *pooled, st statTest, threshold float64) (M
 	m := MetricDelta{Table: k.table, Row: k.row, Metric: k.metric, Delta: nan, DeltaLo: nan, DeltaHi: nan, P: nan}
 	for _, p := range []*pooled{o, n} {
 		if p != nil {
-			m.Unit, m.Display, m.Better = p.unit, p.display, p.better
+			m.Unit, m.Display, m.Better, m.rowParts = p.unit, p.display, p.better, p.rowParts
 		}
 	}
 	var oldVals, newVals []float64
@@ -262,6 +269,7 @@ func compareMetric(k metricKey, o, n *pooled, st statTest, threshold float64) (M
 		m.DeltaLo, m.DeltaHi = sn.Lo/so.Hi-1, sn.Hi/so.Lo-1
 	}
 	m.P = st.pValue(oldS, newS)
+	m.allSame = allEqual(oldS.Values, newS.Values)
 	switch {
 	case !st.decidable(len(oldS.Values), len(newS.Values)):
 		m.Verdict = VerdictTooFew

@@ -47,9 +47,12 @@ func FuzzCompare(f *testing.F) {
 		}
 		for _, c := range comparisons {
 			for _, format := range []Format{FormatText, FormatCSV, FormatJSON} {
-				if err := WriteCompare(io.Discard, c, format); err != nil {
+				if err := WriteCompare(io.Discard, c, format, 0); err != nil {
 					t.Errorf("WriteCompare(%v): %v", format, err)
 				}
+			}
+			if err := WriteCompare(io.Discard, c, FormatText, 40); err != nil {
+				t.Errorf("WriteCompare in 40 columns: %v", err)
 			}
 		}
 	})

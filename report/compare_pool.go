@@ -24,7 +24,8 @@ type pooled struct {
 	unit, display string
 	better        Better
 	vals          []float64
-	file          string // the first archive that has the metric
+	file          string   // the first archive that has the metric
+	rowParts      []string // the row's "name=value" labels, see rowParts
 }
 
 // poolKey identifies a benchmark run with its parameters, in their order,
@@ -74,7 +75,8 @@ func (p *pool) add(file string, r *Result) error {
 			users[c.sampleKey()] = append(users[c.sampleKey()], c)
 		}
 		for _, row := range t.Rows {
-			rk := rowKey(labels, row.Labels)
+			parts := rowParts(labels, row.Labels)
+			rk := strings.Join(parts, " ")
 			done := map[string]bool{}
 			for j, c := range metrics {
 				key := c.sampleKey()
@@ -83,13 +85,13 @@ func (p *pool) add(file string, r *Result) error {
 						continue
 					}
 					done[key] = true
-					name, better := sharedName(key, users[key])
-					if err := p.put(file, metricKey{t.Name, rk, name}, c, better, s); err != nil {
+					name, better := sharedName(key, users[key], metrics)
+					if err := p.put(file, metricKey{t.Name, rk, name}, c, better, s, parts); err != nil {
 						return err
 					}
 					continue
 				}
-				if err := p.put(file, metricKey{t.Name, rk, c.Name}, c, c.Better, row.Metrics[j:j+1]); err != nil {
+				if err := p.put(file, metricKey{t.Name, rk, c.Name}, c, c.Better, row.Metrics[j:j+1], parts); err != nil {
 					return err
 				}
 			}
@@ -98,11 +100,12 @@ func (p *pool) add(file string, r *Result) error {
 	return nil
 }
 
-// put appends vals to the metric k, whose column is c.
-func (p *pool) put(file string, k metricKey, c Column, better Better, vals []float64) error {
+// put appends vals to the metric k, whose column is c, of the row whose
+// labels are parts.
+func (p *pool) put(file string, k metricKey, c Column, better Better, vals []float64, parts []string) error {
 	m := p.metrics[k]
 	if m == nil {
-		m = &pooled{unit: c.Unit, display: c.Display, better: better, file: file}
+		m = &pooled{unit: c.Unit, display: c.Display, better: better, file: file, rowParts: parts}
 		p.metrics[k] = m
 		p.order = append(p.order, k)
 	}
@@ -127,10 +130,12 @@ func (m *pooled) agrees(file string, k metricKey, unit string, better Better) er
 }
 
 // sharedName names the metric of the samples under key that the columns
-// cols summarise: the column's own name when it is the only one, else
-// "min/mean/max of rank". Its direction is the one direction the columns
-// that have one agree on, or unknown when they disagree.
-func sharedName(key string, cols []Column) (string, Better) {
+// cols summarise: the column's own name when it is the only one, else the
+// samples' own name ("rank" for the min, mean and max of per-rank times),
+// or "min/mean/max of rank" when a metric column of the table, all, has
+// that name. Its direction is the one direction the columns that have one
+// agree on, or unknown when they disagree.
+func sharedName(key string, cols, all []Column) (string, Better) {
 	if len(cols) == 1 {
 		return cols[0].Name, cols[0].Better
 	}
@@ -147,16 +152,33 @@ func sharedName(key string, cols []Column) (string, Better) {
 			better = ""
 		}
 	}
-	return strings.Join(names, "/") + " of " + key, better
+	for _, c := range all {
+		if c.Name == key {
+			return strings.Join(names, "/") + " of " + key, better
+		}
+	}
+	return key, better
 }
 
-// rowKey returns a row's labels as "name=value" words.
-func rowKey(cols []Column, labels []string) string {
-	parts := make([]string, len(cols))
+// repeatLabels are the names of the label columns that number repetitions
+// of one measurement: IOR's "iter" and mdtest's "iteration" in their
+// tables and the distribution tables. Compare pools the rows that differ
+// only in them into one sample set, as benchstat pools the runs of a
+// benchmark: IOR's "write" rows of iterations 0, 1 and 2 are three
+// samples of one metric, not three metrics of one sample each.
+var repeatLabels = map[string]bool{"iter": true, "iteration": true}
+
+// rowParts returns a row's labels as "name=value" words, leaving out the
+// repetition labels (repeatLabels); joined by spaces they are the row's
+// key.
+func rowParts(cols []Column, labels []string) []string {
+	parts := make([]string, 0, len(cols))
 	for i, c := range cols {
-		parts[i] = c.Name + "=" + labels[i]
+		if !repeatLabels[c.Name] {
+			parts = append(parts, c.Name+"="+labels[i])
+		}
 	}
-	return strings.Join(parts, " ")
+	return parts
 }
 
 // checkParams fails when a benchmark is on both sides but some run of it on

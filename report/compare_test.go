@@ -3,7 +3,9 @@ package report
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -115,8 +117,8 @@ func TestCompareVerdicts(t *testing.T) {
 }
 
 // TestCompareSharedSource: columns that summarise one set of samples are
-// compared once, as those samples; a column without samples in a row
-// compares its values.
+// compared once, as those samples, named after them; a column without
+// samples in a row compares its values.
 func TestCompareSharedSource(t *testing.T) {
 	mk := func(f float64) *Result {
 		r := New("wireup")
@@ -139,7 +141,7 @@ func TestCompareSharedSource(t *testing.T) {
 	for _, m := range c.Groups[0].Metrics {
 		got = append(got, m.Row+" "+m.Metric+" "+string(m.Verdict))
 	}
-	want := []string{"phase=put min/mean/max of rank regression", "phase=get min too few samples",
+	want := []string{"phase=put rank regression", "phase=get min too few samples",
 		"phase=get mean too few samples", "phase=get max too few samples"}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("metrics:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
@@ -229,7 +231,7 @@ func TestWriteCompare(t *testing.T) {
 		b *bytes.Buffer
 		f Format
 	}{{&text, FormatText}, {&csv, FormatCSV}, {&js, FormatJSON}} {
-		if err := WriteCompare(w.b, c, w.f); err != nil {
+		if err := WriteCompare(w.b, c, w.f, 0); err != nil {
 			t.Fatalf("WriteCompare %v: %v", w.f, err)
 		}
 	}
@@ -273,5 +275,56 @@ func TestCompareIncidentalParams(t *testing.T) {
 	_, err := Compare(build("/a/f", "1m"), build("/b/f", "4m"), CompareOptions{Alpha: 0.05, Threshold: 0.05})
 	if err == nil || !strings.Contains(err.Error(), `param "xfer"`) || strings.Contains(err.Error(), "testFileName") {
 		t.Errorf("different transfer sizes: %v, want the xfer mismatch named, not the file", err)
+	}
+}
+
+// TestComparePoolsIterations: a metric of rows that differ only in their
+// repetition label (IOR's "iter", mdtest's "iteration") is one sample set
+// of a value per repetition, keyed without that label; other labels
+// still tell rows apart, and a side's archives add to the same sets.
+func TestComparePoolsIterations(t *testing.T) {
+	mk := func(iterLabel string, scale float64, n int) *Result {
+		r := New("ior")
+		r.Tables = []Table{{Name: "results", Columns: []Column{
+			{Name: "access", Kind: KindLabel}, {Name: iterLabel, Kind: KindLabel},
+			{Name: "bw", Kind: KindMetric, Unit: "MiB/s", Better: BetterHigher},
+		}}}
+		for i := range n {
+			for _, access := range []string{"write", "read"} {
+				r.Tables[0].Rows = append(r.Tables[0].Rows,
+					Row{Labels: []string{access, strconv.Itoa(i)}, Metrics: []float64{noisy[i] * scale}})
+			}
+		}
+		return r
+	}
+	tests := []struct {
+		name     string
+		old, new []*Result
+		want     []string // row, n, verdict of each metric
+	}{
+		{"IOR's iterations", []*Result{mk("iter", 1, 5)}, []*Result{mk("iter", 0.5, 5)},
+			[]string{"access=write 5+5 regression", "access=read 5+5 regression"}},
+		{"mdtest's iterations", []*Result{mk("iteration", 1, 3)}, []*Result{mk("iteration", 1, 3)},
+			[]string{"access=write 3+3 too few samples", "access=read 3+3 too few samples"}},
+		{"iterations of two archives", []*Result{mk("iter", 1, 2), mk("iter", 1, 3)}, []*Result{mk("iter", 2, 4)},
+			[]string{"access=write 5+4 improvement", "access=read 5+4 improvement"}},
+		{"another label is not pooled", []*Result{mk("rep", 1, 2)}, []*Result{mk("rep", 1, 2)},
+			[]string{"access=write rep=0 1+1 too few samples", "access=read rep=0 1+1 too few samples",
+				"access=write rep=1 1+1 too few samples", "access=read rep=1 1+1 too few samples"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := Compare(inputs(tc.old...), inputs(tc.new...), CompareOptions{Alpha: 0.05, Threshold: 0.05})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, m := range c.Groups[0].Metrics {
+				got = append(got, fmt.Sprintf("%s %d+%d %s", m.Row, m.Old.N, m.New.N, m.Verdict))
+			}
+			if strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
+				t.Errorf("metrics:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(tc.want, "\n"))
+			}
+		})
 	}
 }

@@ -12,13 +12,16 @@ import (
 )
 
 // WriteCompare renders c in format f: FormatText for people (benchstat's
-// layout), FormatCSV one record per metric, FormatJSON the whole model.
-func WriteCompare(w io.Writer, c *Comparison, f Format) error {
+// layout) within width columns, FormatCSV one record per metric,
+// FormatJSON the whole model. A width of 0 is no limit; the text view
+// fits one by leaving out columns (the intervals, p, n) and shortening
+// row and metric names, never by wrapping a row. CSV and JSON ignore it.
+func WriteCompare(w io.Writer, c *Comparison, f Format, width int) error {
 	var b bytes.Buffer
 	var err error
 	switch f {
 	case FormatText:
-		err = c.writeText(&b)
+		err = c.writeText(&b, width)
 	case FormatCSV:
 		err = c.writeCSV(&b)
 	case FormatJSON:
@@ -60,141 +63,16 @@ func signedPercent(v float64) string {
 
 // paramList returns params as "name=value, ..." for people.
 func paramList(ps []Param) string {
+	return strings.Join(paramItems(ps), ", ")
+}
+
+// paramItems returns each of params as "name=value".
+func paramItems(ps []Param) []string {
 	parts := make([]string, len(ps))
 	for i, p := range ps {
 		parts[i] = printable(p.Name) + "=" + printable(p.Value)
 	}
-	return strings.Join(parts, ", ")
-}
-
-// writeText writes the human view: per group a heading, its parameters and
-// a table of metrics; then the notes and the gate's verdict.
-func (c *Comparison) writeText(b *bytes.Buffer) error {
-	fmt.Fprintf(b, "old, new: the median ± the half-width of its %s confidence interval\n", plainPercent(c.Confidence))
-	fmt.Fprintf(b, "delta: the change of the median, in the interval both medians' intervals allow\n")
-	fmt.Fprintf(b, "p: Mann-Whitney U test, significant below alpha %s; a regression fails beyond %s\n",
-		strconv.FormatFloat(c.Alpha, 'g', -1, 64), plainPercent(c.Threshold))
-	for _, g := range c.Groups {
-		fmt.Fprintf(b, "\n%s: %d old, %d new archive(s)\n", printable(g.Benchmark), len(g.Old), len(g.New))
-		if len(g.Old) == 0 {
-			fmt.Fprintf(b, "only in new: %s\n", printable(strings.Join(g.New, " ")))
-		}
-		if len(g.New) == 0 {
-			fmt.Fprintf(b, "only in old: %s\n", printable(strings.Join(g.Old, " ")))
-		}
-		if len(g.Params) > 0 {
-			fmt.Fprintf(b, "params: %s\n", paramList(g.Params))
-		}
-		t := Table{Name: g.Benchmark}
-		for _, name := range []string{"table", "row", "metric", "old", "±", "new", "±", "delta", "interval", "p", "n", "verdict"} {
-			t.Columns = append(t.Columns, Column{Name: name, Kind: KindLabel})
-		}
-		for _, m := range g.Metrics {
-			t.Rows = append(t.Rows, Row{Labels: m.textCells()})
-		}
-		if err := writeTextTable(b, &t); err != nil {
-			return err
-		}
-	}
-	for _, n := range c.Notes() {
-		fmt.Fprintf(b, "\n%s\n", n)
-	}
-	fails := c.Failures()
-	fmt.Fprintln(b)
-	if len(fails) == 0 {
-		fmt.Fprintf(b, "no significant regression beyond %s\n", plainPercent(c.Threshold))
-	} else {
-		lacks := ""
-		for _, m := range fails {
-			if m.Verdict == VerdictOldOnly {
-				lacks = ", or metrics NEW lacks"
-			}
-		}
-		fmt.Fprintf(b, "%d significant regression(s) beyond %s%s:\n", len(fails), plainPercent(c.Threshold), lacks)
-		for _, m := range fails {
-			change := signedPercent(m.Delta)
-			if m.Verdict == VerdictOldOnly {
-				change = "missing from NEW"
-			}
-			fmt.Fprintf(b, "  %s %s %s: %s\n", printable(m.Table), printable(m.Row), printable(m.Metric), change)
-		}
-	}
-	out := trimTrailingSpace(b.Bytes())
-	b.Reset()
-	b.Write(out)
-	return nil
-}
-
-// Notes returns the warnings about c that a reader should see, one line
-// each: the human view prints them under its tables; a caller writing CSV
-// or JSON to stdout can send them to stderr.
-func (c *Comparison) Notes() []string {
-	tooFew := false
-	for _, g := range c.Groups {
-		for _, m := range g.Metrics {
-			tooFew = tooFew || m.Verdict == VerdictTooFew
-		}
-	}
-	if !tooFew {
-		return nil
-	}
-	alpha := strconv.FormatFloat(c.Alpha, 'g', -1, 64)
-	if c.MinSamples == 0 {
-		return []string{"too few samples: no change can reach p < " + alpha + " with up to 50 samples a side"}
-	}
-	return []string{fmt.Sprintf("too few samples: no change can reach p < %s with fewer than %d samples a side; pool more archives or iterations",
-		alpha, c.MinSamples)}
-}
-
-// textCells returns m's cells in the human table.
-func (m MetricDelta) textCells() []string {
-	unit := m.Unit
-	if m.Display != "" {
-		unit = m.Display
-	}
-	scale, ok := displayScale(m.Unit, m.Display)
-	if !ok {
-		scale, unit = 1, m.Unit
-	}
-	var vals []float64
-	for _, s := range []*SideStats{m.Old, m.New} {
-		if s != nil {
-			vals = append(vals, s.Center*scale)
-		}
-	}
-	prec := precision(unit, vals)
-	side := func(s *SideStats) (string, string) {
-		if s == nil {
-			return "-", ""
-		}
-		return formatDisplay(s.Center*scale, prec), "±" + s.Spread()
-	}
-	oc, os := side(m.Old)
-	nc, ns := side(m.New)
-	delta, interval, p, n := "", "", "", ""
-	if m.Old != nil && m.New != nil {
-		delta = signedPercent(m.Delta)
-		if m.Verdict == VerdictNoise {
-			delta = "~"
-		}
-		if !math.IsNaN(m.DeltaLo) {
-			interval = "[" + signedPercent(m.DeltaLo) + ", " + signedPercent(m.DeltaHi) + "]"
-		} else {
-			interval = "∞"
-		}
-		p = "p=" + strconv.FormatFloat(m.P, 'f', 3, 64)
-		n = "n=" + strconv.Itoa(m.Old.N) + "+" + strconv.Itoa(m.New.N)
-	}
-	verdict := string(m.Verdict)
-	switch {
-	case m.Fails:
-		verdict += " FAIL"
-	case m.Verdict == VerdictRegression:
-		verdict += " (within threshold)"
-	case m.Better == "" && m.Old != nil && m.New != nil:
-		verdict += " (direction unknown, not gated)"
-	}
-	return []string{m.Table, m.Row, heading(m.Metric, unit), oc, os, nc, ns, delta, interval, p, n, verdict}
+	return parts
 }
 
 // compareCSVHeader is the header record of the CSV view.

@@ -5,11 +5,13 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
-// FuzzReadJSON checks that ReadJSON never panics and that whatever it
-// accepts every writer can render, that writing and re-reading is
+// FuzzReadJSON checks that ReadJSON never panics, that its refusals are
+// one line without Go's words (type names, "unmarshal"), and that
+// whatever it accepts every writer can render, that writing and re-reading is
 // stable: WriteJSON(ReadJSON(x)) reads back to the same bytes, and that
 // what WriteJSON writes matches docs/results.schema.json.
 func FuzzReadJSON(f *testing.F) {
@@ -24,10 +26,21 @@ func FuzzReadJSON(f *testing.F) {
 		"unit": "s", "display": "us", "source": "r"}], "rows": [{"labels": ["a"], "metrics": [null],
 		"samples": {"r": [1, null, -0]}}]}]}`))
 	f.Add([]byte(`{"schema": "hpcbench/2"}`))
+	f.Add([]byte(`[{"schema": "hpcbench/1"}]`))
+	f.Add([]byte(`{"schema": "hpcbench/1", "run": {"benchmark": "x", "ranks": 1.5, "start": 3}, "tables": null}`))
+	f.Add([]byte(`{"schema": "hpcbench/1", "run": {"benchmark": "x"}, "tables": [{"name": "t", "columns": [{"name": "m",
+		"kind": "metric"}], "rows": [{"metrics": ["1"], "samples": {"m": 1}}]}]}`))
 	schema := archiveSchema(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		r, err := ReadJSON(bytes.NewReader(data))
 		if err != nil {
+			// A refusal is one line in a user's words.
+			if leak := goWords(err.Error()); leak != "" {
+				t.Fatalf("ReadJSON error %q says %q, Go's words", err, leak)
+			}
+			if strings.ContainsAny(err.Error(), "\n\r") {
+				t.Fatalf("ReadJSON error %q is not one line", err)
+			}
 			return
 		}
 		for _, format := range []Format{FormatText, FormatCSV} {

@@ -166,7 +166,7 @@ func TestWriteIMBRejects(t *testing.T) {
 			}
 		}, `no column "t_max"`},
 		{"unit", func(r *Result) { r.Tables[0].Columns[2].Unit, r.Tables[0].Columns[2].Display = "B", "" }, `column "t": unit "B" does not convert to us`},
-		{"invalid", func(r *Result) { r.Run.Benchmark = "" }, "no benchmark name"},
+		{"invalid", func(r *Result) { r.Run.Benchmark = "" }, "run.benchmark: empty, want the name of the benchmark that ran"},
 	} {
 		r := imbResult()
 		c.mod(r)

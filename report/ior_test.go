@@ -737,7 +737,7 @@ func TestWriteIORRejects(t *testing.T) {
 	}
 	all := []string{"human", "json", "csv", "ranks"}
 	checkBadResults(t, iorWriters(), iorScriptRun, []badResult{
-		{"invalid", func(r *Result) { r.Run.Benchmark = "" }, all, "no benchmark name"},
+		{"invalid", func(r *Result) { r.Run.Benchmark = "" }, all, "run.benchmark: empty, want the name of the benchmark that ran"},
 		{"nil", nil, all, "invalid result: nil"},
 		{"no tables", func(r *Result) { r.Tables = nil }, all, `no table "ior test 0 `},
 		{"no options", drop(IORTableName(0, IOROptions)), []string{"human", "json"}, `no table "ior test 0 options"`},

@@ -3,7 +3,6 @@ package report
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -84,59 +83,6 @@ func scalarArrayEnd(lines [][]byte, from int) (int, bool) {
 	return 0, false
 }
 
-// ReadJSON reads one result that WriteJSON wrote. It checks the schema
-// first, so a file from another version of hpcbench, or not from hpcbench
-// at all, fails with a clear error rather than a confusing one; then it
-// decodes the document and validates it as the writers would. Keys it does
-// not know are ignored, so files from later releases of the same schema
-// still read. Anything after the document is an error.
-func ReadJSON(rd io.Reader) (*Result, error) {
-	data, err := io.ReadAll(rd)
-	if err != nil {
-		return nil, fmt.Errorf("report: reading JSON: %w", err)
-	}
-	var probe struct {
-		Schema *string `json:"schema"`
-	}
-	if err := decodeOne(data, &probe); err != nil {
-		if s, ok := sweepSchema(data); ok && isViewSchema(s) {
-			return nil, &NotArchiveError{Schema: s}
-		}
-		return nil, fmt.Errorf("report: reading JSON: %w", err)
-	}
-	switch {
-	case probe.Schema != nil && isViewSchema(*probe.Schema):
-		return nil, &NotArchiveError{Schema: *probe.Schema}
-	case probe.Schema == nil:
-		return nil, fmt.Errorf("report: reading JSON: no \"schema\" key, want %q: not an hpcbench result", Schema)
-	case *probe.Schema != Schema:
-		return nil, fmt.Errorf("report: unsupported schema %q, want %s", *probe.Schema, Schema)
-	}
-	r := new(Result)
-	if err := decodeOne(data, r); err != nil {
-		return nil, fmt.Errorf("report: reading JSON: %w", err)
-	}
-	if len(r.Tables) == 0 {
-		r.Tables = nil
-	}
-	if err := r.Validate(); err != nil {
-		return nil, err
-	}
-	return r, nil
-}
-
-// decodeOne decodes the single JSON value in data into v.
-func decodeOne(data []byte, v any) error {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	if err := dec.Decode(v); err != nil {
-		return err
-	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return fmt.Errorf("data after the end of the document")
-	}
-	return nil
-}
-
 // rowJSON is the JSON form of a Row: the same fields with NaN as null.
 type rowJSON struct {
 	Labels  []string               `json:"labels"`
@@ -176,26 +122,6 @@ func marshal(v any, indent string) ([]byte, error) {
 	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
 
-// UnmarshalJSON decodes what MarshalJSON writes; null reads as NaN and
-// empty lists as nil.
-func (r *Row) UnmarshalJSON(b []byte) error {
-	var in rowJSON
-	if err := json.Unmarshal(b, &in); err != nil {
-		return err
-	}
-	*r = Row{Metrics: fromNull(in.Metrics)}
-	if len(in.Labels) > 0 {
-		r.Labels = in.Labels
-	}
-	if len(in.Samples) > 0 {
-		r.Samples = make(map[string][]float64, len(in.Samples))
-		for k, v := range in.Samples {
-			r.Samples[k] = fromNull(v)
-		}
-	}
-	return nil
-}
-
 // nullFloat is a float64 whose JSON form is null for NaN.
 type nullFloat float64
 
@@ -211,37 +137,11 @@ func (f nullFloat) MarshalJSON() ([]byte, error) {
 	return json.Marshal(v)
 }
 
-// UnmarshalJSON reads a number, or null as NaN.
-func (f *nullFloat) UnmarshalJSON(b []byte) error {
-	if string(b) == "null" {
-		*f = nullFloat(math.NaN())
-		return nil
-	}
-	var v float64
-	if err := json.Unmarshal(b, &v); err != nil {
-		return err
-	}
-	*f = nullFloat(v)
-	return nil
-}
-
 // toNull converts vals for encoding; nil stays empty, not null.
 func toNull(vals []float64) []nullFloat {
 	out := make([]nullFloat, len(vals))
 	for i, v := range vals {
 		out[i] = nullFloat(v)
-	}
-	return out
-}
-
-// fromNull converts decoded values back; an empty list becomes nil.
-func fromNull(vals []nullFloat) []float64 {
-	if len(vals) == 0 {
-		return nil
-	}
-	out := make([]float64, len(vals))
-	for i, v := range vals {
-		out[i] = float64(v)
 	}
 	return out
 }

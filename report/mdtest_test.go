@@ -690,7 +690,7 @@ func TestWriteMdtestRejects(t *testing.T) {
 	withHeader := []string{"human", "json", "ranks"}
 	withSummary := []string{"human", "json", "csv"}
 	checkBadResults(t, mdtestWriters(), mdtestErrorsRun, []badResult{
-		{"invalid", func(r *Result) { r.Run.Benchmark = "" }, all, "no benchmark name"},
+		{"invalid", func(r *Result) { r.Run.Benchmark = "" }, all, "run.benchmark: empty, want the name of the benchmark that ran"},
 		{"nil", nil, all, "invalid result: nil"},
 		{"no header", drop(MdtestHeaderTable), withHeader, `mdtest result has no table "mdtest header"`},
 		{"no rate", drop(MdtestRateTable), withSummary, `no table "mdtest rate"`},

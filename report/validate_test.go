@@ -30,33 +30,33 @@ func TestValidate(t *testing.T) {
 		// SAD PATH
 		{"nil result", nil, "report: invalid result: nil"},
 		{"other schema", func(r *Result) { r.Schema = "hpcbench/0" }, `unsupported schema "hpcbench/0"`},
-		{"no benchmark", func(r *Result) { r.Run.Benchmark = "" }, "no benchmark name"},
-		{"negative ranks", func(r *Result) { r.Run.Ranks = -1 }, "negative count"},
-		{"unnamed param", func(r *Result) { r.Params[1].Name = "" }, "param 1 has no name"},
-		{"unnamed table", func(r *Result) { r.Tables[1].Name = "" }, "table 1 has no name"},
-		{"duplicate table", func(r *Result) { r.Tables[1].Name = "phases" }, `two tables named "phases"`},
-		{"no columns", func(r *Result) { r.Tables[0] = Table{Name: "t"} }, `table "t": no columns`},
-		{"unnamed column", func(r *Result) { r.Tables[0].Columns[2].Name = "" }, "column 2: no name"},
-		{"duplicate column", func(r *Result) { r.Tables[0].Columns[2].Name = "min" }, `two columns named "min"`},
-		{"bad kind", func(r *Result) { r.Tables[0].Columns[0].Kind = "key" }, `unknown kind "key"`},
+		{"no benchmark", func(r *Result) { r.Run.Benchmark = "" }, "run.benchmark: empty, want the name of the benchmark that ran"},
+		{"negative ranks", func(r *Result) { r.Run.Ranks = -1 }, "run.ranks: -1, want 0 or more"},
+		{"unnamed param", func(r *Result) { r.Params[1].Name = "" }, "params[1].name: empty, want the option's name"},
+		{"unnamed table", func(r *Result) { r.Tables[1].Name = "" }, "tables[1].name: empty, want the table's name"},
+		{"duplicate table", func(r *Result) { r.Tables[1].Name = "phases" }, `tables[1].name: "phases" again (tables[0] has it), want each table's own name`},
+		{"no columns", func(r *Result) { r.Tables[0] = Table{Name: "t"} }, `tables[0].columns: none, want at least one column (table "t")`},
+		{"unnamed column", func(r *Result) { r.Tables[0].Columns[2].Name = "" }, "tables[0].columns[2].name: empty, want the column's name"},
+		{"duplicate column", func(r *Result) { r.Tables[0].Columns[2].Name = "min" }, `tables[0].columns[2].name: "min" again (column 1 has it), want each column's own name (table "phases")`},
+		{"bad kind", func(r *Result) { r.Tables[0].Columns[0].Kind = "key" }, `tables[0].columns[0].kind: column "phase": unknown kind "key"`},
 		{"label with unit", func(r *Result) { r.Tables[0].Columns[0].Unit = "s" }, "those are for metrics"},
 		{"bad better", func(r *Result) { r.Tables[0].Columns[1].Better = "smaller" }, `unknown better "smaller"`},
 		{"time as size", func(r *Result) { r.Tables[0].Columns[1].Display = "KiB" }, `cannot display unit "s" as "KiB"`},
 		{"rate as size", func(r *Result) { r.Tables[1].Columns[1].Display = "MiB" }, `cannot display unit "MiB/s" as "MiB"`},
 		{"ops as bytes", func(r *Result) { r.Tables[1].Columns[2].Display = "B/s" }, `cannot display unit "ops/s" as "B/s"`},
 		{"unknown display", func(r *Result) { r.Tables[0].Columns[1].Display = "fortnights" }, "cannot display"},
-		{"missing label", func(r *Result) { r.Tables[1].Rows[2].Labels = []string{"write"} }, "row 2: 1 labels for 2 label columns"},
-		{"extra metric", func(r *Result) { r.Tables[0].Rows[0].Metrics = append(r.Tables[0].Rows[0].Metrics, 1) }, "row 0: 4 metrics for 3 metric columns"},
-		{"infinite metric", func(r *Result) { r.Tables[0].Rows[3].Metrics[1] = math.Inf(1) }, `row 3: column "mean": infinite value`},
+		{"missing label", func(r *Result) { r.Tables[1].Rows[2].Labels = []string{"write"} }, `tables[1].rows[2].labels: 1 value for 2 label columns (table "results")`},
+		{"extra metric", func(r *Result) { r.Tables[0].Rows[0].Metrics = append(r.Tables[0].Rows[0].Metrics, 1) }, `tables[0].rows[0].metrics: 4 values for 3 metric columns (table "phases")`},
+		{"infinite metric", func(r *Result) { r.Tables[0].Rows[3].Metrics[1] = math.Inf(1) }, `tables[0].rows[3].metrics[1]: column "mean": infinite value`},
 		{"orphan samples", func(r *Result) {
 			r.Tables[0].Rows[0].Samples = map[string][]float64{"min": {1}}
-		}, `samples "min" belong to no metric column`},
+		}, `tables[0].rows[0].samples.min: belong to no metric column`},
 		{"infinite sample", func(r *Result) {
 			r.Tables[0].Rows[0].Samples["rank"][2] = math.Inf(-1)
-		}, `samples "rank": infinite value`},
+		}, `tables[0].rows[0].samples.rank: infinite value`},
 		{"metric table with label-only row", func(r *Result) {
 			r.Tables = []Table{{Name: "t", Columns: []Column{metric("a")}, Rows: []Row{{}}}}
-		}, "row 0: 0 metrics for 1 metric columns"},
+		}, `tables[0].rows[0].metrics: 0 values for 1 metric columns (table "t")`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

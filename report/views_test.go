@@ -195,7 +195,7 @@ func TestReadJSONNotAnArchive(t *testing.T) {
 		{"ior", iorJSON.String(), `report: "schema": "hpcbench/ior/1" is IOR's own JSON view (-O summaryFormat=JSON), not an hpcbench/1 archive: --archive FILE writes one`},
 		{"mdtest", mdJSON.String(), `report: "schema": "hpcbench/mdtest/1" is mdtest's own JSON view (--format json), not an hpcbench/1 archive: --archive FILE writes one`},
 		{"mdtest sweep", sweepJSON.String(), `report: "schema": "hpcbench/mdtest/1" is mdtest's own JSON view (--format json), not an hpcbench/1 archive: --archive FILE writes one`},
-		{"other array", `[{"schema": "x"}]`, "report: reading JSON: json: cannot unmarshal array"},
+		{"other array", `[{"schema": "x"}]`, `report: line 1, column 1: the document is a list, want an object {"schema": "hpcbench/1", ...}: not an hpcbench archive`},
 	} {
 		_, err := ReadJSON(strings.NewReader(tc.doc))
 		var na *NotArchiveError

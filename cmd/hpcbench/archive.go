@@ -10,9 +10,14 @@ import (
 	"github.com/hpcbench/hpcbench/report"
 )
 
-// readArchive reads the archive at path with report.ReadJSON, for report,
-// compare and plot. Its errors name the path once, first, and are one
-// line: "F: no such file or directory", "F: not an archive: ...".
+// readArchive reads the archive at path for report, compare and plot: the
+// one place a file is accepted as an archive or refused (report.ReadJSON
+// checks the content), so the three accept and refuse the same files with
+// the same words. What each does with an archive it took may still fail
+// for its own reasons: a view or a chart that needs a table the archive
+// lacks. Its errors name the path once, first, and are one line:
+// "F: no such file or directory", "F: line 3, column 14: tables[0].rows:
+// a number, want a list of objects".
 func readArchive(path string) (*report.Result, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -24,7 +29,12 @@ func readArchive(path string) (*report.Result, error) {
 	}
 	r, err := report.ReadJSON(f)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %s", path, oneLine(strings.TrimPrefix(err.Error(), "report: ")))
+		msg := strings.TrimPrefix(err.Error(), "report: ")
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			msg = strings.Replace(msg, pe.Error(), pe.Err.Error(), 1) // the path once
+		}
+		return nil, fmt.Errorf("%s: %s", path, oneLine(msg))
 	}
 	return r, nil
 }

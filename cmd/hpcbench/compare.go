@@ -11,13 +11,24 @@ import (
 	"strconv"
 	"strings"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/hpcbench/hpcbench/internal/cliflag"
 	"github.com/hpcbench/hpcbench/internal/exitcode"
 	pipeline "github.com/hpcbench/hpcbench/internal/run"
 	"github.com/hpcbench/hpcbench/report"
 )
 
-const compareUsage = "hpcbench compare [--threshold PCT] [--alpha A] [--format human|csv|json] OLD NEW | OLD... -- NEW..."
+const compareUsage = "hpcbench compare [--threshold PCT] [--alpha A] [--format human|csv|json] [--width COLS] OLD NEW | OLD... -- NEW..."
+
+// The widths of compare's human view: the view's width when stdout is no
+// terminal and --width is not given, and the range --width takes (or 0,
+// no limit).
+const (
+	compareWidth    = 80
+	compareMinWidth = 40
+	compareMaxWidth = 1000
+)
 
 // compareArgs is compare's parsed command line.
 type compareArgs struct {
@@ -25,6 +36,8 @@ type compareArgs struct {
 	opts      report.CompareOptions
 	threshold string // as typed, for the failure message
 	format    report.Format
+	width     int  // the human view's width, 0 for no limit
+	widthSet  bool // --width was given; else the terminal's
 }
 
 // runCompare compares the archives of two sets of runs, benchstat-style.
@@ -49,7 +62,11 @@ func runCompare(_ context.Context, stdout, stderr io.Writer, args []string) erro
 	if err != nil {
 		return &pipeline.ExitError{Code: exitcode.Usage, Msg: "compare: " + oneLine(err.Error())}
 	}
-	if err := report.WriteCompare(stdout, c, ca.format); err != nil {
+	width := ca.width
+	if !ca.widthSet {
+		width = terminalWidth(stdout, compareWidth)
+	}
+	if err := report.WriteCompare(stdout, c, ca.format, width); err != nil {
 		return err
 	}
 	if ca.format != report.FormatText {
@@ -84,11 +101,23 @@ func parseCompare(args []string, stdout io.Writer) (compareArgs, error) {
 	fs.Float64Var(&ca.opts.Alpha, "alpha", 0.05, "significance level of the Mann-Whitney U test, in (0, 1)")
 	var formats cliflag.OneOf
 	fs.Var(formats.Value("--format", &ca.format), "format", "output format on stdout: human, csv or json")
+	width := fs.String("width", "", fmt.Sprintf("fit the human view in `COLS` columns, %d to %d, or 0 for no limit "+
+		"(default: the terminal's width, or %d when stdout is not a terminal)", compareMinWidth, compareMaxWidth, compareWidth))
 	if err := parseFlags(fs, args, stdout, compareUsage); err != nil {
 		return ca, err
 	}
 	if err := formats.Err(); err != nil {
 		return ca, usagef("compare: %v", err)
+	}
+	if ca.widthSet = fs.Changed("width"); ca.widthSet {
+		w, err := strconv.Atoi(strings.TrimSpace(*width))
+		if err != nil || w != 0 && (w < compareMinWidth || w > compareMaxWidth) {
+			return ca, usagef("compare: --width %q: want 0 (no limit) or %d to %d columns", *width, compareMinWidth, compareMaxWidth)
+		}
+		if ca.format != report.FormatText {
+			return ca, usagef("compare: --width shapes the human view only, not --format %v", ca.format)
+		}
+		ca.width = w
 	}
 	t, err := parsePercent(*threshold)
 	if err != nil {
@@ -111,6 +140,17 @@ func parseCompare(args []string, stdout io.Writer) (compareArgs, error) {
 	}
 	ca.old, ca.new = ops[:1], ops[1:]
 	return ca, nil
+}
+
+// terminalWidth returns the columns of the terminal w is, or def when w is
+// not a terminal.
+func terminalWidth(w io.Writer, def int) int {
+	if f, ok := w.(*os.File); ok {
+		if ws, err := unix.IoctlGetWinsize(int(f.Fd()), unix.TIOCGWINSZ); err == nil && ws.Col > 0 {
+			return int(ws.Col)
+		}
+	}
+	return def
 }
 
 // parsePercent reads a percentage, "5%" or "5", as a fraction.

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -78,5 +79,55 @@ func TestCompareRealArchives(t *testing.T) {
 	r = run(t, 30*time.Second, "compare", a1, other)
 	if r.Code != 2 || r.Stdout != "" || !strings.Contains(r.Stderr, `param "msglog" = "0:6"`) || strings.Count(r.Stderr, "\n") != 1 {
 		t.Errorf("compare other parameters: exit %d\nstdout:\n%s\nstderr:\n%s", r.Code, r.Stdout, r.Stderr)
+	}
+}
+
+// TestComparePooledIterations: two 3-iteration IOR runs compare as one
+// row per operation and metric, each of 3 samples a side (no row per
+// iteration), in a view that fits 80 columns when stdout is a pipe; with
+// 4 iterations a side a comparison of a run with itself reaches a verdict
+// (~) instead of "too few samples".
+func TestComparePooledIterations(t *testing.T) {
+	dir := t.TempDir()
+	ior := func(name, iters string) string {
+		t.Helper()
+		out := filepath.Join(dir, name)
+		r := run(t, time.Minute, "ior", "-a", "DUMMY", "-b", "256k", "-t", "64k", "-w", "-r", "-i", iters, "-o", filepath.Join(dir, "f"), "--archive", out)
+		if r.Code != 0 {
+			t.Fatalf("ior: exit %d\n%s", r.Code, r.Stderr)
+		}
+		return out
+	}
+	a, b := ior("a.json", "3"), ior("b.json", "3")
+	r := run(t, 30*time.Second, "compare", a, b)
+	if r.Code != 0 && r.Code != 1 {
+		t.Fatalf("compare: exit %d\n%s", r.Code, r.Stderr)
+	}
+	lines := strings.Split(strings.TrimSuffix(r.Stdout, "\n"), "\n")
+	for _, l := range lines {
+		if n := len([]rune(l)); n > 80 {
+			t.Errorf("a line of %d columns, over 80:\n%s", n, l)
+		}
+	}
+	if len(lines) > 90 {
+		t.Errorf("%d lines, want one row per operation and metric:\n%s", len(lines), r.Stdout)
+	}
+	rows := 0
+	for _, l := range lines {
+		if strings.HasPrefix(l, "write   bw(MiB/s) ") {
+			rows++
+			if !strings.Contains(l, "n=3+3") || !strings.Contains(l, "too few samples") {
+				t.Errorf("write bw row %q, want n=3+3 and too few samples", l)
+			}
+		}
+	}
+	if rows != 1 || strings.Contains(r.Stdout, "iter=") {
+		t.Errorf("%d write bw rows (want 1, iterations pooled):\n%s", rows, r.Stdout)
+	}
+
+	four := ior("c.json", "4")
+	r = run(t, 30*time.Second, "compare", four, four)
+	if r.Code != 0 || !regexp.MustCompile(`(?m)^write +bw\(MiB/s\) .* n=4\+4  ~$`).MatchString(r.Stdout) {
+		t.Errorf("a 4-iteration run with itself: exit %d, want 0 and write bw ~ with n=4+4:\n%s\n%s", r.Code, r.Stdout, r.Stderr)
 	}
 }

@@ -3,12 +3,15 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/creack/pty"
 
 	"github.com/hpcbench/hpcbench/internal/testenv"
 	"github.com/hpcbench/hpcbench/report"
@@ -167,6 +170,19 @@ func TestCompareGolden(t *testing.T) {
 		// group has its match.
 		{"group-one-side", []string{d + "regress-old.json", "--", d + "regress-new.json", d + "noise-b.json"}, 1},
 		{"old-build", []string{d + "old-build-pingpong.json", d + "pingpong-new.json"}, 0},
+		// Two 4-iteration IOR runs, the new one's transfers twice as
+		// slow: a metric's iterations pool into one sample set of 4 a
+		// side, one row per operation and metric, fitted to 80 columns
+		// (stdout is no terminal), to 120, to 40 or to no limit.
+		{"ior-pooled", []string{d + "ior-old.json", d + "ior-new.json"}, 1},
+		{"ior-pooled-120", []string{"--width", "120", d + "ior-old.json", d + "ior-new.json"}, 1},
+		{"ior-pooled-40", []string{"--width=40", d + "ior-old.json", d + "ior-new.json"}, 1},
+		{"ior-pooled-unlimited", []string{"--width", "0", d + "ior-old.json", d + "ior-new.json"}, 1},
+		{"ior-pooled-csv", []string{"--format", "csv", d + "ior-old.json", d + "ior-new.json"}, 1},
+		{"ior-pooled-json", []string{"--format", "json", d + "ior-old.json", d + "ior-new.json"}, 1},
+		{"bad-width", []string{"--width", "20", d + "old.json", d + "new.json"}, 2},
+		{"width-not-a-number", []string{"--width", "wide", d + "old.json", d + "new.json"}, 2},
+		{"width-of-csv", []string{"--width", "100", "--format", "csv", d + "old.json", d + "new.json"}, 2},
 		{"mismatched-params", []string{d + "old.json", d + "mismatch.json"}, 2},
 		{"no-common-benchmark", []string{d + "old.json", oldBuildArchive}, 2},
 		{"failed-run", []string{d + "old.json", d + "failed-run.json"}, 2},
@@ -213,4 +229,33 @@ func FuzzParsePercent(f *testing.F) {
 			t.Errorf("parsePercent(%q) = %v, want a finite fraction >= 0", s, v)
 		}
 	})
+}
+
+// TestTerminalWidth: the human view's width is the terminal's when stdout
+// is one, else the default.
+func TestTerminalWidth(t *testing.T) {
+	ptmx, tty, err := pty.Open()
+	if err != nil {
+		t.Fatalf("opening a pseudo-terminal: %v", err)
+	}
+	defer ptmx.Close()
+	defer tty.Close()
+	if err := pty.Setsize(ptmx, &pty.Winsize{Rows: 24, Cols: 132}); err != nil {
+		t.Fatal(err)
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close()
+	for _, tc := range []struct {
+		name string
+		out  io.Writer
+		want int
+	}{{"terminal", tty, 132}, {"pipe", w, 80}, {"buffer", &bytes.Buffer{}, 80}} {
+		if got := terminalWidth(tc.out, 80); got != tc.want {
+			t.Errorf("%s: terminalWidth = %d, want %d", tc.name, got, tc.want)
+		}
+	}
 }

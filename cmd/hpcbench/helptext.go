@@ -147,11 +147,21 @@ refused, not compared, and so are sides with no benchmark in common.
 For every metric of every table row it prints the old and new medians with
 their 95% confidence intervals, the change with its interval, and the
 Mann-Whitney U test's p-value: ~ when the change is not significant at
---alpha, "too few samples" when no change could be. The samples are a
-row's raw figures (per rank, per iteration), else the metric's one value
-per archive. A metric on one side only is listed so; one that OLD has and
-NEW lacks fails the gate (when its better direction is known), and a run
-marked failed is refused as a sample.
+--alpha, "too few samples" when no change could be (at alpha 0.05, fewer
+than 4 samples a side). The samples are a row's raw figures (per rank),
+else the metric's one value per archive; the rows of a table that differ
+only in their iteration (IOR's iter, mdtest's iteration) are one row, each
+iteration a sample, so ior -i 5 gives 5 samples a side. A metric on one
+side only is listed so; one that OLD has and NEW lacks fails the gate
+(when its better direction is known), and a run marked failed is refused
+as a sample.
+
+The human view fits the terminal's width (80 columns when stdout is not
+one, or --width): it leaves out the intervals, then p and n, and shortens
+names, never wrapping a row; each figure's unit is said once, in its
+metric's heading. Metrics with no better direction and the same figures on
+both sides (a block size, a task count) are left out of it, not of CSV or
+JSON.
 
 Gate a CI job on it: hpcbench compare baseline/ new/. A metric without a
 known better direction is shown but never fails.`,

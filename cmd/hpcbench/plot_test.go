@@ -38,7 +38,7 @@ func TestPlotBadInput(t *testing.T) {
 		{"no extension", []string{"-o", filepath.Join(dir, "out"), coll}, "must end in .png or .svg"},
 		{"chart", []string{"--chart", "pie", "-o", out, coll}, `plot: --chart "pie": want one of auto, size, phase, time`},
 		{"missing", []string{"-o", out, filepath.Join(dir, "gone.json")}, "gone.json: no such file or directory"},
-		{"not an archive", []string{"-o", out, notArchive}, `notes.json: reading JSON: no "schema" key`},
+		{"not an archive", []string{"-o", out, notArchive}, `notes.json: no "schema" key, want "schema": "hpcbench/1": not an hpcbench archive`},
 		{"mixed", []string{"-o", out, coll, md}, `is a "imb" archive and ` + md + ` a "mdtest" one: plot one benchmark at a time`},
 		{"no chart", []string{"--chart", "size", "-o", out, md}, `plot: no size chart for "mdtest" archives`},
 		{"metric", []string{"--metric", "speed", "-o", out, coll}, `plot: --metric "speed": want one of auto, latency, bandwidth`},

@@ -181,8 +181,8 @@ func TestReportBadInput(t *testing.T) {
 			`hpcbench: report: ` + mdJSON + `: "schema": "hpcbench/mdtest/1" is mdtest's own JSON view (--format json), not an hpcbench/1 archive: --archive FILE writes one`},
 		{"an mdtest sweep's JSON", []string{sweepJSON},
 			`hpcbench: report: ` + sweepJSON + `: "schema": "hpcbench/mdtest/1" is mdtest's own JSON view (--format json), not an hpcbench/1 archive: --archive FILE writes one`},
-		{"text", []string{text}, "hpcbench: report: " + text + ": reading JSON: invalid character 'h' looking for beginning of value"},
-		{"truncated", []string{truncated}, "hpcbench: report: " + truncated + ": reading JSON: unexpected EOF"},
+		{"text", []string{text}, "hpcbench: report: " + text + ": line 1, column 1: not valid JSON: invalid character 'h' looking for beginning of value"},
+		{"truncated", []string{truncated}, "hpcbench: report: " + truncated + ": line 480, column 2: the JSON ends before the document does: is the file cut short?"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			o := mainOutcome(append([]string{"report"}, tc.args...)...)
