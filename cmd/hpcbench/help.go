@@ -72,6 +72,9 @@ func writeHelp(w io.Writer, name, synopsis, options string) {
 	if commands()[name].progress {
 		b.WriteString("\n" + progressHelp)
 	}
+	if commands()[name].notes {
+		b.WriteString("\n" + notesHelp)
+	}
 	if len(h.unsupported) > 0 {
 		b.WriteString("\nNot supported (refused with a message, exit status 2):\n")
 		for _, u := range h.unsupported {

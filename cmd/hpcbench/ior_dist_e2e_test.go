@@ -156,6 +156,13 @@ func TestStragglerQuietStdout(t *testing.T) {
 	if n != 1 {
 		t.Errorf("the archive holds %d straggler lines, want 1", n)
 	}
+	// --notes asks for them on stdout, after the report, and not on stderr.
+	r = testenv.Run(t, testenv.Context(t, time.Minute), dir, noPMIEnv, hpcbench, "launch", "-n", "2", "--", hpcbench,
+		"ior", "--notes", "-a", "DUMMY", "--dummy.delay-xfer", "150000", "--dummy.delay-only-rank0", "-b", "2m", "-t", "1m", "-w", "-o", "f")
+	mustExit0(t, r)
+	if !strings.Contains(r.Stdout, "\nNotes:\nwrite, iteration 0, test 0: straggler rank 0 on ") || strings.Contains(r.Stderr, "straggler") {
+		t.Errorf("--notes: want the note on stdout under Notes:, none on stderr\nstdout:\n%s\nstderr:\n%s", r.Stdout, r.Stderr)
+	}
 	r = testenv.Run(t, testenv.Context(t, time.Minute), dir, noPMIEnv, hpcbench, "launch", "-n", "4", "--", hpcbench,
 		"ior", "-a", "DUMMY", "-b", "1m", "-t", "64k", "-w", "-r", "-i", "3", "-o", "f")
 	mustExit0(t, r)

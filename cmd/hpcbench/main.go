@@ -33,6 +33,7 @@ type command struct {
 	// progress takes --progress and --progress-interval (splitProgress)
 	// before its own options.
 	progress bool
+	notes    bool // takes --notes (splitNotes) before its own options
 }
 
 // commands returns the subcommand table. It is a function, not a package
@@ -44,9 +45,9 @@ func commands() map[string]command {
 		"report":  {summary: "re-render saved runs (archives) in any of their views, as the run printed them", run: runReport},
 		"launch":  {summary: "start N ranks under hpcbench's own PMI-1 server (like mpiexec)", run: runLaunch},
 		"wireup":  {summary: "benchmark the PMI bootstrap itself: put, barrier, get of business cards", run: runWireup, iface: true, progress: true},
-		"coll":    {summary: "Intel MPI Benchmarks (IMB-MPI1) analogue: ping-pong and collectives over shm/tcp", run: runColl, iface: true, progress: true},
-		"ior":     {summary: "IOR analogue: parallel file I/O bandwidth over POSIX, MMAP or DUMMY", run: runIOR, iface: true, progress: true},
-		"mdtest":  {summary: "mdtest analogue: metadata rates of file and directory operations, with JSON and CSV", run: runMdtest, iface: true, progress: true},
+		"coll":    {summary: "Intel MPI Benchmarks (IMB-MPI1) analogue: ping-pong and collectives over shm/tcp", run: runColl, iface: true, progress: true, notes: true},
+		"ior":     {summary: "IOR analogue: parallel file I/O bandwidth over POSIX, MMAP or DUMMY", run: runIOR, iface: true, progress: true, notes: true},
+		"mdtest":  {summary: "mdtest analogue: metadata rates of file and directory operations, with JSON and CSV", run: runMdtest, iface: true, progress: true, notes: true},
 		"fabric":  {summary: "fabtests and perftest analogue: ping-pong and bandwidth between two ends over tcp, shm or verbs", run: runFabric, iface: true, progress: true},
 		"dfs":     {summary: "the DAOS-like object store behind ior and mdtest -a DFS: pools, containers, a standalone engine", run: runDfs, iface: true},
 		"compare": {summary: "compare two sets of saved runs, benchstat-style: deltas, intervals, p-values; a CI gate", run: runCompare},
@@ -129,6 +130,9 @@ func mainExit(args []string, stdout, stderr io.Writer) int {
 	}
 	if err == nil && cmd.progress {
 		rest, err = splitProgress(name, rest)
+	}
+	if err == nil && cmd.notes {
+		rest, err = splitNotes(name, rest)
 	}
 	if err == nil {
 		err = cmd.run(ctx, stdout, stderr, rest)

@@ -431,10 +431,9 @@ func mainSpec(ctx context.Context, s runSpec) error {
 			return err
 		}
 		// Stragglers worth a look go to stderr: stdout keeps the C
-		// tools' layout, byte for byte, and the archive keeps them all.
-		for _, n := range report.Stragglers(res) {
-			fmt.Fprintf(stderr, "hpcbench: %s: note: %s\n", s.Name, n)
-		}
+		// tools' layout, byte for byte, and the archive keeps them all;
+		// --notes (NotesEnv) asks for them on stdout, after the report.
+		writeNotes(stdout, stderr, s.Name, report.Stragglers(res), notesOnStdout(s.Getenv))
 		if s.Archive != "" {
 			if err := WriteFile(s.Archive, func(w io.Writer) error { return report.WriteJSON(w, res) }); err != nil {
 				return fmt.Errorf("%s: %s: %w", s.Name, s.ArchiveFlag, err)

@@ -1,0 +1,49 @@
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/hpcbench/hpcbench/internal/cliflag"
+	pipeline "github.com/hpcbench/hpcbench/internal/run"
+)
+
+// notesFlag is the option of the benchmarks whose runs have per-rank
+// tables (command.notes).
+const notesFlag = "notes"
+
+// notesHelp is the help section of --notes.
+const notesHelp = `Notes:
+      --notes   print the run's notes (a phase whose slowest rank ended 10% and
+                100 ms or more after the fastest, naming both and their
+                hosts) on stdout after the report, under "Notes:", as the
+                human tables do; by default they go to stderr, one line each,
+                so that stdout keeps the C tool's layout byte for byte. The
+                archive keeps every phase's per-rank figures either way
+`
+
+// splitNotes removes --notes (also -notes, --notes=true|false) from args
+// and sets or unsets pipeline.NotesEnv for this process, which the run
+// pipeline reads on rank 0.
+func splitNotes(name string, args []string) ([]string, error) {
+	var on, given bool
+	rest, err := cliflag.SplitSwitch(args, notesFlag, func(v bool) error {
+		on, given = v, true
+		return nil
+	})
+	if err != nil {
+		return nil, usagef("%s: %v", name, err)
+	}
+	switch {
+	case !given:
+		return rest, nil
+	case on:
+		err = os.Setenv(pipeline.NotesEnv, "1")
+	default:
+		err = os.Unsetenv(pipeline.NotesEnv)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: --%s: set %s: %w", name, notesFlag, pipeline.NotesEnv, err)
+	}
+	return rest, nil
+}
