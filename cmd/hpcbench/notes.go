@@ -34,16 +34,25 @@ func splitNotes(name string, args []string) ([]string, error) {
 	if err != nil {
 		return nil, usagef("%s: %v", name, err)
 	}
-	switch {
-	case !given:
-		return rest, nil
-	case on:
-		err = os.Setenv(pipeline.NotesEnv, "1")
-	default:
-		err = os.Unsetenv(pipeline.NotesEnv)
+	if given {
+		err = setOptionEnv(name, notesFlag, pipeline.NotesEnv, on, "1")
+	}
+	return rest, err
+}
+
+// setOptionEnv sets env to value for this process when the option flag of
+// command name is on, and unsets it when it is off: how the options split
+// off before a command's own parser (--progress, --notes) reach the run
+// pipeline of every rank the command starts.
+func setOptionEnv(name, flag, env string, on bool, value string) error {
+	var err error
+	if on {
+		err = os.Setenv(env, value)
+	} else {
+		err = os.Unsetenv(env)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%s: --%s: set %s: %w", name, notesFlag, pipeline.NotesEnv, err)
+		return fmt.Errorf("%s: --%s: set %s: %w", name, flag, env, err)
 	}
-	return rest, nil
+	return nil
 }

@@ -1,9 +1,6 @@
 package main
 
 import (
-	"fmt"
-	"os"
-
 	"github.com/hpcbench/hpcbench/internal/cliflag"
 	"github.com/hpcbench/hpcbench/internal/progress"
 )
@@ -55,16 +52,8 @@ func splitProgress(name string, args []string) ([]string, error) {
 	if err != nil {
 		return nil, usagef("%s: %v", name, err)
 	}
-	switch {
-	case !given:
-		return rest, nil
-	case !on:
-		err = os.Unsetenv(progress.EnvInterval)
-	default:
-		err = os.Setenv(progress.EnvInterval, interval.String())
+	if given {
+		err = setOptionEnv(name, progressFlag, progress.EnvInterval, on, interval.String())
 	}
-	if err != nil {
-		return nil, fmt.Errorf("%s: --%s: set %s: %w", name, progressFlag, progress.EnvInterval, err)
-	}
-	return rest, nil
+	return rest, err
 }
