@@ -16,11 +16,13 @@
 //
 // # Layout
 //
-// Each iteration works in <dir>/test-dir.<iter>-0, in a tree of
-// directories mdtest_tree.0/mdtest_tree.1/... (mdtest_tree.<rank>.0 per
-// rank with -u) of depth -z and branching factor -b; items are named
+// Each iteration works in <dir>/test-dir.<iter>-0 (-0, -1 … with -n and
+// -I), in a tree of directories mdtest_tree.0/mdtest_tree.1/...
+// (mdtest_tree.<rank>.0/mdtest_tree.<rank>.1/... per rank with -u) of
+// depth -z and branching factor -b; items are named
 // file.mdtest.<rank>.<i> and dir.mdtest.<rank>.<i>, -I of them per
-// directory (only the leaves with -L). With -N, the phases after create
+// directory (only the leaves with -L), numbered across the tree's
+// directories as mdtest numbers them. With -N, the phases after create
 // work on the items of rank+N.
 //
 // As mdtest, the runner keeps no list of paths: the timed loop derives

@@ -237,7 +237,7 @@ func (r *runner) tree(owner int) *tree {
 			base = d[owner%len(d)]
 		}
 	}
-	return newTree(base, r.iter, r.layout.DirLoops, who, o.Depth, o.Branch, o.LeafOnly, r.layout.ItemsPerDir)
+	return newTree(base, r.iter, who, o, r.layout)
 }
 
 // iteration runs the phases of one iteration.

@@ -2,6 +2,8 @@ package mdtest
 
 import (
 	"strconv"
+
+	"github.com/hpcbench/hpcbench/internal/mdtest/config"
 )
 
 // treeBase is mdtest's base_tree_name.
@@ -10,52 +12,44 @@ const treeBase = "mdtest_tree"
 // tree is where one rank's items live during one iteration: loops test
 // directories <base>/test-dir.<iter>-<j>, each holding a tree of count
 // directories numbered 0.. in breadth-first order, node k's children being
-// k*branch+1 .. k*branch+branch, depth levels below the root. Items live
-// in every directory, or only in the leaves (-L), perDir to a directory.
+// k*branch+1 .. k*branch+branch, depth levels below the root. Directory k
+// is mdtest_tree.<k>, or mdtest_tree.<rank>.<k> in rank's own tree (-u),
+// inside its parent. Items live in every directory, or only in the leaves
+// (-L), perDir to a directory; an item's number counts the items of the
+// directories before its own, leaves or not, as mdtest numbers them
+// (create_remove_items' currDir*items_per_dir), so that with -L the first
+// leaf's first item is number firstLeaf*perDir.
 //
 // Nothing is kept per directory or item: every path is derived from its
 // numbers when it is asked for, appended to the caller's buffer, as
 // mdtest derives them (mdtest_stat's parent_dir walk), so that a rank's
 // memory does not grow with -n, -I, -z or -b.
 type tree struct {
-	base     string // the -d directory the test directories are in
-	testDir  string // their names' start: "test-dir.<iter>-"
-	loops    int64  // test directories (Layout.DirLoops)
-	name     string // the root directory's name: mdtest_tree.0, or mdtest_tree.<rank>.0 with -u
-	depth    int
-	branch   int64
-	count    int64 // directories in one tree
-	leafOnly bool
-	perDir   int64 // items per item directory (-I)
-}
-
-// treeSize is the number of directories of a tree of the given depth and
-// branching factor: (b^(z+1)-1)/(b-1), or z+1 for b = 1. Validate has
-// refused the trees whose size overflows.
-func treeSize(depth int, branch int64) int64 {
-	var n int64
-	level := int64(1)
-	for i := range depth + 1 {
-		n += level
-		if i < depth {
-			level *= branch
-		}
-	}
-	return n
+	base    string // the -d directory the test directories are in
+	testDir string // their names' start: "test-dir.<iter>-"
+	loops   int64  // test directories (Layout.DirLoops)
+	prefix  string // a directory's name less its number: "mdtest_tree.", or "mdtest_tree.<rank>." with -u
+	branch  int64
+	count   int64 // directories in one tree
+	perDir  int64 // items per item directory (-I)
+	first   int64 // the number of a tree's first item: with -L, the directories above the leaves times perDir
 }
 
 // newTree lays out the trees of iteration iter in the test directories
-// under base. owner is the rank whose private tree it is with -u, or -1
-// for the tree all ranks share.
-func newTree(base string, iter int, loops int64, owner, depth, branch int, leafOnly bool, perDir int64) *tree {
+// under base, of the shape l says (-z, -b, -L, -I, and -n with -I for
+// the test directories). owner is the rank whose private tree it is with
+// -u, or -1 for the tree all ranks share.
+func newTree(base string, iter, owner int, o *config.Options, l config.Layout) *tree {
 	t := &tree{
-		base: base, testDir: "test-dir." + strconv.Itoa(iter) + "-", loops: max(loops, 1),
-		depth: depth, branch: int64(max(branch, 1)), leafOnly: leafOnly, perDir: perDir,
+		base: base, testDir: "test-dir." + strconv.Itoa(iter) + "-", loops: max(l.DirLoops, 1),
+		branch: int64(max(o.Branch, 1)), count: l.TreeDirs, perDir: l.ItemsPerDir,
 	}
-	t.count = treeSize(depth, t.branch)
-	t.name = treeBase + ".0"
+	t.prefix = treeBase + "."
 	if owner >= 0 {
-		t.name = treeBase + "." + strconv.Itoa(owner) + ".0"
+		t.prefix += strconv.Itoa(owner) + "."
+	}
+	if o.LeafOnly && o.Depth > 0 {
+		t.first = (l.TreeDirs - l.Leaves) * l.ItemsPerDir // the directories above the leaves'
 	}
 	return t
 }
@@ -69,12 +63,13 @@ func (t *tree) appendTestDir(b []byte, j int64) []byte {
 }
 
 // appendDir appends the path of directory k of the tree in test
-// directory j to b: the root, then mdtest_tree.<a> for each ancestor a of
-// k below the root, top down, and k's own.
+// directory j to b: the root's name, then those of k's ancestors below
+// the root, top down, and k's own.
 func (t *tree) appendDir(b []byte, j, k int64) []byte {
 	b = t.appendTestDir(b, j)
 	b = append(b, '/')
-	b = append(b, t.name...)
+	b = append(b, t.prefix...)
+	b = append(b, '0')
 	if k == 0 {
 		return b
 	}
@@ -91,7 +86,8 @@ func (t *tree) appendDir(b []byte, j, k int64) []byte {
 	pos, div := k-start, width/t.branch
 	first, w := int64(1), t.branch
 	for m := 1; m <= l; m++ {
-		b = append(b, "/"+treeBase+"."...)
+		b = append(b, '/')
+		b = append(b, t.prefix...)
 		b = strconv.AppendInt(b, first+pos/div, 10)
 		if m < l {
 			first += w
@@ -102,19 +98,10 @@ func (t *tree) appendDir(b []byte, j, k int64) []byte {
 	return b
 }
 
-// firstLeaf is the number of the first directory of the deepest level.
-func (t *tree) firstLeaf() int64 {
-	return treeSize(t.depth-1, t.branch)
-}
-
-// itemDirOf returns the number of the directory holding item i of a
-// tree.
-func (t *tree) itemDirOf(i int64) int64 {
-	d := i / max(t.perDir, 1)
-	if t.leafOnly && t.depth > 0 {
-		d += t.firstLeaf()
-	}
-	return min(d, t.count-1)
+// itemDirOf returns the number of the directory holding the item
+// numbered num.
+func (t *tree) itemDirOf(num int64) int64 {
+	return min(num/max(t.perDir, 1), t.count-1)
 }
 
 // sharedOwner is the owner of the items every rank shares with -S.
@@ -129,16 +116,17 @@ func ownerName(owner int) string {
 	return strconv.Itoa(owner)
 }
 
-// appendItem appends to b the path of item i of the tree in test
+// appendItem appends to b the path of the i-th item of the tree in test
 // directory j, of kind "file" or "dir" and owner who (ownerName), as
-// mdtest names it: <dir>/file.mdtest.<rank>.<i>, or
-// <dir>/file.mdtest.shared.<i> for the items all ranks share.
+// mdtest names it: <dir>/file.mdtest.<rank>.<number>, or
+// <dir>/file.mdtest.shared.<number> for the items all ranks share.
 func (t *tree) appendItem(b []byte, j int64, kind, who string, i int64) []byte {
-	b = t.appendDir(b, j, t.itemDirOf(i))
+	num := t.first + i
+	b = t.appendDir(b, j, t.itemDirOf(num))
 	b = append(b, '/')
 	b = append(b, kind...)
 	b = append(b, ".mdtest."...)
 	b = append(b, who...)
 	b = append(b, '.')
-	return strconv.AppendInt(b, i, 10)
+	return strconv.AppendInt(b, num, 10)
 }

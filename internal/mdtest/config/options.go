@@ -356,6 +356,17 @@ func (o *Options) validateItems() error {
 		return fmt.Errorf("%s with %s (%d directories): more than %d items per rank",
 			o.itemFlags(), o.treeFlags(), dirs, int64(math.MaxInt64))
 	}
+	// mdtest numbers a tree's items across all its directories (with -L
+	// the first leaf's first item is the number of directories above the
+	// leaves times -I), and a rank makes DirLoops trees.
+	if mulSat(dirs, l.ItemsPerDir) == math.MaxInt64 {
+		return fmt.Errorf("%s with %s: %d items in each of %d directories: item numbers beyond %d",
+			o.itemFlags(), o.treeFlags(), l.ItemsPerDir, dirs, int64(math.MaxInt64))
+	}
+	if mulSat(dirs, l.DirLoops) == math.MaxInt64 {
+		return fmt.Errorf("%s with %s: %d test directories of %d directories each: more than %d directories per rank",
+			o.itemFlags(), o.treeFlags(), l.DirLoops, dirs, int64(math.MaxInt64))
+	}
 	return nil
 }
 
