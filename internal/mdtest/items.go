@@ -49,23 +49,30 @@ func (r *runner) phaseItems(name string, owner int) itemSet {
 	return s
 }
 
-// appendPath appends the path of the item at place i of s to b.
-func (s *itemSet) appendPath(b []byte, i int64) []byte {
+// place returns where the item at place i of s is: its test directory,
+// its directory there, and its number.
+func (s *itemSet) place(i int64) (j, dir, num int64) {
 	if s.order != nil {
 		i = s.order.at(i)
 	}
-	j := min(i/s.perTree, s.t.loops-1)
-	b = s.t.appendItem(b, j, s.kind, s.who, i%s.perTree)
-	return append(b, s.suffix...)
+	j = min(i/s.perTree, s.t.loops-1)
+	num, dir = s.t.itemOf(i % s.perTree)
+	return j, dir, num
 }
 
 // pathBuf is where a rank formats the path of its next operation. A
 // backend that keeps no path past a call (itemIO's promise) is given a
 // view of the buffer (borrow), which the next path overwrites, so the
-// timed loops allocate nothing; any other backend gets a copy.
+// timed loops allocate nothing; any other backend gets a copy. While
+// successive items share a directory, its path is formatted once: the
+// buffer remembers which tree's (tree.id), which test directory's and
+// which directory's path its first dirLen bytes hold.
 type pathBuf struct {
 	b      []byte
 	borrow bool
+	tree   int64 // the tree.id of the directory held, 0 for none
+	j, dir int64
+	dirLen int
 }
 
 // newPathBuf returns a pathBuf with room for the paths of most trees, so
@@ -85,20 +92,27 @@ func (p *pathBuf) str() string {
 
 // path returns the path of the item at place i of s, in r's path buffer.
 func (r *runner) path(s *itemSet, i int64) string {
-	r.pb.b = s.appendPath(r.pb.b[:0], i)
-	return r.pb.str()
+	j, dir, num := s.place(i)
+	pb := &r.pb
+	if pb.tree == 0 || pb.tree != s.t.id || pb.j != j || pb.dir != dir {
+		pb.b = s.t.appendDir(pb.b[:0], j, dir)
+		pb.tree, pb.j, pb.dir, pb.dirLen = s.t.id, j, dir, len(pb.b)
+	}
+	pb.b = appendName(pb.b[:pb.dirLen], s.kind, s.who, num)
+	pb.b = append(pb.b, s.suffix...)
+	return pb.str()
 }
 
 // dirPath returns the path of directory k of t's tree in test directory j,
 // in r's path buffer.
 func (r *runner) dirPath(t *tree, j, k int64) string {
-	r.pb.b = t.appendDir(r.pb.b[:0], j, k)
+	r.pb.b, r.pb.tree = t.appendDir(r.pb.b[:0], j, k), 0
 	return r.pb.str()
 }
 
 // testDirPath returns the path of t's test directory j, in r's path
 // buffer.
 func (r *runner) testDirPath(t *tree, j int64) string {
-	r.pb.b = t.appendTestDir(r.pb.b[:0], j)
+	r.pb.b, r.pb.tree = t.appendTestDir(r.pb.b[:0], j), 0
 	return r.pb.str()
 }

@@ -1,6 +1,7 @@
 package mdtest
 
 import (
+	"context"
 	"os"
 	"strconv"
 	"testing"
@@ -66,5 +67,5 @@ func BenchmarkItemLoop(b *testing.B) {
 
 // benchLoop runs one pass of the stat loop over ps.
 func benchLoop(r *runner, ps *itemSet, failed *int64, first *string) {
-	r.itemLoop(phFileStat, ps, r.fileStat, r.newLoop(phFileStat), failed, first)
+	r.itemLoop(context.Background(), phFileStat, ps, r.fileStat, r.newLoop(phFileStat), failed, first)
 }

@@ -95,6 +95,7 @@ type runner struct {
 	// pb holds the path of the operation at hand, rb the rename's
 	// target: the loops derive each path from its numbers there.
 	pb, rb pathBuf
+	trees  int64 // the trees made so far, which number them (tree.id)
 }
 
 // phaseRank is one rank's figures for one phase of one iteration.
@@ -237,7 +238,10 @@ func (r *runner) tree(owner int) *tree {
 			base = d[owner%len(d)]
 		}
 	}
-	return newTree(base, r.iter, who, o, r.layout)
+	t := newTree(base, r.iter, who, o, r.layout)
+	r.trees++
+	t.id = r.trees
+	return t
 }
 
 // iteration runs the phases of one iteration.
@@ -255,6 +259,9 @@ func (r *runner) iteration(ctx context.Context, iter int, res *runResult) error 
 	if o.Create && r.owns() {
 		for j := range mine.loops {
 			if err := r.mkdirAll(r.testDirPath(mine, j)); err != nil {
+				return err
+			}
+			if err := checkEvery(ctx, j); err != nil {
 				return err
 			}
 		}
@@ -579,7 +586,10 @@ func (r *runner) itemPhase(ctx context.Context, name string, op opFunc, owner in
 			return phaseResult{}, err
 		}
 	}
-	done, why := r.itemLoop(name, &ps, op, lp, &failed, &first)
+	done, why := r.itemLoop(ctx, name, &ps, op, lp, &failed, &first)
+	if why&stopCanceled != 0 {
+		return phaseResult{}, fmt.Errorf("mdtest: %s: %w", name, context.Cause(ctx))
+	}
 	var stopped stopReason
 	if isCreate(name) {
 		n, s, err := r.stonewall(ctx, name, done, why, &ps, op, lp, &failed, &first)
@@ -625,8 +635,9 @@ func (r *runner) itemPhase(ctx context.Context, name string, op opFunc, owner in
 // failed and the first described in first, a report to the Phase hook
 // every progressItems items, every item recorded in lp's Recorder (its
 // latency when it is timed), until lp's rule stops it. It returns the
-// items done and why it stopped early (0 when it did not).
-func (r *runner) itemLoop(name string, ps *itemSet, op opFunc, lp loop, failed *int64, first *string) (int64, stopReason) {
+// items done and why it stopped early (0 when it did not): lp's rule, or
+// ctx's end, which it looks at with each report.
+func (r *runner) itemLoop(ctx context.Context, name string, ps *itemSet, op opFunc, lp loop, failed *int64, first *string) (int64, stopReason) {
 	var done int64
 	untilReport := progressItems // a countdown: no division in the loop
 	// Every item is timed under -W, whose deadline needs a reading per
@@ -670,6 +681,9 @@ func (r *runner) itemLoop(name string, ps *itemSet, op opFunc, lp loop, failed *
 		if untilReport--; untilReport == 0 {
 			untilReport = progressItems
 			r.env.Phase(r.phaseName, r.phaseIter, done, r.items)
+			if ctx.Err() != nil {
+				return done, stopCanceled
+			}
 		}
 	}
 	return done, 0
@@ -714,6 +728,9 @@ func (r *runner) collectivePhase(ctx context.Context, name string, op opFunc, al
 				*failed++
 			}
 			lp.rec.Next(r.tick()-lp.base, 1)
+			if err := checkEvery(ctx, i); err != nil {
+				return err
+			}
 		}
 	}
 	if name == phFileCreate {
@@ -777,6 +794,9 @@ func (r *runner) stonewall(ctx context.Context, name string, done int64, why sto
 			*failed++
 		}
 		lp.rec.Next(r.tick()-lp.base, 1)
+		if err := checkEvery(ctx, i); err != nil {
+			return 0, 0, err
+		}
 	}
 	r.items = most
 	if r.rank == 0 && most < ps.n {
@@ -831,15 +851,19 @@ func (r *runner) treePhase(ctx context.Context, name string, mine *tree, create 
 		}
 		for _, t := range ts {
 			for j := range t.loops {
-				if create {
-					for k := range t.count {
-						p := r.dirPath(t, j, k)
-						note(p, r.md.Mkdir(p, 0o755))
+				for n := range t.count {
+					k := n // creation: parents first
+					if !create {
+						k = t.count - 1 - n
 					}
-				} else {
-					for k := t.count - 1; k >= 0; k-- {
-						p := r.dirPath(t, j, k)
+					p := r.dirPath(t, j, k)
+					if create {
+						note(p, r.md.Mkdir(p, 0o755))
+					} else {
 						note(p, r.md.Rmdir(p))
+					}
+					if err := checkEvery(ctx, n); err != nil {
+						return phaseResult{}, err
 					}
 				}
 			}

@@ -33,6 +33,9 @@ type tree struct {
 	count   int64 // directories in one tree
 	perDir  int64 // items per item directory (-I)
 	first   int64 // the number of a tree's first item: with -L, the directories above the leaves times perDir
+	// id tells the trees of a runner apart (runner.tree numbers them
+	// from 1) for the directory its path buffer holds; 0 for none.
+	id int64
 }
 
 // newTree lays out the trees of iteration iter in the test directories
@@ -116,13 +119,18 @@ func ownerName(owner int) string {
 	return strconv.Itoa(owner)
 }
 
-// appendItem appends to b the path of the i-th item of the tree in test
-// directory j, of kind "file" or "dir" and owner who (ownerName), as
-// mdtest names it: <dir>/file.mdtest.<rank>.<number>, or
-// <dir>/file.mdtest.shared.<number> for the items all ranks share.
-func (t *tree) appendItem(b []byte, j int64, kind, who string, i int64) []byte {
-	num := t.first + i
-	b = t.appendDir(b, j, t.itemDirOf(num))
+// itemOf returns the number of the i-th item of a tree, as mdtest
+// numbers it, and the directory holding it.
+func (t *tree) itemOf(i int64) (num, dir int64) {
+	num = t.first + i
+	return num, t.itemDirOf(num)
+}
+
+// appendName appends to b the name of the item numbered num, of kind
+// "file" or "dir" and owner who (ownerName), as mdtest names it:
+// /file.mdtest.<rank>.<num>, or /file.mdtest.shared.<num> for the items
+// all ranks share; its directory's path goes before it (appendDir).
+func appendName(b []byte, kind, who string, num int64) []byte {
 	b = append(b, '/')
 	b = append(b, kind...)
 	b = append(b, ".mdtest."...)
