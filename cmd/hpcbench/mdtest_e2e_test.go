@@ -52,7 +52,7 @@ func TestMdtestLaunch(t *testing.T) {
 // mdtest's does not (issue 34): mdtest -a DUMMY -F creates, stats, reads
 // and removes 1e6 items alone, and 1e7 on each of two ranks in -R's order,
 // each process peaking under 50 MB (the launcher's ru_maxrss covers its
-// ranks). With every path kept, -n 1e6 took 354 MB and -n 1e7 3.5 GB.
+// ranks). With every path kept, -n 1e6 took 356 MB and -n 1e7 3.3 GB.
 // DUMMY's rates make the 1e7 run take 2 s.
 func TestMdtestMemoryFlat(t *testing.T) {
 	const limit = 50 << 20
