@@ -16,23 +16,29 @@ var (
 	_ itemIO = (*dummy.Backend)(nil)
 )
 
-// TestPOSIXLoopsDoNotAllocate runs every item phase's operation over its
+// TestLoopsDoNotAllocate runs every item phase's operation over its
 // items, each path derived in the runner's buffer as the timed loop does,
-// with the POSIX backend and -w/-e 4096 and -R's order for the stats, and
-// checks that nothing is allocated: the promise that lets itemPhase skip
-// its collection before the loop.
-func TestPOSIXLoopsDoNotAllocate(t *testing.T) {
-	const n = 50
-	be, err := posix.New(nil, aiori.Env{})
-	if err != nil {
-		t.Fatal(err)
+// with the POSIX and DUMMY backends and -w/-e 4096 and -R's order for the
+// stats, and checks that nothing is allocated: the promise that lets
+// itemPhase skip its collection before the loop.
+func TestLoopsDoNotAllocate(t *testing.T) {
+	for _, newBackend := range []func(aiori.Options, aiori.Env) (aiori.Backend, error){posix.New, dummy.New} {
+		be, err := newBackend(nil, aiori.Env{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Run(be.Name(), func(t *testing.T) { loopsDoNotAllocate(t, be) })
 	}
-	pb := be.(*posix.Backend)
+}
+
+// loopsDoNotAllocate is TestLoopsDoNotAllocate with one backend.
+func loopsDoNotAllocate(t *testing.T, be aiori.Backend) {
+	const n = 50
 	r := &runner{
 		o:      &config.Options{WriteBytes: 4096, ReadBytes: 4096, RandomStat: true, Dirs: []string{t.TempDir()}},
 		be:     be,
-		md:     pb,
-		iio:    pb,
+		md:     be.(aiori.Metadata),
+		iio:    be.(itemIO),
 		buf:    aiori.AlignedBuffer(4096),
 		rbuf:   aiori.AlignedBuffer(4096),
 		layout: config.Layout{TreeDirs: 1, Leaves: 1, ItemDirs: 1, ItemsPerDir: n, DirLoops: 1, ItemsPerRank: n},

@@ -562,8 +562,8 @@ func (r *runner) itemPhase(ctx context.Context, name string, op opFunc, owner in
 	}
 	// With a backend whose calls may allocate (and which gets a copy of
 	// each path), collect now what came before the phase, so that the
-	// timed loop's own garbage starts a collection as late as it can,
-	// taking a CPU from another rank. One whose item calls allocate
+	// timed loop's own garbage starts a collection, whose worker takes a
+	// CPU from another rank, as late as it can. One whose item calls allocate
 	// nothing (itemIO's, which borrows the paths) cannot start one there,
 	// unless --savePerOpDataCSV times them, and a forced collection just
 	// before the loop slows its start: 1000 cached stats take 413 µs
