@@ -5,14 +5,17 @@
 // timing, reductions, output) and to test the engines fast.
 //
 // Transfers never touch the buffer: a read leaves it as it was. The one
-// thing the backend remembers is how far each path was written, so that
-// FileSize answers what an IOR engine expects after a write phase and its
-// size check stays quiet; see Backend.FileSize.
+// thing the backend remembers is how far each path was written through a
+// File, so that FileSize answers what an IOR engine expects after a write
+// phase and its size check stays quiet; see Backend.FileSize. mdtest's
+// one-call item operations (CreateItem, ReadItem, StatItem) remember
+// nothing, so that the backend's memory does not grow with mdtest's -n.
 package dummy
 
 import (
 	"fmt"
 	"io/fs"
+	"strings"
 	"sync"
 	"time"
 
@@ -43,9 +46,12 @@ type Backend struct {
 	// other than 0 with DelayOnlyRank0.
 	delayCreate, delayClose, delaySync, delayXfer time.Duration
 
-	mu    sync.Mutex
-	sizes map[string]int64 // guarded by mu: the end of the furthest write per path
-	hints aiori.Hints      // guarded by mu
+	mu sync.Mutex
+	// sizes is the end of the furthest write per path written, guarded
+	// by mu; a path never written (size 0) has no entry. Its keys are
+	// copies: a caller may reuse the bytes of the paths it passes.
+	sizes map[string]int64
+	hints aiori.Hints // guarded by mu
 }
 
 // What the backend implements.
@@ -135,13 +141,14 @@ func (b *Backend) Open(path string, flags aiori.OpenFlags) (aiori.File, error) {
 	return &File{b: b, path: path}, nil
 }
 
-// touch records that path exists, with size 0 if trunc or if it is new.
+// touch forgets how far path was written if trunc.
 func (b *Backend) touch(path string, trunc bool) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if _, ok := b.sizes[path]; trunc || !ok {
-		b.sizes[path] = 0
+	if !trunc {
+		return
 	}
+	b.mu.Lock()
+	delete(b.sizes, path)
+	b.mu.Unlock()
 }
 
 // Remove forgets path and succeeds, whether or not path was used.
@@ -206,7 +213,7 @@ func (b *Backend) Rename(from, to string) error {
 	defer b.mu.Unlock()
 	if size, ok := b.sizes[from]; ok {
 		delete(b.sizes, from)
-		b.sizes[to] = size
+		b.sizes[strings.Clone(to)] = size
 	}
 	return nil
 }
@@ -220,9 +227,8 @@ func (b *Backend) Stat(path string) (aiori.FileInfo, error) {
 }
 
 // Mknod sleeps --dummy.delay-create, as a create, and succeeds.
-func (b *Backend) Mknod(path string) error {
+func (b *Backend) Mknod(string) error {
 	sleep(b.delayCreate)
-	b.touch(path, false)
 	return nil
 }
 
@@ -231,7 +237,7 @@ func (b *Backend) record(path string, end int64) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if end > b.sizes[path] {
-		b.sizes[path] = end
+		b.sizes[strings.Clone(path)] = end
 	}
 }
 

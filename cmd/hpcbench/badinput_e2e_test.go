@@ -37,6 +37,11 @@ func badInputs() []badInput {
 			[]string{"mdtest: -w 64g: needs 128 GiB of buffer per rank, 512 GiB for the 4 ranks on this host, which has ", "available (MemAvailable"}},
 		{"mdtest -w 1t", 0, []string{"mdtest", "-n", "1", "-w", "1t", "-d", "md"},
 			[]string{"mdtest: -w 1t: needs 2 TiB of buffer per rank, this host has "}},
+		// mdtest keeps nothing per item but --savePerOpDataCSV's records:
+		// -n 1e11 alone runs (its memory is that of -n 1), with them it
+		// cannot.
+		{"mdtest -n 1e11 --savePerOpDataCSV", 0, []string{"mdtest", "-n", "100000000000", "-d", "md", "--savePerOpDataCSV", "ops"},
+			[]string{"mdtest: --savePerOpDataCSV with -n 100000000000: 16 bytes per operation: needs 1.5 TiB of buffer per rank, this host has "}},
 		{"coll Alltoall 1 GiB, 8 ranks", 8, []string{"coll", "-msglog", "30", "Alltoall"},
 			[]string{"coll: -msglog 0:30: needs 16 GiB of buffer per rank, 128 GiB for the 8 ranks on this host"}},
 
@@ -109,6 +114,14 @@ func badInputs() []badInput {
 			[]string{"ior: -b and -t must be multiples of 8 bytes"}},
 		{"mdtest bad -n, 3 ranks", 3, []string{"mdtest", "-n", "ten", "-d", "md"},
 			[]string{"mdtest: -n: "}},
+		// Item counts that overflow: over the ranks, per rank, in mdtest's
+		// numbering of a tree's items.
+		{"mdtest -n over 2 ranks overflows", 2, []string{"mdtest", "-n", "5000000000000000000", "-d", "md"},
+			[]string{"mdtest: -n 5000000000000000000 over 2 ranks: more than 9223372036854775807 items"}},
+		{"mdtest -I per rank overflows", 0, []string{"mdtest", "-I", "4611686018427387904", "-z", "1", "-b", "2", "-d", "md"},
+			[]string{"mdtest: -I 4611686018427387904 with -z 1 -b 2 (3 directories): more than 9223372036854775807 items per rank"}},
+		{"mdtest -L item numbers overflow", 0, []string{"mdtest", "-n", "9223372036854775807", "-z", "1", "-b", "2", "-L", "-d", "md"},
+			[]string{"mdtest: -n 9223372036854775807 with -z 1 -b 2 -L: 4611686018427387903 items in each of 3 directories: item numbers beyond 9223372036854775807"}},
 
 		// 1-rank runs and roots beyond the job.
 		{"coll -root 5, 1 rank", 0, []string{"coll", "-root", "5", "Bcast", "-msglog", "0:2"},

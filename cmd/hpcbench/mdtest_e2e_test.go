@@ -48,6 +48,40 @@ func TestMdtestLaunch(t *testing.T) {
 	}
 }
 
+// TestMdtestMemoryFlat: a rank's memory does not grow with -n, as
+// mdtest's does not (issue 34): mdtest -a DUMMY -F creates, stats, reads
+// and removes 1e6 items alone, and 1e7 on each of two ranks in -R's order,
+// each process peaking under 50 MB (the launcher's ru_maxrss covers its
+// ranks). With every path kept, -n 1e6 took 356 MB and -n 1e7 3.3 GB.
+// DUMMY's rates make the 1e7 run take 2 s.
+func TestMdtestMemoryFlat(t *testing.T) {
+	const limit = 50 << 20
+	for _, c := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"1e6", []string{"mdtest", "-a", "DUMMY", "-n", "1000000", "-F"}, "1 tasks, 1000000 files"},
+		{"1e7 2 ranks", []string{"launch", "-n", "2", "--", "hpcbench", "mdtest", "-a", "DUMMY", "-n", "10000000", "-F", "-R"}, "2 tasks, 20000000 files"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := run(t, 3*time.Minute, append(c.args, "-d", t.TempDir())...)
+			if r.Code != 0 {
+				t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", r.Code, r.Stdout, r.Stderr)
+			}
+			for _, w := range []string{c.want, "File creation", "File stat", "File read", "File removal"} {
+				if !strings.Contains(r.Stdout, w) {
+					t.Errorf("stdout lacks %q:\n%s", w, r.Stdout)
+				}
+			}
+			if r.MaxRSS <= 0 || r.MaxRSS >= limit {
+				t.Errorf("peak resident set %.1f MB; want under %d MB", float64(r.MaxRSS)/1e6, limit>>20)
+			}
+			t.Logf("peak resident set %.1f MB", float64(r.MaxRSS)/1e6)
+		})
+	}
+}
+
 // TestMdtestJSON: --output gets one JSON document, stdout the human
 // report, --saveRankPerformanceDetails mdtest's per-rank CSV.
 func TestMdtestJSON(t *testing.T) {

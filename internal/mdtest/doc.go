@@ -16,13 +16,21 @@
 //
 // # Layout
 //
-// Each iteration works in <dir>/test-dir.<iter>-0, in a tree of
-// directories mdtest_tree.0/mdtest_tree.1/... (mdtest_tree.<rank>.0 per
-// rank with -u) of depth -z and branching factor -b; items are named
+// Each iteration works in <dir>/test-dir.<iter>-0 (-0, -1 … with -n and
+// -I), in a tree of directories mdtest_tree.0/mdtest_tree.1/...
+// (mdtest_tree.<rank>.0/mdtest_tree.<rank>.1/... per rank with -u) of
+// depth -z and branching factor -b; items are named
 // file.mdtest.<rank>.<i> and dir.mdtest.<rank>.<i>, -I of them per
-// directory (only the leaves with -L). With -N, the phases after create
-// work on the items of rank+N. Paths are formatted before a phase starts,
-// so the timed loop does nothing but the operations.
+// directory (only the leaves with -L), numbered across the tree's
+// directories as mdtest numbers them. With -N, the phases after create
+// work on the items of rank+N.
+//
+// As mdtest, the runner keeps no list of paths: the timed loop derives
+// each item's path from its number as it reaches it, in one reused buffer
+// (a backend that keeps no path is handed a view of it, so the loop
+// allocates nothing), and -R's random order is a permutation computed per
+// item rather than a shuffled array. A rank's memory is the same at -n
+// 1000 as at -n 1e10.
 //
 // # Task counts, -c, per-operation files
 //

@@ -8,7 +8,12 @@ package mdtest
 // needs nothing but open, write or read, close: not with -X,
 // --verify-write, -y or -k. A backend implementing it promises that its
 // item calls and its aiori.Metadata calls allocate nothing when they
-// succeed, so that the timed loops cannot start a garbage collection.
+// succeed, so that the timed loops cannot start a garbage collection, and
+// that none of its calls keeps a path string once the operation is done
+// (a File it returns may hold its path until closed; an error is read
+// before the next path): the runner then passes it views of the one
+// buffer it derives each path in (pathBuf), which the next path
+// overwrites.
 type itemIO interface {
 	// CreateItem creates path write-only, writes data at offset 0 and
 	// closes it.

@@ -17,7 +17,18 @@ type stopReason uint64
 const (
 	stopDeadline stopReason = 1 << iota // -W's seconds passed
 	stopSteady                          // --until-steady saw a steady rate
+	stopCanceled                        // the run's context ended (a signal): no stonewall, the phase fails
 )
+
+// checkEvery returns, every progressItems values of i, the end of ctx
+// (context.Cause, worded), so that a loop over many items or directories
+// ends soon after a signal; nil otherwise.
+func checkEvery(ctx context.Context, i int64) error {
+	if i%progressItems != progressItems-1 || ctx.Err() == nil {
+		return nil
+	}
+	return fmt.Errorf("mdtest: %w", context.Cause(ctx))
+}
 
 // loop is what a phase's timed loop needs besides its items: the
 // Recorder of its distributions, the Tick reading at its start, and the

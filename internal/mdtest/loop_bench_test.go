@@ -1,8 +1,8 @@
 package mdtest
 
 import (
+	"context"
 	"os"
-	"path/filepath"
 	"strconv"
 	"testing"
 
@@ -12,9 +12,10 @@ import (
 )
 
 // BenchmarkItemLoop times the item phases' timed loop alone (itemLoop),
-// stat of 4096 items a pass, on DUMMY (whose stat does almost nothing,
-// so that the loop's own cost shows) and on POSIX files in the test's
-// temporary directory, and reports ns/item. go test -bench ItemLoop
+// stat of 4096 items a pass, each path derived as the loop reaches it, on
+// DUMMY (whose stat does almost nothing, so that the loop's own cost
+// shows) and on POSIX files in the test's temporary directory, and
+// reports ns/item. go test -bench ItemLoop
 // -benchtime 200ms -count 3 ./internal/mdtest. On a loaded host, compare
 // CPU time instead (-benchtime 5000x, user+sys of the test binary): the
 // distributions' one clock reading and record per item cost 27 ns of it.
@@ -37,12 +38,16 @@ func BenchmarkItemLoop(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			r := &runner{o: o, env: env, size: 1, be: be, md: be.(aiori.Metadata), items: n, tick: env.Tick, rec: rec, srec: rec}
+			r := &runner{o: o, env: env, size: 1, be: be, md: be.(aiori.Metadata), items: n, tick: env.Tick, rec: rec, srec: rec,
+				layout: o.Layout()}
 			r.iio, _ = be.(itemIO)
-			ps := make([]string, n)
-			for i := range ps {
-				ps[i] = filepath.Join(dir, "file.mdtest.0."+strconv.Itoa(i))
-				if err := os.WriteFile(ps[i], nil, 0o644); err != nil {
+			r.pb = newPathBuf(r.iio != nil)
+			if err := os.MkdirAll(r.dirPath(r.tree(0), 0, 0), 0o755); err != nil {
+				b.Fatal(err)
+			}
+			ps := r.phaseItems(phFileStat, 0)
+			for i := range ps.n {
+				if err := os.WriteFile(r.path(&ps, i), nil, 0o644); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -50,7 +55,7 @@ func BenchmarkItemLoop(b *testing.B) {
 			var first string
 			b.ResetTimer()
 			for b.Loop() {
-				benchLoop(r, ps, &failed, &first)
+				benchLoop(r, &ps, &failed, &first)
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/item")
 			if failed > 0 {
@@ -61,6 +66,6 @@ func BenchmarkItemLoop(b *testing.B) {
 }
 
 // benchLoop runs one pass of the stat loop over ps.
-func benchLoop(r *runner, ps []string, failed *int64, first *string) {
-	r.itemLoop(phFileStat, ps, r.fileStat, r.newLoop(phFileStat), failed, first)
+func benchLoop(r *runner, ps *itemSet, failed *int64, first *string) {
+	r.itemLoop(context.Background(), phFileStat, ps, r.fileStat, r.newLoop(phFileStat), failed, first)
 }

@@ -31,7 +31,7 @@ func perOpPhase(name string) bool {
 // duration in t, in call order, with room for n calls before it grows.
 // Only a phase saved by --savePerOpDataCSV pays for the two clock
 // readings per operation.
-func (t *opTimes) timeOps(op, cop opFunc, n int) (opFunc, opFunc) {
+func (t *opTimes) timeOps(op, cop opFunc, n int64) (opFunc, opFunc) {
 	t.start = make([]float64, 0, n)
 	t.run = make([]float64, 0, n)
 	return t.timed(op), t.timed(cop)

@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/hpcbench/hpcbench/internal/cliflag"
-	"github.com/hpcbench/hpcbench/internal/hostmem"
 	"github.com/hpcbench/hpcbench/internal/mdtest/config"
 	pipeline "github.com/hpcbench/hpcbench/internal/run"
 	"github.com/hpcbench/hpcbench/report"
@@ -50,7 +49,7 @@ func (b *Benchmark) Plan() pipeline.Plan {
 			}
 			return nil
 		},
-		Memory: func(_, ranks int, host hostmem.HostMemory) error { return o.CheckMemory(ranks, host) },
+		Memory: o.CheckMemory,
 		Soft:   ErrOps, Archive: o.Archive, ArchiveFlag: "--archive", Outputs: outputs(o),
 		Backend: o.Backend.Name, BackendOptions: o.BackendOptions,
 	}

@@ -8,7 +8,6 @@ import (
 	"io"
 	"io/fs"
 	"math"
-	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path"
@@ -75,10 +74,9 @@ type runner struct {
 	buf       []byte // -w / -e data
 	// per iteration
 	layout   config.Layout
-	dirs     []string // this iteration's test directories, test-dir.<iter>-<loop>
-	testDirs []string // their names
-	items    int64    // items per rank in this iteration (stonewalling may cut it)
-	renamed  bool     // the directory items carry the rename suffix
+	iter     int   // the iteration: its test directories are test-dir.<iter>-<loop>
+	items    int64 // items per rank in this iteration (stonewalling may cut it)
+	renamed  bool  // the directory items carry the rename suffix
 	fsInfo   *aiori.FSInfo
 	warnings []string // rank 0's warnings, for the header
 	seed     uint64   // -R's seed, the same on every rank
@@ -94,6 +92,10 @@ type runner struct {
 	// rec records the phases' distributions; srec the creation phases',
 	// with --until-steady's test (without it, a second one like rec).
 	rec, srec *distribution.Recorder
+	// pb holds the path of the operation at hand, rb the rename's
+	// target: the loops derive each path from its numbers there.
+	pb, rb pathBuf
+	trees  int64 // the trees made so far, which number them (tree.id)
 }
 
 // phaseRank is one rank's figures for one phase of one iteration.
@@ -175,6 +177,7 @@ func (r *runner) run(ctx context.Context) (*runResult, error) {
 		return nil, err
 	}
 	r.iio, _ = r.be.(itemIO)
+	r.pb, r.rb = newPathBuf(r.iio != nil), newPathBuf(r.iio != nil)
 	if r.rank == 0 {
 		if s, ok := r.be.(aiori.Statfser); ok {
 			if fi, err := s.Statfs(base); err == nil {
@@ -188,7 +191,7 @@ func (r *runner) run(ctx context.Context) (*runResult, error) {
 				return nil, err
 			}
 		}
-		if err := r.iteration(ctx, iter, base, res); err != nil {
+		if err := r.iteration(ctx, iter, res); err != nil {
 			var he *hookError
 			if errors.As(err, &he) && r.o.Remove && created {
 				_ = r.md.Rmdir(base) // every rank's part is gone (iteration)
@@ -223,34 +226,30 @@ func (r *runner) baseDir() string {
 // with -u every rank has its own, otherwise rank 0 makes the shared one.
 func (r *runner) owns() bool { return r.o.UniqueDir || r.rank == 0 }
 
-// trees returns the trees holding the items of rank owner in this
-// iteration, one per test directory (-n with -I makes several).
-func (r *runner) trees(owner int) []*tree {
+// tree returns the trees holding the items of rank owner in this
+// iteration, one per test directory (-n with -I makes several): its own
+// with -u, under its own -d directory when there are several.
+func (r *runner) tree(owner int) *tree {
 	o := r.o
-	ts := make([]*tree, len(r.dirs))
-	for j, dir := range r.dirs {
-		who := -1
-		if o.UniqueDir {
-			who = owner
-			if d := o.Dirs; len(d) > 1 {
-				dir = d[owner%len(d)] + "/" + r.testDirs[j]
-			}
+	base, who := r.baseDir(), -1
+	if o.UniqueDir {
+		who = owner
+		if d := o.Dirs; len(d) > 1 {
+			base = d[owner%len(d)]
 		}
-		ts[j] = newTree(dir, who, o.Depth, o.Branch, o.LeafOnly, r.layout.ItemsPerDir)
 	}
-	return ts
+	t := newTree(base, r.iter, who, o, r.layout)
+	r.trees++
+	t.id = r.trees
+	return t
 }
 
 // iteration runs the phases of one iteration.
-func (r *runner) iteration(ctx context.Context, iter int, base string, res *runResult) error {
+func (r *runner) iteration(ctx context.Context, iter int, res *runResult) error {
 	o := r.o
 	r.layout = o.Layout()
-	r.dirs, r.testDirs = nil, nil
-	for j := int64(0); j < r.layout.DirLoops; j++ {
-		name := "test-dir." + strconv.Itoa(iter) + "-" + strconv.FormatInt(j, 10)
-		r.testDirs = append(r.testDirs, name)
-		r.dirs = append(r.dirs, base+"/"+name)
-	}
+	r.iter = iter
+	mine := r.tree(r.rank)
 	r.items = r.layout.ItemsPerRank
 	if r.stoneItems >= 0 && r.stoneItems < r.items {
 		r.items = r.stoneItems
@@ -258,8 +257,11 @@ func (r *runner) iteration(ctx context.Context, iter int, base string, res *runR
 	r.renamed = false
 	// The test directories: made by whoever makes trees in them.
 	if o.Create && r.owns() {
-		for _, d := range r.dirs {
-			if err := r.mkdirAll(d); err != nil {
+		for j := range mine.loops {
+			if err := r.mkdirAll(r.testDirPath(mine, j)); err != nil {
+				return err
+			}
+			if err := checkEvery(ctx, j); err != nil {
 				return err
 			}
 		}
@@ -268,7 +270,6 @@ func (r *runner) iteration(ctx context.Context, iter int, base string, res *runR
 		return err
 	}
 	before := len(res.phases)
-	mine := r.trees(r.rank)
 	for _, ph := range o.Phases() {
 		var p phaseResult
 		var err error
@@ -292,7 +293,7 @@ func (r *runner) iteration(ctx context.Context, iter int, base string, res *runR
 		case config.DirRead:
 			p, err = r.itemPhase(ctx, report.MdtestDirRead, func(string) error { return nil }, r.target())
 		case config.DirRename:
-			p, err = r.itemPhase(ctx, phDirRename, r.dirRenamer(r.target()), r.target())
+			p, err = r.itemPhase(ctx, phDirRename, r.dirRename, r.target())
 			r.renamed = true
 		case config.DirRemove:
 			p, err = r.itemPhase(ctx, phDirRemove, r.dirRemove, r.target())
@@ -332,8 +333,8 @@ func (r *runner) iteration(ctx context.Context, iter int, base string, res *runR
 		res.failed += p.failed
 	}
 	if o.Remove && r.owns() {
-		for _, d := range r.dirs {
-			_ = r.md.Rmdir(d) // with -u every rank tries; the last one wins
+		for j := range mine.loops {
+			_ = r.md.Rmdir(r.testDirPath(mine, j)) // with -u every rank tries; the last one wins
 		}
 	}
 	// A failed iteration leaves nothing behind: clean up what is left.
@@ -380,14 +381,17 @@ func (r *runner) mkdirAll(dir string) error {
 // rank's trees: every rank's items first, then, after a barrier, the trees
 // (a tree's owner removing it while another rank's items are still in it
 // would leave it behind).
-func (r *runner) cleanup(ctx context.Context, ts []*tree) error {
+func (r *runner) cleanup(ctx context.Context, t *tree) error {
 	for _, name := range []string{phFileRemove, phDirRemove} {
-		for _, p := range r.pathsOf(name, r.rank, r.layout.ItemsPerRank) {
+		s := r.itemsOf(name, r.rank, r.layout.ItemsPerRank)
+		s.suffix = ""
+		for i := range s.n {
+			p := r.path(&s, i)
 			if name == phFileRemove {
 				_ = r.be.Remove(p)
 			} else {
 				_ = r.md.Rmdir(p)
-				_ = r.md.Rmdir(p + renameSuffix)
+				_ = r.md.Rmdir(r.renamedPath(p))
 			}
 		}
 	}
@@ -395,13 +399,11 @@ func (r *runner) cleanup(ctx context.Context, ts []*tree) error {
 		return err
 	}
 	if r.owns() {
-		for _, t := range ts {
-			for k := len(t.paths) - 1; k >= 0; k-- {
-				_ = r.md.Rmdir(t.paths[k])
+		for j := range t.loops {
+			for k := t.count - 1; k >= 0; k-- {
+				_ = r.md.Rmdir(r.dirPath(t, j, k))
 			}
-		}
-		for _, d := range r.dirs {
-			_ = r.md.Rmdir(d)
+			_ = r.md.Rmdir(r.testDirPath(t, j))
 		}
 	}
 	return nil
@@ -433,23 +435,13 @@ func (r *runner) dirStat(p string) error {
 	return err
 }
 
-// dirRenamer returns the rename phase's operation for the items of rank
-// owner: it renames each to its name with renameSuffix, formatted here,
-// before the timed loop, which takes the items in this order (-R shuffles
-// only the stat and read phases).
-func (r *runner) dirRenamer(owner int) opFunc {
-	to := r.pathsOf(phDirRename, owner, r.items)
-	for i := range to {
-		to[i] += renameSuffix
-	}
-	k := 0
-	return func(p string) error {
-		if k < len(to) && len(to[k]) == len(p)+len(renameSuffix) && to[k][:len(p)] == p {
-			k++
-			return r.md.Rename(p, to[k-1])
-		}
-		return r.md.Rename(p, p+renameSuffix) // not in the order expected
-	}
+// dirRename renames the directory item p to its name with renameSuffix.
+func (r *runner) dirRename(p string) error { return r.md.Rename(p, r.renamedPath(p)) }
+
+// renamedPath returns p with renameSuffix, in r's second path buffer.
+func (r *runner) renamedPath(p string) string {
+	r.rb.b = append(append(r.rb.b[:0], p...), renameSuffix...)
+	return r.rb.str()
 }
 
 func (r *runner) dirRemove(p string) error { return r.md.Rmdir(p) }
@@ -542,74 +534,40 @@ func (r *runner) verify(f aiori.File, buf []byte, owner int) error {
 
 func (r *runner) fileRemove(p string) error { return r.be.Remove(p) }
 
-// paths formats, before the timed loop, the paths a phase works on.
-func (r *runner) paths(name string, owner int) []string {
-	ps := r.pathsOf(name, owner, r.items)
-	if (name == phFileStat || name == phDirStat || name == phFileRead) && r.o.RandomOrder() {
-		rng := rand.New(rand.NewPCG(r.seed, uint64(owner)))
-		rng.Shuffle(len(ps), func(i, j int) { ps[i], ps[j] = ps[j], ps[i] })
-	}
-	return ps
-}
-
-// pathsOf returns the paths of the first n items of the kind phase name
-// works on, of rank owner.
-func (r *runner) pathsOf(name string, owner int, n int64) []string {
-	ts := r.trees(owner)
-	kind := "file"
-	if strings.HasPrefix(name, "Directory") {
-		kind = "dir"
-	}
-	perTree := max(r.layout.ItemsPerRank/max(int64(len(ts)), 1), 1)
-	who := owner
-	if r.o.SharedFile {
-		who = sharedOwner
-		if name == phFileRemove && r.rank != 0 {
-			n = 0 // one rank removes what all shared
-		}
-	}
-	ps := make([]string, n)
-	for i := range ps {
-		t := ts[min(int64(i)/perTree, int64(len(ts)-1))]
-		ps[i] = t.itemPath(kind, who, int64(i)%perTree)
-		if kind == "dir" && r.renamed {
-			ps[i] += renameSuffix
-		}
-	}
-	return ps
-}
-
-// itemPhase times one item phase on every rank: barrier, clock, the
-// operations, clock, optional sync, barrier, clock.
 // progressItems is how many items a rank does between two reports to the
 // Phase hook inside a phase: a report costs a call and, on rank 0 on a
 // terminal, an uncontended lock (16 ns), against 2 µs or more per item.
 const progressItems = 4096
 
+// itemPhase times one item phase on every rank: barrier, clock, the
+// operations, clock, optional sync, barrier, clock.
 func (r *runner) itemPhase(ctx context.Context, name string, op opFunc, owner int) (phaseResult, error) {
-	ps := r.paths(name, owner)
-	var all []string // -c: every rank's items, which rank 0 creates or removes
+	ps := r.phaseItems(name, owner)
+	var all []itemSet // -c: every rank's items, which rank 0 creates or removes
+	var nall int64
 	if r.collective(name) {
 		if r.rank == 0 {
-			all = r.everyRanksPaths(name)
+			all = r.everyRanksItems(name)
+			nall = r.items * int64(r.size)
 		}
 		if name != phFileCreate || r.o.Mknod {
-			ps = nil // with -k there is nothing to write
+			ps.n = 0 // with -k there is nothing to write
 		}
 	}
 	cop := r.collectiveOp(name, op) // what rank 0 does to every rank's items
 	var times *opTimes              // --savePerOpDataCSV's
 	if r.o.SavePerOpDataCSV != "" && perOpPhase(name) {
 		times = &opTimes{clock: r.env.Clock}
-		op, cop = times.timeOps(op, cop, len(ps)+len(all))
+		op, cop = times.timeOps(op, cop, ps.n+nall)
 	}
-	// With a backend whose calls may allocate, collect now what formatting
-	// the paths left, so that no collection starts in the timed loop and
-	// takes a CPU from another rank. One whose item calls allocate
-	// nothing (itemIO's) cannot start one there, unless --savePerOpDataCSV
-	// times them, and a forced collection just before the loop slows its
-	// start: 1000 cached stats take 413 µs after runtime.GC() against 349
-	// without (median of 150 each, 2 Ps).
+	// With a backend whose calls may allocate (and which gets a copy of
+	// each path), collect now what came before the phase, so that the
+	// timed loop's own garbage starts a collection, whose worker takes a
+	// CPU from another rank, as late as it can. One whose item calls allocate
+	// nothing (itemIO's, which borrows the paths) cannot start one there,
+	// unless --savePerOpDataCSV times them, and a forced collection just
+	// before the loop slows its start: 1000 cached stats take 413 µs
+	// after runtime.GC() against 349 without (median of 150 each, 2 Ps).
 	if r.iio == nil || times != nil {
 		runtime.GC()
 	}
@@ -628,17 +586,20 @@ func (r *runner) itemPhase(ctx context.Context, name string, op opFunc, owner in
 			return phaseResult{}, err
 		}
 	}
-	done, why := r.itemLoop(name, ps, op, lp, &failed, &first)
+	done, why := r.itemLoop(ctx, name, &ps, op, lp, &failed, &first)
+	if why&stopCanceled != 0 {
+		return phaseResult{}, fmt.Errorf("mdtest: %s: %w", name, context.Cause(ctx))
+	}
 	var stopped stopReason
 	if isCreate(name) {
-		n, s, err := r.stonewall(ctx, name, done, why, ps, op, lp, &failed, &first)
+		n, s, err := r.stonewall(ctx, name, done, why, &ps, op, lp, &failed, &first)
 		if err != nil {
 			return phaseResult{}, err
 		}
 		done, stopped = n, s
 	}
 	if r.collective(name) {
-		done = int(r.items) // mdtest counts every rank's items as its own
+		done = r.items // mdtest counts every rank's items as its own
 	}
 	tBefore := r.env.Clock()
 	lp.rec.Done(r.tick() - lp.base)
@@ -662,20 +623,22 @@ func (r *runner) itemPhase(ctx context.Context, name string, op opFunc, owner in
 		}
 	}
 	p, err := r.collect(ctx, name, phaseRank{items: float64(done), before: tBefore - t0, after: t1 - t0}, failed, first)
-	p.done, p.stopped = int64(done), stopped
+	p.done, p.stopped = done, stopped
 	if err != nil {
 		return p, err
 	}
 	return p, r.reduce(ctx, &p, lp.rec)
 }
 
-// itemLoop is an item phase's timed loop: op on each of ps, failures
-// counted in failed and the first described in first, a report to the
-// Phase hook every progressItems items, every item recorded in lp's
-// Recorder (its latency when it is timed), until lp's rule stops it. It
-// returns the items done and why it stopped early (0 when it did not).
-func (r *runner) itemLoop(name string, ps []string, op opFunc, lp loop, failed *int64, first *string) (int, stopReason) {
-	done := 0
+// itemLoop is an item phase's timed loop: op on each of ps, each path
+// derived from its place as the loop reaches it, failures counted in
+// failed and the first described in first, a report to the Phase hook
+// every progressItems items, every item recorded in lp's Recorder (its
+// latency when it is timed), until lp's rule stops it. It returns the
+// items done and why it stopped early (0 when it did not): lp's rule, or
+// ctx's end, which it looks at with each report.
+func (r *runner) itemLoop(ctx context.Context, name string, ps *itemSet, op opFunc, lp loop, failed *int64, first *string) (int64, stopReason) {
+	var done int64
 	untilReport := progressItems // a countdown: no division in the loop
 	// Every item is timed under -W, whose deadline needs a reading per
 	// item anyway, and on a test's clock; otherwise the recorder samples
@@ -683,7 +646,8 @@ func (r *runner) itemLoop(name string, ps []string, op opFunc, lp loop, failed *
 	// that items of a microsecond do not pay a clock read each.
 	timeAll := lp.deadline != math.MaxInt64 || !r.env.realTick
 	var start int64
-	for _, p := range ps {
+	for i := range ps.n {
+		p := r.path(ps, i)
 		due := timeAll || lp.rec.Due()
 		if due && !timeAll {
 			start = r.tick() - lp.base
@@ -716,7 +680,10 @@ func (r *runner) itemLoop(name string, ps []string, op opFunc, lp loop, failed *
 		// After the recording, so that no timed item holds a report.
 		if untilReport--; untilReport == 0 {
 			untilReport = progressItems
-			r.env.Phase(r.phaseName, r.phaseIter, int64(done), r.items)
+			r.env.Phase(r.phaseName, r.phaseIter, done, r.items)
+			if ctx.Err() != nil {
+				return done, stopCanceled
+			}
 		}
 	}
 	return done, 0
@@ -737,28 +704,34 @@ func (r *runner) collective(name string) bool {
 	return false
 }
 
-// everyRanksPaths returns the items of phase name of every rank, rank by
+// everyRanksItems returns the items of phase name of every rank, rank by
 // rank, for -c.
-func (r *runner) everyRanksPaths(name string) []string {
-	var all []string
-	for k := range r.size {
-		all = append(all, r.pathsOf(name, k, r.items)...)
+func (r *runner) everyRanksItems(name string) []itemSet {
+	all := make([]itemSet, r.size)
+	for k := range all {
+		all[k] = r.itemsOf(name, k, r.items)
 	}
 	return all
 }
 
 // collectivePhase does on rank 0 the operations of a -c phase for every
-// rank (paths), counting failures as the phase does; for file creation,
-// every rank then waits for it before opening its own files.
-func (r *runner) collectivePhase(ctx context.Context, name string, op opFunc, paths []string, lp loop, failed *int64, first *string) error {
-	for _, p := range paths {
-		if err := op(p); err != nil {
-			if *failed == 0 {
-				*first = describe(verb(name), p, err).encode()
+// rank's items (all), counting failures as the phase does; for file
+// creation, every rank then waits for it before opening its own files.
+func (r *runner) collectivePhase(ctx context.Context, name string, op opFunc, all []itemSet, lp loop, failed *int64, first *string) error {
+	for k := range all {
+		for i := range all[k].n {
+			p := r.path(&all[k], i)
+			if err := op(p); err != nil {
+				if *failed == 0 {
+					*first = describe(verb(name), p, err).encode()
+				}
+				*failed++
 			}
-			*failed++
+			lp.rec.Next(r.tick()-lp.base, 1)
+			if err := checkEvery(ctx, i); err != nil {
+				return err
+			}
 		}
-		lp.rec.Next(r.tick()-lp.base, 1)
 	}
 	if name == phFileCreate {
 		if err := r.barrier(ctx); err != nil {
@@ -796,7 +769,7 @@ func (r *runner) createEmpty(p string) error {
 // items any rank created, lets every rank catch up to it (mdtest's wear
 // out), and sets the item count the later phases use. It returns this
 // rank's items done and what stopped the phase early on any rank.
-func (r *runner) stonewall(ctx context.Context, name string, done int, why stopReason, ps []string, op opFunc, lp loop, failed *int64, first *string) (int, stopReason, error) {
+func (r *runner) stonewall(ctx context.Context, name string, done int64, why stopReason, ps *itemSet, op opFunc, lp loop, failed *int64, first *string) (int64, stopReason, error) {
 	if !r.stoppable() {
 		return done, 0, nil
 	}
@@ -809,10 +782,11 @@ func (r *runner) stonewall(ctx context.Context, name string, done int, why stopR
 	if err := r.c.Allreduce(ctx, s[:], out[:], collectives.Int64, collectives.Max); err != nil {
 		return 0, 0, fmt.Errorf("mdtest: allreduce: %w", err)
 	}
-	most := int(binary.LittleEndian.Uint64(out[0:]))
+	most := int64(binary.LittleEndian.Uint64(out[0:]))
 	stopped := stopReason(binary.LittleEndian.Uint64(out[8:]) | binary.LittleEndian.Uint64(out[16:]))
 	lp.rec.Mark(r.tick() - lp.base) // the wait in the Allreduce is no item's
-	for _, p := range ps[done:most] {
+	for i := done; i < most; i++ {
+		p := r.path(ps, i)
 		if err := op(p); err != nil {
 			if *failed == 0 {
 				*first = describe(verb(name), p, err).encode()
@@ -820,17 +794,20 @@ func (r *runner) stonewall(ctx context.Context, name string, done int, why stopR
 			*failed++
 		}
 		lp.rec.Next(r.tick()-lp.base, 1)
+		if err := checkEvery(ctx, i); err != nil {
+			return 0, 0, err
+		}
 	}
-	r.items = int64(most)
-	if r.rank == 0 && most < len(ps) {
+	r.items = most
+	if r.rank == 0 && most < ps.n {
 		if stopped&stopDeadline != 0 {
-			r.env.Warn(fmt.Sprintf("stonewall hit after %d s: every rank went on to %d items of %d", r.o.StonewallSeconds, most, len(ps)))
+			r.env.Warn(fmt.Sprintf("stonewall hit after %d s: every rank went on to %d items of %d", r.o.StonewallSeconds, most, ps.n))
 		}
 		if stopped&stopSteady != 0 {
-			r.env.Warn(fmt.Sprintf("%s: --until-steady=%s: a rank's creation rate was steady: every rank went on to %d items of %d", name, r.o.Steady, most, len(ps)))
+			r.env.Warn(fmt.Sprintf("%s: --until-steady=%s: a rank's creation rate was steady: every rank went on to %d items of %d", name, r.o.Steady, most, ps.n))
 		}
 		if f := r.o.StonewallStatusFile; f != "" {
-			if err := os.WriteFile(f, []byte(strconv.Itoa(most)+"\n"), 0o644); err != nil {
+			if err := os.WriteFile(f, []byte(strconv.FormatInt(most, 10)+"\n"), 0o644); err != nil {
 				return 0, 0, fmt.Errorf("mdtest: -x %s: %w", f, err)
 			}
 		}
@@ -840,14 +817,14 @@ func (r *runner) stonewall(ctx context.Context, name string, done int, why stopR
 
 // treePhase creates or removes this rank's tree (rank 0's shared tree
 // without -u) and times it.
-func (r *runner) treePhase(ctx context.Context, name string, ts []*tree, create bool) (phaseResult, error) {
+func (r *runner) treePhase(ctx context.Context, name string, mine *tree, create bool) (phaseResult, error) {
+	ts := []*tree{mine}
 	if r.o.Collective && r.o.UniqueDir {
-		// -c -u: rank 0 makes and removes every rank's tree (their
-		// paths formatted before the clock starts).
+		// -c -u: rank 0 makes and removes every rank's tree.
 		ts = nil
 		if r.rank == 0 {
 			for k := range r.size {
-				ts = append(ts, r.trees(k)...)
+				ts = append(ts, r.tree(k))
 			}
 		}
 	}
@@ -861,7 +838,7 @@ func (r *runner) treePhase(ctx context.Context, name string, ts []*tree, create 
 	lp := r.newLoop(name)
 	var failed int64
 	var first string
-	done := 0
+	var done int64
 	if r.owns() {
 		note := func(p string, err error) {
 			lp.rec.Next(r.tick()-lp.base, 1)
@@ -873,20 +850,27 @@ func (r *runner) treePhase(ctx context.Context, name string, ts []*tree, create 
 			}
 		}
 		for _, t := range ts {
-			if create {
-				for _, p := range t.paths {
-					note(p, r.md.Mkdir(p, 0o755))
-				}
-			} else {
-				for k := len(t.paths) - 1; k >= 0; k-- {
-					note(t.paths[k], r.md.Rmdir(t.paths[k]))
+			for j := range t.loops {
+				for n := range t.count {
+					k := n // creation: parents first
+					if !create {
+						k = t.count - 1 - n
+					}
+					p := r.dirPath(t, j, k)
+					if create {
+						note(p, r.md.Mkdir(p, 0o755))
+					} else {
+						note(p, r.md.Rmdir(p))
+					}
+					if err := checkEvery(ctx, n); err != nil {
+						return phaseResult{}, err
+					}
 				}
 			}
-			done += len(t.paths)
 		}
-		if r.o.Collective && r.o.UniqueDir && r.rank == 0 {
-			done /= r.size // mdtest's tree rate counts one tree, whoever makes them all
-		}
+		// mdtest's tree rate counts one rank's trees, whoever makes
+		// them all (-c -u).
+		done = mine.loops * mine.count
 	}
 	tBefore := r.env.Clock()
 	lp.rec.Done(r.tick() - lp.base)

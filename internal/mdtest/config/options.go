@@ -356,6 +356,17 @@ func (o *Options) validateItems() error {
 		return fmt.Errorf("%s with %s (%d directories): more than %d items per rank",
 			o.itemFlags(), o.treeFlags(), dirs, int64(math.MaxInt64))
 	}
+	// mdtest numbers a tree's items across all its directories (with -L
+	// the first leaf's first item is the number of directories above the
+	// leaves times -I), and a rank makes DirLoops trees.
+	if mulSat(dirs, l.ItemsPerDir) == math.MaxInt64 {
+		return fmt.Errorf("%s with %s: %d items in each of %d directories: item numbers beyond %d",
+			o.itemFlags(), o.treeFlags(), l.ItemsPerDir, dirs, int64(math.MaxInt64))
+	}
+	if mulSat(dirs, l.DirLoops) == math.MaxInt64 {
+		return fmt.Errorf("%s with %s: %d test directories of %d directories each: more than %d directories per rank",
+			o.itemFlags(), o.treeFlags(), l.DirLoops, dirs, int64(math.MaxInt64))
+	}
 	return nil
 }
 
@@ -553,9 +564,32 @@ func (o *Options) BufferBytes() int64 {
 	return max(0, o.WriteBytes) + max(0, o.WriteBytes, o.ReadBytes)
 }
 
-// CheckMemory refuses, in one line naming -w or -e, a run whose data
-// buffers do not fit this host's memory for its ranks ranks.
-func (o *Options) CheckMemory(ranks int, host hostmem.HostMemory) error {
+// perOpRecord is what --savePerOpDataCSV keeps of one operation until
+// its phase ends: its start and its duration, two float64s.
+const perOpRecord = 16
+
+// PerOpBytes returns the memory --savePerOpDataCSV keeps during a file
+// phase on the rank that records the most operations, in a job of np
+// ranks: perOpRecord bytes for each of its own items and, with -c, on
+// rank 0, for every rank's too. 0 without --savePerOpDataCSV.
+func (o *Options) PerOpBytes(np int) int64 {
+	if o.SavePerOpDataCSV == "" || !o.RunsFilePhases() {
+		return 0
+	}
+	ops := o.Layout().ItemsPerRank
+	if o.Collective {
+		ops = mulSat(ops, int64(max(np, 1))+1)
+	}
+	return mulSat(ops, perOpRecord)
+}
+
+// CheckMemory refuses, in one line naming the flags, a run whose data
+// buffers (-w, -e), with the operations --savePerOpDataCSV keeps, do
+// not fit this host's memory for its ranks ranks of a job of np. The
+// per-operation records are counted for every rank as for the one that
+// keeps the most (rank 0 with -c). The rest of a rank's memory does not
+// grow with the options: paths are derived, not kept.
+func (o *Options) CheckMemory(np, ranks int, host hostmem.HostMemory) error {
 	if err := hostmem.BufferError(o.BufferBytes(), ranks, host); err != nil {
 		flag := "-w " + hostmem.SizeArg(o.WriteBytes)
 		if o.ReadBytes > o.WriteBytes {
@@ -565,6 +599,12 @@ func (o *Options) CheckMemory(ranks int, host hostmem.HostMemory) error {
 			}
 		}
 		return fmt.Errorf("%s: %w", flag, err)
+	}
+	if p := o.PerOpBytes(np); p > 0 {
+		buf := o.BufferBytes()
+		if err := hostmem.BufferError(buf+min(p, math.MaxInt64-buf), ranks, host); err != nil {
+			return fmt.Errorf("--savePerOpDataCSV with %s: %d bytes per operation: %w", o.itemFlags(), perOpRecord, err)
+		}
 	}
 	return nil
 }

@@ -403,6 +403,10 @@ func TestParseValidationErrors(t *testing.T) {
 		{"-n 3 -z 2 -b 2 -L", []string{"-n 3 is less than the 4 directories that hold items (-z 2 -b 2 -L)"}},
 		{"-n 10 -z 64 -b 2", []string{"-z 64 -b 2: the tree would have more than 9223372036854775807 directories"}},
 		{"-I 8p -z 10 -b 10", []string{"-I 9007199254740992 with -z 10 -b 10 (11111111111 directories): more than"}},
+		// mdtest numbers items across the tree, and a rank makes -n/-I trees
+		{"-n 9223372036854775807 -z 1 -b 2 -L", []string{"-n 9223372036854775807 with -z 1 -b 2 -L: 4611686018427387903 items in each of 3 directories: item numbers beyond 9223372036854775807"}},
+		{"-n 4611686018427387904 -z 2 -b 1 -L", []string{"-n 4611686018427387904 with -z 2 -b 1 -L: 4611686018427387904 items in each of 3 directories: item numbers beyond"}},
+		{"-n 4611686018427387904 -I 1 -z 2 -b 1 -L", []string{"-n 4611686018427387904 -I 1 with -z 2 -b 1 -L: 4611686018427387904 test directories of 3 directories each: more than 9223372036854775807 directories per rank"}},
 		// phases
 		{"-n 10 -C=0 -T=0", nil}, // all again: valid
 		// md_validate_tests' combinations
