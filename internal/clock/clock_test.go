@@ -70,3 +70,31 @@ func BenchmarkSeconds(b *testing.B) {
 	}
 	_ = s
 }
+
+// TestStartBarrier: on the wall clock the barrier runs twice with the
+// settling spin between; on a test's clock once; a failed first barrier
+// ends it with that error.
+func TestStartBarrier(t *testing.T) {
+	boom := errors.New("rank 1 is gone")
+	for _, tc := range []struct {
+		wall  bool
+		fail  error
+		calls int
+		spun  bool
+	}{
+		{true, nil, 2, true},
+		{false, nil, 1, false},
+		{true, boom, 1, false},
+	} {
+		calls := 0
+		barrier := func(context.Context) error { calls++; return tc.fail }
+		start := time.Now()
+		err := StartBarrier(context.Background(), barrier, tc.wall)
+		if !errors.Is(err, tc.fail) || calls != tc.calls {
+			t.Errorf("wall %v, first barrier's error %v: %v after %d barrier(s), want %v after %d", tc.wall, tc.fail, err, calls, tc.fail, tc.calls)
+		}
+		if tc.spun && time.Since(start) < SettleTime {
+			t.Errorf("wall %v: returned after %v, want SettleTime (%v) or more", tc.wall, time.Since(start), SettleTime)
+		}
+	}
+}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/hpcbench/hpcbench/aiori"
 	"github.com/hpcbench/hpcbench/collectives"
+	"github.com/hpcbench/hpcbench/internal/clock"
 	"github.com/hpcbench/hpcbench/internal/distribution"
 	"github.com/hpcbench/hpcbench/internal/pattern"
 )
@@ -98,7 +99,7 @@ func (t *tester) phase(ctx context.Context, acc access, rep int) (phaseFigures, 
 		total = pl.count * t.o.TransferSize
 	}
 	t.env.Phase(f.access, rep, 0, total)
-	if err := t.startBarrier(ctx); err != nil {
+	if err := clock.StartBarrier(ctx, t.barrier, t.env.wall && t.env.Ticks == nil); err != nil {
 		return f, err
 	}
 	var file aiori.File

@@ -380,20 +380,6 @@ func (t *tester) barrier(ctx context.Context) error {
 	return nil
 }
 
-// startBarrier is the barrier a timed phase starts from, whose ranks
-// should leave it together, as from MPI_Barrier, which spins: the first
-// barrier gathers ranks that may have fallen asleep waiting (a rank that
-// filled its buffer sooner waits past its spin and sleeps, and wakes tens
-// of microseconds to a millisecond after the last one arrives, all of it
-// in the open column and the phase's time); the second, among ranks now
-// running, releases them within a message's latency.
-func (t *tester) startBarrier(ctx context.Context) error {
-	if err := t.barrier(ctx); err != nil {
-		return err
-	}
-	return t.barrier(ctx)
-}
-
 // sumInt64 returns the sum of v over the job.
 func (t *tester) sumInt64(ctx context.Context, v int64) (int64, error) {
 	var s, r [8]byte

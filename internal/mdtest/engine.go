@@ -62,6 +62,9 @@ type Env struct {
 	// realTick is set when Tick is the monotonic clock (withDefaults):
 	// the item loop then samples which items it times.
 	realTick bool
+	// wall is set when Clock is the wall clock (withDefaults): a timed
+	// phase then settles before it starts (runner.startBarrier).
+	wall bool
 	// RankHosts names the host of every rank of the job
 	// (run.Record.RankHosts), for the archive's per-host table.
 	RankHosts []string
@@ -73,7 +76,7 @@ type Env struct {
 // withDefaults fills the nil fields of e.
 func (e Env) withDefaults() Env {
 	if e.Clock == nil {
-		e.Clock = clock.Seconds
+		e.Clock, e.wall = clock.Seconds, true
 	}
 	if e.Tick == nil {
 		start := time.Now() // its monotonic reading: time.Since reads only that clock

@@ -18,6 +18,7 @@ import (
 
 	"github.com/hpcbench/hpcbench/aiori"
 	"github.com/hpcbench/hpcbench/collectives"
+	"github.com/hpcbench/hpcbench/internal/clock"
 	"github.com/hpcbench/hpcbench/internal/distribution"
 	"github.com/hpcbench/hpcbench/internal/mdtest/config"
 	"github.com/hpcbench/hpcbench/internal/pattern"
@@ -574,7 +575,7 @@ func (r *runner) itemPhase(ctx context.Context, name string, op opFunc, owner in
 	if err := r.hook(ctx, r.o.RunCmdBeforePhase, name); err != nil {
 		return phaseResult{}, err
 	}
-	if err := r.barrier(ctx); err != nil {
+	if err := clock.StartBarrier(ctx, r.barrier, r.env.wall); err != nil {
 		return phaseResult{}, err
 	}
 	t0 := r.env.Clock()
