@@ -117,8 +117,8 @@ func TestCollBadInput(t *testing.T) {
 		{[]string{"--fabric", "ib"}, `--fabric "ib"`},
 		{[]string{"--alg", "allreduce=magic"}, "magic"},
 		{[]string{"-iter", "x"}, "iter"},
-		{[]string{"--interval", "10us", "PingPong"}, `"--interval" flag: 10µs: want a duration in [1ms, 1h]`},
-		{[]string{"--interval", "-1s"}, `"--interval" flag: -1s: want a duration in [1ms, 1h]`},
+		{[]string{"--interval", "10us", "PingPong"}, `coll: --interval: 10µs: want a duration in [1ms, 1h]`},
+		{[]string{"--interval", "-1s"}, `coll: --interval: -1s: want a duration in [1ms, 1h]`},
 		{[]string{"--until-steady", "Allreduce"}, "--until-steady: not for coll: IMB's repetitions per size are set by -iter and -time"},
 	} {
 		r := run(t, 30*time.Second, append([]string{"coll"}, tc.args...)...)

@@ -46,7 +46,7 @@ func TestPlotBadInput(t *testing.T) {
 		{"allpairs", []string{"-o", out, allpairs}, "fabric-allpairs.json: fabric allpairs holds matrices of host pairs, not figures against size, phase or time"},
 		{"wireup time", []string{"--chart", "time", "-o", out, wireup}, "wireup-a.json: no time-series table"},
 		{"coll and wireup", []string{"-o", out, coll, wireup}, "plot one benchmark at a time (coll and fabric ones go together on a size chart)"},
-		{"unknown option", []string{"-x", coll}, `plot: unknown shorthand flag: 'x'`},
+		{"unknown option", []string{"-x", coll}, `plot: unknown option "-x"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			o := mainOutcome(append([]string{"plot"}, tc.args...)...)

@@ -232,7 +232,7 @@ func TestFlagError(t *testing.T) {
 	}{
 		{[]string{"-n", "1.5"}, `-n: "1.5" is not a whole number: want digits, optionally with a k, m, g, t or p suffix`},
 		{[]string{"--items=x"}, `-n: "x" is not a whole number: want digits, optionally with a k, m, g, t or p suffix`},
-		{[]string{"--dummy.delay=x"}, "--dummy.delay: must be an integer"},
+		{[]string{"--dummy.delay=x"}, `--dummy.delay: "x" is not a whole number: want digits`},
 		{[]string{"-n"}, "-n: needs a value"},
 		{[]string{"--items"}, "-n: needs a value"},
 		{[]string{"--dummy.delay"}, "--dummy.delay: needs a value"},

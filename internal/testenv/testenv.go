@@ -233,6 +233,8 @@ func debianPackage(name string) string {
 		return "hyperfine"
 	case "strace":
 		return "strace"
+	case "time":
+		return "time"
 	case "ssh":
 		return "openssh-client"
 	case "srun", "sinfo", "scontrol", "slurmctld", "slurmd":
@@ -307,11 +309,6 @@ type Result struct {
 	Leftovers bool
 	// Elapsed is the wall time from start to exit.
 	Elapsed time.Duration
-	// MaxRSS is the largest resident set, in bytes, of the command and of
-	// each of its descendants it waited for (wait4's ru_maxrss, which
-	// Linux takes over the child and its reaped children): a process's
-	// peak memory, and under hpcbench launch its largest rank's.
-	MaxRSS int64
 }
 
 // Run runs name with args in dir (the test's working directory when dir is
@@ -372,9 +369,6 @@ func Run(t testing.TB, ctx context.Context, dir string, env []string, name strin
 	}
 	if cmd.ProcessState == nil {
 		t.Fatalf("testenv: wait %s: no exit status", name)
-	}
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		r.MaxRSS = ru.Maxrss * 1024 // KiB on Linux
 	}
 	ws := cmd.ProcessState.Sys().(syscall.WaitStatus)
 	if ws.Signaled() {
