@@ -41,6 +41,8 @@ func FuzzLaunchFlags(f *testing.F) {
 	for _, s := range []string{
 		"-n\x004\x00--\x00hpcbench\x00wireup", "-n\x000", "-n\x00abc", "--timeout\x00xyz", "-n4\x00true",
 		"--np=7\x00--tag-output\x00--pmi-port\x00--pmi-trace\x00/tmp/x\x00true", "--grace\x00-1s\x00true", "-h", "--",
+		"-hosts\x00a:2,b\x00true", "--hosts\x00localhost:3\x00-n\x002\x00true", "-f\x00/dev/null\x00true", "-ppn\x002\x00-rr\x00true",
+		"-machinefile=x\x00--hosts=y\x00true", "-ppn\x000\x00true",
 	} {
 		f.Add(s)
 	}
@@ -137,7 +139,7 @@ func TestMainExit(t *testing.T) {
 		{[]string{"help", "launch", "-n"}, 2, "", `help: takes one command name and an optional --help, got "-n"`},
 		{[]string{"help", "__spawn"}, 2, "", `help: unknown command "__spawn"`},
 		{[]string{"-help"}, 0, "usage: hpcbench COMMAND", ""},
-		{[]string{"launch", "-hosts", "a,b", "true"}, 2, "", "launch: -hosts: every rank runs on this host"},
+		{[]string{"launch", "-hosts", "a,,b", "true"}, 2, "", "launch: --hosts: host 2 is empty"},
 		{[]string{"launch", "--genv=A", "B", "true"}, 2, "", "launch: --genv: not supported"},
 		{[]string{"wireup", "-hx"}, 2, "", `wireup: unknown option "-hx"`},
 	} {

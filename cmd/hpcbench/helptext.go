@@ -65,11 +65,16 @@ mpiexec does: each rank gets PMI_FD (or PMI_PORT and PMI_ID), PMI_RANK and
 PMI_SIZE, so programs built with MPICH run unchanged. The ranks' output is
 forwarded; the first rank that fails stops the job.
 
+--hosts or --hostfile place the ranks as Hydra does: each host in turn takes
+its slots' worth of consecutive ranks (--ppn K: K each; --rr: one each),
+again from the first host while ranks remain, and PMI_process_mapping tells
+MPICH which ranks share a host. Hosts that are all this one (localhost, its
+name) run the job here; running across hosts needs hpcbench's per-host
+proxies, not built yet.
+
 Long options take one dash or two, as Hydra's do (-np 4, -bind-to core);
 the arguments from CMD on are CMD's own.`,
 			unsupported: []notSupported{
-				{[]string{"-hosts", "-host", "-f", "-hostfile", "-machinefile", "-ppn"},
-					"every rank runs on this host; multi-host jobs are not supported yet"},
 				{[]string{"-genv", "-genvall", "-genvnone", "-genvlist", "-env", "-envall", "-envnone", "-envlist"},
 					"not supported: the ranks inherit the launcher's environment, so set variables there (env NAME=VALUE hpcbench launch ...)"},
 				{[]string{"-wdir"}, "not supported: the ranks start in the launcher's directory, so cd there first"},

@@ -50,7 +50,7 @@ func parseLaunch(args []string, stdout io.Writer) (launch.Options, error) {
 	fs := newFlagSet("launch")
 	fs.SetInterspersed(false) // everything after the command belongs to it
 	var o launch.Options
-	fs.IntVarP(&o.N, "np", "n", 1, "number of ranks to start (Hydra's -np N too); rank 0 reads the launcher's stdin, the others /dev/null")
+	fs.IntVarP(&o.N, "np", "n", 1, "number of ranks to start (Hydra's -np N too; with --hosts or --hostfile, default the hosts' slots, with --ppn K, K per host); rank 0 reads the launcher's stdin, the others /dev/null")
 	cliflag.SetRange(fs, "np", fmt.Sprintf("1 to %d", launch.MaxRanks))
 	fs.DurationVar(&o.Timeout, "timeout", 0, "kill the job and exit 124 when it runs longer than this (e.g. 10m); 0 means no limit")
 	fs.DurationVar(&o.PhaseTimeout, "phase-timeout", 0, "watchdog: end the job (exit 123) when a rank stays stopped, or stays in a phase another rank has left, this long; 0 turns it off (default: 10s stopped, max(30s, twice the first rank's time) in a phase)")
@@ -62,6 +62,7 @@ func parseLaunch(args []string, stdout io.Writer) (launch.Options, error) {
 	fs.BoolVar(&o.Progress, "progress", false, "write the job's progress (rank 0's phase, amount, rate, ETA) as a plain line on stderr every 10s where stderr is not a terminal; on a terminal the launcher draws a bar anyway. The ranks print none of their own")
 	fs.DurationVar(&o.ProgressInterval, "progress-interval", 0, "write the --progress lines at this interval (1s to 1h) instead of every 10s; implies --progress")
 	bind := fs.String("bind-to", string(launch.BindNone), "bind rank r to the r-th (round robin) `unit` of the CPUs the launcher may use: none, hwthread, core or socket (Hydra's -bind-to)")
+	hosts := addHostFlags(fs)
 	if err := parseFlags(fs, args, stdout, launchUsage); err != nil {
 		return o, err
 	}
@@ -91,6 +92,9 @@ func parseLaunch(args []string, stdout io.Writer) (launch.Options, error) {
 		return o, usagef("launch: %v", err)
 	}
 	o.Bind = b
+	if err := hosts.apply(fs, &o); err != nil {
+		return o, err
+	}
 	o.Command = fs.Args()
 	return o, nil
 }

@@ -28,6 +28,8 @@ type Options struct {
 	// Self is the path of this executable, substituted for a command named
 	// "hpcbench"; empty disables the substitution.
 	Self string
+	// Hosts, when not empty, places the ranks on these hosts (one proxy each); empty runs every rank on this host.
+	Hosts []HostRanks
 	// Env is the environment the ranks inherit before PMI variables are
 	// added; PMI_*, HYDI_* and MPI_LOCAL* entries are removed from it, and
 	// GOMAXPROCS=1 is added on a crowded host unless it sets GOMAXPROCS
@@ -63,6 +65,12 @@ type Options struct {
 	// the launcher shows the job's progress.
 	Progress         bool
 	ProgressInterval time.Duration
+}
+
+// HostRanks is one host of a job across hosts and the ranks it runs, ascending.
+type HostRanks struct {
+	Name  string
+	Ranks []int
 }
 
 // Validate reports the first invalid field, naming the flag it comes from.
