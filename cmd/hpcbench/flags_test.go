@@ -137,7 +137,9 @@ func TestMainExit(t *testing.T) {
 		{[]string{"help", "launch", "-n"}, 2, "", `help: takes one command name and an optional --help, got "-n"`},
 		{[]string{"help", "__spawn"}, 2, "", `help: unknown command "__spawn"`},
 		{[]string{"-help"}, 0, "usage: hpcbench COMMAND", ""},
-		{[]string{"launch", "-hosts", "a,b", "true"}, 2, "", "launch: -hosts: every rank runs on this host"},
+		{[]string{"launch", "-ppn", "2", "true"}, 2, "", "launch: -ppn: every rank runs on this host"},
+		{[]string{"launch", "-n", "4", "-hosts", "a:1,b:2", "true"}, 2, "", `launch: --hosts "a:1,b:2": 3 slots for -n 4`},
+		{[]string{"launch", "-n", "2", "--hosts", "a,b", "--iface", "nosuch0", "true"}, 2, "", `launch: --iface "nosuch0": no such interface`},
 		{[]string{"launch", "--genv=A", "B", "true"}, 2, "", "launch: --genv: not supported"},
 		{[]string{"wireup", "-hx"}, 2, "", `wireup: unknown option "-hx"`},
 	} {

@@ -63,12 +63,15 @@ back.`,
 			about: `Starts N ranks of CMD on this host under hpcbench's own PMI-1 server, as
 mpiexec does: each rank gets PMI_FD (or PMI_PORT and PMI_ID), PMI_RANK and
 PMI_SIZE, so programs built with MPICH run unchanged. The ranks' output is
-forwarded; the first rank that fails stops the job.
+forwarded; the first rank that fails stops the job. With --hosts the ranks
+run on those hosts: one proxy per host, started through --rsh (ssh), which
+serves its ranks' PMI and joins one barrier per host; the proxies prove the
+job's secret, passed on their stdin, to the launcher's control port.
 
 Long options take one dash or two, as Hydra's do (-np 4, -bind-to core);
 the arguments from CMD on are CMD's own.`,
 			unsupported: []notSupported{
-				{[]string{"-hosts", "-host", "-f", "-hostfile", "-machinefile", "-ppn"},
+				{[]string{"-host", "-f", "-hostfile", "-machinefile", "-ppn"},
 					"every rank runs on this host; multi-host jobs are not supported yet"},
 				{[]string{"-genv", "-genvall", "-genvnone", "-genvlist", "-env", "-envall", "-envnone", "-envlist"},
 					"not supported: the ranks inherit the launcher's environment, so set variables there (env NAME=VALUE hpcbench launch ...)"},

@@ -7,7 +7,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 
+	"github.com/hpcbench/hpcbench/fabric"
 	"github.com/hpcbench/hpcbench/internal/cliflag"
 	"github.com/hpcbench/hpcbench/internal/progress"
 	pipeline "github.com/hpcbench/hpcbench/internal/run"
@@ -25,7 +28,7 @@ func runLaunch(ctx context.Context, stdout, stderr io.Writer, args []string) err
 		}
 		return err
 	}
-	o.Stdout, o.Stderr, o.Env = stdout, stderr, os.Environ()
+	o.Stdout, o.Stderr, o.Env = stdout, stderr, append(os.Environ(), o.Env...)
 	o.Stdin = os.Stdin // rank 0 reads it, as under Hydra
 	if self, err := os.Executable(); err == nil {
 		o.Self = self
@@ -62,6 +65,10 @@ func parseLaunch(args []string, stdout io.Writer) (launch.Options, error) {
 	fs.BoolVar(&o.Progress, "progress", false, "write the job's progress (rank 0's phase, amount, rate, ETA) as a plain line on stderr every 10s where stderr is not a terminal; on a terminal the launcher draws a bar anyway. The ranks print none of their own")
 	fs.DurationVar(&o.ProgressInterval, "progress-interval", 0, "write the --progress lines at this interval (1s to 1h) instead of every 10s; implies --progress")
 	bind := fs.String("bind-to", string(launch.BindNone), "bind rank r to the r-th (round robin) `unit` of the CPUs the launcher may use: none, hwthread, core or socket (Hydra's -bind-to)")
+	hosts := fs.String("hosts", "", "run the ranks on these hosts, `h1:N,h2:M`, in blocks of N on h1, then M on h2 (one proxy each, started through --rsh)")
+	rsh := fs.String("rsh", strings.Join(launch.DefaultRsh, " "), "the remote shell that starts a proxy on each host of --hosts: `CMD` words, {host} replaced by the host's name, else the name added after them (as ssh host cmd)")
+	fs.StringVar(&o.ProxyPath, "proxy-path", "", "the hpcbench executable on the hosts of --hosts (default: the path of this one)")
+	iface := fs.String(ifaceFlag, "", "the interface (or one of this host's addresses) the ranks listen on and publish (HPCBENCH_IFACE), and across hosts the launcher's control port")
 	if err := parseFlags(fs, args, stdout, launchUsage); err != nil {
 		return o, err
 	}
@@ -92,7 +99,70 @@ func parseLaunch(args []string, stdout io.Writer) (launch.Options, error) {
 	}
 	o.Bind = b
 	o.Command = fs.Args()
+	if fs.Changed(ifaceFlag) {
+		if _, err := fabric.LocalIP(*iface); err != nil {
+			return o, usagef("launch: --%s %q: %v", ifaceFlag, *iface, err)
+		}
+		o.Env = append(o.Env, fabric.IfaceEnv+"="+*iface) // the ranks' too, as Hydra's -iface
+	}
+	if fs.Changed("hosts") {
+		if o.Hosts, err = parseHostsBlock(*hosts, o.N); err != nil {
+			return o, usagef("launch: --hosts %q: %v", *hosts, err)
+		}
+	}
+	o.Rsh = strings.Fields(*rsh)
+	if len(o.Rsh) == 0 {
+		return o, usagef("launch: --rsh %q: want a command", *rsh)
+	}
 	return o, nil
+}
+
+// parseHostsBlock parses --hosts h1:N,h2:M into the block layout of n
+// ranks: N ranks on h1, then M on h2 (1 when a host has no count).
+// TODO(issue 35): replaced by internal/launch/hostlist when the hosts
+// branch is merged.
+func parseHostsBlock(s string, n int) ([]launch.HostRanks, error) {
+	var hosts []launch.HostRanks
+	next := 0
+	for _, item := range strings.Split(s, ",") {
+		name, count, hasCount := strings.Cut(item, ":")
+		k := 1
+		if hasCount {
+			var err error
+			if k, err = strconv.Atoi(count); err != nil || k < 1 {
+				return nil, fmt.Errorf("host %q: want NAME or NAME:SLOTS, SLOTS from 1", item)
+			}
+		}
+		if name == "" {
+			return nil, errors.New("an empty host name")
+		}
+		h := launch.HostRanks{Name: name}
+		for ; k > 0 && next < n; k-- {
+			h.Ranks = append(h.Ranks, next)
+			next++
+		}
+		if len(h.Ranks) > 0 {
+			hosts = append(hosts, h)
+		}
+	}
+	if next < n {
+		return nil, fmt.Errorf("%d slots for -n %d", next, n)
+	}
+	return hosts, nil
+}
+
+// runProxy is the launcher's proxy on a host of a job across hosts (see
+// launch.ServeProxy); it takes no arguments: its job comes from stdin and
+// the control connection.
+func runProxy(ctx context.Context, _, _ io.Writer, args []string) error {
+	if len(args) != 0 {
+		return usagef("%s: internal command of hpcbench launch, not for direct use", launch.ProxyCommand)
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("%s: the path of this executable: %w", launch.ProxyCommand, err)
+	}
+	return launch.ServeProxy(ctx, self)
 }
 
 // runSpawner is the launcher's hidden helper process (see launch.ServeSpawner):

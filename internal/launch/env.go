@@ -25,9 +25,10 @@ func scrubbedEnv(env []string, phaseTimeout bool) []string {
 	return out
 }
 
-// rankVars returns the PMI variables of one rank, added to the job's
-// scrubbed environment by the spawner.
-func rankVars(rank, n int, pmiPort string) []string {
+// rankVars returns the PMI variables of one rank of a job of n ranks, the
+// local-th of the localN on its host, added to the job's scrubbed
+// environment by the spawner.
+func rankVars(rank, n, local, localN int, pmiPort string) []string {
 	r := strconv.Itoa(rank)
 	var env []string
 	if pmiPort != "" {
@@ -36,13 +37,51 @@ func rankVars(rank, n int, pmiPort string) []string {
 	} else {
 		env = []string{"PMI_FD=3", "PMI_RANK=" + r, "PMI_SIZE=" + strconv.Itoa(n)}
 	}
-	return append(env, "MPI_LOCALNRANKS="+strconv.Itoa(n), "MPI_LOCALRANKID="+r)
+	return append(env, "MPI_LOCALNRANKS="+strconv.Itoa(localN), "MPI_LOCALRANKID="+strconv.Itoa(local))
 }
 
 // processMapping is PMI_process_mapping for n ranks on one node, in the
 // block form MPICH parses: one node holding n consecutive ranks.
 func processMapping(n int) string {
 	return "(vector,(0,1," + strconv.Itoa(n) + "))"
+}
+
+// processMappingOf is PMI_process_mapping for n ranks placed on hosts, in
+// MPICH's vector form: a triple (node, nodes, ranks) says that the next
+// ranks*nodes ranks run ranks at a time on node, node+1, ... in turn; the
+// ranks are described in order, adjacent blocks of one size on
+// consecutive nodes folded into one triple ("(vector,(0,2,2))" for 2 hosts
+// of 2 ranks in blocks), with no repetition of the list (MPICH repeats a
+// list shorter than the job, and this one never is).
+func processMappingOf(hosts []HostRanks, n int) string {
+	node := make([]int, n)
+	for i, h := range hosts {
+		for _, r := range h.Ranks {
+			node[r] = i
+		}
+	}
+	type block struct{ node, nodes, size int }
+	var bs []block
+	for r := 0; r < n; {
+		k := r
+		for k < n && node[k] == node[r] {
+			k++
+		}
+		size := k - r
+		if last := len(bs) - 1; last >= 0 && bs[last].size == size && bs[last].node+bs[last].nodes == node[r] {
+			bs[last].nodes++
+		} else {
+			bs = append(bs, block{node[r], 1, size})
+		}
+		r = k
+	}
+	var b strings.Builder
+	b.WriteString("(vector")
+	for _, x := range bs {
+		b.WriteString(",(" + strconv.Itoa(x.node) + "," + strconv.Itoa(x.nodes) + "," + strconv.Itoa(x.size) + ")")
+	}
+	b.WriteString(")")
+	return b.String()
 }
 
 // crowdVars returns GOMAXPROCS=1 for the ranks of a job of n ranks on a
