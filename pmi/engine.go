@@ -31,6 +31,15 @@ type EngineConfig struct {
 	// barrier_in, finalize, and the hpcbench_phase reports of ranks under
 	// hpcbench's own launcher), for the owner's watchdog.
 	Notes bool
+	// Ranks, for a server of some of a job's ranks (a launcher's proxy on
+	// one host), is the job-wide rank of each rank served, by index:
+	// messages and notes name ranks by it. Nil when the ranks served are
+	// the job's 0..Size-1.
+	Ranks []int
+	// Delta asks the engine to keep the puts made since the last barrier
+	// for its owner (TakePuts), which carries them to the job's other
+	// servers, and to take theirs (Store).
+	Delta bool
 }
 
 // OutKind tells what an Out asks of the Engine's owner.
@@ -124,6 +133,7 @@ type Engine struct {
 	entered   int
 	spawn     []*strings.Builder // per rank: non-nil while a multi-line spawn is being read
 	pairs     []Pair             // reused by every parse; no Msg outlives a call
+	puts      []Pair             // with Delta: the puts since the last TakePuts
 }
 
 // getReplyPrefix starts the reply to a successful get; the value and a
@@ -151,6 +161,9 @@ func NewEngine(cfg EngineConfig) (*Engine, error) {
 	if err := ValidToken("process mapping", cfg.ProcessMapping); err != nil {
 		return nil, err
 	}
+	if cfg.Ranks != nil && len(cfg.Ranks) != cfg.Size {
+		return nil, fmt.Errorf("pmi: engine ranks: %d for a size of %d", len(cfg.Ranks), cfg.Size)
+	}
 	if cfg.UniverseSize == 0 {
 		cfg.UniverseSize = cfg.Size
 	}
@@ -173,6 +186,35 @@ func NewEngine(cfg EngineConfig) (*Engine, error) {
 
 // Size returns the number of ranks the engine serves.
 func (e *Engine) Size() int { return e.cfg.Size }
+
+// ID returns the job-wide rank of the rank served at index rank (see
+// EngineConfig.Ranks).
+func (e *Engine) ID(rank int) int {
+	if e.cfg.Ranks == nil || rank < 0 || rank >= len(e.cfg.Ranks) {
+		return rank
+	}
+	return e.cfg.Ranks[rank]
+}
+
+// TakePuts returns the puts made since the last call, in order, and
+// forgets them; nil without EngineConfig.Delta.
+func (e *Engine) TakePuts() []Pair {
+	p := e.puts
+	e.puts = nil
+	return p
+}
+
+// Store writes pairs into the KVS, in order (the last write of a key
+// wins), as if they had been put: the puts of the job's ranks served
+// elsewhere, which gets then find. A pair whose reply would not fit a
+// wire line is dropped, as put refuses it.
+func (e *Engine) Store(pairs []Pair) {
+	for _, p := range pairs {
+		if r := getReply(p.Val); len(r) <= MaxLine-1 {
+			e.kvs[p.Key] = r
+		}
+	}
+}
 
 // Finalized reports whether rank has sent finalize.
 func (e *Engine) Finalized(rank int) bool { return e.state[rank] == stateFinalized }
@@ -211,7 +253,7 @@ func (e *Engine) handle(rank int, line string, dst []Out) []Out {
 	}
 	m, err := parseLine(line, e.pairs)
 	if err != nil {
-		return append(dst, Out{Kind: OutFail, Rank: rank, Err: fmt.Errorf("rank %d sent a bad request: %w", rank, err)})
+		return append(dst, Out{Kind: OutFail, Rank: rank, Err: fmt.Errorf("rank %d sent a bad request: %w", e.ID(rank), err)})
 	}
 	e.pairs = m.Pairs[:0] // keep any growth for the next line
 	if m.Cmd == PhaseCommand {
@@ -220,16 +262,16 @@ func (e *Engine) handle(rank int, line string, dst []Out) []Out {
 		return e.phase(rank, m, dst)
 	}
 	if e.state[rank] == stateFinalized {
-		return append(dst, fail(rank, "pmi: rank %d sent %q after finalize", rank, m.Cmd))
+		return append(dst, fail(rank, "pmi: rank %d sent %q after finalize", e.ID(rank), m.Cmd))
 	}
 	if e.inBarrier[rank] {
-		return append(dst, fail(rank, "pmi: rank %d sent %q while waiting in a barrier", rank, m.Cmd))
+		return append(dst, fail(rank, "pmi: rank %d sent %q while waiting in a barrier", e.ID(rank), m.Cmd))
 	}
 	switch m.Cmd {
 	case "init":
 		dst = append(dst, e.init(rank, m))
 		if e.cfg.Notes && e.state[rank] == stateInit {
-			dst = append(dst, Out{Kind: OutNote, Rank: rank, Note: Note{Rank: rank, Kind: NoteInit}})
+			dst = append(dst, Out{Kind: OutNote, Rank: rank, Note: Note{Rank: e.ID(rank), Kind: NoteInit}})
 		}
 		return dst
 	case "initack":
@@ -255,10 +297,10 @@ func (e *Engine) handle(rank int, line string, dst []Out) []Out {
 		e.state[rank] = stateFinalized
 		dst = append(dst, reply(rank, "finalize_ack"), Out{Kind: OutFinalized, Rank: rank})
 		if e.cfg.Notes {
-			dst = append(dst, Out{Kind: OutNote, Rank: rank, Note: Note{Rank: rank, Kind: NoteFinalize}})
+			dst = append(dst, Out{Kind: OutNote, Rank: rank, Note: Note{Rank: e.ID(rank), Kind: NoteFinalize}})
 		}
 		if e.entered > 0 {
-			dst = append(dst, fail(rank, "pmi: rank %d finalized while other ranks wait in a barrier it never entered", rank))
+			dst = append(dst, fail(rank, "pmi: rank %d finalized while other ranks wait in a barrier it never entered", e.ID(rank)))
 		}
 		return dst
 	case "abort":
@@ -286,7 +328,7 @@ func (e *Engine) handle(rank int, line string, dst []Out) []Out {
 		}
 		return append(dst, reply(rank, "spawn_result", "rc", "-1", "msg", "spawn_not_supported"))
 	default:
-		return append(dst, fail(rank, "pmi: rank %d sent unknown command %q", rank, clip(m.Cmd)))
+		return append(dst, fail(rank, "pmi: rank %d sent unknown command %q", e.ID(rank), clip(m.Cmd)))
 	}
 }
 
@@ -349,7 +391,11 @@ func (e *Engine) put(rank int, m Msg) Out {
 		// reply would split and desynchronise the client.
 		return reply(rank, "put_result", "rc", "-1", "msg", "value_too_long_for_a_1023_byte_reply")
 	}
-	e.kvs[strings.Clone(key)] = r
+	key = strings.Clone(key)
+	e.kvs[key] = r
+	if e.cfg.Delta {
+		e.puts = append(e.puts, Pair{Key: key, Val: r[len(getReplyPrefix) : len(r)-1]})
+	}
 	return reply(rank, "put_result", "rc", "0", "msg", "success")
 }
 
@@ -368,13 +414,13 @@ func (e *Engine) get(rank int, m Msg) Out {
 func (e *Engine) barrierIn(rank int, dst []Out) []Out {
 	for r, st := range e.state {
 		if r != rank && (st == stateFinalized || st == stateClosed) {
-			return append(dst, fail(r, "pmi: rank %d entered a barrier that rank %d can never join (it has %s)", rank, r, stateVerb(st)))
+			return append(dst, fail(r, "pmi: rank %d entered a barrier that rank %d can never join (it has %s)", e.ID(rank), e.ID(r), stateVerb(st)))
 		}
 	}
 	e.inBarrier[rank] = true
 	e.entered++
 	if e.cfg.Notes {
-		dst = append(dst, Out{Kind: OutNote, Rank: rank, Note: Note{Rank: rank, Kind: NoteBarrier}})
+		dst = append(dst, Out{Kind: OutNote, Rank: rank, Note: Note{Rank: e.ID(rank), Kind: NoteBarrier}})
 	}
 	if e.entered < e.cfg.Size {
 		return dst
@@ -399,7 +445,7 @@ func (e *Engine) phase(rank int, m Msg, dst []Out) []Out {
 	if un, err := url.PathUnescape(name); err == nil {
 		name = un
 	}
-	n := Note{Rank: rank, Kind: NotePhase, Phase: strings.Clone(name), Iter: iter}
+	n := Note{Rank: e.ID(rank), Kind: NotePhase, Phase: strings.Clone(name), Iter: iter}
 	doneS, okD := m.Get("done")
 	totalS, okT := m.Get("total")
 	if okD && okT {
@@ -447,9 +493,9 @@ func (e *Engine) Closed(rank int) []Out {
 	e.state[rank] = stateClosed
 	switch {
 	case prev == stateInit:
-		return []Out{fail(rank, "pmi: rank %d closed its PMI connection before finalize", rank)}
+		return []Out{fail(rank, "pmi: rank %d closed its PMI connection before finalize", e.ID(rank))}
 	case prev == stateNew && e.entered > 0:
-		return []Out{fail(rank, "pmi: rank %d closed its PMI connection without joining the barrier other ranks wait in", rank)}
+		return []Out{fail(rank, "pmi: rank %d closed its PMI connection without joining the barrier other ranks wait in", e.ID(rank))}
 	}
 	if prev == stateFinalized {
 		// Keep it recorded as finalized for barrier checks and Finalized.
@@ -466,7 +512,7 @@ func (e *Engine) spawnLine(rank int, line string, dst []Out) []Out {
 	if strings.TrimSpace(line) != "endcmd" {
 		if sb.Len()+len(line) > 64*MaxLine {
 			e.spawn[rank] = nil
-			return append(dst, fail(rank, "pmi: rank %d sent a spawn request over %d bytes", rank, 64*MaxLine))
+			return append(dst, fail(rank, "pmi: rank %d sent a spawn request over %d bytes", e.ID(rank), 64*MaxLine))
 		}
 		sb.WriteString(line)
 		sb.WriteByte('\n')

@@ -37,6 +37,13 @@ type ServerConfig struct {
 	// rank's serving goroutine, concurrently for different ranks, and must
 	// return at once.
 	Notify func(Note)
+	// Upstream, when not nil, makes the server one level of a job served
+	// by several (a launcher's proxy on one host): once every rank it
+	// serves has entered a barrier, it calls Upstream with the puts made
+	// since the last barrier, and the barrier completes when the owner
+	// calls CompleteBarrier with the puts of the whole job. It is called
+	// from a serving goroutine and must return at once.
+	Upstream func(puts []Pair)
 }
 
 // RankError is why a job failed, naming the rank responsible.
@@ -93,6 +100,7 @@ type peer struct {
 // NewServer validates cfg and returns a Server with one socketpair per rank.
 func NewServer(cfg ServerConfig) (*Server, error) {
 	cfg.Engine.Notes = cfg.Notify != nil
+	cfg.Engine.Delta = cfg.Upstream != nil
 	eng, err := NewEngine(cfg.Engine)
 	if err != nil {
 		return nil, err
@@ -113,7 +121,7 @@ func NewServer(cfg ServerConfig) (*Server, error) {
 			return nil, fmt.Errorf("pmi: create trace directory: %w", err)
 		}
 		for _, p := range s.peers {
-			f, err := os.Create(filepath.Join(cfg.TraceDir, "rank"+strconv.Itoa(p.rank)+".txt"))
+			f, err := os.Create(filepath.Join(cfg.TraceDir, "rank"+strconv.Itoa(eng.ID(p.rank))+".txt"))
 			if err != nil {
 				cleanup()
 				return nil, fmt.Errorf("pmi: create trace file: %w", err)
@@ -321,7 +329,7 @@ func (s *Server) serve(p *peer, r *bufio.Reader) {
 		if err != nil {
 			var se *SyntaxError
 			if errors.As(err, &se) {
-				s.fail(&RankError{Rank: p.rank, Err: fmt.Errorf("pmi: rank %d sent a bad request: %w", p.rank, err)})
+				s.fail(&RankError{Rank: s.eng.ID(p.rank), Err: fmt.Errorf("pmi: rank %d sent a bad request: %w", s.eng.ID(p.rank), err)})
 				return
 			}
 			s.mu.Lock()
@@ -343,7 +351,7 @@ func (s *Server) serve(p *peer, r *bufio.Reader) {
 		s.handle(p, line)
 		if !more {
 			if err := p.flush(s.cfg.WriteTimeout); err != nil {
-				s.fail(&RankError{Rank: p.rank, Err: fmt.Errorf("pmi: reply to rank %d: %w", p.rank, err)})
+				s.fail(&RankError{Rank: s.eng.ID(p.rank), Err: fmt.Errorf("pmi: reply to rank %d: %w", s.eng.ID(p.rank), err)})
 			}
 		}
 	}
@@ -361,14 +369,23 @@ func hasLine(r *bufio.Reader) bool {
 func (s *Server) handle(p *peer, line string) {
 	s.mu.Lock()
 	outs := s.eng.handle(p.rank, line, p.outs[:0])
+	var puts []Pair
+	up := false
 	for i := 0; i < len(outs); i++ {
 		if outs[i].Kind == OutBarrier {
+			if s.cfg.Upstream != nil {
+				puts, up = s.eng.TakePuts(), true
+				continue
+			}
 			outs = append(outs, s.eng.BarrierDone(0)...)
 		}
 	}
 	s.failures(outs)
 	s.mu.Unlock()
 	s.do(outs)
+	if up {
+		s.cfg.Upstream(puts)
+	}
 	clear(outs) // drop the reply lines and errors until the next request
 	p.outs = outs[:0]
 }
@@ -383,13 +400,13 @@ func (s *Server) failures(outs []Out) {
 	for _, o := range outs {
 		switch o.Kind {
 		case OutAbort:
-			msg := fmt.Sprintf("rank %d called abort with exit code %d", o.Rank, o.Code)
+			msg := fmt.Sprintf("rank %d called abort with exit code %d", s.eng.ID(o.Rank), o.Code)
 			if o.Msg != "" {
 				msg += ": " + o.Msg
 			}
-			s.fail(&RankError{Rank: o.Rank, Abort: true, Code: o.Code, Err: errors.New(msg)})
+			s.fail(&RankError{Rank: s.eng.ID(o.Rank), Abort: true, Code: o.Code, Err: errors.New(msg)})
 		case OutFail:
-			s.fail(&RankError{Rank: o.Rank, Err: o.Err})
+			s.fail(&RankError{Rank: s.eng.ID(o.Rank), Err: o.Err})
 		}
 	}
 }
@@ -406,7 +423,7 @@ func (s *Server) do(outs []Out) {
 		}
 		p := s.peers[o.Rank]
 		if err := p.send(o.Line, s.cfg.WriteTimeout); err != nil {
-			s.fail(&RankError{Rank: o.Rank, Err: fmt.Errorf("pmi: reply to rank %d: %w", o.Rank, err)})
+			s.fail(&RankError{Rank: s.eng.ID(o.Rank), Err: fmt.Errorf("pmi: reply to rank %d: %w", s.eng.ID(o.Rank), err)})
 		}
 	}
 }
@@ -513,6 +530,16 @@ func (s *Server) closeAll() {
 		}
 		p.mu.Unlock()
 	}
+}
+
+// CompleteBarrier completes the barrier the server handed Upstream: the
+// job's puts go into its KVS, then its ranks leave the barrier.
+func (s *Server) CompleteBarrier(puts []Pair) {
+	s.mu.Lock()
+	s.eng.Store(puts)
+	outs := s.eng.BarrierDone(0)
+	s.mu.Unlock()
+	s.do(outs)
 }
 
 // CloseClientFile closes the parent's copy of rank's socketpair end; the

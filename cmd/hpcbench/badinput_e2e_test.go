@@ -421,10 +421,8 @@ func badInputs() []badInput {
 			[]string{"launch: --ppn: \"two\" is not a whole number: want 1 to 65536"}},
 		{"launch -ppn 2 -rr -- true", 0, []string{"launch", "-ppn", "2", "-rr", "--", "true"},
 			[]string{"launch: --rr is --ppn 1: not with --ppn 2"}},
-		// Until the per-host proxies land, a job across hosts is refused
-		// before any work.
-		{"launch --hosts a,b -- true", 0, []string{"launch", "--hosts", "a,b", "--", "true"},
-			[]string{"launch: --hosts: running across hosts needs the proxies (not built yet)"}},
+		{"launch --hosts a,b --rsh ''", 0, []string{"launch", "--hosts", "a,b", "--rsh", "", "--", "true"},
+			[]string{`launch: --rsh "": want a command`}},
 		{"dfs", 0, []string{"dfs"},
 			[]string{"dfs: want pool, cont or engine (hpcbench dfs --help)"}},
 		{"dfs frob", 0, []string{"dfs", "frob"},

@@ -140,6 +140,7 @@ func TestMainExit(t *testing.T) {
 		{[]string{"help", "__spawn"}, 2, "", `help: unknown command "__spawn"`},
 		{[]string{"-help"}, 0, "usage: hpcbench COMMAND", ""},
 		{[]string{"launch", "-hosts", "a,,b", "true"}, 2, "", "launch: --hosts: host 2 is empty"},
+		{[]string{"launch", "-n", "2", "--hosts", "a,b", "--iface", "nosuch0", "true"}, 2, "", `launch: --iface "nosuch0": no such interface`},
 		{[]string{"launch", "--genv=A", "B", "true"}, 2, "", "launch: --genv: not supported"},
 		{[]string{"wireup", "-hx"}, 2, "", `wireup: unknown option "-hx"`},
 	} {

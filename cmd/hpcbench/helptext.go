@@ -63,14 +63,16 @@ back.`,
 			about: `Starts N ranks of CMD on this host under hpcbench's own PMI-1 server, as
 mpiexec does: each rank gets PMI_FD (or PMI_PORT and PMI_ID), PMI_RANK and
 PMI_SIZE, so programs built with MPICH run unchanged. The ranks' output is
-forwarded; the first rank that fails stops the job.
+forwarded; the first rank that fails stops the job. With --hosts the ranks
+run on those hosts: one proxy per host, started through --rsh (ssh), which
+serves its ranks' PMI and joins one barrier per host; the proxies prove the
+job's secret, passed on their stdin, to the launcher's control port.
 
 --hosts or --hostfile place the ranks as Hydra does: each host in turn takes
 its slots' worth of consecutive ranks (--ppn K: K each; --rr: one each),
 again from the first host while ranks remain, and PMI_process_mapping tells
 MPICH which ranks share a host. Hosts that are all this one (localhost, its
-name) run the job here; running across hosts needs hpcbench's per-host
-proxies, not built yet.
+name) run the job here, without proxies.
 
 Long options take one dash or two, as Hydra's do (-np 4, -bind-to core);
 the arguments from CMD on are CMD's own.`,

@@ -7,7 +7,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
+	"github.com/hpcbench/hpcbench/fabric"
 	"github.com/hpcbench/hpcbench/internal/cliflag"
 	"github.com/hpcbench/hpcbench/internal/progress"
 	pipeline "github.com/hpcbench/hpcbench/internal/run"
@@ -25,7 +27,7 @@ func runLaunch(ctx context.Context, stdout, stderr io.Writer, args []string) err
 		}
 		return err
 	}
-	o.Stdout, o.Stderr, o.Env = stdout, stderr, os.Environ()
+	o.Stdout, o.Stderr, o.Env = stdout, stderr, append(os.Environ(), o.Env...)
 	o.Stdin = os.Stdin // rank 0 reads it, as under Hydra
 	if self, err := os.Executable(); err == nil {
 		o.Self = self
@@ -63,6 +65,9 @@ func parseLaunch(args []string, stdout io.Writer) (launch.Options, error) {
 	fs.DurationVar(&o.ProgressInterval, "progress-interval", 0, "write the --progress lines at this interval (1s to 1h) instead of every 10s; implies --progress")
 	bind := fs.String("bind-to", string(launch.BindNone), "bind rank r to the r-th (round robin) `unit` of the CPUs the launcher may use: none, hwthread, core or socket (Hydra's -bind-to)")
 	hosts := addHostFlags(fs)
+	rsh := fs.String("rsh", strings.Join(launch.DefaultRsh, " "), "the remote shell that starts a proxy on each host of --hosts: `CMD` words, {host} replaced by the host's name, else the name added after them (as ssh host cmd)")
+	fs.StringVar(&o.ProxyPath, "proxy-path", "", "the hpcbench executable on the hosts of --hosts (default: the path of this one)")
+	iface := fs.String(ifaceFlag, "", "the interface (or one of this host's addresses) the ranks listen on and publish (HPCBENCH_IFACE), and across hosts the launcher's control port")
 	if err := parseFlags(fs, args, stdout, launchUsage); err != nil {
 		return o, err
 	}
@@ -96,7 +101,31 @@ func parseLaunch(args []string, stdout io.Writer) (launch.Options, error) {
 		return o, err
 	}
 	o.Command = fs.Args()
+	if fs.Changed(ifaceFlag) {
+		if _, err := fabric.LocalIP(*iface); err != nil {
+			return o, usagef("launch: --%s %q: %v", ifaceFlag, *iface, err)
+		}
+		o.Env = append(o.Env, fabric.IfaceEnv+"="+*iface) // the ranks' too, as Hydra's -iface
+	}
+	o.Rsh = strings.Fields(*rsh)
+	if len(o.Rsh) == 0 {
+		return o, usagef("launch: --rsh %q: want a command", *rsh)
+	}
 	return o, nil
+}
+
+// runProxy is the launcher's proxy on a host of a job across hosts (see
+// launch.ServeProxy); it takes no arguments: its job comes from stdin and
+// the control connection.
+func runProxy(ctx context.Context, _, _ io.Writer, args []string) error {
+	if len(args) != 0 {
+		return usagef("%s: internal command of hpcbench launch, not for direct use", launch.ProxyCommand)
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("%s: the path of this executable: %w", launch.ProxyCommand, err)
+	}
+	return launch.ServeProxy(ctx, self)
 }
 
 // runSpawner is the launcher's hidden helper process (see launch.ServeSpawner):

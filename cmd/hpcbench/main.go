@@ -54,6 +54,7 @@ func commands() map[string]command {
 		"plot":    {summary: "chart saved runs: bandwidth, latency or rate against size, phase or time (PNG, SVG, terminal)", run: runPlot},
 
 		launch.SpawnerCommand: {summary: "the launcher's process spawner", run: runSpawner, hidden: true},
+		launch.ProxyCommand:   {summary: "the launcher's proxy on a host of a job across hosts", run: runProxy, hidden: true},
 		engine.ChildCommand:   {summary: "the engine a rank starts for -a DFS", run: runDfsEngineChild, hidden: true},
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/hpcbench/hpcbench/fabric"
+	"github.com/hpcbench/hpcbench/internal/launch/hostlist"
 	"github.com/hpcbench/hpcbench/internal/progress"
 )
 
@@ -25,9 +26,10 @@ func scrubbedEnv(env []string, phaseTimeout bool) []string {
 	return out
 }
 
-// rankVars returns the PMI variables of one rank, added to the job's
-// scrubbed environment by the spawner.
-func rankVars(rank, n int, pmiPort string) []string {
+// rankVars returns the PMI variables of one rank of a job of n ranks, the
+// local-th of the localN on its host, added to the job's scrubbed
+// environment by the spawner.
+func rankVars(rank, n, local, localN int, pmiPort string) []string {
 	r := strconv.Itoa(rank)
 	var env []string
 	if pmiPort != "" {
@@ -36,13 +38,23 @@ func rankVars(rank, n int, pmiPort string) []string {
 	} else {
 		env = []string{"PMI_FD=3", "PMI_RANK=" + r, "PMI_SIZE=" + strconv.Itoa(n)}
 	}
-	return append(env, "MPI_LOCALNRANKS="+strconv.Itoa(n), "MPI_LOCALRANKID="+r)
+	return append(env, "MPI_LOCALNRANKS="+strconv.Itoa(localN), "MPI_LOCALRANKID="+strconv.Itoa(local))
 }
 
 // processMapping is PMI_process_mapping for n ranks on one node, in the
 // block form MPICH parses: one node holding n consecutive ranks.
 func processMapping(n int) string {
 	return "(vector,(0,1," + strconv.Itoa(n) + "))"
+}
+
+// processMappingOf is PMI_process_mapping for the ranks placed on hosts,
+// as hostlist.Layout.ProcessMapping writes it for MPICH.
+func processMappingOf(hosts []HostRanks) string {
+	l := hostlist.Layout{Hosts: make([]hostlist.Host, len(hosts))}
+	for i, h := range hosts {
+		l.Hosts[i] = hostlist.Host{Name: h.Name, Ranks: h.Ranks}
+	}
+	return l.ProcessMapping()
 }
 
 // crowdVars returns GOMAXPROCS=1 for the ranks of a job of n ranks on a

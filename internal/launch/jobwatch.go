@@ -159,6 +159,9 @@ func (jb *job) watchdogFired(now time.Time) {
 // peers waiting for it are what made the deadline pass), and a continue
 // whose report was dropped ends the stop.
 func (jb *job) refreshStops(now time.Time) {
+	if jb.remote != nil {
+		return // their /proc is on their hosts; their proxies report stops
+	}
 	for r := range jb.wd.ranks {
 		if !jb.wd.ranks[r].live || jb.pids[r] <= 0 {
 			continue
@@ -179,7 +182,12 @@ func (jb *job) refreshStops(now time.Time) {
 // watchdogFail ends the job naming late, the ranks the others wait for,
 // in place of a held abort (which is their peers noticing).
 func (jb *job) watchdogFail(late []int, now time.Time) {
-	host, _ := os.Hostname()
+	var host string
+	if jb.remote != nil {
+		host = jb.remote.host(late[0])
+	} else {
+		host, _ = os.Hostname()
+	}
 	msg := jb.wd.stallMessage(late, now, host, jb.info)
 	jb.fail = &Failure{Rank: late[0], Code: ExitWatchdog, Msg: "launch: " + msg}
 	jb.teardown()
@@ -205,8 +213,11 @@ func (jb *job) blameStopped(now time.Time) {
 // info is a rank's pid and state from /proc, for the watchdog's messages.
 func (jb *job) info(r int) (int, string) {
 	pid := jb.pids[r]
-	if pid <= 0 {
+	switch {
+	case pid <= 0:
 		return pid, "not started"
+	case jb.remote != nil:
+		return pid, "running" // as far as its proxy said: stops are reported
 	}
 	return pid, procstat.Describe(procstat.State(pid))
 }

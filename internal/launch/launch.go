@@ -93,13 +93,32 @@ const outputGrace = 2 * time.Second
 // rank that died by a signal just before it (see serverFailed).
 const abortGrace = 200 * time.Millisecond
 
+// failSource is where a job's PMI failure comes from: its pmi.Server, or
+// the proxies of a job across hosts.
+type failSource interface {
+	// Err returns the first failure, or nil.
+	Err() error
+}
+
+// remoteRanks is the launcher's hold on ranks it did not fork: those of a
+// job across hosts, which the proxies on their hosts signal.
+type remoteRanks interface {
+	// signal sends sig to every live rank's process group, or with all
+	// to every rank's, exited or not; each proxy also sends it to the
+	// ranks it reports started later.
+	signal(sig syscall.Signal, all bool)
+	// host names the host rank r runs on.
+	host(r int) string
+}
+
 // job is the state of one run, owned by Run's goroutine.
 type job struct {
 	o       Options
-	srv     *pmi.Server
-	pids    []int  // by rank; 0 until the spawner reports it
-	exited  []bool // by rank
-	pending int    // ranks asked for and not yet reported exited or failed to start
+	srv     failSource
+	remote  remoteRanks // nil on one host
+	pids    []int       // by rank; 0 until the spawner reports it
+	exited  []bool      // by rank
+	pending int         // ranks asked for and not yet reported exited or failed to start
 	fail    *Failure
 
 	tornDown, killSent bool
@@ -171,6 +190,9 @@ func (jb *job) oomNote() string {
 // a *Failure otherwise. Whatever happens, every rank and its process group is
 // gone and reaped when Run returns.
 func (j *Job) Run(ctx context.Context) error {
+	if len(j.opts.Hosts) > 0 {
+		return j.runHosts(ctx)
+	}
 	o := j.opts
 	raiseNoFile()
 	start := time.Now()
@@ -259,7 +281,7 @@ func (j *Job) Run(ctx context.Context) error {
 		if r == 0 {
 			in = stdinFD
 		}
-		started, err := j.startRank(r, cpus, in, sp, srv, fwd)
+		started, err := startRank(sp, srv, fwd, r, r, rankVars(r, o.N, r, o.N, srv.Addr()), cpus, in)
 		srv.CloseClientFile(r)
 		if in >= 0 {
 			unix.Close(in)
@@ -307,53 +329,7 @@ func (j *Job) Run(ctx context.Context) error {
 		defer t.Stop()
 		timeout = t.C
 	}
-	for jb.pending > 0 {
-		jb.armWatchdog()
-		select {
-		case <-notes.wake:
-			jb.applyNotes()
-		case now := <-jb.watchdogC():
-			jb.watchdogFired(now)
-		case ev := <-events:
-			jb.handle(ev)
-		case <-srvFailed:
-			srvFailed = nil
-			jb.serverFailed()
-		case <-jb.statusWait:
-			jb.statusWait = nil
-			if jb.fail.abort && !jb.extended && jb.anyZombie() {
-				// A rank is dead and not yet reported: its status is
-				// on its way and names the cause.
-				jb.extended = true
-				jb.statusWait = time.After(statusGrace)
-				continue
-			}
-			if jb.fail.abort {
-				// A rank aborted (its own stall deadline, say) while
-				// another is stopped: the stopped one is the cause.
-				jb.blameStopped(time.Now())
-			}
-			jb.teardown()
-		case <-timeout:
-			timeout = nil
-			if jb.fail == nil {
-				jb.applyNotes()
-				jb.fail = &Failure{Rank: -1, Code: exitcode.Timeout, Msg: fmt.Sprintf("launch: job exceeded --timeout %v; %d of %d ranks still running were killed: %s",
-					o.Timeout, jb.pending, o.N, jb.wd.states(jb.info))}
-			}
-			jb.teardown()
-		case <-ctx.Done():
-			if jb.fail == nil {
-				jb.fail = &Failure{Rank: -1, Code: exitcode.Failed, Msg: fmt.Sprintf("launch: cancelled: %v", context.Cause(ctx))}
-			}
-			jb.teardown()
-		case sig := <-sigs:
-			jb.interrupt(sig.(syscall.Signal))
-		case <-jb.killTimer:
-			jb.signal(syscall.SIGKILL)
-			jb.killTimer, jb.killSent = nil, true
-		}
-	}
+	jb.wait(ctx, events, srvFailed, sigs, timeout)
 	// Leave nothing behind: background children of a rank share its group.
 	jb.signalAll(syscall.SIGKILL)
 	sp.close()
@@ -383,17 +359,78 @@ func (j *Job) Run(ctx context.Context) error {
 	if o.Verbose {
 		fmt.Fprintf(o.Stderr, "launch: job of %d ranks ended after %v\n", o.N, time.Since(start).Round(time.Microsecond))
 	}
-	if f := jb.fail; f != nil {
-		if n := jb.terminatedOthers(f.Rank); f.Rank >= 0 && n > 0 {
-			if n == 1 {
-				f.Msg += "; the other rank still running was terminated"
-			} else {
-				f.Msg += fmt.Sprintf("; the other %d ranks still running were terminated", n)
-			}
-		}
-		return f
+	return jb.failure()
+}
+
+// failure is the job's outcome once it is over: nil, or its Failure,
+// whose message counts the other ranks the launcher terminated.
+func (jb *job) failure() error {
+	f := jb.fail
+	if f == nil {
+		return nil
 	}
-	return nil
+	if n := jb.terminatedOthers(f.Rank); f.Rank >= 0 && n > 0 {
+		if n == 1 {
+			f.Msg += "; the other rank still running was terminated"
+		} else {
+			f.Msg += fmt.Sprintf("; the other %d ranks still running were terminated", n)
+		}
+	}
+	return f
+}
+
+// wait runs the job until every rank has exited (or is known lost): it
+// applies the ranks' events and PMI notes, arms the watchdog, and acts on
+// the PMI server's failure, the hold on an abort, --timeout (timeout), ctx,
+// the launcher's signals (sigs) and the teardown's SIGKILL timer.
+func (jb *job) wait(ctx context.Context, events <-chan procEvent, srvFailed <-chan struct{}, sigs <-chan os.Signal, timeout <-chan time.Time) {
+	for jb.pending > 0 {
+		jb.armWatchdog()
+		select {
+		case <-jb.notes.wake:
+			jb.applyNotes()
+		case now := <-jb.watchdogC():
+			jb.watchdogFired(now)
+		case ev := <-events:
+			jb.handle(ev)
+		case <-srvFailed:
+			srvFailed = nil
+			jb.serverFailed()
+		case <-jb.statusWait:
+			jb.statusWait = nil
+			if jb.fail.abort && !jb.extended && jb.anyZombie() {
+				// A rank is dead and not yet reported: its status is
+				// on its way and names the cause.
+				jb.extended = true
+				jb.statusWait = time.After(statusGrace)
+				continue
+			}
+			if jb.fail.abort {
+				// A rank aborted (its own stall deadline, say) while
+				// another is stopped: the stopped one is the cause.
+				jb.blameStopped(time.Now())
+			}
+			jb.teardown()
+		case <-timeout:
+			timeout = nil
+			if jb.fail == nil {
+				jb.applyNotes()
+				jb.fail = &Failure{Rank: -1, Code: exitcode.Timeout, Msg: fmt.Sprintf("launch: job exceeded --timeout %v; %d of %d ranks still running were killed: %s",
+					jb.o.Timeout, jb.pending, jb.o.N, jb.wd.states(jb.info))}
+			}
+			jb.teardown()
+		case <-ctx.Done():
+			if jb.fail == nil {
+				jb.fail = &Failure{Rank: -1, Code: exitcode.Failed, Msg: fmt.Sprintf("launch: cancelled: %v", context.Cause(ctx))}
+			}
+			jb.teardown()
+		case sig := <-sigs:
+			jb.interrupt(sig.(syscall.Signal))
+		case <-jb.killTimer:
+			jb.signal(syscall.SIGKILL)
+			jb.killTimer, jb.killSent = nil, true
+		}
+	}
 }
 
 // handle applies one spawner event.
@@ -402,12 +439,17 @@ func (jb *job) handle(ev procEvent) {
 	switch ev.kind {
 	case evStarted:
 		jb.pids[r] = ev.pid
+		// A proxy signals the ranks it starts after a signal itself.
 		switch {
 		case jb.tornDown:
-			syscall.Kill(-ev.pid, syscall.SIGKILL)
+			if jb.remote == nil {
+				syscall.Kill(-ev.pid, syscall.SIGKILL)
+			}
 			jb.terminated[r] = true
 		case jb.sent != 0:
-			syscall.Kill(-ev.pid, jb.sent)
+			if jb.remote == nil {
+				syscall.Kill(-ev.pid, jb.sent)
+			}
 			jb.terminated[r] = jb.sent == syscall.SIGTERM || jb.sent == syscall.SIGKILL
 		}
 	case evStopped:
@@ -425,7 +467,7 @@ func (jb *job) handle(ev procEvent) {
 		jb.exited[r] = true
 		jb.wd.finished(r, time.Now(), false)
 		if jb.fail == nil {
-			jb.fail = &Failure{Rank: r, Code: exitcode.Failed, Msg: fmt.Sprintf("launch: rank %d: start %s: %v", r, jb.o.Command[0], ev.err)}
+			jb.fail = &Failure{Rank: r, Code: exitcode.Failed, Msg: fmt.Sprintf("launch: %s: start %s: %v", jb.rankName(r), jb.o.Command[0], ev.err)}
 		}
 		jb.teardown()
 	case evExited:
@@ -438,7 +480,7 @@ func (jb *job) handle(ev procEvent) {
 			msg += jb.oomNote()
 		}
 		if jb.o.Verbose {
-			fmt.Fprintf(jb.stderr, "launch: rank %d %s\n", r, msg)
+			fmt.Fprintf(jb.stderr, "launch: %s %s\n", jb.rankName(r), msg)
 		}
 		if !ours {
 			// It ended on its own (its exit was still queued when the
@@ -450,19 +492,19 @@ func (jb *job) handle(ev procEvent) {
 		}
 		switch {
 		case jb.fail == nil:
-			jb.fail = &Failure{Rank: r, Code: code, Msg: fmt.Sprintf("launch: rank %d %s", r, msg)}
+			jb.fail = &Failure{Rank: r, Code: code, Msg: fmt.Sprintf("launch: %s %s", jb.rankName(r), msg)}
 		case jb.fail.fromPMI && jb.fail.Rank == r && !ours:
 			// The PMI server saw this rank's connection drop first; its
 			// exit status, unless it is the signal the teardown sent,
 			// says more.
-			jb.fail = &Failure{Rank: r, Code: code, Msg: fmt.Sprintf("launch: rank %d %s", r, msg)}
+			jb.fail = &Failure{Rank: r, Code: code, Msg: fmt.Sprintf("launch: %s %s", jb.rankName(r), msg)}
 		case jb.fail.abort && jb.fail.Rank != r && !jb.tornDown && killedBy(ev.status) != 0 &&
 			killedBy(ev.status) != syscall.SIGPIPE && !ours:
 			// Another rank died by a signal while the abort was held
 			// back: it died first, and the abort is its peers noticing.
 			// (SIGPIPE is a rank writing to the PMI server after the
 			// abort closed it: a consequence, not a cause.)
-			jb.fail = &Failure{Rank: r, Code: code, Msg: fmt.Sprintf("launch: rank %d %s", r, msg)}
+			jb.fail = &Failure{Rank: r, Code: code, Msg: fmt.Sprintf("launch: %s %s", jb.rankName(r), msg)}
 		default:
 			if jb.fail.abort && jb.statusWait != nil {
 				// The abort is held back: peers that noticed the same
@@ -470,6 +512,21 @@ func (jb *job) handle(ev procEvent) {
 				// end the wait for the death's status.
 				return
 			}
+		}
+		jb.teardown()
+	case evHostLost:
+		now := time.Now()
+		for _, r := range ev.lost {
+			if !jb.exited[r] {
+				jb.exited[r] = true
+				jb.pending--
+				jb.wd.finished(r, now, false)
+			}
+		}
+		if jb.fail == nil || (!jb.tornDown && (jb.fail.fromPMI || jb.fail.abort)) {
+			// Its ranks' closed connections, and their peers' aborts,
+			// are the consequence.
+			jb.fail = &Failure{Rank: -1, Code: exitcode.Failed, Msg: "launch: " + ev.err.Error()}
 		}
 		jb.teardown()
 	case evSpawnerDied:
@@ -491,6 +548,9 @@ func (jb *job) serverFailed() {
 		return
 	}
 	jb.fail = failureFrom(jb.srv.Err())
+	if r := jb.fail.Rank; jb.remote != nil && r >= 0 && r < jb.o.N {
+		jb.fail.Msg += " (on host " + jb.remote.host(r) + ")"
+	}
 	if jb.fail.abort {
 		// A rank often aborts because a peer died under it (its
 		// connection closed); give that peer's exit status a moment to
@@ -553,9 +613,14 @@ func (jb *job) signal(sig syscall.Signal) {
 	if sig < 64 {
 		jb.sentMask |= 1 << uint(sig)
 	}
+	if jb.remote != nil {
+		jb.remote.signal(sig, false)
+	}
 	for r, pid := range jb.pids {
 		if pid > 0 && !jb.exited[r] {
-			syscall.Kill(-pid, sig)
+			if jb.remote == nil {
+				syscall.Kill(-pid, sig)
+			}
 			if sig != syscall.SIGCONT {
 				jb.terminated[r] = true
 			}
@@ -585,6 +650,10 @@ func (jb *job) ourSignal(ws syscall.WaitStatus) bool {
 // signalAll sends sig to every rank's process group, exited or not: what a
 // rank left running in its group goes too.
 func (jb *job) signalAll(sig syscall.Signal) {
+	if jb.remote != nil {
+		jb.remote.signal(sig, true)
+		return
+	}
 	for _, pid := range jb.pids {
 		if pid > 0 {
 			syscall.Kill(-pid, sig)
@@ -592,15 +661,17 @@ func (jb *job) signalAll(sig syscall.Signal) {
 	}
 }
 
-// startRank creates rank r's output pipes, hands their write ends, with its
-// PMI socket, its stdin (-1: /dev/null) and the CPUs to bind it to ("" for
-// none), to the spawner, and gives the read ends to the forwarder. started
-// reports that the spawner took the rank, even when err then says the
-// forwarder did not. The pipes are raw descriptors, blocking at both ends:
-// the rank's ends must be, and the forwarder reads its ends only when
-// epoll says they are ready.
-func (j *Job) startRank(r int, cpus string, stdin int, sp *spawner, srv *pmi.Server, fwd *forwarder) (started bool, err error) {
-	o := j.opts
+// startRank creates the output pipes of the rank served at index slot
+// (its job-wide rank r: the same on one host), hands their write ends,
+// with its PMI socket, its stdin (-1: /dev/null), its variables and the
+// CPUs to bind it to ("" for none), to the spawner, and gives the read
+// ends to the forwarder. started reports that the spawner took the rank,
+// even when err then says the forwarder did not. The pipes are raw
+// descriptors, blocking at both ends: the rank's ends must be, and the
+// forwarder reads its ends only when epoll says they are ready. The
+// launcher on one host and each proxy of a job across hosts start their
+// ranks here.
+func startRank(sp *spawner, srv *pmi.Server, fwd *forwarder, slot, r int, vars []string, cpus string, stdin int) (started bool, err error) {
 	var out, errp [2]int
 	if err := unix.Pipe2(out[:], unix.O_CLOEXEC); err != nil {
 		return false, fmt.Errorf("stdout pipe: %w", err)
@@ -611,10 +682,10 @@ func (j *Job) startRank(r int, cpus string, stdin int, sp *spawner, srv *pmi.Ser
 		return false, fmt.Errorf("stderr pipe: %w", err)
 	}
 	files := rankFiles{stdin: stdin, stdout: out[1], stderr: errp[1], pmi: -1}
-	if f := srv.ClientFile(r); f != nil {
+	if f := srv.ClientFile(slot); f != nil {
 		files.pmi = int(f.Fd())
 	}
-	err = sp.start(r, cpus, rankVars(r, o.N, srv.Addr()), files)
+	err = sp.start(r, cpus, vars, files)
 	unix.Close(out[1])
 	unix.Close(errp[1])
 	if err != nil {
@@ -625,7 +696,7 @@ func (j *Job) startRank(r int, cpus string, stdin int, sp *spawner, srv *pmi.Ser
 	// After the hand-over, so that a failure to forward is the rank's
 	// output lost, not a rank left unstarted; the pipes then break. The
 	// rank runs either way (started), so the job waits for its exit.
-	return true, fwd.add(r, out[0], errp[0])
+	return true, fwd.add(slot, r, out[0], errp[0])
 }
 
 func describeExit(ws syscall.WaitStatus) (int, string) {
@@ -655,6 +726,14 @@ func killedBy(ws syscall.WaitStatus) syscall.Signal {
 		}
 	}
 	return 0
+}
+
+// rankName is "rank 3", or across hosts "rank 3 on host h2".
+func (jb *job) rankName(r int) string {
+	if jb.remote == nil || r < 0 || r >= jb.o.N {
+		return "rank " + strconv.Itoa(r)
+	}
+	return "rank " + strconv.Itoa(r) + " on host " + jb.remote.host(r)
 }
 
 func plural(n int, one, many string) string {

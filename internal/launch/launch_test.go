@@ -92,11 +92,15 @@ func TestScrubbedEnv(t *testing.T) {
 }
 
 func TestRankVars(t *testing.T) {
-	if got := strings.Join(rankVars(2, 4, ""), " "); got != "PMI_FD=3 PMI_RANK=2 PMI_SIZE=4 MPI_LOCALNRANKS=4 MPI_LOCALRANKID=2" {
+	if got := strings.Join(rankVars(2, 4, 2, 4, ""), " "); got != "PMI_FD=3 PMI_RANK=2 PMI_SIZE=4 MPI_LOCALNRANKS=4 MPI_LOCALRANKID=2" {
 		t.Errorf("fd mode: %s", got)
 	}
-	if got := strings.Join(rankVars(1, 2, "127.0.0.1:5"), " "); got != "PMI_PORT=127.0.0.1:5 PMI_ID=1 MPI_LOCALNRANKS=2 MPI_LOCALRANKID=1" {
+	if got := strings.Join(rankVars(1, 2, 1, 2, "127.0.0.1:5"), " "); got != "PMI_PORT=127.0.0.1:5 PMI_ID=1 MPI_LOCALNRANKS=2 MPI_LOCALRANKID=1" {
 		t.Errorf("port mode: %s", got)
+	}
+	// Across hosts: the job's rank and size, the host's count and index.
+	if got := strings.Join(rankVars(5, 8, 1, 3, ""), " "); got != "PMI_FD=3 PMI_RANK=5 PMI_SIZE=8 MPI_LOCALNRANKS=3 MPI_LOCALRANKID=1" {
+		t.Errorf("a proxy's rank: %s", got)
 	}
 	if got := processMapping(7); got != "(vector,(0,1,7))" {
 		t.Errorf("processMapping(7) = %s", got)

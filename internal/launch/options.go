@@ -10,9 +10,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/hpcbench/hpcbench/internal/progress"
+	"github.com/hpcbench/hpcbench/pmi"
 )
 
 // Defaults for Options.
@@ -21,6 +23,10 @@ const (
 	MaxRanks     = 65536
 )
 
+// DefaultRsh is the remote shell that starts a proxy on each host of a job
+// across hosts when Options.Rsh is empty: the host's name follows it.
+var DefaultRsh = []string{"ssh", "-o", "BatchMode=yes"}
+
 // Options configures one job.
 type Options struct {
 	N       int      // number of ranks, 1..MaxRanks
@@ -28,8 +34,6 @@ type Options struct {
 	// Self is the path of this executable, substituted for a command named
 	// "hpcbench"; empty disables the substitution.
 	Self string
-	// Hosts, when not empty, places the ranks on these hosts (one proxy each); empty runs every rank on this host.
-	Hosts []HostRanks
 	// Env is the environment the ranks inherit before PMI variables are
 	// added; PMI_*, HYDI_* and MPI_LOCAL* entries are removed from it, and
 	// GOMAXPROCS=1 is added on a crowded host unless it sets GOMAXPROCS
@@ -65,6 +69,17 @@ type Options struct {
 	// the launcher shows the job's progress.
 	Progress         bool
 	ProgressInterval time.Duration
+	// Hosts, when not empty, places the ranks on these hosts (one proxy each); empty runs every rank on this host.
+	Hosts []HostRanks
+	// Rsh is the command that runs a proxy on a host of Hosts, as words
+	// (--rsh): "{host}" in a word is replaced by the host's name, and
+	// without one the name is the first argument after the words, as
+	// ssh takes it; the proxy's command line follows. DefaultRsh when
+	// empty.
+	Rsh []string
+	// ProxyPath is the hpcbench executable the hosts run as the proxy
+	// (--proxy-path); Self when empty.
+	ProxyPath string
 }
 
 // HostRanks is one host of a job across hosts and the ranks it runs, ascending.
@@ -100,5 +115,50 @@ func (o *Options) Validate() error {
 	if o.Grace < 0 {
 		return fmt.Errorf("--grace %v: must not be negative", o.Grace)
 	}
+	if len(o.Hosts) > 0 {
+		return o.validateHosts()
+	}
 	return nil
 }
+
+// validateHosts checks that Hosts places every rank once, on hosts with
+// names, and the options that go with them.
+func (o *Options) validateHosts() error {
+	if len(o.Hosts) > o.N {
+		return fmt.Errorf("--hosts: %d hosts for %d ranks: every host must run a rank", len(o.Hosts), o.N)
+	}
+	seen := make([]bool, o.N)
+	for _, h := range o.Hosts {
+		if h.Name == "" || strings.ContainsAny(h.Name, " \t\n") {
+			return fmt.Errorf("--hosts: host name %q: want a name without spaces", h.Name)
+		}
+		if len(h.Ranks) == 0 {
+			return fmt.Errorf("--hosts: host %s runs no rank", h.Name)
+		}
+		for i, r := range h.Ranks {
+			if r < 0 || r >= o.N || seen[r] || (i > 0 && r <= h.Ranks[i-1]) {
+				return fmt.Errorf("--hosts: host %s: rank %d: want each of the %d ranks once, ascending on each host", h.Name, r, o.N)
+			}
+			seen[r] = true
+		}
+	}
+	for r, ok := range seen {
+		if !ok {
+			return fmt.Errorf("--hosts: rank %d is on no host", r)
+		}
+	}
+	if o.PMIPort {
+		return fmt.Errorf("--pmi-port: not across hosts: each host's ranks use PMI_FD")
+	}
+	// MPICH reads the mapping through a 1024-byte line; a layout that
+	// does not repeat (each host a different count) may not fit.
+	if m := processMappingOf(o.Hosts); len(m) > maxMapping {
+		return fmt.Errorf("--hosts: the layout's PMI_process_mapping takes %d bytes, more than PMI's %d: give the hosts slots that repeat", len(m), maxMapping)
+	}
+	return nil
+}
+
+// maxMapping is the longest PMI_process_mapping value a PMI-1 get reply
+// carries under MPICH's 1024-byte line ("cmd=get_result rc=0 value=" and
+// the newline take the rest).
+const maxMapping = pmi.MaxLine - 64

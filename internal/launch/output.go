@@ -113,12 +113,13 @@ func newForwarder(n int, stdout, stderr *lineWriter, tag bool) (*forwarder, erro
 	return f, nil
 }
 
-// add starts forwarding rank's stdout and stderr read ends, which the
-// forwarder then owns and closes.
-func (f *forwarder) add(rank, stdoutFD, stderrFD int) error {
+// add starts forwarding the stdout and stderr read ends of the rank at
+// index slot of the forwarder's (rank is the one its lines are tagged
+// with), which the forwarder then owns and closes.
+func (f *forwarder) add(slot, rank, stdoutFD, stderrFD int) error {
 	var errs []error
 	for i, fd := range []int{stdoutFD, stderrFD} {
-		id := 2*rank + i
+		id := 2*slot + i
 		s := &stream{fd: fd, id: id, lw: f.outW[i]}
 		if f.tag {
 			s.prefix = []byte("[" + strconv.Itoa(rank) + "] ")

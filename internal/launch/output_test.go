@@ -72,7 +72,7 @@ func TestForwarder(t *testing.T) {
 		if err := unix.Pipe2(e[:], unix.O_CLOEXEC); err != nil {
 			t.Fatal(err)
 		}
-		if err := f.add(r, o[0], e[0]); err != nil {
+		if err := f.add(r, r, o[0], e[0]); err != nil {
 			t.Fatal(err)
 		}
 		unix.Write(o[1], []byte("hello\nworld\n"))

@@ -78,6 +78,9 @@ const (
 	evSpawnerDied
 	evStopped   // the rank is stopped; sig says by what
 	evContinued // the rank runs again after a stop
+	// evHostLost: a host of a job across hosts is lost (its proxy, its
+	// link or its remote shell); lost lists its ranks, err says why.
+	evHostLost
 )
 
 // procEvent is what the spawner reports about one rank.
@@ -88,6 +91,7 @@ type procEvent struct {
 	status syscall.WaitStatus
 	sig    syscall.Signal // evStopped
 	err    error
+	lost   []int // evHostLost
 }
 
 // startSpawner starts the spawner for the job's program. Its events go to

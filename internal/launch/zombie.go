@@ -6,6 +6,9 @@ import "github.com/hpcbench/hpcbench/internal/procstat"
 // a zombie its spawner has not reaped, or gone from /proc because the
 // spawner reaped it and its report is still in flight.
 func (jb *job) anyZombie() bool {
+	if jb.remote != nil {
+		return false // their /proc is on their hosts
+	}
 	for r, pid := range jb.pids {
 		if pid > 0 && !jb.exited[r] && procDead(pid) {
 			return true
