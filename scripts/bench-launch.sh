@@ -32,7 +32,26 @@
 #   WIREUP_REPS=3            rounds for the two wireup rows
 #   NS="16 64 256 512 1024"  rank counts for true
 #   MPI_NS="4 16"            rank counts for the MPI program
-#   WIREUP_N=1024            rank count for wireup
+#   WIREUP_N=1024            rank count for wireup (0 leaves the wireup rows out)
+#   SIM_HOSTS="10 100 1000"  simulated hosts: one proxy each on this machine
+#                            (--rsh 'env HPCBENCH_HOSTNAME={host}'), one rank
+#                            each, against Hydra's -launcher fork with the same
+#                            host names (a multi-node PMI layout, no setup);
+#                            "" leaves them out
+#   NSHOSTS=2                network-namespace hosts (scripts/nshosts.sh), 2
+#                            ranks each, the launcher in the first: Hydra with
+#                            -launcher rsh -launcher-exec nsexec, hpcbench with
+#                            --rsh nsexec; 0 leaves the row out
+#   HOSTS_REPS=3             rounds for the host rows
+#   HOSTS_PROG="wireup --pattern ring"
+#                            what both launchers run on the hosts (hpcbench's
+#                            wireup: PMI put, barrier and get, as MPI_Init)
+#   SCALE_CSV=docs/launch-scale.csv SCALE_PNG=docs/launch-scale.png
+#                            where the simulated rows' figures go (per
+#                            launcher and host count: the median wall time, the
+#                            launcher's own CPU time and peak memory) and
+#                            their plot; the table prints each launcher's
+#                            fitted cost per host (least squares over the rows)
 #   HPCBENCH=PATH            benchmark this binary instead of building ./cmd/hpcbench
 #   STRICT=1                 exit 1 also when a row misses its target
 set -euo pipefail
@@ -48,12 +67,23 @@ WIREUP_REPS=${WIREUP_REPS:-3}
 NS=${NS:-16 64 256 512 1024}
 MPI_NS=${MPI_NS:-4 16}
 WIREUP_N=${WIREUP_N:-1024}
+SIM_HOSTS=${SIM_HOSTS-10 100 1000}
+NSHOSTS=${NSHOSTS:-2}
+HOSTS_REPS=${HOSTS_REPS:-3}
+HOSTS_PROG=${HOSTS_PROG:-wireup --pattern ring}
+SCALE_CSV=${SCALE_CSV:-docs/launch-scale.csv}
+SCALE_PNG=${SCALE_PNG:-docs/launch-scale.png}
 STRICT=${STRICT:-0}
 
 hb_ensure_debs mpich libmpich-dev gcc hyperfine
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/bench-launch.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
+nsdir=
+cleanup() {
+	[[ -z $nsdir ]] || "$root/scripts/nshosts.sh" down "$nsdir" >/dev/null 2>&1 || true
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
 
 # MPICH's launcher: mpiexec.mpich on Debian; plain mpiexec only when it is
 # Hydra (under Debian's alternatives it may be Open MPI's).
@@ -181,12 +211,82 @@ for n in $MPI_NS; do
 		"hpcbench=$(cmdline "$hpcbench" launch -n "$n" -- "$tmp/initfinal")"
 done
 
-hb_log "wireup, $WIREUP_N ranks"
-run_row ring "$WIREUP_REPS" \
-	"floor=$(cmdline "$tmp/spawnfloor" "$WIREUP_N" "$hpcbench" version)" \
-	"hpcbench=$(cmdline "$hpcbench" launch -n "$WIREUP_N" -- "$hpcbench" wireup --pattern ring)"
-run_row all "$WIREUP_REPS" \
-	"hpcbench=$(cmdline "$hpcbench" launch -n "$WIREUP_N" -- "$hpcbench" wireup --pattern all)"
+if ((WIREUP_N > 0)); then
+	hb_log "wireup, $WIREUP_N ranks"
+	run_row ring "$WIREUP_REPS" \
+		"floor=$(cmdline "$tmp/spawnfloor" "$WIREUP_N" "$hpcbench" version)" \
+		"hpcbench=$(cmdline "$hpcbench" launch -n "$WIREUP_N" -- "$hpcbench" wireup --pattern ring)"
+	run_row all "$WIREUP_REPS" \
+		"hpcbench=$(cmdline "$hpcbench" launch -n "$WIREUP_N" -- "$hpcbench" wireup --pattern all)"
+fi
+
+# usage CMD... runs CMD once (untimed) and prints the launcher's own CPU
+# time in ms (user + system of all its threads, not its children's) and
+# its peak resident memory in KiB, read from /proc every 10 ms while it
+# runs (VmHWM only grows; the last reading before it exits is kept). It
+# returns CMD's exit status.
+usage() {
+	local pid ticks=0 hwm=0 t h rc=0 hz
+	hz=$(getconf CLK_TCK)
+	"$@" </dev/null >"$tmp/usage.out" 2>&1 &
+	pid=$!
+	while [[ -r /proc/$pid/stat ]]; do
+		t=$(awk '{ print $14 + $15 }' "/proc/$pid/stat" 2>/dev/null) && [[ -n $t ]] && ticks=$t
+		h=$(awk '/^VmHWM:/ { print $2 }' "/proc/$pid/status" 2>/dev/null) && [[ -n $h ]] && hwm=$h
+		grep -q '^State:.*Z' "/proc/$pid/status" 2>/dev/null && break
+		sleep 0.01
+	done
+	wait "$pid" || rc=$?
+	printf '%s %s\n' "$((ticks * 1000 / hz))" "$hwm"
+	return "$rc"
+}
+
+# host_row ROW HOSTS MPIEXEC_CMDLINE HPCBENCH_CMDLINE times a host row and
+# records each launcher's own CPU and memory (usage) in $tmp/usage.
+host_row() {
+	local r=$1 hosts=$2 m=$3 h=$4 u
+	run_row "$r" "$HOSTS_REPS" "mpiexec=$m" "hpcbench=$h"
+	grep -qx "$r" "$tmp/failed" && return 0
+	for tool in mpiexec hpcbench; do
+		local c=$m
+		[[ $tool == hpcbench ]] && c=$h
+		if u=$(eval "usage $c"); then
+			printf '%s %s %s %s\n' "$r" "$tool" "$hosts" "$u" >>"$tmp/usage"
+		else
+			tail -n 20 "$tmp/usage.out" >&2
+			echo "$r" >>"$tmp/failed"
+		fi
+	done
+}
+
+: >"$tmp/usage"
+read -r -a prog <<<"$HOSTS_PROG"
+for h in $SIM_HOSTS; do
+	hb_log "$HOSTS_PROG on $h simulated hosts, one rank each"
+	seq -f "sim%g" 1 "$h" >"$tmp/hosts-$h"
+	host_row "sim-$h" "$h" \
+		"$(cmdline "$mpiexec" -launcher fork -f "$tmp/hosts-$h" -n "$h" -ppn 1 "$hpcbench" "${prog[@]}")" \
+		"$(cmdline "$hpcbench" launch -f "$tmp/hosts-$h" --ppn 1 --rsh "env HPCBENCH_HOSTNAME={host}" --iface lo -- "$hpcbench" "${prog[@]}")"
+done
+if ((NSHOSTS > 0)); then
+	hb_log "$HOSTS_PROG on $NSHOSTS namespace hosts, 2 ranks each"
+	nsdir=$tmp/ns
+	"$root/scripts/nshosts.sh" up "$nsdir" "$NSHOSTS" >/dev/null || hb_die "scripts/nshosts.sh up failed"
+	mapfile -t nsrows <"$nsdir/hosts"
+	ns1=${nsrows[0]%% *}
+	addrs=()
+	for l in "${nsrows[@]}"; do
+		read -r _ a _ <<<"$l"
+		addrs+=("$a")
+	done
+	host_row "ns-$NSHOSTS" "$NSHOSTS" \
+		"$(cmdline ip netns exec "$ns1" "$mpiexec" -launcher rsh -launcher-exec "$nsdir/nsexec" -iface hb0 \
+			-hosts "$(IFS=,; echo "${addrs[*]}")" -n $((2 * NSHOSTS)) -ppn 2 "$hpcbench" "${prog[@]}")" \
+		"$(cmdline ip netns exec "$ns1" "$hpcbench" launch --hosts "$(IFS=,; echo "${addrs[*]/%/:2}")" \
+			--rsh "$nsdir/nsexec" --iface hb0 -- "$hpcbench" "${prog[@]}")"
+	"$root/scripts/nshosts.sh" down "$nsdir" >/dev/null
+	nsdir=
+fi
 
 # row KIND ROW N WHAT: one table line. KIND says which target applies: true
 # (floor 1.25), mpi (mpiexec 1.0), ring (floor 1.5) or all (completes).
@@ -221,9 +321,41 @@ row() {
 	for n in $MPI_NS; do
 		row mpi "mpi-$n" "$n" initfinal
 	done
-	row ring ring "$WIREUP_N" "wireup --pattern ring"
-	row all all "$WIREUP_N" "wireup --pattern all"
+	if ((WIREUP_N > 0)); then
+		row ring ring "$WIREUP_N" "wireup --pattern ring"
+		row all all "$WIREUP_N" "wireup --pattern all"
+	fi
+	for h in $SIM_HOSTS; do
+		row mpi "sim-$h" "$h" "sim hosts, 1 rank each"
+	done
+	((NSHOSTS > 0)) && row mpi "ns-$NSHOSTS" "$((2 * NSHOSTS))" "$NSHOSTS ns hosts x 2 ranks"
+	if [[ -s $tmp/usage ]]; then
+		printf '\nthe launcher'"'"'s own CPU time and peak memory (one untimed run each), and per host\n'
+		printf '%-10s %-9s %6s %10s %10s %12s %12s\n' row launcher hosts cpu-ms peak-MiB cpu-ms/host KiB/host
+		awk '{ printf "%-10s %-9s %6d %10d %10.1f %12.2f %12.1f\n", $1, $2, $3, $4, $5 / 1024, $4 / $3, $5 / $3 }' "$tmp/usage"
+	fi
 } | tee "$tmp/table"
+
+# The simulated rows' figures, for docs/: the fit and the plot.
+if [[ -n $SIM_HOSTS ]]; then
+	{
+		echo "hosts,launcher,wall_s,cpu_ms,peak_kib"
+		for h in $SIM_HOSTS; do
+			for tool in mpiexec hpcbench; do
+				u=$(awk -v r="sim-$h" -v t="$tool" '$1 == r && $2 == t { print $4 "," $5 }' "$tmp/usage")
+				printf '%s,%s,%s,%s\n' "$h" "$tool" "$(median "sim-$h" "$tool")" "${u:-,}"
+			done
+		done
+	} >"$SCALE_CSV"
+	# Least squares of wall time against hosts: the cost per host.
+	awk -F, 'NR > 1 && $3 != "-" { n[$2]++; sx[$2] += $1; sy[$2] += $3; sxx[$2] += $1 * $1; sxy[$2] += $1 * $3 }
+		END { printf "\nfitted wall time = a + b x hosts (least squares over the simulated rows)\n"
+			for (t in n) { d = n[t] * sxx[t] - sx[t] * sx[t]; if (n[t] < 2 || d == 0) continue
+				b = (n[t] * sxy[t] - sx[t] * sy[t]) / d; a = (sy[t] - b * sx[t]) / n[t]
+				printf "%-9s a %.1f ms  b %.3f ms per host\n", t, a * 1000, b * 1000 } }' "$SCALE_CSV" | tee -a "$tmp/table"
+	go run ./scripts/plotscale "$SCALE_CSV" "$SCALE_PNG" || hb_die "plotting $SCALE_CSV failed"
+	hb_log "wrote $SCALE_CSV and $SCALE_PNG"
+fi
 
 status=0
 if [[ -s $tmp/failed ]]; then
