@@ -30,7 +30,8 @@
 # Environment:
 #   REPS=5                   rounds per row
 #   WIREUP_REPS=3            rounds for the two wireup rows
-#   NS="16 64 256 512 1024"  rank counts for true
+#   NS="16 64 256 512 1024"  rank counts for true ("" leaves them out, as for
+#                            MPI_NS)
 #   MPI_NS="4 16"            rank counts for the MPI program
 #   WIREUP_N=1024            rank count for wireup (0 leaves the wireup rows out)
 #   SIM_HOSTS="10 100 1000"  simulated hosts: one proxy each on this machine
@@ -64,8 +65,8 @@ cd "$root"
 
 REPS=${REPS:-5}
 WIREUP_REPS=${WIREUP_REPS:-3}
-NS=${NS:-16 64 256 512 1024}
-MPI_NS=${MPI_NS:-4 16}
+NS=${NS-16 64 256 512 1024}
+MPI_NS=${MPI_NS-4 16}
 WIREUP_N=${WIREUP_N:-1024}
 SIM_HOSTS=${SIM_HOSTS-10 100 1000}
 NSHOSTS=${NSHOSTS:-2}
@@ -280,7 +281,7 @@ if ((NSHOSTS > 0)); then
 		addrs+=("$a")
 	done
 	host_row "ns-$NSHOSTS" "$NSHOSTS" \
-		"$(cmdline ip netns exec "$ns1" "$mpiexec" -launcher rsh -launcher-exec "$nsdir/nsexec" -iface hb0 \
+		"$(cmdline ip netns exec "$ns1" env HPCBENCH_IFACE=hb0 "$mpiexec" -launcher rsh -launcher-exec "$nsdir/nsexec" -iface hb0 \
 			-hosts "$(IFS=,; echo "${addrs[*]}")" -n $((2 * NSHOSTS)) -ppn 2 "$hpcbench" "${prog[@]}")" \
 		"$(cmdline ip netns exec "$ns1" "$hpcbench" launch --hosts "$(IFS=,; echo "${addrs[*]/%/:2}")" \
 			--rsh "$nsdir/nsexec" --iface hb0 -- "$hpcbench" "${prog[@]}")"

@@ -26,13 +26,17 @@
 # namespaces on one bridge, each with its host name), HOST_RUNS jobs of 4
 # ranks, 2 a host, under the launchers clusters run across hosts, MPICH's
 # Hydra (mpiexec.mpich -launcher rsh) and Open MPI's mpirun (PMIx; with
-# OOB keepalives of 1 s, so that it notices a host that went silent), in
-# turn, each with one fault on a rank of the second host:
+# OOB keepalives of 1 s, so that it notices a host that went silent), and
+# hpcbench's own (launch --hosts, one proxy per host through --rsh
+# nsexec), in turn, each with one fault on a rank of the second host:
 #
 #   kill-rank    SIGKILL to it
 #   stop-rank    SIGSTOP to it
 #   link-down    the second host's link set down (both its ranks gone
 #                silent), set up again once the job has ended
+#   kill-proxy   (hpcbench launch only, its first fault) SIGKILL to the
+#                second host's proxy, which must end the job naming the
+#                host
 #
 # checked as above (exit, time, leftovers in every namespace, /dev/shm;
 # after link-down, the cut host's processes, which nobody can reach, are
@@ -300,6 +304,7 @@ if ((HOST_RUNS > 0)); then
 	else
 		command -v mpiexec.mpich >/dev/null && host_launchers+=(hydra)
 		command -v mpirun.openmpi >/dev/null && host_launchers+=(openmpi)
+		host_launchers+=(hpcbench)
 		if ((${#host_launchers[@]} == 0)); then
 			hb_log "faults across hosts not run: neither mpiexec.mpich (mpich) nor mpirun.openmpi (openmpi-bin) is installed"
 			notrun=$((notrun + HOST_RUNS))
@@ -308,7 +313,8 @@ if ((HOST_RUNS > 0)); then
 	fi
 fi
 host_faults=(kill-rank stop-rank link-down)
-for f in "${host_faults[@]}"; do ran[hosts-$f]=0 passed[hosts-$f]=0; done
+proxy_faults=(kill-proxy "${host_faults[@]}") # hpcbench launch's, its proxy's death first
+for f in "${proxy_faults[@]}"; do ran[hosts-$f]=0 passed[hosts-$f]=0; done
 if ((HOST_RUNS > 0)); then
 	scripts/nshosts.sh up "$tmp/hosts" 2 $$ >/dev/null
 	read -r ns1 addr1 name1 < <(sed -n 1p "$tmp/hosts/hosts")
@@ -318,7 +324,8 @@ fi
 for ((i = 0; i < HOST_RUNS; i++)); do
 	launcher=${host_launchers[i % ${#host_launchers[@]}]}
 	fault=${host_faults[(i / ${#host_launchers[@]}) % ${#host_faults[@]}]}
-	bench=${benches[i % ${#benches[@]}]}
+	[[ $launcher == hpcbench ]] && fault=${proxy_faults[(i / ${#host_launchers[@]}) % ${#proxy_faults[@]}]}
+	bench=${benches[(i + i / ${#host_launchers[@]}) % ${#benches[@]}]} # each launcher meets every benchmark in turn
 	work=$tmp/hrun$i
 	mkdir -p "$work"
 	tag=$tag_base-h$i
@@ -328,6 +335,7 @@ for ((i = 0; i < HOST_RUNS; i++)); do
 	openmpi) lcmd=(mpirun.openmpi --allow-run-as-root --oversubscribe --mca plm_rsh_agent "$tmp/hosts/nsexec"
 		--mca oob_tcp_if_include hb0 --mca oob_tcp_keepalive_time 1 --mca oob_tcp_keepalive_intvl 1
 		--mca oob_tcp_keepalive_probes 2 -x HPCBENCH_IFACE -x HB_FAULT_TAG --host "$addr1:2,$addr2:2" -n 4) ;;
+	hpcbench) lcmd=("$hpcbench" launch --hosts "$addr1:2,$addr2:2" --rsh "$tmp/hosts/nsexec" --iface hb0 -n 4 --) ;;
 	esac
 	# The launcher runs on the first host, with its name, as a user's would.
 	HB_FAULT_TAG=$tag HPCBENCH_IFACE=hb0 setsid ip netns exec "$ns1" unshare --uts sh -c 'hostname "$0"; exec "$@"' "$name1" \
@@ -367,6 +375,13 @@ for ((i = 0; i < HOST_RUNS; i++)); do
 	kill-rank) kill -KILL "${ranks[victim_rank]}" ;;
 	stop-rank) kill -STOP "${ranks[victim_rank]}" ;;
 	link-down) ip -n "$ns2" link set hb0 down ;;
+	kill-proxy)
+		# The second host's proxy: the tagged hpcbench __proxy in its namespace.
+		for p in $(tagged "$tag"); do
+			{ tr "\0" " " <"/proc/$p/cmdline"; } 2>/dev/null | grep -q "__proxy" || continue
+			[[ $(ip netns identify "$p" 2>/dev/null) == "$ns2" ]] && kill -KILL "$p"
+		done
+		;;
 	esac
 	await_launcher "$lpid" "$t0" "$tag"
 	[[ $fault == link-down ]] && ip -n "$ns2" link set hb0 up
@@ -374,7 +389,7 @@ for ((i = 0; i < HOST_RUNS; i++)); do
 	wait "$lpid" || rc=$?
 	elapsed_ms=$(((t1 - t0) / 1000000))
 	sleep 0.3
-	[[ $fault == stop-rank ]] && kill -CONT "${ranks[victim_rank]}" 2>/dev/null
+	[[ $fault == stop-rank ]] && { kill -CONT "${ranks[victim_rank]}" 2>/dev/null || true; } # hpcbench launch has killed it
 	problems=()
 	limit_ms=$((LIMIT * 1000))
 	[[ $fault != kill-rank ]] && limit_ms=$(((3 * ${PHASE_TIMEOUT%s} + SLACK) * 1000))
@@ -385,9 +400,10 @@ for ((i = 0; i < HOST_RUNS; i++)); do
 		((elapsed_ms <= limit_ms)) || problems+=("exit after ${elapsed_ms} ms, want <= ${limit_ms}")
 	fi
 	case $fault in
-	kill-rank) want="rank $victim_rank on $name2|rank $victim_rank with PID [0-9]+ on node $addr2" ;;
-	stop-rank) want="waited [0-9.]+m?s for rank $victim_rank on $name2" ;;
-	link-down) want="waited [0-9.]+m?s for rank [23] on $name2|lost communication with a remote daemon" ;;
+	kill-rank) want="rank $victim_rank on $name2|rank $victim_rank with PID [0-9]+ on node $addr2|rank $victim_rank on host $addr2" ;;
+	stop-rank) want="waited [0-9.]+m?s for rank $victim_rank on ($name2|host $addr2)" ;;
+	link-down) want="waited [0-9.]+m?s for rank [23] on $name2|lost communication with a remote daemon|host $addr2: proxy lost|host $addr2: no heartbeat" ;;
+	kill-proxy) want="host $addr2: proxy lost" ;;
 	esac
 	if [[ $launcher == hydra && $fault == kill-rank ]]; then
 		want="" # Hydra names nothing (see the top of this script)
@@ -417,7 +433,7 @@ done
 
 printf '\n%-16s %5s %7s\n' fault runs passed
 for f in "${faults[@]}"; do printf '%-16s %5d %7d\n' "$f" "${ran[$f]}" "${passed[$f]}"; done
-for f in "${host_faults[@]}"; do printf '%-16s %5d %7d\n' "hosts-$f" "${ran[hosts-$f]}" "${passed[hosts-$f]}"; done
+for f in "${proxy_faults[@]}"; do printf '%-16s %5d %7d\n' "hosts-$f" "${ran[hosts-$f]}" "${passed[hosts-$f]}"; done
 total=$((RUNS + HOST_RUNS - notrun))
 printf '%-16s %5d %7d   (seed %s; %d not run)\n' total "$total" $((total - failed)) "$SEED" "$notrun"
 ((failed == 0 && notrun == 0))
