@@ -73,9 +73,9 @@ func TestLaunchHostsFailFast(t *testing.T) {
 		}
 	})
 	t.Run("proxy killed", func(t *testing.T) {
-		// Rank 2 kills its proxy, its spawner's parent, by pid.
+		// Rank 2 kills its proxy, its parent (the proxy forks its ranks), by pid.
 		start := time.Now()
-		r := fakeHosts(t, "", "h1:2,h2:2", 4, "sh", "-c", `if [ "$PMI_RANK" = 2 ]; then kill -9 $(ps -o ppid= -p $PPID); fi; exec sleep 60`)
+		r := fakeHosts(t, "", "h1:2,h2:2", 4, "sh", "-c", `if [ "$PMI_RANK" = 2 ]; then kill -9 $PPID; fi; exec sleep 60`)
 		if r.Code != 1 || !strings.Contains(r.Stderr, "launch: host h2: proxy lost: connection") {
 			t.Errorf("exit %d, stderr:\n%s", r.Code, r.Stderr)
 		}

@@ -229,7 +229,7 @@ func (p *proxy) run(ctx context.Context, self string) error {
 	base := proxyEnv(j.env)
 	base = append(base, crowdVars(j.env, k, fabric.OnlineCPUs())...)
 	events := make(chan procEvent, 2*k+1+stopRoom)
-	sp, err := startSpawner(self, path, j.command, j.dir, base, events)
+	sp, err := startSpawnerHere(path, j.command, j.dir, base, events)
 	if err != nil {
 		return fmt.Errorf("proxy on host %s: %w", j.host, err)
 	}

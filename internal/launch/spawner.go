@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"runtime"
 	"strconv"
 	"sync"
 	"syscall"
@@ -50,9 +51,14 @@ const maxSpawnMsg = 64 << 10
 // maxSpawnerReport bounds a packet of records from the spawner.
 const maxSpawnerReport = 16 << 10
 
-// spawner is the launcher's handle on its spawner process.
+// spawner is the launcher's handle on its spawner process, or on a proxy's
+// spawner served in-process (startSpawnerHere: cmd is nil).
 type spawner struct {
 	cmd *exec.Cmd
+	// here, for a spawner served in-process, is closed when it returns,
+	// with hereErr its error.
+	here    chan struct{}
+	hereErr error
 	// ctl is the launcher's end of the socketpair, non-blocking and served
 	// by the runtime's poller: a goroutine blocked in recvmsg holds its P
 	// in a system call, and with GOMAXPROCS 2 two such goroutines (this
@@ -133,6 +139,47 @@ func startSpawner(self, path string, argv []string, dir string, env []string, ev
 		return nil, fmt.Errorf("start spawner %s: %w", self, err)
 	}
 	s := &spawner{cmd: cmd, ctl: ctl, rc: rc, events: events, done: make(chan struct{})}
+	go s.read()
+	return s, nil
+}
+
+// startSpawnerHere serves the spawner protocol in this process, on a
+// goroutine, for a proxy: its ranks are then its own children, forked
+// from a process that holds few files (the O(N²) of forking from the
+// launcher does not arise), and each host of a job across hosts starts one
+// process fewer (a Go process is about 4 ms of CPU to start; 10 simulated
+// hosts took twice Hydra's time with a spawner process each). The
+// goroutine keeps its thread (LockOSThread) for its life: the ranks'
+// Pdeathsig is the death of the thread that forked them, and once it
+// returns they die with it, as with the spawner process. The process must
+// have no children but the ranks: the spawner reaps any.
+func startSpawnerHere(path string, argv []string, dir string, env []string, events chan<- procEvent) (*spawner, error) {
+	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return nil, fmt.Errorf("spawner socketpair: %w", err)
+	}
+	for _, fd := range fds {
+		if err := unix.SetNonblock(fd, true); err != nil {
+			unix.Close(fds[0])
+			unix.Close(fds[1])
+			return nil, fmt.Errorf("spawner socketpair: set O_NONBLOCK: %w", err)
+		}
+	}
+	ctl := os.NewFile(uintptr(fds[0]), "spawner-ctl-proxy")
+	rc, err := ctl.SyscallConn()
+	if err != nil {
+		ctl.Close()
+		unix.Close(fds[1])
+		return nil, fmt.Errorf("spawner socketpair: %w", err)
+	}
+	s := &spawner{ctl: ctl, rc: rc, events: events, done: make(chan struct{}), here: make(chan struct{})}
+	child := os.NewFile(uintptr(fds[1]), "spawner-ctl")
+	go func() {
+		runtime.LockOSThread() // never unlocked: the thread ends with the goroutine
+		defer close(s.here)
+		defer child.Close()
+		s.hereErr = serveSpawner(child, path, argv, env, dir)
+	}()
 	go s.read()
 	return s, nil
 }
@@ -256,6 +303,13 @@ func (s *spawner) read() {
 // launcher still needed it: "was killed by signal 9 (SIGKILL)", or "exited"
 // when its status does not come within a second.
 func (s *spawner) death() error {
+	if s.cmd == nil {
+		<-s.wait()
+		if s.hereErr != nil {
+			return fmt.Errorf("the in-process spawner failed: %w", s.hereErr)
+		}
+		return errors.New("the in-process spawner ended")
+	}
 	select {
 	case <-s.wait():
 	case <-time.After(time.Second):
@@ -271,6 +325,10 @@ func (s *spawner) death() error {
 // the whole job would cost what the non-blocking sockets save.
 func (s *spawner) wait() <-chan struct{} {
 	s.waitOnce.Do(func() {
+		if s.cmd == nil {
+			s.exited = s.here
+			return
+		}
 		s.exited = make(chan struct{})
 		go func() { s.cmd.Wait(); close(s.exited) }()
 	})
@@ -327,6 +385,14 @@ func (s *spawner) close() {
 	select {
 	case <-exited:
 	case <-time.After(5 * time.Second):
+		if s.cmd == nil {
+			// An in-process spawner still waiting for a rank: closing
+			// the socket ends the reader; the proxy's exit, next, ends
+			// the rest.
+			s.ctl.Close()
+			<-s.done
+			return
+		}
 		s.cmd.Process.Kill()
 		<-exited
 	}

@@ -95,16 +95,26 @@ func ServeSpawner(path string, argv []string) error {
 	}
 	ctl := os.NewFile(3, "spawner-ctl")
 	defer ctl.Close()
+	return serveSpawner(ctl, path, argv, os.Environ(), "")
+}
+
+// serveSpawner serves the spawner protocol on ctl, a non-blocking
+// SOCK_SEQPACKET socket, until the other end shuts it: it forks path with
+// argv for every request, in base's environment (before the rank's own
+// variables) and in dir ("": this process's), and reports their starts,
+// stops and deaths. The spawner process runs it (ServeSpawner), and a
+// proxy in-process (startSpawnerHere), whose only children are its ranks:
+// it reaps any child of the process.
+func serveSpawner(ctl *os.File, path string, argv, base []string, dir string) error {
 	rc, err := ctl.SyscallConn()
 	if err != nil {
-		return fmt.Errorf("spawner: control socket (fd 3): %w", err)
+		return fmt.Errorf("spawner: control socket: %w", err)
 	}
 	devnull, err := os.Open(os.DevNull)
 	if err != nil {
 		return fmt.Errorf("spawner: open %s: %w", os.DevNull, err)
 	}
 	defer devnull.Close()
-	base := os.Environ()
 	var mu sync.Mutex // orders each "S" before the same rank's "X"; guards ranks and started
 	ranks := map[int]int{}
 	// started holds the "S" records not yet sent. While requests keep
@@ -230,6 +240,7 @@ func ServeSpawner(path string, argv []string) error {
 		r := req.rank
 		mu.Lock()
 		attr := &syscall.ProcAttr{
+			Dir:   dir,
 			Env:   env,
 			Files: files,
 			Sys: &syscall.SysProcAttr{
