@@ -105,22 +105,11 @@ type procEvent struct {
 // so the reader never blocks (two per rank, plus one); stops and continues
 // take what room is left.
 func startSpawner(self, path string, argv []string, dir string, env []string, events chan<- procEvent) (*spawner, error) {
-	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
+	ctl, rc, child, err := spawnerPair(false)
 	if err != nil {
-		return nil, fmt.Errorf("spawner socketpair: %w", err)
+		return nil, err
 	}
-	child := os.NewFile(uintptr(fds[1]), "spawner-ctl")
 	defer child.Close()
-	if err := unix.SetNonblock(fds[0], true); err != nil {
-		unix.Close(fds[0])
-		return nil, fmt.Errorf("spawner socketpair: set O_NONBLOCK: %w", err)
-	}
-	ctl := os.NewFile(uintptr(fds[0]), "spawner-ctl-launcher")
-	rc, err := ctl.SyscallConn()
-	if err != nil {
-		ctl.Close()
-		return nil, fmt.Errorf("spawner socketpair: %w", err)
-	}
 	cmd := &exec.Cmd{
 		Path:       self,
 		Args:       append([]string{"hpcbench", SpawnerCommand, path}, argv...),
@@ -154,26 +143,11 @@ func startSpawner(self, path string, argv []string, dir string, env []string, ev
 // returns they die with it, as with the spawner process. The process must
 // have no children but the ranks: the spawner reaps any.
 func startSpawnerHere(path string, argv []string, dir string, env []string, events chan<- procEvent) (*spawner, error) {
-	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
+	ctl, rc, child, err := spawnerPair(true)
 	if err != nil {
-		return nil, fmt.Errorf("spawner socketpair: %w", err)
-	}
-	for _, fd := range fds {
-		if err := unix.SetNonblock(fd, true); err != nil {
-			unix.Close(fds[0])
-			unix.Close(fds[1])
-			return nil, fmt.Errorf("spawner socketpair: set O_NONBLOCK: %w", err)
-		}
-	}
-	ctl := os.NewFile(uintptr(fds[0]), "spawner-ctl-proxy")
-	rc, err := ctl.SyscallConn()
-	if err != nil {
-		ctl.Close()
-		unix.Close(fds[1])
-		return nil, fmt.Errorf("spawner socketpair: %w", err)
+		return nil, err
 	}
 	s := &spawner{ctl: ctl, rc: rc, events: events, done: make(chan struct{}), here: make(chan struct{})}
-	child := os.NewFile(uintptr(fds[1]), "spawner-ctl")
 	go func() {
 		runtime.LockOSThread() // never unlocked: the thread ends with the goroutine
 		defer close(s.here)
@@ -182,6 +156,37 @@ func startSpawnerHere(path string, argv []string, dir string, env []string, even
 	}()
 	go s.read()
 	return s, nil
+}
+
+// spawnerPair makes the spawner protocol's socketpair: ctl, the
+// launcher's or proxy's end, non-blocking and served by the runtime's
+// poller (rc), and child, the spawner's end, non-blocking too when the
+// spawner runs in this process (here), blocking for a spawner process
+// (which makes it non-blocking itself).
+func spawnerPair(here bool) (ctl *os.File, rc syscall.RawConn, child *os.File, err error) {
+	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("spawner socketpair: %w", err)
+	}
+	nonblock := fds[:1]
+	if here {
+		nonblock = fds[:]
+	}
+	for _, fd := range nonblock {
+		if err := unix.SetNonblock(fd, true); err != nil {
+			unix.Close(fds[0])
+			unix.Close(fds[1])
+			return nil, nil, nil, fmt.Errorf("spawner socketpair: set O_NONBLOCK: %w", err)
+		}
+	}
+	ctl = os.NewFile(uintptr(fds[0]), "spawner-ctl-launcher")
+	child = os.NewFile(uintptr(fds[1]), "spawner-ctl")
+	if rc, err = ctl.SyscallConn(); err != nil {
+		ctl.Close()
+		child.Close()
+		return nil, nil, nil, fmt.Errorf("spawner socketpair: %w", err)
+	}
+	return ctl, rc, child, nil
 }
 
 // rankFiles are the descriptors a rank starts with, -1 for none: stdin
