@@ -96,7 +96,6 @@ func runDfsAdmin(ctx context.Context, stdout io.Writer, what, verb string, args 
 	name := "dfs " + what + " " + verb
 	a := &dfsAdminArgs{}
 	fset := a.flags(name)
-	ntargets, targets, oclass, dirOClass, format := &a.ntargets, &a.targets, &a.oclass, &a.dirOClass, &a.format
 	if err := parseFlags(fset, args, stdout, dfsUsage); err != nil {
 		if errors.Is(err, errHelp) {
 			return nil
@@ -111,14 +110,14 @@ func runDfsAdmin(ctx context.Context, stdout io.Writer, what, verb string, args 
 		return usagef("dfs %s: unknown command %q: want create, list, query or destroy", what, oneLine(verb))
 	case want == -1 && len(pos) > 1, want > 0 && len(pos) != want:
 		return usagef("%s: want %s", name, map[int]string{-1: "at most a PARENT directory", 1: "the pool's DIR", 2: "the pool's DIR and a container LABEL"}[want])
-	case *format != "human" && *format != "json":
-		return usagef("%s: --format %q: want human or json", name, *format)
+	case a.format != "human" && a.format != "json":
+		return usagef("%s: --format %q: want human or json", name, a.format)
 	}
 	if what == "pool" && verb == "create" {
-		if *ntargets < 0 || *ntargets > store.MaxTargets || (*ntargets > 0 && len(*targets) > 0) || (fset.Changed("targets") && *ntargets == 0) {
-			return usagef("%s: --targets %d: want 1 to %d, and not with --target", name, *ntargets, store.MaxTargets)
+		if a.ntargets < 0 || a.ntargets > store.MaxTargets || (a.ntargets > 0 && len(a.targets) > 0) || (fset.Changed("targets") && a.ntargets == 0) {
+			return usagef("%s: --targets %d: want 1 to %d, and not with --target", name, a.ntargets, store.MaxTargets)
 		}
-		if err := store.Create(pos[0], store.CreateOptions{Targets: *targets, NTargets: *ntargets}); err != nil {
+		if err := store.Create(pos[0], store.CreateOptions{Targets: a.targets, NTargets: a.ntargets}); err != nil {
 			return usagef("%s: %v", name, oneLine(err.Error()))
 		}
 		return poolQuery(ctx, stdout, pos[0], "human", "created pool")
@@ -147,7 +146,7 @@ func runDfsAdmin(ctx context.Context, stdout io.Writer, what, verb string, args 
 		if err := checkPoolArg(pos[0]); err != nil {
 			return usagef("%s: %v", name, err)
 		}
-		return poolQuery(ctx, stdout, pos[0], *format, "pool")
+		return poolQuery(ctx, stdout, pos[0], a.format, "pool")
 	}
 	// cont: through whoever holds the pool.
 	if err := checkPoolArg(pos[0]); err != nil {
@@ -164,7 +163,7 @@ func runDfsAdmin(ctx context.Context, stdout io.Writer, what, verb string, args 
 		for _, c := range []struct {
 			flag, v string
 			dst     *object.Class
-		}{{"--oclass", *oclass, &props.OClass}, {"--dir-oclass", *dirOClass, &props.DirOClass}} {
+		}{{"--oclass", a.oclass, &props.OClass}, {"--dir-oclass", a.dirOClass, &props.DirOClass}} {
 			if c.v == "" {
 				continue
 			}
@@ -197,7 +196,7 @@ func runDfsAdmin(ctx context.Context, stdout io.Writer, what, verb string, args 
 		}
 		return nil
 	case "query":
-		return contQuery(ctx, stdout, pool, pos[0], pos[1], *format, "container")
+		return contQuery(ctx, stdout, pool, pos[0], pos[1], a.format, "container")
 	case "destroy":
 		if err := pool.DestroyCont(ctx, pos[1]); err != nil {
 			if errors.Is(err, object.ErrNotExist) {
@@ -326,7 +325,6 @@ func runDfsEngineChild(ctx context.Context, stdout, _ io.Writer, args []string) 
 func runDfsEngine(ctx context.Context, stdout, stderr io.Writer, args []string) error {
 	a := &dfsEngineArgs{}
 	fset := a.flags()
-	dir, listen, sync := &a.pool, &a.listen, &a.sync
 	if err := parseFlags(fset, args, stdout, dfsUsage); err != nil {
 		if errors.Is(err, errHelp) {
 			return nil
@@ -336,14 +334,14 @@ func runDfsEngine(ctx context.Context, stdout, stderr io.Writer, args []string) 
 	if fset.NArg() > 0 {
 		return usagef("dfs engine: unexpected argument %q", fset.Arg(0))
 	}
-	if *dir == "" {
+	if a.pool == "" {
 		return usagef("dfs engine: --pool: required: the pool's directory")
 	}
-	if err := checkPoolArg(*dir); err != nil {
+	if err := checkPoolArg(a.pool); err != nil {
 		return usagef("dfs engine: --pool: %v", err)
 	}
 	// SIGTERM and SIGINT end ctx (see mainExit); the engine then stops.
-	e, err := engine.Start(ctx, *dir, engine.Options{Listen: *listen, Publish: true, SyncKV: *sync,
+	e, err := engine.Start(ctx, a.pool, engine.Options{Listen: a.listen, Publish: true, SyncKV: a.sync,
 		Logf: func(format string, a ...any) { fmt.Fprintf(stderr, "dfs engine: "+format+"\n", a...) }})
 	if err != nil {
 		if errors.Is(err, store.ErrBusy) {
@@ -351,11 +349,11 @@ func runDfsEngine(ctx context.Context, stdout, stderr io.Writer, args []string) 
 		}
 		return fmt.Errorf("dfs engine: %w", err)
 	}
-	fmt.Fprintf(stdout, "dfs engine: serving pool %s at %s (pid %d)\n", *dir, strings.Join(e.Addrs(), ", "), os.Getpid())
+	fmt.Fprintf(stdout, "dfs engine: serving pool %s at %s (pid %d)\n", a.pool, strings.Join(e.Addrs(), ", "), os.Getpid())
 	<-ctx.Done()
 	if err := e.Stop(); err != nil {
 		return fmt.Errorf("dfs engine: stop: %w", err)
 	}
-	fmt.Fprintf(stdout, "dfs engine: stopped; pool %s closed\n", *dir)
+	fmt.Fprintf(stdout, "dfs engine: stopped; pool %s closed\n", a.pool)
 	return nil
 }

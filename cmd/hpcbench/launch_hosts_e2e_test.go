@@ -4,6 +4,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -164,4 +165,27 @@ func TestLaunchHostsNS(t *testing.T) {
 		return testenv.Run(t, testenv.Context(t, 2*time.Minute), dir, noPMIEnv, name, cargs...)
 	}
 	acrossHosts(t, h, dir, filepath.Join(dir, "coll.json"), launch)
+}
+
+// TestLaunchHostsBind: --bind-to binds each host's ranks as the one-host
+// launcher binds a job's: the proxy gives its local rank k the k-th core
+// (round robin) of its host, so on two hosts of two ranks ranks 0 and 2
+// share a CPU, as ranks 1 and 3 do, and no rank may run on two.
+func TestLaunchHostsBind(t *testing.T) {
+	r := testenv.Run(t, testenv.Context(t, time.Minute), "", noPMIEnv, hpcbench, "launch", "-n", "4", "--hosts", "h1:2,h2:2",
+		"--rsh", "env HPCBENCH_HOSTNAME={host}", "--iface", "lo", "--bind-to", "hwthread", "--tag-output", "--",
+		"sh", "-c", "grep Cpus_allowed_list /proc/self/status")
+	mustExit0(t, r)
+	cpus := map[string]string{}
+	for _, l := range strings.Split(strings.TrimSpace(r.Stdout), "\n") {
+		rank, list, ok := strings.Cut(l, " Cpus_allowed_list:")
+		if !ok {
+			t.Fatalf("line %q\n%s", l, r.Stdout)
+		}
+		cpus[rank] = strings.TrimSpace(list)
+	}
+	if len(cpus) != 4 || cpus["[0]"] != cpus["[2]"] || cpus["[1]"] != cpus["[3]"] ||
+		strings.ContainsAny(cpus["[0]"]+cpus["[1]"], ",-") || (runtime.NumCPU() > 1 && cpus["[0]"] == cpus["[1]"]) {
+		t.Errorf("each host's local ranks should each have one CPU of their own, the same on both hosts: %v", cpus)
+	}
 }

@@ -50,9 +50,10 @@ const SettleTime = 6 * time.Millisecond
 // rank would, which spins in MPI_Barrier: its runtime's sysmon, which that
 // sleep's wake-up set polling every 20 µs, has backed off by then instead
 // of taking the CPU from the timed loop of this rank and of others on a
-// full host. Measured (scripts/bench-ior.sh, 2 ranks, -b 8m -t 4k against
-// IOR C): writes went from 0.80 to 1.09 of IOR's bandwidth and the close
-// column, the ranks' spread at the end, from 1.1 ms to IOR's 0.15 ms.
+// full host. Measured (2 ranks, -b 8m -t 4k, 12 interleaved rounds against
+// IOR C, medians of pair ratios): writes went from 0.80 to 1.06 of IOR's
+// bandwidth and the close column, the ranks' spread at the end, from 1.27
+// ms to 0.11 ms (IOR's 0.05 ms).
 func Settle(d time.Duration) {
 	for end := time.Now().Add(d); time.Now().Before(end); {
 	}
