@@ -35,9 +35,9 @@
 #   MPI_NS="4 16"            rank counts for the MPI program
 #   WIREUP_N=1024            rank count for wireup (0 leaves the wireup rows out)
 #   SIM_HOSTS="10 100 1000"  simulated hosts: one proxy each on this machine
-#                            (--rsh 'env HPCBENCH_HOSTNAME={host}'), one rank
-#                            each, against Hydra's -launcher fork with the same
-#                            host names (a multi-node PMI layout, no setup);
+#                            (--launcher fork), one rank each, against Hydra's
+#                            -launcher fork with the same host names (a
+#                            multi-node PMI layout, no setup);
 #                            "" leaves them out
 #   NSHOSTS=2                network-namespace hosts (scripts/nshosts.sh), 2
 #                            ranks each, the launcher in the first: Hydra with
@@ -267,7 +267,7 @@ for h in $SIM_HOSTS; do
 	seq -f "sim%g" 1 "$h" >"$tmp/hosts-$h"
 	host_row "sim-$h" "$h" \
 		"$(cmdline "$mpiexec" -launcher fork -f "$tmp/hosts-$h" -n "$h" -ppn 1 "$hpcbench" "${prog[@]}")" \
-		"$(cmdline "$hpcbench" launch -f "$tmp/hosts-$h" --ppn 1 --rsh "env HPCBENCH_HOSTNAME={host}" --iface lo -- "$hpcbench" "${prog[@]}")"
+		"$(cmdline "$hpcbench" launch -f "$tmp/hosts-$h" --ppn 1 --launcher fork --iface lo -- "$hpcbench" "${prog[@]}")"
 done
 if ((NSHOSTS > 0)); then
 	hb_log "$HOSTS_PROG on $NSHOSTS namespace hosts, 2 ranks each"

@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/hpcbench/hpcbench/fabric"
 	"github.com/hpcbench/hpcbench/internal/cliflag"
@@ -65,7 +64,7 @@ func parseLaunch(args []string, stdout io.Writer) (launch.Options, error) {
 	fs.DurationVar(&o.ProgressInterval, "progress-interval", 0, "write the --progress lines at this interval (1s to 1h) instead of every 10s; implies --progress")
 	bind := fs.String("bind-to", string(launch.BindNone), "bind rank r to the r-th (round robin) `unit` of the CPUs the launcher may use: none, hwthread, core or socket (Hydra's -bind-to)")
 	hosts := addHostFlags(fs)
-	rsh := fs.String("rsh", strings.Join(launch.DefaultRsh, " "), "the remote shell that starts a proxy on each host of --hosts: `CMD` words, {host} replaced by the host's name, else the name added after them (as ssh host cmd)")
+	rsh := addRshFlags(fs)
 	fs.StringVar(&o.ProxyPath, "proxy-path", "", "the hpcbench executable on the hosts of --hosts (default: the path of this one)")
 	iface := fs.String(ifaceFlag, "", "the interface (or one of this host's addresses) the ranks listen on and publish (HPCBENCH_IFACE), and across hosts the launcher's control port")
 	if err := parseFlags(fs, args, stdout, launchUsage); err != nil {
@@ -107,9 +106,8 @@ func parseLaunch(args []string, stdout io.Writer) (launch.Options, error) {
 		}
 		o.Env = append(o.Env, fabric.IfaceEnv+"="+*iface) // the ranks' too, as Hydra's -iface
 	}
-	o.Rsh = strings.Fields(*rsh)
-	if len(o.Rsh) == 0 {
-		return o, usagef("launch: --rsh %q: want a command", *rsh)
+	if err := rsh.apply(fs, &o); err != nil {
+		return o, err
 	}
 	return o, nil
 }

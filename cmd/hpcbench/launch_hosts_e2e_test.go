@@ -94,6 +94,48 @@ func TestLaunchHostsFailFast(t *testing.T) {
 	})
 }
 
+// TestLaunchHostsForkLauncher: --launcher fork (Hydra's -launcher fork)
+// starts each host's proxy here with HPCBENCH_HOSTNAME set to its name,
+// through no remote shell, and the job sees the hosts; -launcher rsh with
+// -launcher-exec, Hydra's spelling of --rsh, runs the proxies through it.
+func TestLaunchHostsForkLauncher(t *testing.T) {
+	r := testenv.Run(t, testenv.Context(t, time.Minute), "", noPMIEnv, hpcbench, "launch", "-f", writeHostfile(t, "h1:2\nh2\nh3\n"),
+		"-launcher", "fork", "--iface", "lo", "--", hpcbench, "wireup")
+	mustExit0(t, r)
+	wantIn(t, r.Stdout, "Ranks               : 4", "Hosts               : 3 (h1, h2, h3)")
+	r = testenv.Run(t, testenv.Context(t, time.Minute), "", noPMIEnv, hpcbench, "launch", "-hosts", "h1,h2", "-launcher", "rsh",
+		"-launcher-exec", "env HPCBENCH_HOSTNAME={host}", "--iface", "lo", "--tag-output", "--", "sh", "-c", `echo "on $HPCBENCH_HOSTNAME"`)
+	mustExit0(t, r)
+	wantIn(t, r.Stdout, "[0] on h1", "[1] on h2")
+}
+
+// writeHostfile writes a host file of text and returns its path.
+func writeHostfile(t *testing.T, text string) string {
+	t.Helper()
+	f := filepath.Join(t.TempDir(), "hosts")
+	if err := os.WriteFile(f, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// TestLaunchHostsProxyStopped: a proxy stopped mid-job (SIGSTOP: alive,
+// its connection open, silent) is lost when its heartbeats stop, within
+// the heartbeat deadline, and the launcher names its host.
+func TestLaunchHostsProxyStopped(t *testing.T) {
+	start := time.Now()
+	// Rank 2 stops its proxy, its parent, by pid; the launcher's kill of
+	// the job's ranks (process groups) does not reach the stopped proxy,
+	// which dies with the launcher (its parent-death signal).
+	r := fakeHosts(t, "", "h1:2,h2:2", 4, "sh", "-c", `if [ "$PMI_RANK" = 2 ]; then kill -STOP $PPID; fi; exec sleep 60`)
+	if r.Code != 1 || !strings.Contains(r.Stderr, "launch: host h2: proxy lost: no heartbeat for 5s") {
+		t.Errorf("exit %d, stderr:\n%s", r.Code, r.Stderr)
+	}
+	if d := time.Since(start); d > 20*time.Second {
+		t.Errorf("the job took %v to end", d)
+	}
+}
+
 // TestLaunchHostsImpostor: a connection to the control port that cannot
 // prove the job's secret is refused and logged in one line, and the job
 // goes on to exit 0.

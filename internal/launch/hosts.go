@@ -372,21 +372,28 @@ func rshArgv(rsh []string, host string, proxy ...string) []string {
 	return append(out, proxy...)
 }
 
-// startProxy starts p's remote shell, its stdin the read end stdin (which
-// holds the proxy's line), and a goroutine that passes on what the shell
+// startProxy starts p's remote shell (with Fork, the proxy itself), its
+// stdin the read end stdin (which holds the proxy's line), and a
+// goroutine that passes on what the shell
 // prints, one launcher line each, and reports the shell's end if its proxy
 // never connected.
 func (hs *hostSet) startProxy(p *proxyConn, proxyPath string, stdin *os.File) error {
-	argv := rshArgv(hs.o.Rsh, p.name, proxyPath, ProxyCommand)
+	argv, env := rshArgv(hs.o.Rsh, p.name, proxyPath, ProxyCommand), []string(nil)
+	if hs.o.Fork {
+		argv, env = []string{proxyPath, ProxyCommand}, append(os.Environ(), hostnameEnv+"="+p.name)
+	}
 	path, err := exec.LookPath(argv[0])
 	if err != nil {
+		if hs.o.Fork {
+			return fmt.Errorf("--proxy-path %s: %w", argv[0], unwrapExecErr(err))
+		}
 		return fmt.Errorf("--rsh %s: %w", argv[0], unwrapExecErr(err))
 	}
 	outR, outW, err := os.Pipe()
 	if err != nil {
 		return fmt.Errorf("remote shell's output pipe: %w", err)
 	}
-	p.cmd = &exec.Cmd{Path: path, Args: argv, Stdin: stdin, Stdout: outW, Stderr: outW, Dir: hs.o.Dir,
+	p.cmd = &exec.Cmd{Path: path, Args: argv, Env: env, Stdin: stdin, Stdout: outW, Stderr: outW, Dir: hs.o.Dir,
 		SysProcAttr: &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}}
 	err = p.cmd.Start()
 	outW.Close()

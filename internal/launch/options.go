@@ -80,6 +80,12 @@ type Options struct {
 	// ProxyPath is the hpcbench executable the hosts run as the proxy
 	// (--proxy-path); Self when empty.
 	ProxyPath string
+	// Fork starts every host's proxy on this machine, without a remote
+	// shell, with HPCBENCH_HOSTNAME set to the host's name, as Hydra's
+	// -launcher fork does with made-up host names: many hosts simulated
+	// on one machine, at the cost of a proxy each and nothing more. Rsh
+	// is not used.
+	Fork bool
 }
 
 // HostRanks is one host of a job across hosts and the ranks it runs, ascending.

@@ -466,12 +466,16 @@ func (p *proxy) tell(down chan<- downMsg, m downMsg) {
 	}
 }
 
+// hostnameEnv is run.HostnameEnv: the host name a process reports, when
+// set (simulated hosts and tests).
+const hostnameEnv = "HPCBENCH_HOSTNAME"
+
 // proxyEnv is the ranks' environment on this host: the launcher's, with
 // this host's own run.HostnameEnv (HPCBENCH_HOSTNAME) when the proxy has
 // one, since that names the host the ranks run on.
 func proxyEnv(env []string) []string {
-	const key = "HPCBENCH_HOSTNAME="
-	own, ok := os.LookupEnv(strings.TrimSuffix(key, "="))
+	const key = hostnameEnv + "="
+	own, ok := os.LookupEnv(hostnameEnv)
 	if !ok {
 		return env
 	}
