@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"net"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -184,5 +185,34 @@ func TestHandshake(t *testing.T) {
 		}
 	case <-time.After(5 * time.Second):
 		t.Fatal("a proxy of another version did not end the job")
+	}
+}
+
+// TestJobBeforeBeats: a heartbeat (or any frame) sent to every proxy while
+// one is finishing its handshake never reaches it before its job; before
+// attach, one of 1,000 simulated hosts' proxies now and then read a beat
+// where its job belonged ("the launcher sent a frame of type 12").
+func TestJobBeforeBeats(t *testing.T) {
+	for i := 0; i < 200; i++ {
+		hs, _, _ := testHostSet(t)
+		stop := make(chan struct{})
+		var wg sync.WaitGroup
+		wg.Go(func() {
+			beat := emptyFrame(ctlBeat)
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+					hs.proxies[1].send(beat)
+				}
+			}
+		})
+		job, err := dialProxy(t, hs, 1, hs.secret, version.String())
+		close(stop)
+		wg.Wait()
+		if err != nil || job.host != "h2" {
+			t.Fatalf("try %d: the proxy of h2 got %+v, %v", i, job, err)
+		}
 	}
 }

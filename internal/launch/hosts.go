@@ -213,19 +213,30 @@ func (hs *hostSet) handshake(c net.Conn) (*proxyConn, *bufio.Reader, error) {
 		c.Write(newFrame(ctlRefuse).str("version mismatch: the launcher is " + version.String()).done())
 		return p, nil, fmt.Errorf("its proxy is %s, the launcher %s: run the same hpcbench on every host (--proxy-path)", a.version, version.String())
 	}
-	p.mu.Lock()
-	taken := p.connected || p.over
-	if !taken {
-		p.conn, p.connected = c, true
-	}
-	p.mu.Unlock()
-	if taken {
-		return nil, nil, fmt.Errorf("host %s's proxy is connected already", p.name)
-	}
 	j := hs.jobOf(p)
 	j.mac = launcherMAC(hs.secret, string(nonce), a.nonce, a.index)
-	p.send(j.encode())
+	if !p.attach(c, j.encode()) {
+		return nil, nil, fmt.Errorf("host %s's proxy is connected already", p.name)
+	}
 	return p, r, nil
+}
+
+// attach makes c p's connection and writes the job frame first on it, in
+// one step: nothing another goroutine sends p (a heartbeat, a barrier's
+// end, a signal) can reach the proxy before its job. It reports false,
+// writing nothing, when p has a connection already or is over.
+func (p *proxyConn) attach(c net.Conn, job []byte) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.connected || p.over {
+		return false
+	}
+	p.conn, p.connected = c, true
+	c.SetWriteDeadline(time.Now().Add(ctlWriteTimeout))
+	if _, err := c.Write(job); err != nil {
+		c.Close() // its reader reports the loss
+	}
+	return true
 }
 
 // serve reads p's frames until it is done or lost.
