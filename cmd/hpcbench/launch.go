@@ -123,7 +123,11 @@ func runProxy(ctx context.Context, _, _ io.Writer, args []string) error {
 	if err != nil {
 		return fmt.Errorf("%s: the path of this executable: %w", launch.ProxyCommand, err)
 	}
-	return launch.ServeProxy(ctx, self)
+	err = launch.ServeProxy(ctx, self)
+	if errors.Is(err, launch.ErrRefused) {
+		return &pipeline.ExitError{Code: 1} // the launcher says why, once
+	}
+	return err
 }
 
 // runSpawner is the launcher's hidden helper process (see launch.ServeSpawner):

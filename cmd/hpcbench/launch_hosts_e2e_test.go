@@ -136,6 +136,27 @@ func TestLaunchHostsProxyStopped(t *testing.T) {
 	}
 }
 
+// TestLaunchHostsVersionMismatch: a proxy of another hpcbench build
+// (--proxy-path) is refused in one line naming its host and both
+// versions (the proxy itself says nothing more), and the job ends at once
+// with exit 1.
+func TestLaunchHostsVersionMismatch(t *testing.T) {
+	other := testenv.BuildVersion(t, "9.9-other")
+	start := time.Now()
+	r := testenv.Run(t, testenv.Context(t, time.Minute), "", noPMIEnv, hpcbench, "launch", "--hosts", "h1,h2",
+		"--launcher", "fork", "--proxy-path", other, "--iface", "lo", "--", "sleep", "60")
+	lines := strings.Split(strings.TrimSpace(r.Stderr), "\n")
+	// Whichever proxy is first to connect is named; both are of the other build.
+	first := strings.Contains(lines[0], "launch: host h1: its proxy is hpcbench 9.9-other") || strings.Contains(lines[0], "launch: host h2: its proxy is hpcbench 9.9-other")
+	if r.Code != 1 || len(lines) != 1 || !first ||
+		!strings.Contains(lines[0], ", the launcher hpcbench dev") || !strings.HasSuffix(lines[0], ": run the same hpcbench on every host (--proxy-path)") {
+		t.Errorf("exit %d, stderr:\n%s\nwant exit 1 and one line naming a host and both versions", r.Code, r.Stderr)
+	}
+	if d := time.Since(start); d > 20*time.Second {
+		t.Errorf("the job took %v to end", d)
+	}
+}
+
 // TestLaunchHostsImpostor: a connection to the control port that cannot
 // prove the job's secret is refused and logged in one line, and the job
 // goes on to exit 0.

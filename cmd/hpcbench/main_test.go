@@ -163,7 +163,7 @@ func TestHelpSingleDash(t *testing.T) {
 	// A valid value for each kind of value the helps name; the command
 	// line ends in --help, so nothing runs and nothing is written.
 	samples := map[string]string{
-		"int": "1", "duration": "1s", "string": "x", "DIR": dir, "FILE": sizes, "HOSTS": "localhost:2", "unit": "core", "CMD": "ssh",
+		"int": "1", "duration": "1s", "string": "x", "DIR": dir, "FILE": sizes, "HOSTS": "localhost:2", "unit": "core", "CMD": "ssh", "KIND": "ssh",
 		"format": "json", "size": "1k", "min:max": "0:3", "n[,vol]": "10", "seconds": "1", "on|off": "on",
 	}
 	for _, name := range []string{"launch", "wireup", "coll"} {

@@ -39,6 +39,10 @@ const (
 	dialTimeout      = 10 * time.Second
 )
 
+// ErrRefused is ServeProxy's error when the launcher refused the proxy
+// (another hpcbench build): the launcher has said why, naming the host.
+var ErrRefused = errors.New("the launcher refused this proxy")
+
 // ServeProxy runs the proxy; self is this executable, which the spawner
 // runs and which a command named "hpcbench" means.
 func ServeProxy(ctx context.Context, self string) error {
@@ -139,7 +143,7 @@ func proxyHandshake(c net.Conn, r *bufio.Reader, tk proxyTicket, ver string) (*p
 	}
 	if typ == ctlRefuse {
 		d := fields{b: body}
-		return nil, fmt.Errorf("the launcher refused this proxy: %s", d.str())
+		return nil, fmt.Errorf("%w: %s", ErrRefused, d.str())
 	}
 	if typ != ctlJob {
 		return nil, fmt.Errorf("the launcher sent a frame of type %d, not the job", typ)

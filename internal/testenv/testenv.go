@@ -89,21 +89,18 @@ func flagValue(name string) string {
 	return f.Value.String()
 }
 
-// build runs "CGO_ENABLED=0 go build [-tags TAGS] -o out pkg" in the module
-// root and returns out: the binary the README builds (it loads OpenPMIx at
-// run time, where a launch needs it; -tags nopmix gives the fully static
-// one). The error carries go build's combined output.
-func build(root, pkg, out string, tags ...string) (string, error) {
+// build runs "CGO_ENABLED=0 go build [FLAGS] -o out pkg" in the module root
+// and returns out: the binary the README builds (it loads OpenPMIx at run
+// time, where a launch needs it; -tags nopmix gives the fully static one).
+// The error carries go build's combined output.
+func build(root, pkg, out string, flags ...string) (string, error) {
 	gobin, err := exec.LookPath("go")
 	if err != nil {
 		return "", fmt.Errorf("go command not found: %w", err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	args := []string{"build"}
-	if len(tags) > 0 {
-		args = append(args, "-tags", strings.Join(tags, ","))
-	}
+	args := append([]string{"build"}, flags...)
 	args = append(args, "-o", out, pkg)
 	cmd := exec.CommandContext(ctx, gobin, args...)
 	cmd.Dir = root
@@ -119,7 +116,22 @@ func build(root, pkg, out string, tags ...string) (string, error) {
 // test's temporary directory and returns the binary's path.
 func BuildTagged(t testing.TB, tags ...string) string {
 	t.Helper()
-	out, err := build(RepoRoot(t), "./cmd/hpcbench", filepath.Join(t.TempDir(), "hpcbench"), tags...)
+	return buildInto(t, "-tags", strings.Join(tags, ","))
+}
+
+// BuildVersion builds hpcbench stamped with version v (as a release's
+// -ldflags -X stamps it) into the test's temporary directory and returns
+// the binary's path: another build, for the checks that tell builds apart.
+func BuildVersion(t testing.TB, v string) string {
+	t.Helper()
+	return buildInto(t, "-ldflags", "-X github.com/hpcbench/hpcbench/internal/version.Version="+v)
+}
+
+// buildInto builds hpcbench with go build's flags into the test's
+// temporary directory.
+func buildInto(t testing.TB, flags ...string) string {
+	t.Helper()
+	out, err := build(RepoRoot(t), "./cmd/hpcbench", filepath.Join(t.TempDir(), "hpcbench"), flags...)
 	if err != nil {
 		t.Fatalf("testenv: %v", err)
 	}
