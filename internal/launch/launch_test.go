@@ -258,6 +258,11 @@ func TestRunJobCrowded(t *testing.T) {
 
 func TestRunJobFailures(t *testing.T) {
 	garbage := t.TempDir() + "/garbage"
+	// afterAbort starts a script in which rank 0 waits (up to 10 s) for
+	// rank 1 to have sent its abort, then ends as the rest of the if
+	// says: a death that follows the abort within abortGrace however
+	// busy the machine (a fixed sleep of 50 ms did not, under load).
+	afterAbort := `T=` + t.TempDir() + `; if [ $PMI_RANK = 0 ]; then i=0; while [ ! -e "$T/aborted" ] && [ $i -lt 1000 ]; do sleep 0.01; i=$((i+1)); done; `
 	if err := os.WriteFile(garbage, []byte{0, 1, 2, 3}, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -275,10 +280,10 @@ func TestRunJobFailures(t *testing.T) {
 		// signal within it is named as the cause (peers abort when a
 		// rank dies under them, and their abort can reach the PMI
 		// server before the dead rank's exit status reaches us).
-		{"signal death just after an abort", Options{N: 2, Command: []string{"sh", "-c", `if [ $PMI_RANK = 0 ]; then sleep 0.05; kill -9 $$; fi; printf 'cmd=abort exitcode=1\n' >&3; sleep 30`}}, 137, 0, "rank 0 was killed by SIGKILL (signal 9)"},
+		{"signal death just after an abort", Options{N: 2, Command: []string{"sh", "-c", afterAbort + `kill -9 $$; fi; printf 'cmd=abort exitcode=1\n' >&3; touch "$T/aborted"; sleep 30`}}, 137, 0, "rank 0 was killed by SIGKILL (signal 9)"},
 		// SIGTERM was taken for the teardown's own, so the abort's
 		// sender was named.
-		{"SIGTERM just after an abort", Options{N: 2, Command: []string{"sh", "-c", `if [ $PMI_RANK = 0 ]; then sleep 0.05; kill -TERM $$; fi; printf 'cmd=abort exitcode=1\n' >&3; sleep 30`}}, 143, 0, "rank 0 was killed by SIGTERM (signal 15)"},
+		{"SIGTERM just after an abort", Options{N: 2, Command: []string{"sh", "-c", afterAbort + `kill -TERM $$; fi; printf 'cmd=abort exitcode=1\n' >&3; touch "$T/aborted"; sleep 30`}}, 143, 0, "rank 0 was killed by SIGTERM (signal 15)"},
 		{"count: a peer that exited on its own", Options{N: 2, Command: []string{"sh", "-c", `[ $PMI_RANK = 0 ] && exit 0; sleep 0.3; exit 3`}}, 3, 1, "rank 1 exited with status 3"},
 		{"count: one peer still running", Options{N: 3, Command: []string{"sh", "-c", `[ $PMI_RANK = 0 ] && exit 0; [ $PMI_RANK = 1 ] && { sleep 0.3; exit 3; }; sleep 30`}}, 3, 1, "rank 1 exited with status 3; the other rank still running was terminated"},
 		{"watchdog: stopped", Options{N: 2, PhaseTimeout: time.Second, Command: []string{"sh", "-c", `[ $PMI_RANK = 1 ] && kill -STOP $$; sleep 30`}}, ExitWatchdog, 1,
