@@ -98,3 +98,8 @@
 // real RDMA device: the machine it was written on has none, and no RDMA in
 // its kernel.
 package verbs
+
+// RealDeviceTest says how to run, on an RDMA host, the tests that need a
+// real device, and what they check: the machine this transport was
+// written on has none, and its other tests run over a fake device.
+const RealDeviceTest = "real-device test, on an RDMA host from the source tree (gcc, libibverbs-dev): go test -tags verbs -run RealDevice ./fabric/verbs runs the conformance suite's message and RMA cases over the device's RC queue pairs"

@@ -91,6 +91,7 @@ func shmInfo(b *bytes.Buffer, device string) error {
 // verbsInfo lists the RDMA devices and their ports, as ibv_devinfo does,
 // or says why there are none; a -d that names none of them is an error.
 func verbsInfo(b *bytes.Buffer, device string) error {
+	fmt.Fprintf(b, "    %s\n", verbs.RealDeviceTest)
 	devs, err := verbs.Devices()
 	if err != nil {
 		fmt.Fprintf(b, "    not available: %v\n", err)
