@@ -49,6 +49,10 @@
 #   TIME=3                          -time: seconds a size may take
 #   FI_SIZES="8 1024 65536 1048576"  sizes for part 2
 #   FI_ITER=10000                   fi_pingpong -I (and hpcbench -iter) for part 2
+#   FABRIC=auto                     hpcbench coll's --fabric in part 1: auto (shm between
+#                                   ranks of one host), or ucx, the transport Debian's MPICH
+#                                   itself runs on (ch4:ucx), or ofi:PROVIDER; the heading
+#                                   names it
 #   HPCBENCH=PATH                   benchmark this binary instead of building ./cmd/hpcbench
 #   SKIP_TCP=1                      skip part 2
 set -euo pipefail
@@ -68,6 +72,7 @@ TIME=${TIME:-3}
 FI_SIZES=${FI_SIZES:-8 1024 65536 1048576}
 FI_ITER=${FI_ITER:-10000}
 SKIP_TCP=${SKIP_TCP:-0}
+FABRIC=${FABRIC:-auto}
 read -ra sizes <<<"$SIZES"
 read -ra fi_sizes <<<"$FI_SIZES"
 benches=(PingPong Barrier Bcast Allreduce Allgather Alltoall Sendrecv Exchange)
@@ -184,8 +189,8 @@ for ((rep = 1; rep <= REPS; rep++)); do
 	run_or_die "$tmp/probe.out" "$mpiexec" -n "$NP" -bind-to "$BIND" "$tmp/imbprobe" -iter "$ITER" -time "$TIME" "${sizes[@]}"
 	awk -F, '$1 == "imbprobe" { printf "%s %s %s\n", $2, $3, ($2 == "PingPong") ? $6 : $7 }' \
 		"$tmp/probe.out" >>"$tmp/mpich.txt"
-	hb_log "part 1, run $rep/$REPS: hpcbench launch -n $NP --bind-to $BIND -- hpcbench coll"
-	run_or_die "$tmp/coll.out" "$hpcbench" launch -n "$NP" --bind-to "$BIND" -- "$hpcbench" coll -msglen "$tmp/msglen" \
+	hb_log "part 1, run $rep/$REPS: hpcbench launch -n $NP --bind-to $BIND -- hpcbench coll --fabric $FABRIC"
+	run_or_die "$tmp/coll.out" "$hpcbench" launch -n "$NP" --bind-to "$BIND" -- "$hpcbench" coll --fabric "$FABRIC" -msglen "$tmp/msglen" \
 		-iter "$ITER" -time "$TIME" "${benches[@]}" --format csv
 	hb_csv_times <"$tmp/coll.out" >>"$tmp/hpcbench.txt"
 done
@@ -194,7 +199,7 @@ hb_log "$load_after"
 [[ -s $tmp/hpcbench.txt ]] || hb_die "hpcbench coll --format csv printed no rows; its output: $(head -c 500 "$tmp/coll.out")"
 
 {
-	printf '\nPart 1: %s ranks bound to %s, median of %s runs, microseconds (PingPong: t; others: t_avg)\n' "$NP" "$BIND" "$REPS"
+	printf '\nPart 1: %s ranks bound to %s, hpcbench coll --fabric %s, median of %s runs, microseconds (PingPong: t; others: t_avg)\n' "$NP" "$BIND" "$FABRIC" "$REPS"
 	printf '%s; %s\n\n' "$load_before" "$load_after"
 	printf '%-10s %9s %12s %12s %9s %9s\n' benchmark bytes MPICH hpcbench hb/MPICH pairs
 	for b in "${benches[@]}"; do
