@@ -72,6 +72,9 @@
 #   VERBOSE=0            1: print each failed run's stderr
 #   HOST_RUNS=6          jobs across hosts (0 skips them; they need root,
 #                        ip, unshare and mpiexec.mpich or mpirun.openmpi)
+#   PRIVATE_SHM=1        as root, run in a mount namespace of its own with a
+#                        fresh /dev/shm (0: the host's, where other work's
+#                        files count as leftovers)
 set -euo pipefail
 export LC_ALL=C
 
@@ -99,6 +102,15 @@ done
 [[ $VERBOSE == [01] ]] || { printf '%s: VERBOSE=%s: want 0 or 1\n' "${0##*/}" "$VERBOSE" >&2; exit 2; }
 [[ -d $DIR && -w $DIR ]] || { printf '%s: DIR=%s: not a writable directory\n' "${0##*/}" "$DIR" >&2; exit 2; }
 RANDOM=$SEED
+
+# A /dev/shm of its own: as root, the campaign runs in a mount namespace of
+# its own with a fresh tmpfs on /dev/shm, so that a new file there is one
+# its jobs left, whatever else runs on the machine at the time (another
+# test suite, a benchmark killed mid-run). PRIVATE_SHM=0 keeps the host's.
+if [[ ${PRIVATE_SHM:-1} == 1 && -z ${HB_FAULTS_OWN_SHM:-} && $EUID == 0 ]] && command -v unshare >/dev/null 2>&1; then
+	exec unshare --mount --propagation private -- env HB_FAULTS_OWN_SHM=1 SEED="$SEED" \
+		bash -c 'mount -t tmpfs -o mode=1777 hb-faults-shm /dev/shm && exec "$0" "$@"' "${BASH_SOURCE[0]}" "$@"
+fi
 
 tmp=$(mktemp -d "$DIR/faults.XXXXXX")
 tag_base="faults-$$-$SEED"
