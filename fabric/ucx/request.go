@@ -1,0 +1,84 @@
+package ucx
+
+import (
+	"time"
+	"unsafe"
+)
+
+// abortGrace is how long an aborted send may take to complete.
+const abortGrace = 200 * time.Millisecond
+
+// waitReq drives the worker's progress until req (a UCX request: not NULL,
+// not an error) completes, frees it, and returns its status. With info it
+// tests it as a tag receive, which also gives the message's length.
+//
+// At every look (see waiter.idle) it calls stop; the first time stop
+// returns an error, abort is called with req (cancel a receive; break a
+// send's endpoint, which completes its requests) and the wait goes on
+// until UCX completes the request, because until then UCX may still use
+// its buffer; the error is returned with the status. stop and abort run
+// with wk.mu held; waitReq takes it for each poll and lets go between
+// polls, so that other goroutines can call into the worker. It returns
+// with wk.mu held: the caller lets go of it.
+//
+// A send (info nil) that UCX has not completed abortGrace after its
+// abort is given up: waitReq returns statusCanceled and leaves the
+// request to UCX (a rendezvous UCX 1.13 does not purge when its endpoint
+// is closed). UCX then holds the sender's buffer still, and may still
+// read it for a peer that asks; the connection is closed by then, so
+// nothing is delivered on it. A receive is always waited for, because
+// UCX would write into its buffer.
+func (wk *worker) waitReq(req uintptr, info *tagRecvInfo, stop func(w *waiter) error, abort func(req uintptr, why error)) (int32, error) {
+	w := newWaiter()
+	var stopped error
+	var abortedAt time.Time
+	seen := ^uint64(0)
+	for {
+		wk.mu.Lock()
+		if wk.progress() {
+			wk.events++
+		}
+		look := false
+		if wk.events != seen {
+			seen = wk.events
+			look = true
+		}
+		tick := w.idle()
+		if look || tick {
+			var st int32
+			if info != nil {
+				st = status(call(wk.l.tagRecvRequestTest, req, uintptr(unsafe.Pointer(info))))
+			} else {
+				st = status(call(wk.l.requestCheckStatus, req))
+			}
+			if st != statusInProgress {
+				call(wk.l.requestFree, req)
+				return st, stopped
+			}
+		}
+		if tick && stopped == nil && stop != nil {
+			if stopped = stop(&w); stopped != nil {
+				abort(req, stopped)
+				abortedAt = time.Now()
+			}
+		}
+		if tick && stopped != nil && info == nil && time.Since(abortedAt) > abortGrace {
+			return statusCanceled, stopped
+		}
+		wk.mu.Unlock()
+	}
+}
+
+// cancel is the abort of a receive: UCX completes it with UCS_ERR_CANCELED
+// unless a message has already matched it. Caller holds mu.
+func (wk *worker) cancel(req uintptr, _ error) { call(wk.l.requestCancel, wk.w, req) }
+
+// ptr is the address of b's first byte for a C call, 0 for an empty b. b
+// must stay reachable (and so in place: Go's heap does not move) until
+// UCX is done with it.
+func ptr(b []byte) uintptr {
+	if len(b) == 0 {
+		return 0
+	}
+	return uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+}

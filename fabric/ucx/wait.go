@@ -1,0 +1,86 @@
+package ucx
+
+import (
+	"context"
+	"runtime"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// Waiting: the goroutine that waits for a request drives the worker's
+// progress itself (no progress thread), as ucx_perftest does. It polls
+// busily for spinFor, then yields the CPU between polls (sched_yield, for
+// a peer rank on the same CPU) until yieldFor, then naps, from minNap
+// doubling to maxNap, so that an idle rank does not take a CPU. It looks
+// at its context every checkEvery polls.
+const (
+	spinFor    = 50 * time.Microsecond
+	yieldFor   = time.Millisecond
+	minNap     = 10 * time.Microsecond
+	maxNap     = time.Millisecond
+	checkEvery = 64
+)
+
+// waiter is one wait's progress through that policy.
+type waiter struct {
+	polls   int
+	start   time.Time
+	nap     time.Duration
+	singleP bool // GOMAXPROCS is 1: Gosched now and then so that the process's other goroutines run
+}
+
+// newWaiter starts a wait.
+func newWaiter() waiter {
+	return waiter{singleP: runtime.GOMAXPROCS(0) == 1}
+}
+
+// idle is called after a poll that found nothing to do. It reports true
+// every checkEvery polls, when the caller looks at its context and its
+// connection's state; between polls it spins, yields or naps.
+func (w *waiter) idle() bool {
+	w.polls++
+	if w.polls%checkEvery != 0 {
+		return false
+	}
+	if w.start.IsZero() {
+		w.start = time.Now()
+		return true
+	}
+	since := time.Since(w.start)
+	switch {
+	case since < spinFor:
+		if w.singleP {
+			runtime.Gosched()
+		}
+	case since < yieldFor:
+		if w.singleP {
+			runtime.Gosched()
+		}
+		_, _, _ = unix.RawSyscall(unix.SYS_SCHED_YIELD, 0, 0, 0)
+	default:
+		if w.nap == 0 {
+			w.nap = minNap
+		}
+		time.Sleep(w.nap)
+		w.nap = min(2*w.nap, maxNap)
+	}
+	return true
+}
+
+// long reports whether the wait has gone on past its spinning, when the
+// caller may do what costs more than a poll (drain other tags' messages,
+// look for a dead peer).
+func (w *waiter) long() bool { return !w.start.IsZero() && time.Since(w.start) >= spinFor }
+
+// ctxErr is ctx's error, or DeadlineExceeded once its deadline has passed
+// (before its timer marks it done).
+func ctxErr(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if dl, ok := ctx.Deadline(); ok && !time.Now().Before(dl) {
+		return context.DeadlineExceeded
+	}
+	return nil
+}
