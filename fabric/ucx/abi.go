@@ -34,9 +34,6 @@ const (
 	threadModeSerialized  = 1 // UCS_THREAD_MODE_SERIALIZED
 
 	epFieldRemoteAddress = 1 // UCP_EP_PARAM_FIELD_REMOTE_ADDRESS
-	epFieldErrMode       = 2 // UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE
-	epFieldErrHandler    = 4 // UCP_EP_PARAM_FIELD_ERR_HANDLER
-	errModePeer          = 1 // UCP_ERR_HANDLING_MODE_PEER
 
 	opFieldFlags    = 16      // UCP_OP_ATTR_FIELD_FLAGS
 	opFieldRecvInfo = 128     // UCP_OP_ATTR_FIELD_RECV_INFO
@@ -133,6 +130,6 @@ var layout = []uintptr{
 var constants = []int64{
 	apiMajor, apiMinor, statusOK, statusInProgress, statusNoMessage, statusTruncated, statusCanceled, statusErrLast,
 	paramFieldFeatures, featureTag, featureRMA, workerFieldThreadMode, threadModeSerialized,
-	epFieldRemoteAddress, epFieldErrMode, epFieldErrHandler, errModePeer, opFieldFlags, opFieldRecvInfo, opFlagNoImmCmpl,
+	epFieldRemoteAddress, opFieldFlags, opFieldRecvInfo, opFlagNoImmCmpl,
 	epCloseFlagForce, memFieldAddress, memFieldLength,
 }

@@ -26,7 +26,6 @@ type Conn struct {
 	peerPid  int
 	sameHost bool
 	ep       uintptr // ucp_ep_h
-	epErr    uintptr // C memory the endpoint's error handler writes a status into
 
 	// Parameters and results of this Conn's calls, in memory that stays
 	// put while UCX uses it. sendHold and recvHold keep the caller's
@@ -113,9 +112,6 @@ func (c *Conn) sendable() error {
 	c.pollBye()
 	if c.peerClosed {
 		return fmt.Errorf("send: rank %d closed the connection: %w", c.peerRank, fabric.ErrClosed)
-	}
-	if err := c.epFailure(); err != nil {
-		return err
 	}
 	return nil
 }
@@ -209,30 +205,15 @@ func (c *Conn) pollBye() {
 	}
 }
 
-// epFailure is the failure UCX reported on the endpoint (its error
-// handler: the peer's process died, its connection reset), or nil. Caller
-// holds mu.
-func (c *Conn) epFailure() error {
-	if c.epErr == 0 {
-		return nil
-	}
-	if st := *(*int32)(cPointer(c.epErr)); st != statusOK {
-		return fmt.Errorf("rank %d: %w (%w)", c.peerRank, c.wk.l.err("endpoint", st), fabric.ErrClosed)
-	}
-	return nil
-}
-
 // peerCheckEvery is how often a long wait looks for a same-host peer's
 // process.
 const peerCheckEvery = 100 * time.Millisecond
 
-// peerGone reports a peer that cannot answer: UCX failed the endpoint, or,
-// on this host, the peer's process has exited (UCX notices that only at
-// its keepalive interval). Caller holds mu.
+// peerGone reports a peer on this host whose process has exited, which
+// UCX's endpoints (without error handling: see Transport.newConn) do not
+// report. A peer on another host that dies unannounced is noticed only at
+// the caller's deadline. Caller holds mu.
 func (c *Conn) peerGone(w *waiter) error {
-	if err := c.epFailure(); err != nil {
-		return err
-	}
 	if !c.sameHost || c.peerPid <= 0 || !w.long() || time.Now().Before(c.nextCheck) {
 		return nil
 	}
@@ -307,7 +288,7 @@ func (c *Conn) Close() error {
 	}
 	c.closed = true
 	c.pollBye()
-	force := c.broken != nil || c.sendHold != nil || c.epFailure() != nil
+	force := c.broken != nil || c.sendHold != nil
 	if !force && !c.peerClosed {
 		bye := c.byeBuf[:0:0]
 		if req := call(wk.l.tagSendNbx, c.ep, ptr(bye), 0, uintptr(ctrlTag(c.peerID, kindBye)), uintptr(unsafe.Pointer(&c.sendP))); req != 0 && !isErrPtr(req) {
@@ -330,8 +311,6 @@ func (c *Conn) Close() error {
 	}
 	c.rkeys = nil
 	c.closeEp(force)
-	call(wk.l.free, c.epErr)
-	c.epErr = 0
 	return nil
 }
 

@@ -36,7 +36,7 @@ type lib struct {
 	memMap, memUnmap, rkeyPack, rkeyBufferRelease            uintptr
 	epRkeyUnpack, rkeyDestroy, putNbx, getNbx, epFlushNbx    uintptr
 	statusString                                             uintptr
-	openMemstream, fclose, free, calloc                      uintptr
+	openMemstream, fclose, free                              uintptr
 }
 
 // openLib loads libucp and binds every function the transport calls,
@@ -93,7 +93,6 @@ func openLib() (*lib, error) {
 	bind(&l.openMemstream, libc, "open_memstream")
 	bind(&l.fclose, libc, "fclose")
 	bind(&l.free, libc, "free")
-	bind(&l.calloc, libc, "calloc")
 	if firstErr != nil {
 		return nil, firstErr
 	}

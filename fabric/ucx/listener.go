@@ -123,7 +123,7 @@ func (t *Transport) answer(ctx context.Context, self int, h hello) (*Conn, error
 			if err := ctxErr(ctx); err != nil {
 				return err
 			}
-			return c.epFailure()
+			return nil
 		}, func(_ uintptr, why error) { c.breakLocked(why) })
 		wk.mu.Unlock()
 	}

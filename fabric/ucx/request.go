@@ -29,6 +29,12 @@ const abortGrace = 200 * time.Millisecond
 // nothing is delivered on it. A receive is always waited for, because
 // UCX would write into its buffer.
 func (wk *worker) waitReq(req uintptr, info *tagRecvInfo, stop func(w *waiter) error, abort func(req uintptr, why error)) (int32, error) {
+	return wk.waitReqLeave(req, info, info == nil, stop, abort)
+}
+
+// waitReqLeave is waitReq, giving up an aborted request after abortGrace
+// only when leave is true (a request that only reads its buffer).
+func (wk *worker) waitReqLeave(req uintptr, info *tagRecvInfo, leave bool, stop func(w *waiter) error, abort func(req uintptr, why error)) (int32, error) {
 	w := newWaiter()
 	var stopped error
 	var abortedAt time.Time
@@ -62,7 +68,7 @@ func (wk *worker) waitReq(req uintptr, info *tagRecvInfo, stop func(w *waiter) e
 				abortedAt = time.Now()
 			}
 		}
-		if tick && stopped != nil && info == nil && time.Since(abortedAt) > abortGrace {
+		if tick && stopped != nil && leave && time.Since(abortedAt) > abortGrace {
 			return statusCanceled, stopped
 		}
 		wk.mu.Unlock()

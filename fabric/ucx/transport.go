@@ -1,17 +1,12 @@
 package ucx
 
 import (
-	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"runtime"
-	"sync"
 	"time"
 	"unsafe"
-
-	"github.com/ebitengine/purego"
 
 	"github.com/hpcbench/hpcbench/fabric"
 )
@@ -55,17 +50,6 @@ type Transport struct {
 	pid  int
 	host [hostIDLen]byte
 }
-
-// errCallback is the endpoints' error handler, made once per process:
-// purego keeps a small fixed number of callbacks, never freed. It writes
-// the status into the int32 its argument points to (C memory each Conn
-// owns), which the Conn reads; it runs inside ucp_worker_progress.
-var errCallback = sync.OnceValue(func() uintptr {
-	return purego.NewCallback(func(arg, _ uintptr, st uintptr) uintptr {
-		*(*int32)(cPointer(arg)) = status(st)
-		return 0
-	})
-})
 
 // New loads libucp (ErrNoLibrary, naming the Debian package, when it is
 // missing) and creates the transport's context and worker with o.
@@ -130,22 +114,14 @@ func (t *Transport) newConn(workerAddr []byte) (*Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	epErr := call(wk.l.calloc, 1, 8)
-	if epErr == 0 {
-		return nil, errors.New("ucx: calloc failed")
-	}
+	// UCX's default error handling (none), as ucx_perftest and MPI
+	// use it: UCX 1.13's shared-memory transports cannot report a peer's
+	// failure (UCP_ERR_HANDLING_MODE_PEER leaves them out), so a dead
+	// peer is found by this package instead (see peerGone).
 	p := &epParams{fieldMask: epFieldRemoteAddress, address: ptr(workerAddr)}
-	if !bytes.Equal(workerAddr, wk.addr) {
-		// A peer in another process: UCX reports its failure to the
-		// handler. (An endpoint to this very worker, UCX's self
-		// transport, has no peer to fail, and refuses the mode.)
-		p.fieldMask |= epFieldErrMode | epFieldErrHandler
-		p.errMode, p.errHandler, p.errArg = errModePeer, errCallback(), epErr
-	}
-	c := &Conn{t: t, wk: wk, id: id, epErr: epErr, byeBuf: make([]byte, 8)}
+	c := &Conn{t: t, wk: wk, id: id, byeBuf: make([]byte, 8)}
 	c.recvP = requestParam{opAttrMask: opFlagNoImmCmpl}
 	if st := status(call(wk.l.epCreate, wk.w, uintptr(unsafe.Pointer(p)), uintptr(unsafe.Pointer(&c.ep)))); st != statusOK {
-		call(wk.l.free, epErr)
 		return nil, wk.l.err("ucp_ep_create", st)
 	}
 	runtime.KeepAlive(p)
@@ -200,7 +176,6 @@ func (t *Transport) Dial(ctx context.Context, self int, addr string) (fabric.Con
 		wk.mu.Lock()
 		c.closed = true
 		c.closeEp(true)
-		call(wk.l.free, c.epErr)
 		wk.mu.Unlock()
 		return nil, fmt.Errorf("dial %s as rank %d: %w", addr, self, err)
 	}
@@ -208,7 +183,7 @@ func (t *Transport) Dial(ctx context.Context, self int, addr string) (fabric.Con
 		if err := ctxErr(ctx); err != nil {
 			return fmt.Errorf("no answer from the listener: %w", err)
 		}
-		return c.epFailure()
+		return nil
 	}
 	if isErrPtr(sreq) {
 		if rreq != 0 && !isErrPtr(rreq) {
