@@ -182,3 +182,23 @@ func (c *Conn) rma(ctx context.Context, what string, fn uintptr, key []byte, off
 	runtime.KeepAlive(p)
 	return nil
 }
+
+// Progress runs the worker once: UCX carries out there what a peer's put
+// or get needs from this side when no transport reaches this memory
+// directly (tcp, shared memory without cma: UCX's active-message
+// emulation of RMA). A process that waits for a peer's Write by watching
+// its own memory calls it in its loop (fabric.Progresser); it does not
+// wait.
+func (c *Conn) Progress(ctx context.Context) error {
+	wk := c.wk
+	wk.mu.Lock()
+	closed := c.closed
+	if !closed && wk.progress() {
+		wk.events++
+	}
+	wk.mu.Unlock()
+	if closed {
+		return fmt.Errorf("progress: %w", fabric.ErrClosed)
+	}
+	return ctxErr(ctx)
+}

@@ -29,6 +29,10 @@ func Info(b *bytes.Buffer, provider, device string) error {
 	case "verbs":
 		return verbsInfo(b, device)
 	case ucx.Name:
+		if err := ucx.Available(); err != nil && device == "" {
+			fmt.Fprintf(b, "    not available: %v\n", err)
+			return nil
+		}
 		if err := ucx.Info(b, device); err != nil {
 			return fmt.Errorf("-p ucx: %w", err)
 		}
