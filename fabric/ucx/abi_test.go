@@ -2,9 +2,6 @@ package ucx
 
 import (
 	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -15,15 +12,7 @@ import (
 // that every size, offset and constant this package lays out by hand is
 // the library's.
 func TestLayout(t *testing.T) {
-	cc := testenv.RequireTool(t, "gcc")
-	pc := testenv.RequireTool(t, "pkg-config")
-	flags, err := exec.Command(pc, "--cflags", "--libs", "ucx").Output()
-	if err != nil {
-		t.Skipf("pkg-config ucx: %v (Debian: libucx-dev)", err)
-	}
-	dir := t.TempDir()
-	src := filepath.Join(dir, "layout.c")
-	prog := `#include <ucp/api/ucp.h>
+	out := testenv.CProgramOutput(t, "ucx", "libucx-dev", `#include <ucp/api/ucp.h>
 #include <stdio.h>
 #include <stddef.h>
 #define S(t) printf("%zu ", sizeof(t))
@@ -48,20 +37,8 @@ int main(void) {
 	printf("\n");
 	return 0;
 }
-`
-	if err := os.WriteFile(src, []byte(prog), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	exe := filepath.Join(dir, "layout")
-	args := append([]string{"-o", exe, src}, strings.Fields(string(flags))...)
-	if out, err := exec.Command(cc, args...).CombinedOutput(); err != nil {
-		t.Fatalf("gcc: %v\n%s", err, out)
-	}
-	out, err := exec.Command(exe).Output()
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := strings.Split(strings.TrimSpace(string(out)), "\n")
+`)
+	got := strings.Split(strings.TrimSpace(out), "\n")
 	want := []string{join(layout), join(constants)}
 	if len(got) != len(want) {
 		t.Fatalf("layout program printed %q", out)

@@ -11,6 +11,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/hpcbench/hpcbench/fabric"
+	"github.com/hpcbench/hpcbench/fabric/internal/deadline"
 )
 
 // Conn is a connection to one peer rank over UCX tag matching: an
@@ -43,6 +44,7 @@ type Conn struct {
 	early      []*early           // messages of other tags taken out of UCX's queue (see drain)
 	rkeys      map[string]uintptr // unpacked remote keys, by packed key
 	nextCheck  time.Time          // when a long wait next looks for the peer's process
+	sends      uint64             // Sends and RMA calls so far
 }
 
 // early is a message a Recv of another tag took out of UCX's unexpected
@@ -68,7 +70,7 @@ func (c *Conn) Send(ctx context.Context, tag uint32, b []byte) error {
 		return err
 	}
 	c.sendHold = b
-	req := call(wk.l.tagSendNbx, c.ep, ptr(b), uintptr(len(b)), uintptr(userTag(c.peerID, tag)), uintptr(unsafe.Pointer(&c.sendP)))
+	req := wk.call(wk.l.tagSendNbx, c.ep, ptr(b), uintptr(len(b)), uintptr(userTag(c.peerID, tag)), uintptr(unsafe.Pointer(&c.sendP)))
 	if req == 0 || isErrPtr(req) {
 		c.sendHold = nil
 		wk.mu.Unlock()
@@ -79,11 +81,14 @@ func (c *Conn) Send(ctx context.Context, tag uint32, b []byte) error {
 	}
 	wk.mu.Unlock()
 	st, stopped := wk.waitReq(req, nil, func(w *waiter) error {
-		if err := ctxErr(ctx); err != nil {
+		if err := deadline.ContextErr(ctx); err != nil {
 			return err
 		}
 		if c.closed {
 			return fmt.Errorf("send: %w", fabric.ErrClosed)
+		}
+		if c.pollBye(); c.peerClosed {
+			return fmt.Errorf("send: rank %d closed the connection: %w", c.peerRank, fabric.ErrClosed)
 		}
 		return c.peerGone(w)
 	}, func(_ uintptr, why error) { c.breakLocked(why) })
@@ -109,12 +114,19 @@ func (c *Conn) sendable() error {
 	case c.broken != nil:
 		return fmt.Errorf("send: the connection to rank %d broke earlier (%v): %w", c.peerRank, c.broken, fabric.ErrClosed)
 	}
-	c.pollBye()
+	// The goodbye is looked for every byeEvery Sends (and in every wait):
+	// a call into UCX that a small message's Send need not pay.
+	if c.sends++; c.sends%byeEvery == 0 {
+		c.pollBye()
+	}
 	if c.peerClosed {
 		return fmt.Errorf("send: rank %d closed the connection: %w", c.peerRank, fabric.ErrClosed)
 	}
 	return nil
 }
+
+// byeEvery is how many Sends pass between looks for the peer's goodbye.
+const byeEvery = 16
 
 // Recv receives the oldest message with tag into b. It takes it from the
 // messages a Recv of another tag set aside, else posts a UCX receive; while
@@ -133,7 +145,7 @@ func (c *Conn) Recv(ctx context.Context, tag uint32, b []byte) (int, error) {
 		return c.recvEarly(ctx, i, b)
 	}
 	c.recvHold = b
-	req := call(wk.l.tagRecvNbx, wk.w, ptr(b), uintptr(len(b)), uintptr(userTag(c.id, tag)), uintptr(fullMask), uintptr(unsafe.Pointer(&c.recvP)))
+	req := wk.call(wk.l.tagRecvNbx, wk.w, ptr(b), uintptr(len(b)), uintptr(userTag(c.id, tag)), uintptr(fullMask), uintptr(unsafe.Pointer(&c.recvP)))
 	if req == 0 || isErrPtr(req) {
 		n := int(c.recvInfo.length)
 		c.recvHold = nil
@@ -145,7 +157,7 @@ func (c *Conn) Recv(ctx context.Context, tag uint32, b []byte) (int, error) {
 	}
 	wk.mu.Unlock()
 	st, stopped := wk.waitReq(req, &c.recvInfo, func(w *waiter) error {
-		if err := ctxErr(ctx); err != nil {
+		if err := deadline.ContextErr(ctx); err != nil {
 			return err
 		}
 		if c.closed {
@@ -196,8 +208,8 @@ func (c *Conn) pollBye() {
 	if c.byeReq == 0 {
 		return
 	}
-	if st := status(call(c.wk.l.requestCheckStatus, c.byeReq)); st != statusInProgress {
-		call(c.wk.l.requestFree, c.byeReq)
+	if st := status(c.wk.call(c.wk.l.requestCheckStatus, c.byeReq)); st != statusInProgress {
+		c.wk.call(c.wk.l.requestFree, c.byeReq)
 		c.byeReq = 0
 		if st == statusOK {
 			c.peerClosed = true
@@ -242,13 +254,13 @@ func (c *Conn) closeEp(force bool) {
 	if c.ep == 0 {
 		return
 	}
-	p := &requestParam{opAttrMask: opFieldFlags}
+	p := &c.wk.s.reqP
+	*p = requestParam{opAttrMask: opFieldFlags}
 	if force {
 		p.flags = epCloseFlagForce
 	}
-	req := call(c.wk.l.epCloseNbx, c.ep, uintptr(unsafe.Pointer(p)))
+	req := c.wk.call(c.wk.l.epCloseNbx, c.ep, uintptr(unsafe.Pointer(p)))
 	c.ep = 0
-	runtime.KeepAlive(p)
 	if req == 0 || isErrPtr(req) {
 		return
 	}
@@ -264,13 +276,13 @@ func (wk *worker) waitBounded(req uintptr, d time.Duration) int32 {
 	end := time.Now().Add(d)
 	for i := 0; ; i++ {
 		wk.progress()
-		st := status(call(wk.l.requestCheckStatus, req))
+		st := status(wk.call(wk.l.requestCheckStatus, req))
 		if st != statusInProgress {
-			call(wk.l.requestFree, req)
+			wk.call(wk.l.requestFree, req)
 			return st
 		}
 		if i%checkEvery == 0 && time.Now().After(end) {
-			call(wk.l.requestFree, req) // UCX completes it later, on its own
+			wk.call(wk.l.requestFree, req) // UCX completes it later, on its own
 			return statusInProgress
 		}
 	}
@@ -291,7 +303,7 @@ func (c *Conn) Close() error {
 	force := c.broken != nil || c.sendHold != nil
 	if !force && !c.peerClosed {
 		bye := c.byeBuf[:0:0]
-		if req := call(wk.l.tagSendNbx, c.ep, ptr(bye), 0, uintptr(ctrlTag(c.peerID, kindBye)), uintptr(unsafe.Pointer(&c.sendP))); req != 0 && !isErrPtr(req) {
+		if req := wk.call(wk.l.tagSendNbx, c.ep, ptr(bye), 0, uintptr(ctrlTag(c.peerID, kindBye)), uintptr(unsafe.Pointer(&c.sendP))); req != 0 && !isErrPtr(req) {
 			wk.waitBounded(req, closeWait)
 		}
 	}
@@ -307,7 +319,7 @@ func (c *Conn) Close() error {
 	}
 	c.early = nil
 	for _, rk := range c.rkeys {
-		call(wk.l.rkeyDestroy, rk)
+		wk.call(wk.l.rkeyDestroy, rk)
 	}
 	c.rkeys = nil
 	c.closeEp(force)
@@ -333,16 +345,16 @@ func (c *Conn) earlyIndex(tag uint32) int {
 // forever, where fabric.Conn promises that it does not. Caller holds mu.
 func (c *Conn) drain(tag uint32) {
 	wk := c.wk
-	msg := call(wk.l.tagProbeNb, wk.w, uintptr(userTag(c.id, 0)), uintptr(connMask), 0, uintptr(unsafe.Pointer(&c.probeInfo)))
+	msg := wk.call(wk.l.tagProbeNb, wk.w, uintptr(userTag(c.id, 0)), uintptr(connMask), 0, uintptr(unsafe.Pointer(&c.probeInfo)))
 	if msg == 0 || uint32(c.probeInfo.senderTag) == tag {
 		return
 	}
-	msg = call(wk.l.tagProbeNb, wk.w, uintptr(userTag(c.id, 0)), uintptr(connMask), 1, uintptr(unsafe.Pointer(&c.probeInfo)))
+	msg = wk.call(wk.l.tagProbeNb, wk.w, uintptr(userTag(c.id, 0)), uintptr(connMask), 1, uintptr(unsafe.Pointer(&c.probeInfo)))
 	if msg == 0 {
 		return
 	}
 	e := &early{tag: uint32(c.probeInfo.senderTag), buf: make([]byte, c.probeInfo.length)}
-	req := call(wk.l.tagMsgRecvNbx, wk.w, ptr(e.buf), uintptr(len(e.buf)), msg, uintptr(unsafe.Pointer(&c.probeP)))
+	req := wk.call(wk.l.tagMsgRecvNbx, wk.w, ptr(e.buf), uintptr(len(e.buf)), msg, uintptr(unsafe.Pointer(&c.probeP)))
 	switch {
 	case req == 0:
 	case isErrPtr(req):
@@ -363,8 +375,8 @@ func (c *Conn) recvEarly(ctx context.Context, i int, b []byte) (int, error) {
 		wk.mu.Lock()
 		if e.req != 0 {
 			wk.progress()
-			if st := status(call(wk.l.requestCheckStatus, e.req)); st != statusInProgress {
-				call(wk.l.requestFree, e.req)
+			if st := status(wk.call(wk.l.requestCheckStatus, e.req)); st != statusInProgress {
+				wk.call(wk.l.requestFree, e.req)
 				e.req, e.st = 0, st
 			}
 		}
@@ -376,7 +388,7 @@ func (c *Conn) recvEarly(ctx context.Context, i int, b []byte) (int, error) {
 		closed := c.closed
 		wk.mu.Unlock()
 		if w.idle() {
-			if err := ctxErr(ctx); err != nil {
+			if err := deadline.ContextErr(ctx); err != nil {
 				return 0, err
 			}
 			if closed {

@@ -69,7 +69,10 @@ const helloFixed = 4 + 4 + 4 + 4 + hostIDLen + 2
 const maxHello = helloFixed + maxWorkerAddr
 
 // encode lays h out as: magic, rank, id, pid (little-endian u32 each),
-// host identity, worker address length (u16) and the address.
+// host identity, worker address length (u16) and the address. The result
+// is on the heap (encode is not inlined), as a buffer UCX sends must be.
+//
+//go:noinline
 func (h hello) encode() []byte {
 	b := make([]byte, 0, helloFixed+len(h.WorkerAddr))
 	b = append(b, helloMagic[:]...)

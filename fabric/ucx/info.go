@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"unsafe"
 )
 
 // Resource is one transport on one device, as UCX lists its resources
@@ -26,15 +25,15 @@ func Resources(o Options) (version string, rs []Resource, err error) {
 		return "", nil, err
 	}
 	defer wk.destroy()
-	var buf, size uintptr
-	f := call(l.openMemstream, uintptr(unsafe.Pointer(&buf)), uintptr(unsafe.Pointer(&size)))
+	f := wk.call(l.openMemstream, wk.outPtr(0), wk.outPtr(1))
 	if f == 0 {
 		return "", nil, fmt.Errorf("ucx: open_memstream failed")
 	}
-	call(l.contextPrintInfo, wk.ctx, f)
-	call(l.fclose, f)
+	wk.call(l.contextPrintInfo, wk.ctx, f)
+	wk.call(l.fclose, f)
+	buf, size := wk.s.out[0], wk.s.out[1]
 	text := string(cBytes(buf, int(size)))
-	call(l.free, buf)
+	wk.call(l.free, buf)
 	return goString(call(l.getVersionString)), parseResources(text), nil
 }
 

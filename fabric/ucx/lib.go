@@ -99,7 +99,9 @@ func openLib() (*lib, error) {
 	return l, nil
 }
 
-// call calls the C function fn with args and returns its result register.
+// call calls the C function fn with args, none of them a pointer, and
+// returns its result register; calls with pointers go through a worker's
+// scratch memory (worker.call).
 func call(fn uintptr, args ...uintptr) uintptr {
 	r, _, _ := purego.SyscallN(fn, args...)
 	return r
@@ -140,7 +142,10 @@ func cBytes(p uintptr, n int) []byte {
 	return append([]byte(nil), unsafe.Slice((*byte)(cPointer(p)), n)...)
 }
 
-// cString is s NUL-terminated, for a C call.
+// cString is s NUL-terminated, for a C call, on the heap (it is not
+// inlined: see scratch).
+//
+//go:noinline
 func cString(s string) []byte { return append([]byte(s), 0) }
 
 // statusText is UCX's own name for st ("Destination is unreachable").

@@ -7,6 +7,7 @@ import (
 	"unsafe"
 
 	"github.com/hpcbench/hpcbench/fabric"
+	"github.com/hpcbench/hpcbench/fabric/internal/deadline"
 )
 
 // Listener is a rank's UCX endpoint id on the transport's worker: its
@@ -58,14 +59,14 @@ func (ln *Listener) Accept(ctx context.Context) (fabric.Conn, int, error) {
 		wk.mu.Unlock()
 		return nil, 0, fmt.Errorf("accept: listener closed: %w", fabric.ErrClosed)
 	}
-	req := call(wk.l.tagRecvNbx, wk.w, ptr(rs.buf), uintptr(len(rs.buf)), uintptr(ctrlTag(ln.id, kindHello)), uintptr(fullMask), uintptr(unsafe.Pointer(&rs.p)))
+	req := wk.call(wk.l.tagRecvNbx, wk.w, ptr(rs.buf), uintptr(len(rs.buf)), uintptr(ctrlTag(ln.id, kindHello)), uintptr(fullMask), uintptr(unsafe.Pointer(&rs.p)))
 	wk.mu.Unlock()
 	if isErrPtr(req) {
 		return nil, 0, fmt.Errorf("accept: %w", wk.l.err("ucp_tag_recv_nbx", status(req)))
 	}
 	if req != 0 {
 		st, stopped := wk.waitReq(req, &rs.info, func(*waiter) error {
-			if err := ctxErr(ctx); err != nil {
+			if err := deadline.ContextErr(ctx); err != nil {
 				return err
 			}
 			if ln.closed {
@@ -111,7 +112,7 @@ func (t *Transport) answer(ctx context.Context, self int, h hello) (*Conn, error
 		return nil, err
 	}
 	msg := hello{Rank: uint32(self), ID: c.id, Pid: uint32(t.pid), Host: t.host}.encode()
-	req := call(wk.l.tagSendNbx, c.ep, ptr(msg), uintptr(len(msg)), uintptr(ctrlTag(h.ID, kindAccept)), uintptr(unsafe.Pointer(&c.sendP)))
+	req := wk.call(wk.l.tagSendNbx, c.ep, ptr(msg), uintptr(len(msg)), uintptr(ctrlTag(h.ID, kindAccept)), uintptr(unsafe.Pointer(&c.sendP)))
 	wk.mu.Unlock()
 	var st int32
 	var stopped error
@@ -120,7 +121,7 @@ func (t *Transport) answer(ctx context.Context, self int, h hello) (*Conn, error
 		st = status(req)
 	case req != 0:
 		st, stopped = wk.waitReq(req, nil, func(*waiter) error {
-			if err := ctxErr(ctx); err != nil {
+			if err := deadline.ContextErr(ctx); err != nil {
 				return err
 			}
 			return nil

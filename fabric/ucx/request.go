@@ -53,12 +53,12 @@ func (wk *worker) waitReqLeave(req uintptr, info *tagRecvInfo, leave bool, stop 
 		if look || tick {
 			var st int32
 			if info != nil {
-				st = status(call(wk.l.tagRecvRequestTest, req, uintptr(unsafe.Pointer(info))))
+				st = status(wk.call(wk.l.tagRecvRequestTest, req, uintptr(unsafe.Pointer(info))))
 			} else {
-				st = status(call(wk.l.requestCheckStatus, req))
+				st = status(wk.call(wk.l.requestCheckStatus, req))
 			}
 			if st != statusInProgress {
-				call(wk.l.requestFree, req)
+				wk.call(wk.l.requestFree, req)
 				return st, stopped
 			}
 		}
@@ -77,7 +77,7 @@ func (wk *worker) waitReqLeave(req uintptr, info *tagRecvInfo, leave bool, stop 
 
 // cancel is the abort of a receive: UCX completes it with UCS_ERR_CANCELED
 // unless a message has already matched it. Caller holds mu.
-func (wk *worker) cancel(req uintptr, _ error) { call(wk.l.requestCancel, wk.w, req) }
+func (wk *worker) cancel(req uintptr, _ error) { wk.call(wk.l.requestCancel, wk.w, req) }
 
 // ptr is the address of b's first byte for a C call, 0 for an empty b. b
 // must stay reachable (and so in place: Go's heap does not move) until

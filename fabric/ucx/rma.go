@@ -10,6 +10,7 @@ import (
 	"unsafe"
 
 	"github.com/hpcbench/hpcbench/fabric"
+	"github.com/hpcbench/hpcbench/fabric/internal/deadline"
 )
 
 // A remote key, as Expose returns it for the peer:
@@ -64,17 +65,18 @@ func (c *Conn) Expose(b []byte) ([]byte, func() error, error) {
 	if c.closed {
 		return nil, nil, fmt.Errorf("expose: %w", fabric.ErrClosed)
 	}
-	p := &memMapParams{fieldMask: memFieldAddress | memFieldLength, address: ptr(b), length: uint64(len(b))}
-	var memh, rbuf, rlen uintptr
-	if st := status(call(wk.l.memMap, wk.ctx, uintptr(unsafe.Pointer(p)), uintptr(unsafe.Pointer(&memh)))); st != statusOK {
+	wk.s.memP = memMapParams{fieldMask: memFieldAddress | memFieldLength, address: ptr(b), length: uint64(len(b))}
+	if st := status(wk.call(wk.l.memMap, wk.ctx, uintptr(unsafe.Pointer(&wk.s.memP)), wk.outPtr(0))); st != statusOK {
 		return nil, nil, wk.l.err("ucp_mem_map", st)
 	}
-	if st := status(call(wk.l.rkeyPack, wk.ctx, memh, uintptr(unsafe.Pointer(&rbuf)), uintptr(unsafe.Pointer(&rlen)))); st != statusOK {
-		call(wk.l.memUnmap, wk.ctx, memh)
+	memh := wk.s.out[0]
+	if st := status(wk.call(wk.l.rkeyPack, wk.ctx, memh, wk.outPtr(0), wk.outPtr(1))); st != statusOK {
+		wk.call(wk.l.memUnmap, wk.ctx, memh)
 		return nil, nil, wk.l.err("ucp_rkey_pack", st)
 	}
+	rbuf, rlen := wk.s.out[0], wk.s.out[1]
 	key := formatKey(uint64(ptr(b)), uint64(len(b)), cBytes(rbuf, int(rlen)))
-	call(wk.l.rkeyBufferRelease, rbuf)
+	wk.call(wk.l.rkeyBufferRelease, rbuf)
 	released := false
 	release := func() error {
 		wk.mu.Lock()
@@ -83,7 +85,7 @@ func (c *Conn) Expose(b []byte) ([]byte, func() error, error) {
 			return nil
 		}
 		released = true
-		st := status(call(wk.l.memUnmap, wk.ctx, memh))
+		st := status(wk.call(wk.l.memUnmap, wk.ctx, memh))
 		runtime.KeepAlive(b)
 		if st != statusOK {
 			return wk.l.err("ucp_mem_unmap", st)
@@ -99,10 +101,10 @@ func (c *Conn) rkey(key, packed []byte) (uintptr, error) {
 	if rk, ok := c.rkeys[string(key)]; ok {
 		return rk, nil
 	}
-	var rk uintptr
-	if st := status(call(c.wk.l.epRkeyUnpack, c.ep, ptr(packed), uintptr(unsafe.Pointer(&rk)))); st != statusOK {
+	if st := status(c.wk.call(c.wk.l.epRkeyUnpack, c.ep, ptr(packed), c.wk.outPtr(0))); st != statusOK {
 		return 0, fmt.Errorf("%w: %w", errBadKey, c.wk.l.err("ucp_ep_rkey_unpack", st))
 	}
+	rk := c.wk.s.out[0]
 	if c.rkeys == nil {
 		c.rkeys = make(map[string]uintptr)
 	}
@@ -147,14 +149,15 @@ func (c *Conn) rma(ctx context.Context, what string, fn uintptr, key []byte, off
 		wk.mu.Unlock()
 		return fmt.Errorf("%s: %w", what, err)
 	}
-	p := &requestParam{}
-	req := call(fn, c.ep, ptr(b), uintptr(len(b)), uintptr(addr+uint64(off)), rk, uintptr(unsafe.Pointer(p)))
+	p := &wk.s.reqP
+	*p = requestParam{}
+	req := wk.call(fn, c.ep, ptr(b), uintptr(len(b)), uintptr(addr+uint64(off)), rk, uintptr(unsafe.Pointer(p)))
 	if fn == wk.l.putNbx && !isErrPtr(req) {
 		if req != 0 {
 			// The flush completes after the put: wait for it alone.
-			call(wk.l.requestFree, req)
+			wk.call(wk.l.requestFree, req)
 		}
-		req = call(wk.l.epFlushNbx, c.ep, uintptr(unsafe.Pointer(p)))
+		req = wk.call(wk.l.epFlushNbx, c.ep, uintptr(unsafe.Pointer(p)))
 	}
 	wk.mu.Unlock()
 	if isErrPtr(req) {
@@ -162,7 +165,7 @@ func (c *Conn) rma(ctx context.Context, what string, fn uintptr, key []byte, off
 	}
 	if req != 0 {
 		st, stopped := wk.waitReqLeave(req, nil, fn == wk.l.putNbx, func(w *waiter) error {
-			if err := ctxErr(ctx); err != nil {
+			if err := deadline.ContextErr(ctx); err != nil {
 				return err
 			}
 			if c.closed {
@@ -179,7 +182,6 @@ func (c *Conn) rma(ctx context.Context, what string, fn uintptr, key []byte, off
 		}
 	}
 	runtime.KeepAlive(b)
-	runtime.KeepAlive(p)
 	return nil
 }
 
@@ -200,5 +202,5 @@ func (c *Conn) Progress(ctx context.Context) error {
 	if closed {
 		return fmt.Errorf("progress: %w", fabric.ErrClosed)
 	}
-	return ctxErr(ctx)
+	return deadline.ContextErr(ctx)
 }

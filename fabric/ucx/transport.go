@@ -9,6 +9,7 @@ import (
 	"unsafe"
 
 	"github.com/hpcbench/hpcbench/fabric"
+	"github.com/hpcbench/hpcbench/fabric/internal/deadline"
 )
 
 // Options choose the UCX configuration of a Transport's context. UCX reads
@@ -118,20 +119,21 @@ func (t *Transport) newConn(workerAddr []byte) (*Conn, error) {
 	// use it: UCX 1.13's shared-memory transports cannot report a peer's
 	// failure (UCP_ERR_HANDLING_MODE_PEER leaves them out), so a dead
 	// peer is found by this package instead (see peerGone).
-	p := &epParams{fieldMask: epFieldRemoteAddress, address: ptr(workerAddr)}
+	p := &wk.s.epP
+	*p = epParams{fieldMask: epFieldRemoteAddress, address: ptr(workerAddr)}
 	c := &Conn{t: t, wk: wk, id: id, byeBuf: make([]byte, 8)}
 	c.recvP = requestParam{opAttrMask: opFlagNoImmCmpl}
-	if st := status(call(wk.l.epCreate, wk.w, uintptr(unsafe.Pointer(p)), uintptr(unsafe.Pointer(&c.ep)))); st != statusOK {
+	if st := status(wk.call(wk.l.epCreate, wk.w, uintptr(unsafe.Pointer(p)), wk.outPtr(0))); st != statusOK {
 		return nil, wk.l.err("ucp_ep_create", st)
 	}
-	runtime.KeepAlive(p)
+	c.ep = wk.s.out[0]
 	runtime.KeepAlive(workerAddr)
 	return c, nil
 }
 
 // postBye posts the receive of the peer's goodbye. Caller holds mu.
 func (c *Conn) postBye() error {
-	req := call(c.wk.l.tagRecvNbx, c.wk.w, ptr(c.byeBuf), uintptr(len(c.byeBuf)), uintptr(ctrlTag(c.id, kindBye)), uintptr(fullMask), uintptr(unsafe.Pointer(&c.probeP)))
+	req := c.wk.call(c.wk.l.tagRecvNbx, c.wk.w, ptr(c.byeBuf), uintptr(len(c.byeBuf)), uintptr(ctrlTag(c.id, kindBye)), uintptr(fullMask), uintptr(unsafe.Pointer(&c.probeP)))
 	switch {
 	case req == 0:
 		c.peerClosed = true
@@ -169,8 +171,8 @@ func (t *Transport) Dial(ctx context.Context, self int, addr string) (fabric.Con
 	h := hello{Rank: uint32(self), ID: c.id, Pid: uint32(t.pid), Host: t.host, WorkerAddr: wk.addr}
 	msg := h.encode()
 	rs := newSlot(maxHello)
-	rreq := call(wk.l.tagRecvNbx, wk.w, ptr(rs.buf), uintptr(len(rs.buf)), uintptr(ctrlTag(c.id, kindAccept)), uintptr(fullMask), uintptr(unsafe.Pointer(&rs.p)))
-	sreq := call(wk.l.tagSendNbx, c.ep, ptr(msg), uintptr(len(msg)), uintptr(ctrlTag(lid, kindHello)), uintptr(unsafe.Pointer(&c.sendP)))
+	rreq := wk.call(wk.l.tagRecvNbx, wk.w, ptr(rs.buf), uintptr(len(rs.buf)), uintptr(ctrlTag(c.id, kindAccept)), uintptr(fullMask), uintptr(unsafe.Pointer(&rs.p)))
+	sreq := wk.call(wk.l.tagSendNbx, c.ep, ptr(msg), uintptr(len(msg)), uintptr(ctrlTag(lid, kindHello)), uintptr(unsafe.Pointer(&c.sendP)))
 	wk.mu.Unlock()
 	fail := func(err error) (fabric.Conn, error) {
 		wk.mu.Lock()
@@ -180,7 +182,7 @@ func (t *Transport) Dial(ctx context.Context, self int, addr string) (fabric.Con
 		return nil, fmt.Errorf("dial %s as rank %d: %w", addr, self, err)
 	}
 	stop := func(*waiter) error {
-		if err := ctxErr(ctx); err != nil {
+		if err := deadline.ContextErr(ctx); err != nil {
 			return fmt.Errorf("no answer from the listener: %w", err)
 		}
 		return nil

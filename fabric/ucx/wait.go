@@ -1,7 +1,6 @@
 package ucx
 
 import (
-	"context"
 	"runtime"
 	"time"
 
@@ -72,15 +71,3 @@ func (w *waiter) idle() bool {
 // caller may do what costs more than a poll (drain other tags' messages,
 // look for a dead peer).
 func (w *waiter) long() bool { return !w.start.IsZero() && time.Since(w.start) >= spinFor }
-
-// ctxErr is ctx's error, or DeadlineExceeded once its deadline has passed
-// (before its timer marks it done).
-func ctxErr(ctx context.Context) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	if dl, ok := ctx.Deadline(); ok && !time.Now().Before(dl) {
-		return context.DeadlineExceeded
-	}
-	return nil
-}

@@ -20,10 +20,30 @@ type worker struct {
 	w    uintptr // ucp_worker_h
 	addr []byte  // the worker's address, copied out of UCX
 
-	nextID uint32 // the next endpoint id (listeners and Conns); under mu
-	events uint64 // counts progress calls that did something; under mu
-	open   bool   // false once destroyed; under mu
+	s      *scratch // memory the calls into UCX point to; under mu
+	nextID uint32   // the next endpoint id (listeners and Conns); under mu
+	events uint64   // counts progress calls that did something; under mu
+	open   bool     // false once destroyed; under mu
 }
+
+// scratch is the worker's memory for what its calls into UCX point to:
+// their parameter structs and out-arguments, and the argument array of
+// purego.SyscallN. It lives on the heap (a Go variable whose address is
+// taken only as a uintptr may live on a goroutine stack, which moves when
+// it grows, between taking the address and the call), and reusing it
+// spares an allocation per call.
+type scratch struct {
+	args [8]uintptr
+	out  [4]uintptr
+	ctxP contextParams
+	wkP  workerParams
+	epP  epParams
+	memP memMapParams
+	reqP requestParam
+}
+
+// outPtr is the address of the worker's out-argument i.
+func (wk *worker) outPtr(i int) uintptr { return uintptr(unsafe.Pointer(&wk.s.out[i])) }
 
 // maxID is the largest endpoint id: ids take 31 bits of a tag (see tags).
 const maxID = 1<<31 - 1
@@ -33,36 +53,38 @@ const maxID = 1<<31 - 1
 // "TLS", "NET_DEVICES"), and creates the context (tag matching and RMA)
 // and its worker.
 func newWorker(l *lib, set [][2]string) (*worker, error) {
-	var cfg uintptr
-	if st := status(call(l.configRead, 0, 0, uintptr(unsafe.Pointer(&cfg)))); st != statusOK {
+	wk := &worker{l: l, s: new(scratch), nextID: 1}
+	if st := status(wk.call(l.configRead, 0, 0, wk.outPtr(0))); st != statusOK {
 		return nil, l.err("ucp_config_read", st)
 	}
-	defer call(l.configRelease, cfg)
+	cfg := wk.s.out[0]
+	defer wk.call(l.configRelease, cfg)
 	for _, kv := range set {
 		name, value := cString(kv[0]), cString(kv[1])
-		if st := status(call(l.configModify, cfg, uintptr(unsafe.Pointer(&name[0])), uintptr(unsafe.Pointer(&value[0])))); st != statusOK {
+		if st := status(wk.call(l.configModify, cfg, ptr(name), ptr(value))); st != statusOK {
 			return nil, fmt.Errorf("UCX_%s=%s: %w", kv[0], kv[1], l.err("ucp_config_modify", st))
 		}
+		runtime.KeepAlive(name)
+		runtime.KeepAlive(value)
 	}
-	p := &contextParams{fieldMask: paramFieldFeatures, features: featureTag | featureRMA}
-	wk := &worker{l: l, nextID: 1, open: true}
-	if st := status(call(l.initVersion, apiMajor, apiMinor, uintptr(unsafe.Pointer(p)), cfg, uintptr(unsafe.Pointer(&wk.ctx)))); st != statusOK {
+	wk.s.ctxP = contextParams{fieldMask: paramFieldFeatures, features: featureTag | featureRMA}
+	if st := status(wk.call(l.initVersion, apiMajor, apiMinor, uintptr(unsafe.Pointer(&wk.s.ctxP)), cfg, wk.outPtr(0))); st != statusOK {
 		return nil, l.err("ucp_init", st)
 	}
-	wp := &workerParams{fieldMask: workerFieldThreadMode, threadMode: threadModeSerialized}
-	if st := status(call(l.workerCreate, wk.ctx, uintptr(unsafe.Pointer(wp)), uintptr(unsafe.Pointer(&wk.w)))); st != statusOK {
-		call(l.cleanup, wk.ctx)
+	wk.ctx = wk.s.out[0]
+	wk.s.wkP = workerParams{fieldMask: workerFieldThreadMode, threadMode: threadModeSerialized}
+	if st := status(wk.call(l.workerCreate, wk.ctx, uintptr(unsafe.Pointer(&wk.s.wkP)), wk.outPtr(0))); st != statusOK {
+		wk.call(l.cleanup, wk.ctx)
 		return nil, l.err("ucp_worker_create", st)
 	}
-	var a, n uintptr
-	if st := status(call(l.workerGetAddress, wk.w, uintptr(unsafe.Pointer(&a)), uintptr(unsafe.Pointer(&n)))); st != statusOK {
+	wk.w, wk.open = wk.s.out[0], true
+	if st := status(wk.call(l.workerGetAddress, wk.w, wk.outPtr(0), wk.outPtr(1))); st != statusOK {
 		wk.destroy()
 		return nil, l.err("ucp_worker_get_address", st)
 	}
+	a, n := wk.s.out[0], wk.s.out[1]
 	wk.addr = cBytes(a, int(n))
-	call(l.workerReleaseAddress, wk.w, a)
-	runtime.KeepAlive(p)
-	runtime.KeepAlive(wp)
+	wk.call(l.workerReleaseAddress, wk.w, a)
 	return wk, nil
 }
 
@@ -79,7 +101,7 @@ func (wk *worker) newID() (uint32, error) {
 
 // progress runs the worker once and reports whether anything happened.
 // Caller holds mu.
-func (wk *worker) progress() bool { return call(wk.l.workerProgress, wk.w) != 0 }
+func (wk *worker) progress() bool { return wk.call(wk.l.workerProgress, wk.w) != 0 }
 
 // destroy destroys the worker and the context. Caller holds mu, or is the
 // only user.
@@ -88,17 +110,17 @@ func (wk *worker) destroy() {
 		return
 	}
 	wk.open = false
-	call(wk.l.workerDestroy, wk.w)
-	call(wk.l.cleanup, wk.ctx)
+	wk.call(wk.l.workerDestroy, wk.w)
+	wk.call(wk.l.cleanup, wk.ctx)
 }
 
 // requestDone checks a request (a non-NULL, non-error ucs_status_ptr_t)
 // and frees it once it has completed, returning its status; it returns
 // statusInProgress while it runs. Caller holds mu.
 func (wk *worker) requestDone(req uintptr) int32 {
-	st := status(call(wk.l.requestCheckStatus, req))
+	st := status(wk.call(wk.l.requestCheckStatus, req))
 	if st != statusInProgress {
-		call(wk.l.requestFree, req)
+		wk.call(wk.l.requestFree, req)
 	}
 	return st
 }
