@@ -61,8 +61,8 @@ func TestFabricUCXServerClient(t *testing.T) {
 }
 
 // TestFabricUCXLaunched: under hpcbench launch -n 2, -p ucx pingpong and
-// rma_bw with every transfer checked, and coll --fabric ucx -check on 3
-// ranks.
+// rma_bw with every transfer checked; on 3 ranks, allpairs -p ucx (checked)
+// and coll --fabric ucx -check.
 func TestFabricUCXLaunched(t *testing.T) {
 	requireUCX(t, "posix,self")
 	for _, test := range []string{"pingpong", "rma_bw"} {
@@ -77,7 +77,11 @@ func TestFabricUCXLaunched(t *testing.T) {
 			}
 		}
 	}
-	r := run(t, 2*time.Minute, "launch", "-n", "3", "--", "hpcbench", "coll", "--fabric", "ucx", "-check", "-msglog", "0:16", "-iter", "20", "Allreduce", "Bcast", "Barrier")
+	r := run(t, 2*time.Minute, "launch", "-n", "3", "--", "hpcbench", "fabric", "allpairs", "-p", "ucx", "--ranks", "--bw-size", "64k", "--bw-iters", "8", "-I", "20", "-c")
+	if r.Code != 0 || !strings.Contains(r.Stdout, "bandwidth matrix") {
+		t.Fatalf("allpairs -p ucx: exit %d\nstdout:\n%s\nstderr:\n%s", r.Code, r.Stdout, r.Stderr)
+	}
+	r = run(t, 2*time.Minute, "launch", "-n", "3", "--", "hpcbench", "coll", "--fabric", "ucx", "-check", "-msglog", "0:16", "-iter", "20", "Allreduce", "Bcast", "Barrier")
 	if r.Code != 0 || !strings.Contains(r.Stdout, "ALL BENCHMARKS SUCCESSFUL") {
 		t.Fatalf("coll --fabric ucx: exit %d\nstdout:\n%s\nstderr:\n%s", r.Code, r.Stdout, r.Stderr)
 	}
