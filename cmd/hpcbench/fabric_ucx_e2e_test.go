@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -121,5 +122,31 @@ func TestFabricInfoUCX(t *testing.T) {
 	r = run(t, 30*time.Second, "fabric", "info", "-p", "ucx", "-d", "nosuchdev")
 	if r.Code != 2 || strings.Count(strings.TrimSpace(r.Stderr), "\n") != 0 || !strings.Contains(r.Stderr, "-d nosuchdev") {
 		t.Errorf("-d nosuchdev: exit %d, stderr %q: want 2 and one line naming it", r.Code, r.Stderr)
+	}
+}
+
+// TestFabricUCXPeerGone: a -p ucx server whose client is killed mid-test
+// fails with exit 1 well before its --timeout (the client's pid is gone),
+// in one line naming the client.
+func TestFabricUCXPeerGone(t *testing.T) {
+	requireUCX(t, "posix,self")
+	port := strconv.Itoa(freePort(t))
+	srv := startBackground(t, "fabric", "pingpong", "-p", "ucx", "-B", port, "--timeout", "30s")
+	waitListening(t, srv, mustAtoi(t, port))
+	cl := startBackground(t, "fabric", "pingpong", "-p", "ucx", "-P", port, "-S", "64", "-D", "60", "127.0.0.1")
+	time.Sleep(time.Second)
+	if err := syscall.Kill(-cl.cmd.Process.Pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	at := time.Now()
+	if code := srv.wait(t, 20*time.Second); code != 1 {
+		t.Fatalf("server: exit %d, want 1\n%s", code, srv.stderr.String())
+	}
+	if d := time.Since(at); d > 5*time.Second {
+		t.Errorf("the server took %v after the client's SIGKILL (its --timeout is 30s)", d)
+	}
+	msg := srv.stderr.String()
+	if !strings.Contains(msg, "client 127.0.0.1:") || strings.Count(strings.TrimSpace(msg), "\n") != 0 {
+		t.Errorf("server's message %q: want one line naming the client", msg)
 	}
 }

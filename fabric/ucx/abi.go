@@ -35,11 +35,14 @@ const (
 
 	epFieldRemoteAddress = 1 // UCP_EP_PARAM_FIELD_REMOTE_ADDRESS
 
+	opFieldRequest  = 1       // UCP_OP_ATTR_FIELD_REQUEST
 	opFieldFlags    = 16      // UCP_OP_ATTR_FIELD_FLAGS
 	opFieldRecvInfo = 128     // UCP_OP_ATTR_FIELD_RECV_INFO
 	opFlagNoImmCmpl = 1 << 16 // UCP_OP_ATTR_FLAG_NO_IMM_CMPL
 
 	epCloseFlagForce = 1 // UCP_EP_CLOSE_FLAG_FORCE
+
+	attrFieldRequestSize = 1 // UCP_ATTR_FIELD_REQUEST_SIZE
 
 	memFieldAddress = 1 // UCP_MEM_MAP_PARAM_FIELD_ADDRESS
 	memFieldLength  = 2 // UCP_MEM_MAP_PARAM_FIELD_LENGTH
@@ -114,6 +117,14 @@ type memMapParams struct {
 	_         uint64
 }
 
+// contextAttr is ucp_context_attr_t (64 bytes): only its request size is
+// asked for.
+type contextAttr struct {
+	fieldMask   uint64
+	requestSize uint64
+	_           [6]uint64
+}
+
 // layout is what TestLayout compares with the C compiler's view.
 var layout = []uintptr{
 	unsafe.Sizeof(contextParams{}), unsafe.Offsetof(contextParams{}.features), unsafe.Offsetof(contextParams{}.mtWorkersShared), unsafe.Offsetof(contextParams{}.name),
@@ -124,12 +135,13 @@ var layout = []uintptr{
 	unsafe.Offsetof(requestParam{}.memoryType), unsafe.Offsetof(requestParam{}.recvInfo), unsafe.Offsetof(requestParam{}.memh),
 	unsafe.Sizeof(tagRecvInfo{}), unsafe.Offsetof(tagRecvInfo{}.length),
 	unsafe.Sizeof(memMapParams{}), unsafe.Offsetof(memMapParams{}.address), unsafe.Offsetof(memMapParams{}.length), unsafe.Offsetof(memMapParams{}.flags),
+	unsafe.Sizeof(contextAttr{}), unsafe.Offsetof(contextAttr{}.requestSize),
 }
 
 // constants is the other half of what TestLayout checks, in its order.
 var constants = []int64{
 	apiMajor, apiMinor, statusOK, statusInProgress, statusNoMessage, statusTruncated, statusCanceled, statusErrLast,
 	paramFieldFeatures, featureTag, featureRMA, workerFieldThreadMode, threadModeSerialized,
-	epFieldRemoteAddress, opFieldFlags, opFieldRecvInfo, opFlagNoImmCmpl,
-	epCloseFlagForce, memFieldAddress, memFieldLength,
+	epFieldRemoteAddress, opFieldRequest, opFieldFlags, opFieldRecvInfo, opFlagNoImmCmpl,
+	epCloseFlagForce, memFieldAddress, memFieldLength, attrFieldRequestSize,
 }

@@ -27,13 +27,14 @@ int main(void) {
 	O(ucp_request_param_t, memory_type); O(ucp_request_param_t, recv_info); O(ucp_request_param_t, memh);
 	S(ucp_tag_recv_info_t); O(ucp_tag_recv_info_t, length);
 	S(ucp_mem_map_params_t); O(ucp_mem_map_params_t, address); O(ucp_mem_map_params_t, length); O(ucp_mem_map_params_t, flags);
+	S(ucp_context_attr_t); O(ucp_context_attr_t, request_size);
 	printf("\n");
 	C(UCP_API_MAJOR); C(UCP_API_MINOR); C(UCS_OK); C(UCS_INPROGRESS); C(UCS_ERR_NO_MESSAGE); C(UCS_ERR_MESSAGE_TRUNCATED);
 	C(UCS_ERR_CANCELED); C(UCS_ERR_LAST);
 	C(UCP_PARAM_FIELD_FEATURES); C(UCP_FEATURE_TAG); C(UCP_FEATURE_RMA); C(UCP_WORKER_PARAM_FIELD_THREAD_MODE);
 	C(UCS_THREAD_MODE_SERIALIZED); C(UCP_EP_PARAM_FIELD_REMOTE_ADDRESS);
-	C(UCP_OP_ATTR_FIELD_FLAGS); C(UCP_OP_ATTR_FIELD_RECV_INFO); C(UCP_OP_ATTR_FLAG_NO_IMM_CMPL);
-	C(UCP_EP_CLOSE_FLAG_FORCE); C(UCP_MEM_MAP_PARAM_FIELD_ADDRESS); C(UCP_MEM_MAP_PARAM_FIELD_LENGTH);
+	C(UCP_OP_ATTR_FIELD_REQUEST); C(UCP_OP_ATTR_FIELD_FLAGS); C(UCP_OP_ATTR_FIELD_RECV_INFO); C(UCP_OP_ATTR_FLAG_NO_IMM_CMPL);
+	C(UCP_EP_CLOSE_FLAG_FORCE); C(UCP_MEM_MAP_PARAM_FIELD_ADDRESS); C(UCP_MEM_MAP_PARAM_FIELD_LENGTH); C(UCP_ATTR_FIELD_REQUEST_SIZE);
 	printf("\n");
 	return 0;
 }

@@ -32,8 +32,10 @@ type Conn struct {
 	// put while UCX uses it. sendHold and recvHold keep the caller's
 	// buffer reachable (and so on the heap) while a request uses it.
 	sendP, recvP, probeP requestParam
+	ctrlP                requestParam // control messages' sends
 	recvInfo, probeInfo  tagRecvInfo
 	sendHold, recvHold   []byte
+	sendReq, recvReq     *request // the requests of Send and Recv (sendP, recvP)
 
 	// Under wk.mu:
 	closed     bool    // Close has run
@@ -80,7 +82,7 @@ func (c *Conn) Send(ctx context.Context, tag uint32, b []byte) error {
 		return c.opErr("ucp_tag_send_nbx", status(req))
 	}
 	wk.mu.Unlock()
-	st, stopped := wk.waitReq(req, nil, func(w *waiter) error {
+	st, stopped := wk.waitReqLeave(req, c.sendReq, nil, true, func(w *waiter) error {
 		if err := deadline.ContextErr(ctx); err != nil {
 			return err
 		}
@@ -92,6 +94,10 @@ func (c *Conn) Send(ctx context.Context, tag uint32, b []byte) error {
 		}
 		return c.peerGone(w)
 	}, func(_ uintptr, why error) { c.breakLocked(why) })
+	if st == statusGivenUp { // UCX keeps the old one: a new one for the next Send
+		c.sendReq = wk.newRequest()
+		c.sendP.request = c.sendReq.handle
+	}
 	c.sendHold = nil
 	wk.mu.Unlock()
 	runtime.KeepAlive(b)
@@ -156,7 +162,7 @@ func (c *Conn) Recv(ctx context.Context, tag uint32, b []byte) (int, error) {
 		return 0, c.recvErr(status(req))
 	}
 	wk.mu.Unlock()
-	st, stopped := wk.waitReq(req, &c.recvInfo, func(w *waiter) error {
+	st, stopped := wk.waitReqLeave(req, c.recvReq, &c.recvInfo, false, func(w *waiter) error {
 		if err := deadline.ContextErr(ctx); err != nil {
 			return err
 		}
@@ -303,7 +309,7 @@ func (c *Conn) Close() error {
 	force := c.broken != nil || c.sendHold != nil
 	if !force && !c.peerClosed {
 		bye := c.byeBuf[:0:0]
-		if req := wk.call(wk.l.tagSendNbx, c.ep, ptr(bye), 0, uintptr(ctrlTag(c.peerID, kindBye)), uintptr(unsafe.Pointer(&c.sendP))); req != 0 && !isErrPtr(req) {
+		if req := wk.call(wk.l.tagSendNbx, c.ep, ptr(bye), 0, uintptr(ctrlTag(c.peerID, kindBye)), uintptr(unsafe.Pointer(&c.ctrlP))); req != 0 && !isErrPtr(req) {
 			wk.waitBounded(req, closeWait)
 		}
 	}

@@ -32,7 +32,7 @@ type lib struct {
 	epCreate, epCloseNbx                                     uintptr
 	tagSendNbx, tagRecvNbx, tagProbeNb, tagMsgRecvNbx        uintptr
 	tagRecvRequestTest, requestCheckStatus, requestCancel    uintptr
-	requestFree                                              uintptr
+	requestFree, contextQuery                                uintptr
 	memMap, memUnmap, rkeyPack, rkeyBufferRelease            uintptr
 	epRkeyUnpack, rkeyDestroy, putNbx, getNbx, epFlushNbx    uintptr
 	statusString                                             uintptr
@@ -76,7 +76,7 @@ func openLib() (*lib, error) {
 	}{
 		{&l.configRead, "ucp_config_read"}, {&l.configModify, "ucp_config_modify"}, {&l.configRelease, "ucp_config_release"},
 		{&l.initVersion, "ucp_init_version"}, {&l.cleanup, "ucp_cleanup"}, {&l.contextPrintInfo, "ucp_context_print_info"},
-		{&l.getVersionString, "ucp_get_version_string"},
+		{&l.getVersionString, "ucp_get_version_string"}, {&l.contextQuery, "ucp_context_query"},
 		{&l.workerCreate, "ucp_worker_create"}, {&l.workerDestroy, "ucp_worker_destroy"}, {&l.workerProgress, "ucp_worker_progress"},
 		{&l.workerGetAddress, "ucp_worker_get_address"}, {&l.workerReleaseAddress, "ucp_worker_release_address"},
 		{&l.epCreate, "ucp_ep_create"}, {&l.epCloseNbx, "ucp_ep_close_nbx"},

@@ -112,7 +112,7 @@ func (t *Transport) answer(ctx context.Context, self int, h hello) (*Conn, error
 		return nil, err
 	}
 	msg := hello{Rank: uint32(self), ID: c.id, Pid: uint32(t.pid), Host: t.host}.encode()
-	req := wk.call(wk.l.tagSendNbx, c.ep, ptr(msg), uintptr(len(msg)), uintptr(ctrlTag(h.ID, kindAccept)), uintptr(unsafe.Pointer(&c.sendP)))
+	req := wk.call(wk.l.tagSendNbx, c.ep, ptr(msg), uintptr(len(msg)), uintptr(ctrlTag(h.ID, kindAccept)), uintptr(unsafe.Pointer(&c.ctrlP)))
 	wk.mu.Unlock()
 	var st int32
 	var stopped error

@@ -29,12 +29,18 @@ const abortGrace = 200 * time.Millisecond
 // nothing is delivered on it. A receive is always waited for, because
 // UCX would write into its buffer.
 func (wk *worker) waitReq(req uintptr, info *tagRecvInfo, stop func(w *waiter) error, abort func(req uintptr, why error)) (int32, error) {
-	return wk.waitReqLeave(req, info, info == nil, stop, abort)
+	return wk.waitReqLeave(req, nil, info, info == nil, stop, abort)
 }
 
+// statusGivenUp is waitReqLeave's status for a request it gave up on.
+const statusGivenUp = -127
+
 // waitReqLeave is waitReq, giving up an aborted request after abortGrace
-// only when leave is true (a request that only reads its buffer).
-func (wk *worker) waitReqLeave(req uintptr, info *tagRecvInfo, leave bool, stop func(w *waiter) error, abort func(req uintptr, why error)) (int32, error) {
+// only when leave is true (a request that only reads its buffer). When
+// own is not nil, req is that request of this package's (see request):
+// it is not freed, and a request given up on is kept in wk.lost, its
+// status statusGivenUp, for the caller to take a new one.
+func (wk *worker) waitReqLeave(req uintptr, own *request, info *tagRecvInfo, leave bool, stop func(w *waiter) error, abort func(req uintptr, why error)) (int32, error) {
 	w := newWaiter()
 	var stopped error
 	var abortedAt time.Time
@@ -58,7 +64,9 @@ func (wk *worker) waitReqLeave(req uintptr, info *tagRecvInfo, leave bool, stop 
 				st = status(wk.call(wk.l.requestCheckStatus, req))
 			}
 			if st != statusInProgress {
-				wk.call(wk.l.requestFree, req)
+				if own == nil {
+					wk.call(wk.l.requestFree, req)
+				}
 				return st, stopped
 			}
 		}
@@ -69,6 +77,10 @@ func (wk *worker) waitReqLeave(req uintptr, info *tagRecvInfo, leave bool, stop 
 			}
 		}
 		if tick && stopped != nil && leave && time.Since(abortedAt) > abortGrace {
+			if own != nil {
+				wk.lost = append(wk.lost, own.mem)
+				return statusGivenUp, stopped
+			}
 			return statusCanceled, stopped
 		}
 		wk.mu.Unlock()

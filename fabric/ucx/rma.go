@@ -164,7 +164,7 @@ func (c *Conn) rma(ctx context.Context, what string, fn uintptr, key []byte, off
 		return fmt.Errorf("%s: %w", what, c.opErr("ucp_"+what, status(req)))
 	}
 	if req != 0 {
-		st, stopped := wk.waitReqLeave(req, nil, fn == wk.l.putNbx, func(w *waiter) error {
+		st, stopped := wk.waitReqLeave(req, nil, nil, fn == wk.l.putNbx, func(w *waiter) error {
 			if err := deadline.ContextErr(ctx); err != nil {
 				return err
 			}

@@ -122,7 +122,9 @@ func (t *Transport) newConn(workerAddr []byte) (*Conn, error) {
 	p := &wk.s.epP
 	*p = epParams{fieldMask: epFieldRemoteAddress, address: ptr(workerAddr)}
 	c := &Conn{t: t, wk: wk, id: id, byeBuf: make([]byte, 8)}
-	c.recvP = requestParam{opAttrMask: opFlagNoImmCmpl}
+	c.sendReq, c.recvReq = wk.newRequest(), wk.newRequest()
+	c.sendP = requestParam{opAttrMask: opFieldRequest, request: c.sendReq.handle}
+	c.recvP = requestParam{opAttrMask: opFieldRequest | opFlagNoImmCmpl, request: c.recvReq.handle}
 	if st := status(wk.call(wk.l.epCreate, wk.w, uintptr(unsafe.Pointer(p)), wk.outPtr(0))); st != statusOK {
 		return nil, wk.l.err("ucp_ep_create", st)
 	}
@@ -172,7 +174,7 @@ func (t *Transport) Dial(ctx context.Context, self int, addr string) (fabric.Con
 	msg := h.encode()
 	rs := newSlot(maxHello)
 	rreq := wk.call(wk.l.tagRecvNbx, wk.w, ptr(rs.buf), uintptr(len(rs.buf)), uintptr(ctrlTag(c.id, kindAccept)), uintptr(fullMask), uintptr(unsafe.Pointer(&rs.p)))
-	sreq := wk.call(wk.l.tagSendNbx, c.ep, ptr(msg), uintptr(len(msg)), uintptr(ctrlTag(lid, kindHello)), uintptr(unsafe.Pointer(&c.sendP)))
+	sreq := wk.call(wk.l.tagSendNbx, c.ep, ptr(msg), uintptr(len(msg)), uintptr(ctrlTag(lid, kindHello)), uintptr(unsafe.Pointer(&c.ctrlP)))
 	wk.mu.Unlock()
 	fail := func(err error) (fabric.Conn, error) {
 		wk.mu.Lock()

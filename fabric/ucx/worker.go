@@ -19,6 +19,12 @@ type worker struct {
 	ctx  uintptr // ucp_context_h
 	w    uintptr // ucp_worker_h
 	addr []byte  // the worker's address, copied out of UCX
+	// reqSize is UCX's request size: a request this package provides
+	// (UCP_OP_ATTR_FIELD_REQUEST) has that many bytes before its handle.
+	reqSize uintptr
+	// lost keeps alive the memory of requests given up on while UCX may
+	// still use it (see waitReq); under mu.
+	lost [][]uint64
 
 	s      *scratch // memory the calls into UCX point to; under mu
 	nextID uint32   // the next endpoint id (listeners and Conns); under mu
@@ -40,6 +46,7 @@ type scratch struct {
 	epP  epParams
 	memP memMapParams
 	reqP requestParam
+	attr contextAttr
 }
 
 // outPtr is the address of the worker's out-argument i.
@@ -72,6 +79,12 @@ func newWorker(l *lib, set [][2]string) (*worker, error) {
 		return nil, l.err("ucp_init", st)
 	}
 	wk.ctx = wk.s.out[0]
+	wk.s.attr = contextAttr{fieldMask: attrFieldRequestSize}
+	if st := status(wk.call(l.contextQuery, wk.ctx, uintptr(unsafe.Pointer(&wk.s.attr)))); st != statusOK {
+		wk.call(l.cleanup, wk.ctx)
+		return nil, l.err("ucp_context_query", st)
+	}
+	wk.reqSize = uintptr(wk.s.attr.requestSize+7) &^ 7
 	wk.s.wkP = workerParams{fieldMask: workerFieldThreadMode, threadMode: threadModeSerialized}
 	if st := status(wk.call(l.workerCreate, wk.ctx, uintptr(unsafe.Pointer(&wk.s.wkP)), wk.outPtr(0))); st != statusOK {
 		wk.call(l.cleanup, wk.ctx)
@@ -86,6 +99,22 @@ func newWorker(l *lib, set [][2]string) (*worker, error) {
 	wk.addr = cBytes(a, int(n))
 	wk.call(l.workerReleaseAddress, wk.w, a)
 	return wk, nil
+}
+
+// request is memory for one UCX request that this package provides, so
+// that a Send or a Recv has no request to free (one call into UCX fewer a
+// message): UCX's part, then room for the handle. It is Go memory, which
+// does not move; the Conn that owns it keeps it alive while UCX uses it.
+type request struct {
+	mem    []uint64
+	handle uintptr // what param.request and the calls take
+}
+
+// newRequest allocates a request's memory.
+func (wk *worker) newRequest() *request {
+	r := &request{mem: make([]uint64, wk.reqSize/8+2)}
+	r.handle = uintptr(unsafe.Pointer(&r.mem[0])) + wk.reqSize
+	return r
 }
 
 // newID returns an endpoint id no other listener or Conn of the worker
