@@ -315,12 +315,14 @@ func (c *Conn) Close() error {
 	}
 	if c.byeReq != 0 {
 		wk.cancel(c.byeReq, nil)
-		wk.waitBounded(c.byeReq, closeWait)
+		if wk.waitBounded(c.byeReq, closeWait) == statusInProgress {
+			wk.lost = append(wk.lost, c.byeBuf) // UCX may still write into it
+		}
 		c.byeReq = 0
 	}
 	for _, e := range c.early {
-		if e.req != 0 {
-			wk.waitBounded(e.req, closeWait)
+		if e.req != 0 && wk.waitBounded(e.req, closeWait) == statusInProgress {
+			wk.lost = append(wk.lost, e.buf)
 		}
 	}
 	c.early = nil

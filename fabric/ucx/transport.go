@@ -176,11 +176,21 @@ func (t *Transport) Dial(ctx context.Context, self int, addr string) (fabric.Con
 	rreq := wk.call(wk.l.tagRecvNbx, wk.w, ptr(rs.buf), uintptr(len(rs.buf)), uintptr(ctrlTag(c.id, kindAccept)), uintptr(fullMask), uintptr(unsafe.Pointer(&rs.p)))
 	sreq := wk.call(wk.l.tagSendNbx, c.ep, ptr(msg), uintptr(len(msg)), uintptr(ctrlTag(lid, kindHello)), uintptr(unsafe.Pointer(&c.ctrlP)))
 	wk.mu.Unlock()
+	// The answer's receive is posted until waited for: a failure before
+	// that cancels it, so that UCX never writes into rs after Dial.
+	rpending := rreq != 0 && !isErrPtr(rreq)
 	fail := func(err error) (fabric.Conn, error) {
 		wk.mu.Lock()
+		if rpending {
+			wk.cancel(rreq, nil)
+			if wk.waitBounded(rreq, closeWait) == statusInProgress {
+				wk.lost = append(wk.lost, rs) // UCX may still write into it
+			}
+		}
 		c.closed = true
 		c.closeEp(true)
 		wk.mu.Unlock()
+		runtime.KeepAlive(rs)
 		return nil, fmt.Errorf("dial %s as rank %d: %w", addr, self, err)
 	}
 	stop := func(*waiter) error {
@@ -190,12 +200,6 @@ func (t *Transport) Dial(ctx context.Context, self int, addr string) (fabric.Con
 		return nil
 	}
 	if isErrPtr(sreq) {
-		if rreq != 0 && !isErrPtr(rreq) {
-			wk.mu.Lock()
-			wk.cancel(rreq, nil)
-			wk.waitBounded(rreq, closeWait)
-			wk.mu.Unlock()
-		}
 		return fail(wk.l.err("ucp_tag_send_nbx", status(sreq)))
 	}
 	if sreq != 0 {
@@ -213,6 +217,7 @@ func (t *Transport) Dial(ctx context.Context, self int, addr string) (fabric.Con
 		return fail(wk.l.err("ucp_tag_recv_nbx", status(rreq)))
 	case rreq != 0:
 		st, stopped := wk.waitReq(rreq, &rs.info, stop, wk.cancel)
+		rpending = false
 		wk.mu.Unlock()
 		if st != statusOK {
 			if stopped == nil {

@@ -12,18 +12,19 @@ import (
 // busily for spinFor, then yields the CPU between polls (sched_yield, for
 // a peer rank on the same CPU) until yieldFor, then naps, from minNap
 // doubling to maxNap, so that an idle rank does not take a CPU. It looks
-// at its context every checkEvery polls. spinFor is short because the
-// scheduler puts the two ends of a ping-pong on one CPU now and then on
-// a loaded host, and then every message waits the whole spin: 8 B
-// ping-pongs whose p50 was 56-63 µs with 50 µs of spin took 15-18 µs
-// with 10 µs (scratch lat.sh, UCX_TLS=posix,self), and 0.43-0.49 µs
-// either way when the ends ran apart.
+// at its context every checkEvery polls. spinFor is short because on a
+// loaded host the scheduler puts the two ends of a ping-pong on one CPU
+// (here: another job took the other CPU whole), and then every message
+// waits the whole spin: 8 B ping-pongs whose p50 was 56-63 µs with 50 µs
+// of spin took 13-18 µs with 10 µs (scratch lat.sh, UCX_TLS=posix,self),
+// and 0.43-0.49 µs either way when the ends ran apart. Shorter (3 µs)
+// made it 6-8 µs there, but yielded in the middle of 64 KiB transfers.
 const (
 	spinFor    = 10 * time.Microsecond
 	yieldFor   = time.Millisecond
 	minNap     = 10 * time.Microsecond
 	maxNap     = time.Millisecond
-	checkEvery = 64
+	checkEvery = 16
 )
 
 // waiter is one wait's progress through that policy.

@@ -22,9 +22,9 @@ type worker struct {
 	// reqSize is UCX's request size: a request this package provides
 	// (UCP_OP_ATTR_FIELD_REQUEST) has that many bytes before its handle.
 	reqSize uintptr
-	// lost keeps alive the memory of requests given up on while UCX may
-	// still use it (see waitReq); under mu.
-	lost [][]uint64
+	// lost keeps alive memory that UCX may still use after this package
+	// gave up waiting for it (see waitReqLeave); under mu.
+	lost []any
 
 	s      *scratch // memory the calls into UCX point to; under mu
 	nextID uint32   // the next endpoint id (listeners and Conns); under mu
