@@ -150,3 +150,13 @@ func TestFabricUCXPeerGone(t *testing.T) {
 		t.Errorf("server's message %q: want one line naming the client", msg)
 	}
 }
+
+// TestFabricUCXBadDevice: a -d that UCX does not list is one line and
+// exit 2, before any work.
+func TestFabricUCXBadDevice(t *testing.T) {
+	requireUCX(t, "")
+	r := run(t, 30*time.Second, "fabric", "pingpong", "-p", "ucx", "-d", "nosuchdev", "127.0.0.1")
+	if r.Code != 2 || r.Stdout != "" || strings.Count(strings.TrimSpace(r.Stderr), "\n") != 0 || !strings.Contains(r.Stderr, "-d nosuchdev: UCX has no network device") {
+		t.Errorf("exit %d, stdout %q, stderr %q: want 2 and one line naming -d", r.Code, r.Stdout, r.Stderr)
+	}
+}

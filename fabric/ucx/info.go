@@ -85,3 +85,26 @@ func Info(w io.Writer, device string) error {
 	_, err = io.WriteString(w, b)
 	return err
 }
+
+// CheckDevices refuses a UCX_NET_DEVICES value (-d: a comma-separated
+// list, or "all") that names a device UCX does not list here.
+func CheckDevices(devices string) error {
+	_, rs, err := Resources(Options{})
+	if err != nil {
+		return err
+	}
+	have := map[string]bool{}
+	var names []string
+	for _, r := range rs {
+		if r.Device != "memory" && !have[r.Device] {
+			have[r.Device] = true
+			names = append(names, r.Device)
+		}
+	}
+	for _, d := range strings.Split(devices, ",") {
+		if d != "all" && !have[d] {
+			return fmt.Errorf("-d %s: UCX has no network device %q here: want all or a comma-separated list of %s", devices, d, strings.Join(names, ", "))
+		}
+	}
+	return nil
+}

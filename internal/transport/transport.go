@@ -109,9 +109,11 @@ func CheckProvider(provider, device string) error {
 	case "verbs":
 		return checkVerbsDevice(device)
 	case ucx.Name:
-		// -d is UCX_NET_DEVICES, which UCX itself checks when it opens.
 		if err := ucx.Available(); err != nil {
 			return fmt.Errorf("-p ucx: %w", err)
+		}
+		if device != "" {
+			return ucx.CheckDevices(device)
 		}
 		return nil
 	}
