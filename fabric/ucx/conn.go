@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"slices"
 	"time"
 	"unsafe"
 
@@ -115,7 +116,7 @@ func (c *Conn) Send(ctx context.Context, tag uint32, b []byte) error {
 // sendable is the error of a Send on c as it stands. Caller holds mu.
 func (c *Conn) sendable() error {
 	switch {
-	case c.closed:
+	case c.closed || !c.wk.open:
 		return fmt.Errorf("send: %w", fabric.ErrClosed)
 	case c.broken != nil:
 		return fmt.Errorf("send: the connection to rank %d broke earlier (%v): %w", c.peerRank, c.broken, fabric.ErrClosed)
@@ -142,13 +143,14 @@ const byeEvery = 16
 func (c *Conn) Recv(ctx context.Context, tag uint32, b []byte) (int, error) {
 	wk := c.wk
 	wk.mu.Lock()
-	if c.closed {
+	if c.closed || !wk.open {
 		wk.mu.Unlock()
 		return 0, fmt.Errorf("recv: %w", fabric.ErrClosed)
 	}
 	if i := c.earlyIndex(tag); i >= 0 {
+		e := c.early[i]
 		wk.mu.Unlock()
-		return c.recvEarly(ctx, i, b)
+		return c.recvEarly(ctx, e, b)
 	}
 	c.recvHold = b
 	req := wk.call(wk.l.tagRecvNbx, wk.w, ptr(b), uintptr(len(b)), uintptr(userTag(c.id, tag)), uintptr(fullMask), uintptr(unsafe.Pointer(&c.recvP)))
@@ -305,6 +307,9 @@ func (c *Conn) Close() error {
 		return nil
 	}
 	c.closed = true
+	if !wk.open { // the transport is closed: UCX has let go of everything
+		return nil
+	}
 	c.pollBye()
 	force := c.broken != nil || c.sendHold != nil
 	if !force && !c.peerClosed {
@@ -324,6 +329,7 @@ func (c *Conn) Close() error {
 		if e.req != 0 && wk.waitBounded(e.req, closeWait) == statusInProgress {
 			wk.lost = append(wk.lost, e.buf)
 		}
+		e.req = 0
 	}
 	c.early = nil
 	for _, rk := range c.rkeys {
@@ -373,14 +379,17 @@ func (c *Conn) drain(tag uint32) {
 	c.early = append(c.early, e)
 }
 
-// recvEarly completes a Recv from the set-aside message at index i: waits
-// for its transfer to end (ctx ending leaves it set aside) and copies it.
-func (c *Conn) recvEarly(ctx context.Context, i int, b []byte) (int, error) {
+// recvEarly completes a Recv from the set-aside message e: waits for its
+// transfer to end (ctx ending leaves it set aside) and copies it.
+func (c *Conn) recvEarly(ctx context.Context, e *early, b []byte) (int, error) {
 	wk := c.wk
-	e := c.early[i]
 	w := newWaiter()
 	for {
 		wk.mu.Lock()
+		if c.closed || !wk.open { // Close has waited for e's receive and dropped it
+			wk.mu.Unlock()
+			return 0, fmt.Errorf("recv: %w", fabric.ErrClosed)
+		}
 		if e.req != 0 {
 			wk.progress()
 			if st := status(wk.call(wk.l.requestCheckStatus, e.req)); st != statusInProgress {
@@ -389,18 +398,14 @@ func (c *Conn) recvEarly(ctx context.Context, i int, b []byte) (int, error) {
 			}
 		}
 		if e.req == 0 {
-			c.early = append(c.early[:i], c.early[i+1:]...)
+			c.early = slices.DeleteFunc(c.early, func(x *early) bool { return x == e })
 			wk.mu.Unlock()
 			break
 		}
-		closed := c.closed
 		wk.mu.Unlock()
 		if w.idle() {
 			if err := deadline.ContextErr(ctx); err != nil {
 				return 0, err
-			}
-			if closed {
-				return 0, fmt.Errorf("recv: %w", fabric.ErrClosed)
 			}
 		}
 	}

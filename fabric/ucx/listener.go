@@ -55,7 +55,7 @@ func (ln *Listener) Accept(ctx context.Context) (fabric.Conn, int, error) {
 	t, wk := ln.t, ln.t.wk
 	rs := newSlot(maxHello)
 	wk.mu.Lock()
-	if ln.closed {
+	if ln.closed || !wk.open {
 		wk.mu.Unlock()
 		return nil, 0, fmt.Errorf("accept: listener closed: %w", fabric.ErrClosed)
 	}

@@ -1,8 +1,11 @@
 package ucx
 
 import (
+	"fmt"
 	"time"
 	"unsafe"
+
+	"github.com/hpcbench/hpcbench/fabric"
 )
 
 // abortGrace is how long an aborted send may take to complete.
@@ -47,6 +50,9 @@ func (wk *worker) waitReqLeave(req uintptr, own *request, info *tagRecvInfo, lea
 	seen := ^uint64(0)
 	for {
 		wk.mu.Lock()
+		if !wk.open { // Transport.Close destroyed the worker and req with it
+			return statusCanceled, fmt.Errorf("ucx: transport closed: %w", fabric.ErrClosed)
+		}
 		if wk.progress() {
 			wk.events++
 		}

@@ -62,7 +62,7 @@ func (c *Conn) Expose(b []byte) ([]byte, func() error, error) {
 	wk := c.wk
 	wk.mu.Lock()
 	defer wk.mu.Unlock()
-	if c.closed {
+	if c.closed || !wk.open {
 		return nil, nil, fmt.Errorf("expose: %w", fabric.ErrClosed)
 	}
 	wk.s.memP = memMapParams{fieldMask: memFieldAddress | memFieldLength, address: ptr(b), length: uint64(len(b))}
@@ -194,7 +194,7 @@ func (c *Conn) rma(ctx context.Context, what string, fn uintptr, key []byte, off
 func (c *Conn) Progress(ctx context.Context) error {
 	wk := c.wk
 	wk.mu.Lock()
-	closed := c.closed
+	closed := c.closed || !wk.open
 	if !closed && wk.progress() {
 		wk.events++
 	}

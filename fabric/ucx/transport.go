@@ -82,8 +82,9 @@ func (t *Transport) Reachable(addr string) bool {
 	return err == nil
 }
 
-// Close destroys the worker and the context. Every Conn and Listener must
-// be closed first.
+// Close destroys the worker and the context. Conns and Listeners should
+// be closed first: afterwards their calls fail with fabric.ErrClosed, and
+// whatever they had under way is dropped with the worker.
 func (t *Transport) Close() error {
 	t.wk.mu.Lock()
 	defer t.wk.mu.Unlock()
