@@ -403,10 +403,11 @@ func (c *Conn) recvEarly(ctx context.Context, e *early, b []byte) (int, error) {
 			break
 		}
 		wk.mu.Unlock()
-		if w.idle() {
+		if w.poll() {
 			if err := deadline.ContextErr(ctx); err != nil {
 				return 0, err
 			}
+			w.pause()
 		}
 	}
 	if e.st != statusOK {

@@ -61,7 +61,7 @@ func (wk *worker) waitReqLeave(req uintptr, own *request, info *tagRecvInfo, lea
 			seen = wk.events
 			look = true
 		}
-		tick := w.idle()
+		tick := w.poll()
 		if look || tick {
 			var st int32
 			if info != nil {
@@ -90,6 +90,9 @@ func (wk *worker) waitReqLeave(req uintptr, own *request, info *tagRecvInfo, lea
 			return statusCanceled, stopped
 		}
 		wk.mu.Unlock()
+		if tick {
+			w.pause()
+		}
 	}
 }
 

@@ -40,18 +40,25 @@ func newWaiter() waiter {
 	return waiter{singleP: runtime.GOMAXPROCS(0) == 1}
 }
 
-// idle is called after a poll that found nothing to do. It reports true
-// every checkEvery polls, when the caller looks at its context and its
-// connection's state; between polls it spins, yields or naps.
-func (w *waiter) idle() bool {
+// poll counts a poll that found nothing to do and reports true every
+// checkEvery polls: a look, when the caller checks its context and its
+// connection's state and then calls pause. It never blocks, so the caller
+// may hold the worker's lock.
+func (w *waiter) poll() bool {
 	w.polls++
 	if w.polls%checkEvery != 0 {
 		return false
 	}
 	if w.start.IsZero() {
 		w.start = time.Now()
-		return true
 	}
+	return true
+}
+
+// pause follows a look: nothing while the wait is young, then a yield of
+// the CPU, then a nap that doubles up to maxNap. The caller must not hold
+// the worker's lock (a nap would stop every other goroutine's calls).
+func (w *waiter) pause() {
 	since := time.Since(w.start)
 	switch {
 	case since < spinFor:
@@ -70,7 +77,6 @@ func (w *waiter) idle() bool {
 		time.Sleep(w.nap)
 		w.nap = min(2*w.nap, maxNap)
 	}
-	return true
 }
 
 // long reports whether the wait has gone on past its spinning, when the
