@@ -48,6 +48,7 @@ type Conn struct {
 	rkeys      map[string]uintptr // unpacked remote keys, by packed key
 	nextCheck  time.Time          // when a long wait next looks for the peer's process
 	sends      uint64             // Sends and RMA calls so far
+	spin       time.Duration      // how long waits spin before they yield (see adapt)
 }
 
 // early is a message a Recv of another tag took out of UCX's unexpected
@@ -73,6 +74,8 @@ func (c *Conn) Send(ctx context.Context, tag uint32, b []byte) error {
 		return err
 	}
 	c.sendHold = b
+	w := newWaiter(wk.singleP)
+	w.spin = c.spin
 	req := wk.call(wk.l.tagSendNbx, c.ep, ptr(b), uintptr(len(b)), uintptr(userTag(c.peerID, tag)), uintptr(unsafe.Pointer(&c.sendP)))
 	if req == 0 || isErrPtr(req) {
 		c.sendHold = nil
@@ -83,7 +86,7 @@ func (c *Conn) Send(ctx context.Context, tag uint32, b []byte) error {
 		return c.opErr("ucp_tag_send_nbx", status(req))
 	}
 	wk.mu.Unlock()
-	st, stopped := wk.waitReqLeave(req, c.sendReq, nil, true, func(w *waiter) error {
+	st, stopped := wk.waitWith(&w, req, c.sendReq, nil, true, func(w *waiter) error {
 		if err := deadline.ContextErr(ctx); err != nil {
 			return err
 		}
@@ -95,6 +98,7 @@ func (c *Conn) Send(ctx context.Context, tag uint32, b []byte) error {
 		}
 		return c.peerGone(w)
 	}, func(_ uintptr, why error) { c.breakLocked(why) })
+	c.adapt(&w)
 	if st == statusGivenUp { // UCX keeps the old one: a new one for the next Send
 		c.sendReq = wk.newRequest()
 		c.sendP.request = c.sendReq.handle
@@ -111,6 +115,22 @@ func (c *Conn) Send(ctx context.Context, tag uint32, b []byte) error {
 		return c.opErr("ucp_tag_send_nbx", st)
 	}
 	return nil
+}
+
+// adapt sets the spin budget of c's next waits from how w's wait ended:
+// a reply that came while it spun doubles it (up to spinFor), one that
+// came only after a yield or two halves it (down to minSpin). The second
+// is what a peer on this very CPU looks like (a loaded host's scheduler
+// puts the two ends of a ping-pong on one CPU): it runs only when this
+// side yields, so every spin is lost, 10 µs a message at spinFor. Caller
+// holds mu.
+func (c *Conn) adapt(w *waiter) {
+	switch {
+	case w.yields == 0:
+		c.spin = min(2*c.spin, spinFor)
+	case w.yields <= 2 && w.nap == 0:
+		c.spin = max(c.spin/2, minSpin)
+	}
 }
 
 // sendable is the error of a Send on c as it stands. Caller holds mu.
@@ -153,6 +173,8 @@ func (c *Conn) Recv(ctx context.Context, tag uint32, b []byte) (int, error) {
 		return c.recvEarly(ctx, e, b)
 	}
 	c.recvHold = b
+	w := newWaiter(wk.singleP)
+	w.spin = c.spin
 	req := wk.call(wk.l.tagRecvNbx, wk.w, ptr(b), uintptr(len(b)), uintptr(userTag(c.id, tag)), uintptr(fullMask), uintptr(unsafe.Pointer(&c.recvP)))
 	if req == 0 || isErrPtr(req) {
 		n := int(c.recvInfo.length)
@@ -164,7 +186,7 @@ func (c *Conn) Recv(ctx context.Context, tag uint32, b []byte) (int, error) {
 		return 0, c.recvErr(status(req))
 	}
 	wk.mu.Unlock()
-	st, stopped := wk.waitReqLeave(req, c.recvReq, &c.recvInfo, false, func(w *waiter) error {
+	st, stopped := wk.waitWith(&w, req, c.recvReq, &c.recvInfo, false, func(w *waiter) error {
 		if err := deadline.ContextErr(ctx); err != nil {
 			return err
 		}
@@ -179,6 +201,7 @@ func (c *Conn) Recv(ctx context.Context, tag uint32, b []byte) (int, error) {
 		}
 		return c.peerGone(w)
 	}, wk.cancel)
+	c.adapt(&w)
 	c.recvHold = nil
 	n := int(c.recvInfo.length)
 	wk.mu.Unlock()
@@ -383,7 +406,7 @@ func (c *Conn) drain(tag uint32) {
 // transfer to end (ctx ending leaves it set aside) and copies it.
 func (c *Conn) recvEarly(ctx context.Context, e *early, b []byte) (int, error) {
 	wk := c.wk
-	w := newWaiter()
+	w := newWaiter(wk.singleP)
 	for {
 		wk.mu.Lock()
 		if c.closed || !wk.open { // Close has waited for e's receive and dropped it

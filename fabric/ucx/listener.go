@@ -65,7 +65,7 @@ func (ln *Listener) Accept(ctx context.Context) (fabric.Conn, int, error) {
 		return nil, 0, fmt.Errorf("accept: %w", wk.l.err("ucp_tag_recv_nbx", status(req)))
 	}
 	if req != 0 {
-		st, stopped := wk.waitReq(req, &rs.info, func(*waiter) error {
+		st, stopped := wk.waitAccept(req, &rs.info, func(*waiter) error {
 			if err := deadline.ContextErr(ctx); err != nil {
 				return err
 			}
@@ -73,7 +73,7 @@ func (ln *Listener) Accept(ctx context.Context) (fabric.Conn, int, error) {
 				return fmt.Errorf("accept: listener closed: %w", fabric.ErrClosed)
 			}
 			return nil
-		}, wk.cancel)
+		})
 		wk.mu.Unlock()
 		if st != statusOK {
 			if stopped == nil {

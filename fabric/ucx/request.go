@@ -44,7 +44,21 @@ const statusGivenUp = -127
 // it is not freed, and a request given up on is kept in wk.lost, its
 // status statusGivenUp, for the caller to take a new one.
 func (wk *worker) waitReqLeave(req uintptr, own *request, info *tagRecvInfo, leave bool, stop func(w *waiter) error, abort func(req uintptr, why error)) (int32, error) {
-	w := newWaiter()
+	w := newWaiter(wk.singleP)
+	return wk.waitWith(&w, req, own, info, leave, stop, abort)
+}
+
+// waitAccept is waitReq for a listener's hello, which may not come for
+// minutes: it naps from the start (see waiter.patient), so that a rank's
+// accepting goroutine does not compete with its messages for the CPU.
+func (wk *worker) waitAccept(req uintptr, info *tagRecvInfo, stop func(w *waiter) error) (int32, error) {
+	w := newWaiter(wk.singleP)
+	w.patient = true
+	return wk.waitWith(&w, req, nil, info, false, stop, wk.cancel)
+}
+
+// waitWith is waitReqLeave with the waiter w.
+func (wk *worker) waitWith(w *waiter, req uintptr, own *request, info *tagRecvInfo, leave bool, stop func(w *waiter) error, abort func(req uintptr, why error)) (int32, error) {
 	var stopped error
 	var abortedAt time.Time
 	seen := ^uint64(0)
@@ -55,6 +69,10 @@ func (wk *worker) waitReqLeave(req uintptr, own *request, info *tagRecvInfo, lea
 		}
 		if wk.progress() {
 			wk.events++
+			// Traffic (a peer's put that UCX carries out in this
+			// progress, say) makes the wait young again: back to
+			// spinning, not napping, while it flows.
+			w.busy()
 		}
 		look := false
 		if wk.events != seen {
@@ -77,7 +95,7 @@ func (wk *worker) waitReqLeave(req uintptr, own *request, info *tagRecvInfo, lea
 			}
 		}
 		if tick && stopped == nil && stop != nil {
-			if stopped = stop(&w); stopped != nil {
+			if stopped = stop(w); stopped != nil {
 				abort(req, stopped)
 				abortedAt = time.Now()
 			}

@@ -122,7 +122,7 @@ func (t *Transport) newConn(workerAddr []byte) (*Conn, error) {
 	// peer is found by this package instead (see peerGone).
 	p := &wk.s.epP
 	*p = epParams{fieldMask: epFieldRemoteAddress, address: ptr(workerAddr)}
-	c := &Conn{t: t, wk: wk, id: id, byeBuf: make([]byte, 8)}
+	c := &Conn{t: t, wk: wk, id: id, byeBuf: make([]byte, 8), spin: spinFor}
 	c.sendReq, c.recvReq = wk.newRequest(), wk.newRequest()
 	c.sendP = requestParam{opAttrMask: opFieldRequest, request: c.sendReq.handle}
 	c.recvP = requestParam{opAttrMask: opFieldRequest | opFlagNoImmCmpl, request: c.recvReq.handle}

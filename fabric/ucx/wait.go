@@ -33,11 +33,19 @@ type waiter struct {
 	start   time.Time
 	nap     time.Duration
 	singleP bool // GOMAXPROCS is 1: Gosched now and then so that the process's other goroutines run
+	// patient waits nap from the start: a listener's, for a hello that
+	// may not come for minutes.
+	patient bool
+	// spin is how long this wait spins before it yields (spinFor, or a
+	// Conn's adapted budget: see Conn.adapt); yields counts its yields.
+	spin   time.Duration
+	yields int
 }
 
-// newWaiter starts a wait.
-func newWaiter() waiter {
-	return waiter{singleP: runtime.GOMAXPROCS(0) == 1}
+// newWaiter starts a wait of a worker made when GOMAXPROCS was 1 or not
+// (singleP: asking the runtime each time costs a lock a message).
+func newWaiter(singleP bool) waiter {
+	return waiter{singleP: singleP, spin: spinFor}
 }
 
 // poll counts a poll that found nothing to do and reports true every
@@ -55,13 +63,30 @@ func (w *waiter) poll() bool {
 	return true
 }
 
+// busy notes that the worker's progress did something: the wait is young
+// again (waiting for a peer that is sending does not nap). Not for a
+// patient wait, which naps on: a listener's progress sees the rank's
+// messages go by.
+func (w *waiter) busy() {
+	if !w.patient {
+		w.start, w.nap = time.Time{}, 0
+	}
+}
+
 // pause follows a look: nothing while the wait is young, then a yield of
-// the CPU, then a nap that doubles up to maxNap. The caller must not hold
+// the CPU, then a nap that doubles up to maxNap; a patient wait naps at
+// once. The caller must not hold
 // the worker's lock (a nap would stop every other goroutine's calls).
 func (w *waiter) pause() {
 	since := time.Since(w.start)
 	switch {
-	case since < spinFor:
+	case w.patient:
+		if w.nap == 0 {
+			w.nap = minNap
+		}
+		time.Sleep(w.nap)
+		w.nap = min(2*w.nap, maxNap)
+	case since < w.spin:
 		if w.singleP {
 			runtime.Gosched()
 		}
@@ -70,6 +95,7 @@ func (w *waiter) pause() {
 			runtime.Gosched()
 		}
 		_, _, _ = unix.RawSyscall(unix.SYS_SCHED_YIELD, 0, 0, 0)
+		w.yields++
 	default:
 		if w.nap == 0 {
 			w.nap = minNap
@@ -78,6 +104,9 @@ func (w *waiter) pause() {
 		w.nap = min(2*w.nap, maxNap)
 	}
 }
+
+// minSpin is the least spin budget a Conn adapts down to (see Conn.adapt).
+const minSpin = time.Microsecond
 
 // long reports whether the wait has gone on past its spinning, when the
 // caller may do what costs more than a poll (drain other tags' messages,

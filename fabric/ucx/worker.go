@@ -28,8 +28,11 @@ type worker struct {
 
 	s      *scratch // memory the calls into UCX point to; under mu
 	nextID uint32   // the next endpoint id (listeners and Conns); under mu
-	events uint64   // counts progress calls that did something; under mu
-	open   bool     // false once destroyed; under mu
+	// singleP: GOMAXPROCS was 1 when the worker was made (a rank on one
+	// thread of computation); its waits then Gosched now and then.
+	singleP bool
+	events  uint64 // counts progress calls that did something; under mu
+	open    bool   // false once destroyed; under mu
 }
 
 // scratch is the worker's memory for what its calls into UCX point to:
@@ -60,7 +63,7 @@ const maxID = 1<<31 - 1
 // "TLS", "NET_DEVICES"), and creates the context (tag matching and RMA)
 // and its worker.
 func newWorker(l *lib, set [][2]string) (*worker, error) {
-	wk := &worker{l: l, s: new(scratch), nextID: 1}
+	wk := &worker{l: l, s: new(scratch), nextID: 1, singleP: runtime.GOMAXPROCS(0) == 1}
 	if st := status(wk.call(l.configRead, 0, 0, wk.outPtr(0))); st != statusOK {
 		return nil, l.err("ucp_config_read", st)
 	}
