@@ -37,6 +37,7 @@ type Conn struct {
 	recvInfo, probeInfo  tagRecvInfo
 	sendHold, recvHold   []byte
 	sendReq, recvReq     *request // the requests of Send and Recv (sendP, recvP)
+	sendW, recvW, rmaW   waiter   // the waits of Send, Recv and RMA, in place (no allocation a message)
 
 	// Under wk.mu:
 	closed     bool    // Close has run
@@ -74,7 +75,8 @@ func (c *Conn) Send(ctx context.Context, tag uint32, b []byte) error {
 		return err
 	}
 	c.sendHold = b
-	w := newWaiter(wk.singleP)
+	w := &c.sendW
+	*w = newWaiter(wk.singleP)
 	w.spin = c.spin
 	req := wk.call(wk.l.tagSendNbx, c.ep, ptr(b), uintptr(len(b)), uintptr(userTag(c.peerID, tag)), uintptr(unsafe.Pointer(&c.sendP)))
 	if req == 0 || isErrPtr(req) {
@@ -86,7 +88,7 @@ func (c *Conn) Send(ctx context.Context, tag uint32, b []byte) error {
 		return c.opErr("ucp_tag_send_nbx", status(req))
 	}
 	wk.mu.Unlock()
-	st, stopped := wk.waitWith(&w, req, c.sendReq, nil, true, func(w *waiter) error {
+	st, stopped := wk.waitWith(w, req, c.sendReq, nil, true, func(w *waiter) error {
 		if err := deadline.ContextErr(ctx); err != nil {
 			return err
 		}
@@ -98,7 +100,7 @@ func (c *Conn) Send(ctx context.Context, tag uint32, b []byte) error {
 		}
 		return c.peerGone(w)
 	}, func(_ uintptr, why error) { c.breakLocked(why) })
-	c.adapt(&w)
+	c.adapt(w)
 	if st == statusGivenUp { // UCX keeps the old one: a new one for the next Send
 		c.sendReq = wk.newRequest()
 		c.sendP.request = c.sendReq.handle
@@ -173,7 +175,8 @@ func (c *Conn) Recv(ctx context.Context, tag uint32, b []byte) (int, error) {
 		return c.recvEarly(ctx, e, b)
 	}
 	c.recvHold = b
-	w := newWaiter(wk.singleP)
+	w := &c.recvW
+	*w = newWaiter(wk.singleP)
 	w.spin = c.spin
 	req := wk.call(wk.l.tagRecvNbx, wk.w, ptr(b), uintptr(len(b)), uintptr(userTag(c.id, tag)), uintptr(fullMask), uintptr(unsafe.Pointer(&c.recvP)))
 	if req == 0 || isErrPtr(req) {
@@ -186,7 +189,7 @@ func (c *Conn) Recv(ctx context.Context, tag uint32, b []byte) (int, error) {
 		return 0, c.recvErr(status(req))
 	}
 	wk.mu.Unlock()
-	st, stopped := wk.waitWith(&w, req, c.recvReq, &c.recvInfo, false, func(w *waiter) error {
+	st, stopped := wk.waitWith(w, req, c.recvReq, &c.recvInfo, false, func(w *waiter) error {
 		if err := deadline.ContextErr(ctx); err != nil {
 			return err
 		}
@@ -201,7 +204,7 @@ func (c *Conn) Recv(ctx context.Context, tag uint32, b []byte) (int, error) {
 		}
 		return c.peerGone(w)
 	}, wk.cancel)
-	c.adapt(&w)
+	c.adapt(w)
 	c.recvHold = nil
 	n := int(c.recvInfo.length)
 	wk.mu.Unlock()

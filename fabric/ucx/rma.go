@@ -164,7 +164,9 @@ func (c *Conn) rma(ctx context.Context, what string, fn uintptr, key []byte, off
 		return fmt.Errorf("%s: %w", what, c.opErr("ucp_"+what, status(req)))
 	}
 	if req != 0 {
-		st, stopped := wk.waitReqLeave(req, nil, nil, fn == wk.l.putNbx, func(w *waiter) error {
+		w := &c.rmaW
+		*w = newWaiter(wk.singleP)
+		st, stopped := wk.waitWith(w, req, nil, nil, fn == wk.l.putNbx, func(w *waiter) error {
 			if err := deadline.ContextErr(ctx); err != nil {
 				return err
 			}
