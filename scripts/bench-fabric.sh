@@ -19,8 +19,22 @@
 # fi_pingpong does no warm-up; hpcbench runs its default 10 untimed
 # iterations first.
 #
-# Progress goes to stderr, the table to stdout. Installs libfabric-bin when
-# missing (needs root then).
+# Then -p ucx beside UCX's own ucx_perftest, both as server and client over
+# this host, with the same UCX_TLS for both (UCX_NET_DEVICES=lo for tcp),
+# interleaved the same way:
+#
+#   ucx_perftest -p $UCX_PORT                                      (server)
+#   ucx_perftest 127.0.0.1 -p $UCX_PORT -t tag_lat|tag_bw -s SIZE -n $UCX_ITER -w $UCX_WARMUP -f
+#   hpcbench fabric pingpong|bw -p ucx -B $HB_PORT -S SIZE -I $UCX_ITER   (server)
+#   hpcbench fabric pingpong|bw -p ucx -P $HB_PORT -S SIZE -I $UCX_ITER 127.0.0.1
+#
+# latency: ucx_perftest's 50.0%ile against hpcbench's p50 usec (both one
+# way); bandwidth: ucx_perftest's overall MB/s (2^20 bytes) converted to
+# 10^6 bytes against hpcbench's MB/sec; per cell the median of the rounds'
+# ratios hpcbench/ucx_perftest (targets: latency <= 1.05, bandwidth >= 0.95).
+#
+# Progress goes to stderr, the tables to stdout. Installs libfabric-bin and
+# ucx-utils when missing (needs root then).
 #
 # Environment:
 #   REPS=7                      rounds per size
@@ -28,6 +42,10 @@
 #   ITER=10000                  iterations per run (-I of both)
 #   FI_PORT=47610 HB_PORT=47611 control ports of the two servers
 #   HPCBENCH=PATH               benchmark this binary instead of building ./cmd/hpcbench
+#   FI=0                        leave out the fi_pingpong rows
+#   UCX_TLS_SET="posix,self sysv,self cma,posix,self tcp"  the UCX_TLS of the ucx rows; empty leaves them out
+#   UCX_REPS=5 UCX_ITER=20000 UCX_WARMUP=1000 UCX_PORT=47612
+#   UCX_LAT_SIZES="8 4096 65536" UCX_BW_SIZES="65536 1048576"
 set -euo pipefail
 export LC_ALL=C
 
@@ -43,8 +61,22 @@ FI_PORT=${FI_PORT:-47610}
 HB_PORT=${HB_PORT:-47611}
 read -ra sizes <<<"$SIZES"
 
-hb_ensure_debs libfabric-bin
-command -v fi_pingpong >/dev/null 2>&1 || hb_die "fi_pingpong not found: install Debian package libfabric-bin"
+FI=${FI:-1}
+UCX_TLS_SET=${UCX_TLS_SET-posix,self sysv,self cma,posix,self tcp}
+UCX_REPS=${UCX_REPS:-5}
+UCX_ITER=${UCX_ITER:-20000}
+UCX_WARMUP=${UCX_WARMUP:-1000}
+UCX_PORT=${UCX_PORT:-47612}
+UCX_LAT_SIZES=${UCX_LAT_SIZES:-8 4096 65536}
+UCX_BW_SIZES=${UCX_BW_SIZES:-65536 1048576}
+if ((FI)); then
+	hb_ensure_debs libfabric-bin
+	command -v fi_pingpong >/dev/null 2>&1 || hb_die "fi_pingpong not found: install Debian package libfabric-bin"
+fi
+if [[ -n $UCX_TLS_SET ]]; then
+	hb_ensure_debs libucx0 ucx-utils
+	command -v ucx_perftest >/dev/null 2>&1 || hb_die "ucx_perftest not found: install Debian package ucx-utils"
+fi
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/bench-fabric.XXXXXX")
 server_pid=
@@ -99,6 +131,7 @@ row() {
 
 : >"$tmp/rows"
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
+((FI)) || sizes=()
 for s in "${sizes[@]}"; do
 	for ((rep = 1; rep <= REPS; rep++)); do
 		order=(fi hb)
@@ -119,6 +152,7 @@ for s in "${sizes[@]}"; do
 done
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 
+if ((FI)); then
 printf 'TCP over 127.0.0.1, %s rounds per size, %s iterations; load average %s before, %s after, %s CPUs\n' \
 	"$REPS" "$ITER" "$load_before" "$load_after" "$(nproc)"
 printf 'latency: usec/xfer (one way); p50 and p99 over the rounds; ratios: median of the rounds'"'"' hpcbench/fi_pingpong\n\n'
@@ -141,3 +175,74 @@ END {
 		printf "%9s %10.2f %10.2f %10.2f %10.2f %9.3f %9.3f\n", s, f50, f99, h50, h99, med(lr, n), med(br, n)
 	}
 }' "$tmp/rows"
+fi
+
+[[ -n $UCX_TLS_SET ]] || exit 0
+
+# ucxrow FILE prints "latency MB/s(10^6)" of ucx_perftest -f's final row:
+# iterations, 50.0%ile, average, overall, MB/s average, MB/s overall, ...
+ucxrow() {
+	awk 'NF == 8 && $1 ~ /^[0-9]+$/ { print $2, $6 * 1.048576; found = 1 } END { if (!found) exit 1 }' "$1" ||
+		hb_die "no ucx_perftest row in $1: $(head -c 300 "$1")"
+}
+# hbrow FILE prints "p50 MB/sec" of hpcbench's first data row (p50 is
+# column 9 of pingpong's table; bw's has none and prints its usec/xfer).
+hbrow() {
+	awk '/^bytes/ { hdr = 1; next } hdr && NF >= 8 { print (NF >= 11 ? $9 : $7), $6; found = 1; exit } END { if (!found) exit 1 }' "$1" ||
+		hb_die "no table row in $1: $(head -c 300 "$1")"
+}
+
+: >"$tmp/urows"
+load_before=$(cut -d' ' -f1-3 /proc/loadavg)
+read -ra tls_set <<<"$UCX_TLS_SET"
+read -ra lat_sizes <<<"$UCX_LAT_SIZES"
+read -ra bw_sizes <<<"$UCX_BW_SIZES"
+for tls in "${tls_set[@]}"; do
+	export UCX_TLS=$tls
+	if [[ $tls == tcp ]]; then export UCX_NET_DEVICES=lo; else unset UCX_NET_DEVICES; fi
+	for kind in lat bw; do
+		if [[ $kind == lat ]]; then ksizes=("${lat_sizes[@]}") pt=tag_lat hb=pingpong; else ksizes=("${bw_sizes[@]}") pt=tag_bw hb=bw; fi
+		for s in "${ksizes[@]}"; do
+			for ((rep = 1; rep <= UCX_REPS; rep++)); do
+				order=(ucx hb)
+				((rep % 2 == 0)) && order=(hb ucx)
+				for side in "${order[@]}"; do
+					hb_log "UCX_TLS=$tls $kind size $s, round $rep/$UCX_REPS: $side"
+					if [[ $side == ucx ]]; then
+						pair ucx_perftest "$tmp/u.out" ucx_perftest -p "$UCX_PORT" -- \
+							ucx_perftest 127.0.0.1 -p "$UCX_PORT" -t "$pt" -s "$s" -n "$UCX_ITER" -w "$UCX_WARMUP" -f
+						echo "$tls $kind $s $rep ucx $(ucxrow "$tmp/u.out")" >>"$tmp/urows"
+					else
+						pair hpcbench "$tmp/hb.out" "$hpcbench" fabric "$hb" -p ucx -B "$HB_PORT" -S "$s" -I "$UCX_ITER" -w "$UCX_WARMUP" -- \
+							"$hpcbench" fabric "$hb" -p ucx -P "$HB_PORT" -S "$s" -I "$UCX_ITER" -w "$UCX_WARMUP" 127.0.0.1
+						echo "$tls $kind $s $rep hb $(hbrow "$tmp/hb.out")" >>"$tmp/urows"
+					fi
+				done
+			done
+		done
+	done
+done
+unset UCX_TLS UCX_NET_DEVICES
+load_after=$(cut -d' ' -f1-3 /proc/loadavg)
+
+printf '\n-p ucx against ucx_perftest, same UCX_TLS, %s rounds per cell, %s iterations; load average %s before, %s after, %s CPUs\n' \
+	"$UCX_REPS" "$UCX_ITER" "$load_before" "$load_after" "$(nproc)"
+printf 'lat: one-way median usec (ucx_perftest 50.0%%ile, hpcbench p50), ratio hb/ucx (target <= 1.05); bw: MB/s (10^6), ratio hb/ucx (target >= 0.95); medians of the rounds\n\n'
+awk -v reps="$UCX_REPS" '
+function sortv(a, n,   i, j, t) { for (i = 0; i < n; i++) for (j = i + 1; j < n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t } }
+function med(a, n) { sortv(a, n); return (n % 2) ? a[int(n / 2)] : (a[n / 2 - 1] + a[n / 2]) / 2 }
+{ k = $1 SUBSEP $2 SUBSEP $3; lat[k, $5, $4] = $6; bw[k, $5, $4] = $7; if (!(k in seen)) { seen[k] = 1; order[nk++] = k } }
+END {
+	printf "%-16s %4s %9s %12s %12s %9s\n", "UCX_TLS", "test", "bytes", "ucx_perftest", "hpcbench", "hb/ucx"
+	for (i = 0; i < nk; i++) {
+		split(order[i], f, SUBSEP); n = 0
+		for (r = 1; r <= reps; r++) {
+			if (!((order[i], "ucx", r) in lat) || !((order[i], "hb", r) in lat)) { print "missing round " r " of " f[1] " " f[2] " " f[3] > "/dev/stderr"; exit 1 }
+			if (f[2] == "lat") { u[n] = lat[order[i], "ucx", r]; h[n] = lat[order[i], "hb", r] } else { u[n] = bw[order[i], "ucx", r]; h[n] = bw[order[i], "hb", r] }
+			q[n] = h[n] / u[n]; n++
+		}
+		for (j = 0; j < n; j++) a[j] = u[j]; um = med(a, n)
+		for (j = 0; j < n; j++) a[j] = h[j]; hm = med(a, n)
+		printf "%-16s %4s %9s %12.3f %12.3f %9.3f\n", f[1], f[2], f[3], um, hm, med(q, n)
+	}
+}' "$tmp/urows"

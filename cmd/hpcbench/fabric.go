@@ -13,7 +13,7 @@ import (
 	"github.com/hpcbench/hpcbench/internal/transport"
 )
 
-const fabricUsage = "hpcbench fabric pingpong|bw|rma_bw|rma_pingpong|allpairs|info [-p tcp|shm|verbs] [-d DEVICE] [-S SIZE[,SIZE...]|all] [--max-size SIZE] [-I ITERS] [-W WINDOW] [-w WARMUP] [-D SECONDS [--report-interval D]] [-c] [-B PORT] [-P PORT] [--timeout D] [--accept-timeout D] [--format human|json|csv] [--output FILE] [--archive FILE] [HOST]"
+const fabricUsage = "hpcbench fabric pingpong|bw|rma_bw|rma_pingpong|allpairs|info [-p tcp|shm|verbs|ucx] [-d DEVICE] [-S SIZE[,SIZE...]|all] [--max-size SIZE] [-I ITERS] [-W WINDOW] [-w WARMUP] [-D SECONDS [--report-interval D]] [-c] [-B PORT] [-P PORT] [--timeout D] [--accept-timeout D] [--format human|json|csv] [--output FILE] [--archive FILE] [HOST]"
 
 func runFabric(ctx context.Context, stdout, stderr io.Writer, args []string) error {
 	if len(args) == 0 {

@@ -37,7 +37,7 @@ func parseAllpairs(args []string, stdout io.Writer) (*allpairsArgs, error) {
 	fs := newFlagSet("fabric allpairs")
 	var latSize, bwSize, slow string
 	var formats cliflag.OneOf
-	fs.StringVarP(&aa.provider, "provider", "p", job.FabricAuto, "the transport: auto (shm on one host, verbs or else tcp between hosts), tcp, shm or verbs")
+	fs.StringVarP(&aa.provider, "provider", "p", job.FabricAuto, "the transport: auto (shm on one host, verbs or else tcp between hosts), tcp, shm, verbs or ucx")
 	fs.BoolVar(&aa.ranks, "ranks", false, "measure every pair of ranks, not only of hosts (the first rank of each)")
 	fs.StringVar(&latSize, "lat-size", "8", "the ping-pong's transfer size")
 	fs.Int64VarP(&aa.o.LatIters, "iterations", "I", aa.o.LatIters, "the ping-pong's timed iterations per pair")

@@ -81,8 +81,8 @@ func (secondsValue) Type() string { return "seconds" }
 // strings that need parsing after it.
 func fabricFlags(fa *fabricArgs, sizes *string, maxSize *int64, formats *cliflag.OneOf) *pflag.FlagSet {
 	fs := newFlagSet("fabric")
-	fs.StringVarP(&fa.provider, "provider", "p", "tcp", "the transport: tcp, shm (processes of one host) or verbs (RDMA; a build with -tags verbs)")
-	fs.StringVarP(&fa.device, "device", "d", "", "tcp: the interface or local IP address to use; verbs: the RDMA device (default: the first active one)")
+	fs.StringVarP(&fa.provider, "provider", "p", "tcp", "the transport: tcp, shm (processes of one host), verbs (RDMA; a build with -tags verbs) or ucx (UCX's UCP, as installed; UCX_TLS and the other UCX_* variables apply)")
+	fs.StringVarP(&fa.device, "device", "d", "", "tcp: the interface or local IP address to use; verbs: the RDMA device (default: the first active one); ucx: UCX_NET_DEVICES")
 	fs.StringVarP(&fa.endpoint, "endpoint", "e", "msg", "the endpoint type: msg (reliable connections, fabtests' -e msg), the only one hpcbench fabric has")
 	fs.BoolVar(&fa.eventMode, "event", false, "verbs: sleep in the completion channel instead of busy-polling the CQ (perftest's -e)")
 	fs.IntVarP(&fa.gid, "gid-index", "g", verbs.AutoGID, "verbs: the GID index to route by (RoCE; default: a RoCE v2 IPv4 GID, or the LID on InfiniBand)")

@@ -15,8 +15,8 @@ import (
 // as fi_info and ibv_devinfo do.
 func runFabricInfo(ctx context.Context, stdout io.Writer, args []string) error {
 	fs := newFlagSet("fabric info")
-	provider := fs.StringP("provider", "p", "", "list only this provider: tcp, shm or verbs")
-	device := fs.StringP("device", "d", "", "list only this device (a tcp interface, a verbs device)")
+	provider := fs.StringP("provider", "p", "", "list only this provider: tcp, shm, verbs or ucx")
+	device := fs.StringP("device", "d", "", "list only this device (a tcp interface, a verbs device, a UCX device)")
 	if err := parseFlags(fs, args, stdout, "hpcbench fabric info [-p PROVIDER] [-d DEVICE]"); err != nil {
 		if err == errHelp {
 			return nil

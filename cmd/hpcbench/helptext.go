@@ -183,9 +183,12 @@ do: pingpong (one message each way, again; usec/xfer is half the round
 trip), bw (a window of -W messages, one acknowledgement), rma_bw (a window
 of one-sided writes into the other end's memory) or rma_pingpong (each end
 writes into the other's memory, which polls for the last byte), over -p
-tcp, shm or verbs (the RMA tests too: tcp by frames the other end's
-receiver writes, shm by cross-memory attach, verbs by RDMA). info lists
-the providers and their devices with their limits (-p and -d narrow it).
+tcp, shm, verbs or ucx (the RMA tests too: tcp by frames the other end's
+receiver writes, shm by cross-memory attach, verbs by RDMA, ucx by UCP's
+put and get). -p ucx uses the UCX installed here (libucp, loaded at run
+time), configured by UCX_TLS and the other UCX_* variables as UCX reads
+them; -d sets UCX_NET_DEVICES. info lists the providers and their devices
+with their limits (-p and -d narrow it).
 
 allpairs, under a launcher, measures a ping-pong (--lat-size, -I) and a
 bandwidth test (--bw-size, --bw-iters) between every two hosts (the first

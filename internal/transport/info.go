@@ -12,6 +12,7 @@ import (
 
 	"github.com/hpcbench/hpcbench/fabric/shm"
 	"github.com/hpcbench/hpcbench/fabric/tcp"
+	"github.com/hpcbench/hpcbench/fabric/ucx"
 	"github.com/hpcbench/hpcbench/fabric/verbs"
 	"github.com/hpcbench/hpcbench/internal/units"
 )
@@ -27,6 +28,15 @@ func Info(b *bytes.Buffer, provider, device string) error {
 		return shmInfo(b, device)
 	case "verbs":
 		return verbsInfo(b, device)
+	case ucx.Name:
+		if err := ucx.Available(); err != nil && device == "" {
+			fmt.Fprintf(b, "    not available: %v\n", err)
+			return nil
+		}
+		if err := ucx.Info(b, device); err != nil {
+			return fmt.Errorf("-p ucx: %w", err)
+		}
+		return nil
 	}
 	return fmt.Errorf("-p %s: no such provider: want one of %s", provider, strings.Join(Providers(), ", "))
 }

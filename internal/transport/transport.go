@@ -14,13 +14,14 @@ import (
 	"github.com/hpcbench/hpcbench/fabric"
 	"github.com/hpcbench/hpcbench/fabric/shm"
 	"github.com/hpcbench/hpcbench/fabric/tcp"
+	"github.com/hpcbench/hpcbench/fabric/ucx"
 	"github.com/hpcbench/hpcbench/fabric/verbs"
 	"github.com/hpcbench/hpcbench/internal/job"
 )
 
 // Providers are the providers -p takes, in the order fabric info lists
 // them.
-func Providers() []string { return []string{"tcp", "shm", "verbs"} }
+func Providers() []string { return []string{"tcp", "shm", "verbs", ucx.Name} }
 
 // Registry is the registry of fabric transports this build offers,
 // preferred first: shared memory between ranks of one host, then RDMA
@@ -53,6 +54,24 @@ func Registry(ip net.IP) (fabric.Registry, error) {
 		reg = append(reg, v)
 	}
 	return append(reg, t), nil
+}
+
+// RegistryFor is Registry, with the transport --fabric name asks for when
+// it is one that auto never takes (ucx: a UCX context and worker per rank,
+// made only when asked for), appended.
+func RegistryFor(name string, ip net.IP) (fabric.Registry, error) {
+	reg, err := Registry(ip)
+	if err != nil || name != ucx.Name {
+		return reg, err
+	}
+	if err := ucx.Available(); err != nil {
+		return nil, fmt.Errorf("--fabric ucx: %w", err)
+	}
+	u, err := ucx.New(ucx.Options{})
+	if err != nil {
+		return nil, fmt.Errorf("ucx: %w", err)
+	}
+	return append(reg, u), nil
 }
 
 // Check refuses a --fabric (flag) that names a transport the
@@ -89,6 +108,14 @@ func CheckProvider(provider, device string) error {
 		return nil
 	case "verbs":
 		return checkVerbsDevice(device)
+	case ucx.Name:
+		if err := ucx.Available(); err != nil {
+			return fmt.Errorf("-p ucx: %w", err)
+		}
+		if device != "" {
+			return ucx.CheckDevices(device)
+		}
+		return nil
 	}
 	return fmt.Errorf("-p %s: no such provider: want one of %s", provider, strings.Join(Providers(), ", "))
 }
@@ -126,8 +153,8 @@ func DeviceIP(device string) (net.IP, error) {
 // Options are a fabric test's choice of transport: -p, -d and verbs'
 // own options.
 type Options struct {
-	Provider string // tcp, shm or verbs
-	Device   string // tcp: an interface or local address; verbs: the RDMA device
+	Provider string // tcp, shm, verbs or ucx
+	Device   string // tcp: an interface or local address; verbs: the RDMA device; ucx: UCX_NET_DEVICES
 	GID      int    // verbs: the GID index, verbs.AutoGID for the transport's choice
 	Event    bool   // verbs: sleep in the completion channel
 	Inline   int    // verbs: the largest inline send, -1 for its default
@@ -172,6 +199,10 @@ func Open(o Options, local net.IP) (fabric.Transport, error) {
 			vo.Listen, vo.Publish = net.JoinHostPort(local.String(), "0"), local.String()
 		}
 		tr, err = verbs.New(vo)
+	case ucx.Name:
+		// UCX_TLS and the other UCX_* variables apply as UCX reads them;
+		// -d sets UCX_NET_DEVICES over the environment's.
+		tr, err = ucx.New(ucx.Options{NetDevices: o.Device})
 	default:
 		err = CheckProvider(o.Provider, o.Device)
 	}
