@@ -176,35 +176,51 @@ func (e *endpoint) controlLocked(i int32) {
 	}
 }
 
-// sendControlLocked sends a control message without waiting for it: by
-// fi_tinject when the provider takes it whole, else as a send whose slot
-// is freed when it completes. A control message that cannot be posted is
-// dropped; the peer's deadline covers it.
+// ctlSend is a control message waiting for the provider to take it.
+type ctlSend struct {
+	to   uint64
+	tag  uint64
+	body []byte
+}
+
+// sendControlLocked sends a control message without waiting for it. A
+// message the provider cannot take yet (FI_EAGAIN: shm and tcp answer so
+// while they connect to a new peer) is queued, behind any queued before,
+// and tried again at every poll until it goes.
 func (e *endpoint) sendControlLocked(to uint64, tag uint64, body []byte) {
-	if len(body) <= e.inject {
-		for range 100 {
-			rc := call(e.fnInject, e.ep, bufPtr(body), uintptr(len(body)), uintptr(to), uintptr(tag))
-			if rc != -errAgain {
-				return
-			}
-			e.pollLocked() // may handle control messages in turn; each sends at most one
-		}
-		return
-	}
-	i := e.allocLocked(body)
-	if i < 0 {
-		return
-	}
-	e.ops[i].auto = true
-	for range 100 {
-		rc := call(e.fnSend, e.ep, bufPtr(body), uintptr(len(body)), 0, uintptr(to), uintptr(tag), e.ctxPtr(i))
-		if rc == 0 {
+	e.ctlQueue = append(e.ctlQueue, ctlSend{to, tag, body})
+	e.flushControlLocked()
+}
+
+// flushControlLocked sends the queued control messages in order, until
+// the provider answers FI_EAGAIN. A message the provider refuses otherwise
+// is dropped: its peer is gone, and the waits on it have deadlines.
+func (e *endpoint) flushControlLocked() {
+	for len(e.ctlQueue) > 0 && !e.closed {
+		m := e.ctlQueue[0]
+		if rc := e.postControlLocked(m); rc == -errAgain {
 			return
 		}
-		if rc != -errAgain {
-			break
-		}
-		e.pollLocked() // may handle control messages in turn; each sends at most one
+		e.ctlQueue[0] = ctlSend{}
+		e.ctlQueue = e.ctlQueue[1:]
 	}
-	e.freeLocked(i)
+}
+
+// postControlLocked posts one control message: by fi_tinject when the
+// provider takes it whole, else as a send whose slot is freed when it
+// completes.
+func (e *endpoint) postControlLocked(m ctlSend) int {
+	if len(m.body) <= e.inject {
+		return call(e.fnInject, e.ep, bufPtr(m.body), uintptr(len(m.body)), uintptr(m.to), uintptr(m.tag))
+	}
+	i := e.allocLocked(m.body)
+	if i < 0 {
+		return -errAgain
+	}
+	e.ops[i].auto = true
+	rc := call(e.fnSend, e.ep, bufPtr(m.body), uintptr(len(m.body)), 0, uintptr(m.to), uintptr(m.tag), e.ctxPtr(i))
+	if rc != 0 {
+		e.freeLocked(i)
+	}
+	return rc
 }

@@ -36,19 +36,20 @@ type endpoint struct {
 	fnSend, fnRecv, fnInject, fnInjectData, fnRead, fnWrite, fnCancel uintptr
 	fnCQRead, fnCQReadErr, fnAVInsert, fnMRReg, fnWriteMsg            uintptr
 
-	mu     sync.Mutex
-	ctxs   []byte // contextSize bytes per slot: the struct fi_context the provider gets
-	ops    []op
-	free   []int32
-	addrs  map[string]uint64 // a peer's name → its fi_addr_t
-	conns  map[uint32]*Conn
-	lns    map[uint32]*Listener
-	nextID uint32
-	nextMR uint64
-	pool   bufPool
-	closed bool
-	cqbuf  [pollBatch * cqEntrySize]byte
-	errbuf [cqErrSize]byte
+	mu       sync.Mutex
+	ctxs     []byte // contextSize bytes per slot: the struct fi_context the provider gets
+	ops      []op
+	free     []int32
+	addrs    map[string]uint64 // a peer's name → its fi_addr_t
+	conns    map[uint32]*Conn
+	lns      map[uint32]*Listener
+	nextID   uint32
+	nextMR   uint64
+	pool     bufPool
+	ctlQueue []ctlSend // control messages the provider has not taken yet
+	closed   bool
+	cqbuf    [pollBatch * cqEntrySize]byte
+	errbuf   [cqErrSize]byte
 }
 
 // op is one operation the provider holds: its buffer stays referenced
@@ -223,6 +224,9 @@ var zeroByte byte
 func (e *endpoint) pollLocked() int {
 	if e.closed {
 		return 0
+	}
+	if len(e.ctlQueue) > 0 {
+		e.flushControlLocked()
 	}
 	n := call(e.fnCQRead, e.cq, uintptr(unsafe.Pointer(&e.cqbuf[0])), pollBatch)
 	if n > 0 {

@@ -11,7 +11,7 @@ import (
 // sleep doubling from sleepMin to sleepMax, so that an idle rank costs a
 // poll per millisecond instead of a CPU.
 const (
-	spinFor  = 200 * time.Microsecond
+	spinFor  = 5 * time.Millisecond
 	sleepMin = 20 * time.Microsecond
 	sleepMax = time.Millisecond
 	yieldGap = 64 // polls between yields while spinning

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/hpcbench/hpcbench/fabric"
+	"github.com/hpcbench/hpcbench/fabric/ofi"
 	"github.com/hpcbench/hpcbench/fabric/shm"
 	"github.com/hpcbench/hpcbench/fabric/tcp"
 	"github.com/hpcbench/hpcbench/fabric/verbs"
@@ -19,15 +20,41 @@ import (
 )
 
 // Providers are the providers -p takes, in the order fabric info lists
-// them.
-func Providers() []string { return []string{"tcp", "shm", "verbs"} }
+// them; "ofi" stands for every ofi:PROVIDER (libfabric's providers).
+func Providers() []string { return []string{"tcp", "shm", "verbs", "ofi"} }
 
 // Registry is the registry of fabric transports this build offers,
 // preferred first: shared memory between ranks of one host, then RDMA
 // verbs when the build has them and the host an RDMA device, then TCP
 // anywhere. The transports that listen on the network (tcp, verbs' side
 // channel) listen on and publish ip when it is not nil (fabric.Iface's).
-func Registry(ip net.IP) (fabric.Registry, error) {
+// A libfabric provider is opened only when one of named asks for it
+// ("ofi:tcp": --fabric's choice), and comes first.
+func Registry(ip net.IP, named ...string) (fabric.Registry, error) {
+	var reg fabric.Registry
+	for _, name := range named {
+		p, isOFI, err := ofi.ParseProvider(name)
+		if !isOFI {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		t, err := ofi.New(ofi.Options{Provider: p})
+		if err != nil {
+			return nil, err
+		}
+		reg = append(reg, t)
+	}
+	base, err := baseRegistry(ip)
+	if err != nil {
+		return nil, err
+	}
+	return append(reg, base...), nil
+}
+
+// baseRegistry is Registry without libfabric.
+func baseRegistry(ip net.IP) (fabric.Registry, error) {
 	s, err := shm.New(shm.DefaultOptions())
 	if err != nil {
 		return nil, err
@@ -69,12 +96,18 @@ func Check(flag, name string, reg fabric.Registry) error {
 			return fmt.Errorf("%s verbs: %w", flag, err)
 		}
 	}
-	return fmt.Errorf("%s %q: want auto or one of %s", flag, name, strings.Join(reg.Names(), ", "))
+	return fmt.Errorf("%s %q: want auto, ofi:PROVIDER or one of %s", flag, name, strings.Join(reg.Names(), ", "))
 }
 
 // CheckProvider refuses a provider this build does not have, or a device
 // the provider cannot use, before any work.
 func CheckProvider(provider, device string) error {
+	if p, isOFI, err := ofi.ParseProvider(provider); isOFI {
+		if err != nil {
+			return fmt.Errorf("-p %w", err)
+		}
+		return checkOFI(p)
+	}
 	switch provider {
 	case "tcp":
 		if device != "" {
@@ -90,7 +123,20 @@ func CheckProvider(provider, device string) error {
 	case "verbs":
 		return checkVerbsDevice(device)
 	}
-	return fmt.Errorf("-p %s: no such provider: want one of %s", provider, strings.Join(Providers(), ", "))
+	return fmt.Errorf("-p %s: no such provider: want one of tcp, shm, verbs or ofi:PROVIDER (ofi:tcp, ofi:shm, ofi:udp, ofi:verbs;ofi_rxm)", provider)
+}
+
+// checkOFI refuses ofi:PROVIDER where libfabric is not installed, or has
+// no such provider, in one line.
+func checkOFI(provider string) error {
+	if _, err := ofi.Version(); err != nil {
+		return fmt.Errorf("-p ofi:%s: %w", provider, err)
+	}
+	infos, err := ofi.Infos(provider)
+	if err != nil || len(infos) == 0 {
+		return fmt.Errorf("-p ofi:%s: libfabric has no provider %q here (fabric info -p ofi lists those it has)", provider, provider)
+	}
+	return nil
 }
 
 // checkVerbsDevice refuses -p verbs in a build without it, on a host
@@ -131,6 +177,7 @@ type Options struct {
 	GID      int    // verbs: the GID index, verbs.AutoGID for the transport's choice
 	Event    bool   // verbs: sleep in the completion channel
 	Inline   int    // verbs: the largest inline send, -1 for its default
+	Endpoint string // ofi: the endpoint type, rdm ("" for it) or msg
 }
 
 // Open opens the transport o names. local is the address of a test's
@@ -141,6 +188,16 @@ func Open(o Options, local net.IP) (fabric.Transport, error) {
 		tr  fabric.Transport
 		err error
 	)
+	if p, isOFI, perr := ofi.ParseProvider(o.Provider); isOFI {
+		if perr != nil {
+			return nil, perr
+		}
+		t, err := ofi.New(ofi.Options{Provider: p, Domain: o.Device, Endpoint: o.Endpoint})
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", o.Provider, err)
+		}
+		return t, nil
+	}
 	switch o.Provider {
 	case "tcp":
 		ip := local
