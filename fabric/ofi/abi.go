@@ -98,38 +98,39 @@ const (
 
 // Constants of rdma/fabric.h and friends.
 const (
-	capMsg         = 1 << 1  // FI_MSG
-	capRMA         = 1 << 2  // FI_RMA
-	capTagged      = 1 << 3  // FI_TAGGED
-	capRead        = 1 << 8  // FI_READ
-	capWrite       = 1 << 9  // FI_WRITE
-	capRecv        = 1 << 10 // FI_RECV
-	capSend        = 1 << 11 // FI_SEND, FI_TRANSMIT
-	capRemoteRead  = 1 << 12 // FI_REMOTE_READ
-	capRemoteWrite = 1 << 13 // FI_REMOTE_WRITE
-	modeContext    = 1 << 59 // FI_CONTEXT
-	mrLocal        = 1 << 2  // FI_MR_LOCAL
-	mrVirtAddr     = 1 << 4  // FI_MR_VIRT_ADDR
-	mrAllocated    = 1 << 5  // FI_MR_ALLOCATED
-	mrProvKey      = 1 << 6  // FI_MR_PROV_KEY
-	orderSAS       = 1 << 8  // FI_ORDER_SAS
-	flagCompletion = 1 << 24 // FI_COMPLETION
-	flagDelivery   = 1 << 28 // FI_DELIVERY_COMPLETE
-	epTypeMsg      = 1       // FI_EP_MSG
-	epTypeDgram    = 2       // FI_EP_DGRAM
-	epTypeRDM      = 3       // FI_EP_RDM
-	threadDomain   = 3       // FI_THREAD_DOMAIN
-	avMap          = 1       // FI_AV_MAP
-	cqFormatTagged = 4       // FI_CQ_FORMAT_TAGGED
-	fiEnable       = 6       // FI_ENABLE
-	addrUnspec     = ^uint64(0)
-	errAgain       = 11  // FI_EAGAIN
-	errAvail       = 259 // FI_EAVAIL
-	errTrunc       = 265 // FI_ETRUNC
-	errCanceled    = 125 // FI_ECANCELED
-	typeCaps       = 2   // FI_TYPE_CAPS, for fi_tostr
-	typeEPType     = 1   // FI_TYPE_EP_TYPE
-	contextSize    = 32  // struct fi_context: void *internal[4]
+	capMsg          = 1 << 1  // FI_MSG
+	capRMA          = 1 << 2  // FI_RMA
+	capTagged       = 1 << 3  // FI_TAGGED
+	capRead         = 1 << 8  // FI_READ
+	capWrite        = 1 << 9  // FI_WRITE
+	capRecv         = 1 << 10 // FI_RECV
+	capSend         = 1 << 11 // FI_SEND, FI_TRANSMIT
+	capRemoteRead   = 1 << 12 // FI_REMOTE_READ
+	capRemoteWrite  = 1 << 13 // FI_REMOTE_WRITE
+	capDirectedRecv = 1 << 59 // FI_DIRECTED_RECV
+	modeContext     = 1 << 59 // FI_CONTEXT
+	mrLocal         = 1 << 2  // FI_MR_LOCAL
+	mrVirtAddr      = 1 << 4  // FI_MR_VIRT_ADDR
+	mrAllocated     = 1 << 5  // FI_MR_ALLOCATED
+	mrProvKey       = 1 << 6  // FI_MR_PROV_KEY
+	orderSAS        = 1 << 8  // FI_ORDER_SAS
+	flagCompletion  = 1 << 24 // FI_COMPLETION
+	flagDelivery    = 1 << 28 // FI_DELIVERY_COMPLETE
+	epTypeMsg       = 1       // FI_EP_MSG
+	epTypeDgram     = 2       // FI_EP_DGRAM
+	epTypeRDM       = 3       // FI_EP_RDM
+	threadDomain    = 3       // FI_THREAD_DOMAIN
+	avMap           = 1       // FI_AV_MAP
+	cqFormatTagged  = 4       // FI_CQ_FORMAT_TAGGED
+	fiEnable        = 6       // FI_ENABLE
+	addrUnspec      = ^uint64(0)
+	errAgain        = 11  // FI_EAGAIN
+	errAvail        = 259 // FI_EAVAIL
+	errTrunc        = 265 // FI_ETRUNC
+	errCanceled     = 125 // FI_ECANCELED
+	typeCaps        = 2   // FI_TYPE_CAPS, for fi_tostr
+	typeEPType      = 1   // FI_TYPE_EP_TYPE
+	contextSize     = 32  // struct fi_context: void *internal[4]
 )
 
 // cptr turns an address from C into an unsafe.Pointer. It is only ever

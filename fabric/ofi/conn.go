@@ -170,42 +170,96 @@ func (c *Conn) Recv(ctx context.Context, tag uint32, b []byte) (int, error) {
 	}
 	e := c.e
 	e.mu.Lock()
-	if c.peerClosed && c.recvd >= c.peerSent {
+	if c.peerClosed && c.recvd >= c.peerSent && len(e.strays[dataTag(c.id, tag)]) == 0 {
 		e.mu.Unlock()
 		return 0, c.stopErr(true)
 	}
 	e.mu.Unlock()
-	slot, err := c.postRecv(ctx, b, dataTag(c.id, tag))
+	// After the peer's close note, the Recv still waits while the peer's
+	// messages are not all received: one of them may be its own.
+	r, err := c.await(ctx, b, dataTag(c.id, tag), func() bool { return c.peerClosed && c.recvd >= c.peerSent })
 	if err != nil {
 		return 0, err
 	}
-	// After the peer's close note, the Recv still waits while the peer's
-	// messages are not all received: one of them may be its own.
-	err = e.wait(ctx, func() bool { return e.ops[slot].done || c.peerClosed && c.recvd >= c.peerSent },
-		func() error { return c.stopErr(false) })
+	switch {
+	case r.code == 0 && r.data&longBit != 0:
+		return c.recvBody(tag, int(r.data&^longBit), b)
+	case r.code == 0 && r.n <= len(b):
+		c.countRecv()
+		return r.n, nil
+	case r.code == 0 || r.code == errTrunc:
+		c.countRecv()
+		return 0, fmt.Errorf("ofi: %d-byte message from rank %d into %d bytes: %w", r.n, c.rank, len(b), fabric.ErrTruncated)
+	}
+	c.countRecv()
+	return 0, fmt.Errorf("ofi: receive from rank %d: a message the provider put in another receive's %s: %w", c.rank,
+		&Error{Op: "fi_trecv completion", Code: r.code, Text: e.l.errText(r.code)}, fabric.ErrTruncated)
+}
+
+// received is what a receive got: n bytes (a stray's copied into the
+// buffer when they fit), its CQ data and the FI_E* code of an error.
+type received struct {
+	n    int
+	data uint64
+	code int
+}
+
+// await receives the oldest message of tag into b: a stray kept for it, or
+// what the receive it posts gets. It returns when ended (called with mu
+// held) reports true with no message come, as when ctx ends or the Conn
+// closes, with their error.
+func (c *Conn) await(ctx context.Context, b []byte, tag uint64, ended func() bool) (received, error) {
+	e := c.e
+	e.mu.Lock()
+	s, ok := e.takeStrayLocked(tag)
+	e.mu.Unlock()
+	if ok {
+		return fromStray(s, b), nil
+	}
+	slot, err := c.postRecv(ctx, b, tag)
+	if err != nil {
+		return received{}, err
+	}
+	err = e.wait(ctx, func() bool {
+		return e.ops[slot].done || len(e.strays[tag]) > 0 || ended != nil && ended()
+	}, func() error { return c.stopErr(false) })
 	o, ok := c.finish(slot)
 	if !ok {
-		return 0, fmt.Errorf("ofi: receive from rank %d not canceled within %v: %w", c.rank, cancelWait, fabric.ErrClosed)
+		return received{}, fmt.Errorf("ofi: receive from rank %d not canceled within %v: %w", c.rank, cancelWait, fabric.ErrClosed)
 	}
-	switch {
-	case o.err == 0 && o.data&longBit != 0:
-		return c.recvBody(tag, int(o.data&^longBit), b)
-	case o.err == 0:
-		c.countRecv()
-		return o.n, nil
-	case o.err == errTrunc:
-		c.countRecv()
-		return 0, fmt.Errorf("ofi: %d-byte message from rank %d into %d bytes: %w", o.n, c.rank, len(b), fabric.ErrTruncated)
-	case o.err == errCanceled:
+	e.mu.Lock()
+	s, isStray := e.takeStrayLocked(tag)
+	if isStray && o.err != errCanceled {
+		// This receive got a message too, younger than the stray.
+		keep := stray{data: o.data, lost: o.err}
+		if o.err == 0 {
+			keep.payload = append([]byte(nil), b[:min(o.n, len(b))]...)
+		}
+		e.pushStrayFrontLocked(tag, keep)
+	}
+	e.mu.Unlock()
+	if isStray {
+		return fromStray(s, b), nil
+	}
+	if o.err == errCanceled {
 		if err == nil {
 			err = c.stopErr(true)
 		}
 		if err == nil {
-			err = fmt.Errorf("ofi: receive from rank %d canceled", c.rank)
+			err = fmt.Errorf("ofi: receive from rank %d canceled: %w", c.rank, fabric.ErrClosed)
 		}
-		return 0, err
+		return received{}, err
 	}
-	return 0, fmt.Errorf("ofi: receive from rank %d: %w", c.rank, &Error{Op: "fi_trecv completion", Code: o.err, Text: e.l.errText(o.err)})
+	return received{n: o.n, data: o.data, code: o.err}, nil
+}
+
+// fromStray copies s into b when it fits.
+func fromStray(s stray, b []byte) received {
+	if s.lost != 0 {
+		return received{code: s.lost}
+	}
+	copy(b, s.payload)
+	return received{n: len(s.payload), data: s.data}
 }
 
 // countRecv counts a message received.
@@ -223,7 +277,9 @@ func (c *Conn) postRecv(ctx context.Context, b []byte, tag uint64) (int32, error
 		if slot = e.allocLocked(b); slot < 0 {
 			return -errAgain
 		}
-		rc := call(e.fnRecv, e.ep, bufPtr(b), uintptr(len(b)), 0, uintptr(addrUnspec), uintptr(tag), 0, e.ctxPtr(slot))
+		o := &e.ops[slot]
+		o.recv, o.want, o.src = true, tag, c.addr
+		rc := call(e.fnRecv, e.ep, bufPtr(b), uintptr(len(b)), 0, uintptr(c.addr), uintptr(tag), 0, e.ctxPtr(slot))
 		if rc != 0 {
 			e.freeLocked(slot)
 			slot = -1
@@ -271,24 +327,16 @@ func (c *Conn) recvBody(tag uint32, n int, b []byte) (int, error) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), cancelWait)
 	defer cancel()
-	slot, err := c.postRecv(ctx, dst[:n], dataTag(c.id, tag)|bodyBit)
-	if err != nil {
-		return 0, err
-	}
-	err = e.wait(ctx, func() bool { return e.ops[slot].done }, func() error { return c.stopErr(false) })
-	o, ok := c.finish(slot)
-	if !ok {
-		return 0, fmt.Errorf("ofi: body of a %d-byte message from rank %d not received within %v: %w", n, c.rank, cancelWait, fabric.ErrClosed)
-	}
+	r, err := c.await(ctx, dst[:n], dataTag(c.id, tag)|bodyBit, nil)
 	if n > len(b) {
 		e.mu.Lock()
 		e.putBufLocked(dst)
 		e.mu.Unlock()
 	}
-	if o.err != 0 {
-		if err == nil {
-			err = &Error{Op: "fi_trecv completion", Code: o.err, Text: e.l.errText(o.err)}
-		}
+	if err == nil && r.code != 0 {
+		err = &Error{Op: "fi_trecv completion", Code: r.code, Text: e.l.errText(r.code)}
+	}
+	if err != nil {
 		return 0, fmt.Errorf("ofi: body of a %d-byte message from rank %d: %w", n, c.rank, err)
 	}
 	c.countRecv()

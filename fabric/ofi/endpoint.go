@@ -46,7 +46,8 @@ type endpoint struct {
 	nextID   uint32
 	nextMR   uint64
 	pool     bufPool
-	ctlQueue []ctlSend // control messages the provider has not taken yet
+	ctlQueue []ctlSend          // control messages the provider has not taken yet
+	strays   map[uint64][]stray // messages completed into another tag's receive, by tag
 	closed   bool
 	cqbuf    [pollBatch * cqEntrySize]byte
 	errbuf   [cqErrSize]byte
@@ -61,8 +62,11 @@ type op struct {
 	auto   bool  // fire-and-forget (control sends): freed when it completes
 	ctl    bool  // a control receive: handled and posted again by poll
 	conn   *Conn // a buffered send's Conn, whose pending bytes it counts
-	err    int   // the positive FI_E* code of an error completion
-	n      int   // bytes received, or a truncated message's whole length
+	recv   bool  // a Conn's receive of want from src
+	want   uint64
+	src    uint64
+	err    int // the positive FI_E* code of an error completion
+	n      int // bytes received, or a truncated message's whole length
 	tag    uint64
 	data   uint64 // the CQ data: a header's body length
 	buf    []byte
@@ -71,7 +75,7 @@ type op struct {
 // openEndpoint opens an RDM endpoint of provider (libfabric's spelling) in
 // domain ("" for the first).
 func openEndpoint(l *lib, provider, domain string) (*endpoint, error) {
-	info, err := l.getinfo(hints{provider: provider, domain: domain, epType: epTypeRDM, caps: capTagged | capRMA})
+	info, err := l.getinfo(hints{provider: provider, domain: domain, epType: epTypeRDM, caps: capTagged | capRMA | capDirectedRecv})
 	if err != nil {
 		return nil, err
 	}
@@ -82,6 +86,7 @@ func openEndpoint(l *lib, provider, domain string) (*endpoint, error) {
 		addrs:  map[string]uint64{},
 		conns:  map[uint32]*Conn{},
 		lns:    map[uint32]*Listener{},
+		strays: map[uint64][]stray{},
 		nextID: 1,
 		nextMR: 1,
 	}
@@ -273,7 +278,11 @@ func (e *endpoint) completeLocked(ctx uintptr, code, n int, tag, data uint64) {
 	if !o.inUse {
 		return
 	}
+	if o.recv && code != errCanceled && tag != o.want && e.strayLocked(i, code, n, tag, data) {
+		return // posted again for its own message
+	}
 	o.done, o.err, o.n, o.tag, o.data = true, code, n, tag, data
+
 	switch {
 	case o.ctl:
 		e.controlLocked(i)
