@@ -1,12 +1,15 @@
 package main
 
 import (
+	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/hpcbench/hpcbench/fabric/ofi"
+	"github.com/hpcbench/hpcbench/internal/testenv"
 	"github.com/hpcbench/hpcbench/report"
 )
 
@@ -121,5 +124,22 @@ func TestFabricOFIBadInput(t *testing.T) {
 		if r.Code != 2 || !strings.Contains(r.Stderr, tc.want) || strings.Count(strings.TrimSpace(r.Stderr), "\n") != 0 {
 			t.Errorf("%v: exit %d, stderr %q; want 2 and one line with %q", tc.args, r.Code, r.Stderr, tc.want)
 		}
+	}
+}
+
+// TestFabricInfoOFI: fabric info -p ofi:shm lists libfabric's shm entries
+// as fi_info does (golden, the library's version masked), and -p ofi
+// lists tcp's domains, lo among them.
+func TestFabricInfoOFI(t *testing.T) {
+	requireLibfabric(t)
+	r := run(t, 30*time.Second, "fabric", "info", "-p", "ofi:shm")
+	if r.Code != 0 {
+		t.Fatalf("exit %d: %s", r.Code, r.Stderr)
+	}
+	got := regexp.MustCompile(`libfabric [0-9]+\.[0-9]+;`).ReplaceAllString(r.Stdout, "libfabric X.Y;")
+	testenv.Golden(t, filepath.Join("testdata", "fabric_info_ofi_shm.golden"), []byte(got), *update)
+	r = run(t, 30*time.Second, "fabric", "info", "-p", "ofi")
+	if r.Code != 0 || !strings.Contains(r.Stdout, "    provider: tcp;ofi_rxm\n        fabric: 127.0.0.1/32\n        domain: lo\n        type: rdm\n") {
+		t.Errorf("-p ofi: exit %d\n%s", r.Code, r.Stdout)
 	}
 }
