@@ -33,13 +33,16 @@ type Conn struct {
 	peer       uint32 // the peer's id
 	addr       uint64 // the peer's fi_addr_t
 	state      int
-	closed     bool   // Close was called
-	peerClosed bool   // the peer's close note came
-	peerSent   uint64 // from the note: the messages the peer sent
-	peerMax    uint64 // from the note: the longest
-	sent       uint64 // messages posted
-	pending    int    // bytes of buffered sends not completed
-	sendErr    int    // the FI_E* code of a buffered send that failed
+	closed     bool               // Close was called
+	peerClosed bool               // the peer's close note came
+	peerSent   uint64             // from the note: the messages the peer sent
+	peerMax    uint64             // from the note: the longest
+	sent       uint64             // messages posted
+	pending    int                // bytes of buffered sends not completed
+	sendErr    int                // the FI_E* code of a buffered send that failed
+	nextRdv    uint32             // the id of this side's next rendezvous
+	rdvOut     map[uint32]*rdvOut // this side's rendezvous not finished
+	rdvFin     map[uint32]bool    // the peer's FINs not yet taken
 	maxSent    uint64
 	recvd      uint64 // messages received
 }
@@ -107,6 +110,9 @@ func (c *Conn) Send(ctx context.Context, tag uint32, b []byte) error {
 		func() error { return c.stopErr(true) })
 	if err != nil {
 		return err
+	}
+	if len(b) >= rdvMin {
+		return c.sendRendezvous(ctx, t, b)
 	}
 	headPosted := false
 	err = e.post(ctx, "fi_tsend", func() int {
@@ -182,6 +188,8 @@ func (c *Conn) Recv(ctx context.Context, tag uint32, b []byte) (int, error) {
 		return 0, err
 	}
 	switch {
+	case r.code == 0 && r.data&(longBit|rdvBit) == longBit|rdvBit:
+		return c.recvRendezvous(uint32(r.data>>rdvShift&rdvIDs), int(r.data&lenMask), b)
 	case r.code == 0 && r.data&longBit != 0:
 		return c.recvBody(tag, int(r.data&^longBit), b)
 	case r.code == 0 && r.n <= len(b):

@@ -13,6 +13,8 @@ const (
 	kindWelcome = 2 // listener → dialer: [acceptor's conn id u32][acceptor's rank u32]
 	kindRefuse  = 3 // listener's endpoint → dialer: the listener is closed; no body
 	kindClose   = 4 // either end: [messages sent u64][largest message u64]
+	kindCTS     = 5 // a rendezvous' receiver → sender: [rendezvous id u32][RMA key, or none to drop]
+	kindFin     = 6 // a rendezvous' sender → receiver: [rendezvous id u32], the write done
 )
 
 // hello is what a dialer tells a listener.
@@ -164,6 +166,23 @@ func (e *endpoint) controlLocked(i int32) {
 		}
 		if w, err := parseWelcome(body); err == nil {
 			c.peer, c.rank, c.state = w.id, w.rank, stateOpen
+		}
+	case kindCTS, kindFin:
+		c, ok := e.conns[id]
+		if !ok {
+			return
+		}
+		if kind == kindCTS {
+			if m, err := parseCTS(body); err == nil {
+				e.ctsLocked(c, m)
+			}
+			return
+		}
+		if rid, err := parseFin(body); err == nil {
+			if c.rdvFin == nil {
+				c.rdvFin = map[uint32]bool{}
+			}
+			c.rdvFin[rid] = true
 		}
 	case kindClose:
 		c, ok := e.conns[id]

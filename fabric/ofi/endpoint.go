@@ -48,6 +48,7 @@ type endpoint struct {
 	pool     bufPool
 	ctlQueue []ctlSend          // control messages the provider has not taken yet
 	strays   map[uint64][]stray // messages completed into another tag's receive, by tag
+	rdvQueue []*rdvOut          // rendezvous writes from copies the provider has not taken yet
 	closed   bool
 	cqbuf    [pollBatch * cqEntrySize]byte
 	errbuf   [cqErrSize]byte
@@ -58,11 +59,12 @@ type endpoint struct {
 type op struct {
 	inUse  bool
 	done   bool
-	orphan bool  // its waiter left: the slot is freed when it completes
-	auto   bool  // fire-and-forget (control sends): freed when it completes
-	ctl    bool  // a control receive: handled and posted again by poll
-	conn   *Conn // a buffered send's Conn, whose pending bytes it counts
-	recv   bool  // a Conn's receive of want from src
+	orphan bool    // its waiter left: the slot is freed when it completes
+	auto   bool    // fire-and-forget (control sends): freed when it completes
+	ctl    bool    // a control receive: handled and posted again by poll
+	conn   *Conn   // a buffered send's Conn, whose pending bytes it counts
+	rdv    *rdvOut // a rendezvous write from a copy: its completion finishes it
+	recv   bool    // a Conn's receive of want from src
 	want   uint64
 	src    uint64
 	err    int // the positive FI_E* code of an error completion
@@ -233,6 +235,9 @@ func (e *endpoint) pollLocked() int {
 	if len(e.ctlQueue) > 0 {
 		e.flushControlLocked()
 	}
+	if len(e.rdvQueue) > 0 {
+		e.flushRdvLocked()
+	}
 	n := call(e.fnCQRead, e.cq, uintptr(unsafe.Pointer(&e.cqbuf[0])), pollBatch)
 	if n > 0 {
 		for i := range n {
@@ -286,6 +291,12 @@ func (e *endpoint) completeLocked(ctx uintptr, code, n int, tag, data uint64) {
 	switch {
 	case o.ctl:
 		e.controlLocked(i)
+	case o.rdv != nil:
+		if code != 0 && o.rdv.c.sendErr == 0 {
+			o.rdv.c.sendErr = code
+		}
+		e.finishRdvLocked(o.rdv)
+		e.freeLocked(i)
 	case o.auto || o.orphan:
 		if c := o.conn; c != nil {
 			c.pending -= len(o.buf)

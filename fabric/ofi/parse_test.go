@@ -71,6 +71,21 @@ func TestControlRoundTrip(t *testing.T) {
 	if _, err := parseWelcome(welcome{id: 0, rank: 1}.encode()); !errors.Is(err, errBadControl) {
 		t.Errorf("parseWelcome of id 0 = %v; want errBadControl", err)
 	}
+	m := cts{id: 9, key: rmaKey{mr: 1, base: 2, length: 3}.encode()}
+	if got, err := parseCTS(m.encode()); err != nil || got.id != m.id || !bytes.Equal(got.key, m.key) {
+		t.Errorf("parseCTS(encode(%+v)) = %+v, %v", m, got, err)
+	}
+	if got, err := parseCTS(cts{id: 9}.encode()); err != nil || got.key != nil {
+		t.Errorf("parseCTS of a drop = %+v, %v; want no key", got, err)
+	}
+	for _, bad := range [][]byte{nil, make([]byte, 5), leID(rdvIDs + 1)} {
+		if _, err := parseCTS(bad); !errors.Is(err, errBadControl) {
+			t.Errorf("parseCTS(%x) = %v; want errBadControl", bad, err)
+		}
+		if _, err := parseFin(bad); !errors.Is(err, errBadControl) {
+			t.Errorf("parseFin(%x) = %v; want errBadControl", bad, err)
+		}
+	}
 	if _, err := parseClose(closeNote{max: maxDrain + 1}.encode()); !errors.Is(err, errBadControl) {
 		t.Errorf("parseClose of a huge message = %v; want errBadControl", err)
 	}
@@ -111,6 +126,8 @@ func FuzzParseControl(f *testing.F) {
 	f.Add(hello{rank: 1, id: 2, name: []byte("abc")}.encode())
 	f.Add(welcome{id: 1, rank: 2}.encode())
 	f.Add(closeNote{sent: 1, max: 2}.encode())
+	f.Add(cts{id: 3, key: rmaKey{mr: 1, base: 2, length: 3}.encode()}.encode())
+	f.Add(leID(7))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		if h, err := parseHello(b); err == nil {
 			if !bytes.Equal(h.encode(), b) {
@@ -125,6 +142,12 @@ func FuzzParseControl(f *testing.F) {
 		}
 		if k, err := parseKey(b); err == nil && !bytes.Equal(k.encode(), b) {
 			t.Fatalf("key %x parsed to %+v", b, k)
+		}
+		if m, err := parseCTS(b); err == nil && !bytes.Equal(m.encode(), b) {
+			t.Fatalf("CTS %x parsed to %+v", b, m)
+		}
+		if id, err := parseFin(b); err == nil && !bytes.Equal(leID(id), b) {
+			t.Fatalf("FIN %x parsed to %d", b, id)
 		}
 	})
 }
