@@ -4,6 +4,7 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/hpcbench/hpcbench/fabric"
 	"github.com/hpcbench/hpcbench/fabric/fabrictest"
 	"github.com/hpcbench/hpcbench/fabric/ofi"
 )
@@ -32,4 +33,17 @@ func TestConformance(t *testing.T) {
 			fabrictest.TestTransport(t, newTransport(t, p))
 		})
 	}
+}
+
+// BenchmarkShm and BenchmarkTCP measure the transport's own overhead with
+// both ends on one endpoint in this process (the provider sends to its
+// own address): not the two-process figures bench-fabric.sh compares
+// with fi_pingpong.
+func BenchmarkShm(b *testing.B) { benchProvider(b, "shm") }
+
+func BenchmarkTCP(b *testing.B) { benchProvider(b, "tcp") }
+
+func benchProvider(b *testing.B, provider string) {
+	tr := newTransport(b, provider)
+	fabrictest.BenchConnPair(b, func(b *testing.B) (x, y fabric.Conn) { return fabrictest.Pair(b, tr) })
 }

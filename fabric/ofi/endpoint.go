@@ -341,10 +341,10 @@ func (e *endpoint) post(ctx context.Context, what string, fn func() int, stop fu
 }
 
 // wait polls the CQ until ready (called with mu held) is true, ctx ends or
-// stop (called without) reports an error.
+// stop (called without, every stopEvery polls) reports an error.
 func (e *endpoint) wait(ctx context.Context, ready func() bool, stop func() error) error {
 	var p pacer
-	for {
+	for n := 1; ; n++ {
 		e.mu.Lock()
 		e.pollLocked()
 		ok := ready()
@@ -352,14 +352,19 @@ func (e *endpoint) wait(ctx context.Context, ready func() bool, stop func() erro
 		if ok {
 			return nil
 		}
-		if err := stop(); err != nil {
-			return err
+		if n%stopEvery == 0 {
+			if err := stop(); err != nil {
+				return err
+			}
 		}
 		if err := p.pause(ctx); err != nil {
 			return err
 		}
 	}
 }
+
+// stopEvery is how many polls a wait makes between looks at its stop.
+const stopEvery = 16
 
 // insertLocked returns name's fi_addr_t, inserting it into the AV once.
 func (e *endpoint) insertLocked(name []byte) (uint64, error) {
