@@ -369,6 +369,8 @@ func (e *endpoint) cancel(slot int32) {
 
 // Close closes the connection: blocked calls return fabric.ErrClosed, and
 // the peer is told how many messages to expect before its own calls do.
+// Messages a Send copied for a rendezvous still go when the peer's Recvs
+// ask for them.
 func (c *Conn) Close() error {
 	e := c.e
 	e.mu.Lock()
@@ -377,7 +379,10 @@ func (c *Conn) Close() error {
 		return nil
 	}
 	c.closed = true
-	delete(e.conns, c.id)
+	if len(c.rdvOut) == 0 {
+		delete(e.conns, c.id)
+	} // else the CTSs of messages sent from copies still find it
+
 	if c.state == stateOpen && !e.closed {
 		e.sendControlLocked(c.addr, ctlTag(c.peer, kindClose), closeNote{c.sent, c.maxSent}.encode())
 	}

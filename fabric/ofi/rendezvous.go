@@ -20,9 +20,10 @@ import (
 //  2. the Recv that takes it registers its buffer and answers a control
 //     CTS naming it (or, when the buffer is too short, one that drops the
 //     message: it is then reported truncated);
-//  3. the sender fi_writes the bytes into the buffer (FI_DELIVERY_COMPLETE
-//     over network providers) and sends a control FIN; the Recv returns
-//     when the FIN comes.
+//  3. the sender fi_writes the bytes into the buffer and, once the write
+//     completes, sends a control FIN on the same ordered connection, so the
+//     bytes are in place before the FIN is handled; the Recv returns when
+//     the FIN comes.
 //
 // A Send waits rdvGrace for the CTS, which comes at once when the peer's
 // Recv is posted; else it copies the message into a buffer of the
@@ -124,7 +125,8 @@ func (c *Conn) sendRendezvous(ctx context.Context, t uint64, b []byte) error {
 	e.mu.Lock()
 	if !r.cts {
 		if err != nil && !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, context.Canceled) {
-			delete(c.rdvOut, r.id)
+			r.drop = true // nothing to write, no FIN
+			e.finishRdvLocked(r)
 			e.mu.Unlock()
 			return c.failSend(err)
 		}
@@ -140,7 +142,7 @@ func (c *Conn) sendRendezvous(ctx context.Context, t uint64, b []byte) error {
 		e.finishRdv(r)
 		return nil
 	}
-	if err := c.rma(ctx, "fi_write", r.key, 0, b); err != nil {
+	if err := c.rma(ctx, "fi_write", r.key, 0, b, false); err != nil {
 		return c.failSend(err)
 	}
 	e.finishRdv(r)
@@ -166,8 +168,11 @@ func (e *endpoint) finishRdvLocked(r *rdvOut) {
 		e.putBufLocked(r.copyBuf)
 		r.copyBuf = nil
 	}
-	if !r.drop && !c.closed {
+	if !r.drop {
 		e.sendControlLocked(c.addr, ctlTag(c.peer, kindFin), leID(r.id))
+	}
+	if c.closed && len(c.rdvOut) == 0 {
+		delete(e.conns, c.id) // Close left it for this rendezvous' CTS
 	}
 }
 
@@ -226,12 +231,7 @@ func (e *endpoint) postRdvWriteLocked(r *rdvOut) int {
 	if e.mrMode&mrVirtAddr != 0 {
 		addr = k.base
 	}
-	var rc int
-	if !hostLocal(e.provider) {
-		rc = e.writeDelivered(r.copyBuf, r.c.addr, addr, k.mr, i)
-	} else {
-		rc = call(e.fnWrite, e.ep, bufPtr(r.copyBuf), uintptr(r.n), 0, uintptr(r.c.addr), uintptr(addr), uintptr(k.mr), e.ctxPtr(i))
-	}
+	rc := call(e.fnWrite, e.ep, bufPtr(r.copyBuf), uintptr(r.n), 0, uintptr(r.c.addr), uintptr(addr), uintptr(k.mr), e.ctxPtr(i))
 	if rc != 0 {
 		e.ops[i].buf = nil
 		e.freeLocked(i)
@@ -242,8 +242,8 @@ func (e *endpoint) postRdvWriteLocked(r *rdvOut) int {
 // recvRendezvous receives the rendezvous id of n bytes whose header a
 // receive of tag took: it exposes b (or drops the message when b is
 // shorter), answers the CTS and waits for the FIN. Like a body's, the wait
-// is bounded by cancelWait and the peer, not by the Recv's ctx: the header
-// is taken, so the message is this Recv's.
+// is bounded by cancelWait, not by the Recv's ctx: the header is taken, so
+// the message is this Recv's.
 func (c *Conn) recvRendezvous(id uint32, n int, b []byte) (int, error) {
 	e := c.e
 	if n > len(b) {
@@ -263,7 +263,10 @@ func (c *Conn) recvRendezvous(id uint32, n int, b []byte) (int, error) {
 	e.mu.Unlock()
 	ctx, cancel := context.WithTimeout(context.Background(), cancelWait)
 	defer cancel()
-	err = e.wait(ctx, func() bool { return c.rdvFin[id] || c.peerClosed }, func() error { return c.stopErr(false) })
+	// The peer's close note may come before the FIN of a message it sent
+	// before closing: only this side's Close, the endpoint's or cancelWait
+	// end the wait.
+	err = e.wait(ctx, func() bool { return c.rdvFin[id] }, func() error { return c.stopErr(false) })
 	e.mu.Lock()
 	fin := c.rdvFin[id]
 	delete(c.rdvFin, id)

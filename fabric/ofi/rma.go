@@ -87,16 +87,20 @@ func (c *Conn) Expose(b []byte) ([]byte, func() error, error) {
 // Write copies b into the peer's region at off and returns when the
 // provider's completion says b may be reused.
 func (c *Conn) Write(ctx context.Context, key []byte, off int, b []byte) error {
-	return c.rma(ctx, "fi_write", key, off, b)
+	return c.rma(ctx, "fi_write", key, off, b, true)
 }
 
 // Read copies len(b) bytes of the peer's region at off into b.
 func (c *Conn) Read(ctx context.Context, key []byte, off int, b []byte) error {
-	return c.rma(ctx, "fi_read", key, off, b)
+	return c.rma(ctx, "fi_read", key, off, b, false)
 }
 
-// rma posts one fi_write or fi_read and waits for its completion.
-func (c *Conn) rma(ctx context.Context, what string, key []byte, off int, b []byte) error {
+// rma posts one fi_write or fi_read and waits for its completion. A write
+// is delivered (FI_DELIVERY_COMPLETE over network providers) when the
+// caller's peer may look at its memory with no message after the write; a
+// rendezvous' FIN, sent after the write on the same ordered connection,
+// needs no more.
+func (c *Conn) rma(ctx context.Context, what string, key []byte, off int, b []byte, delivered bool) error {
 	k, err := parseKey(key)
 	if err != nil {
 		return err
@@ -125,7 +129,7 @@ func (c *Conn) rma(ctx context.Context, what string, key []byte, off int, b []by
 			return -errAgain
 		}
 		var rc int
-		if what == "fi_write" && !hostLocal(e.provider) {
+		if what == "fi_write" && delivered && !hostLocal(e.provider) {
 			rc = e.writeDelivered(b, c.addr, addr, k.mr, slot)
 		} else {
 			rc = call(fn, e.ep, bufPtr(b), uintptr(len(b)), 0, uintptr(c.addr), uintptr(addr), uintptr(k.mr), e.ctxPtr(slot))
