@@ -28,6 +28,9 @@ func newTransport(t testing.TB, provider string) *ofi.Transport {
 // cases, against one endpoint per provider: both ends of every pair are
 // Conns of that endpoint, which sends to its own address.
 func TestConformance(t *testing.T) {
+	// udp (udp;ofi_rxd) is left out: it runs the fabric tests, but in
+	// ConcurrentSendRecv (8 MiB each way at once) a byte arrives wrong and
+	// the exchange then hangs.
 	for _, p := range []string{"tcp", "shm"} {
 		t.Run(p, func(t *testing.T) {
 			fabrictest.TestTransport(t, newTransport(t, p))

@@ -95,7 +95,9 @@ func (c *Conn) Send(ctx context.Context, tag uint32, b []byte) error {
 			if c.closed || c.peerClosed || c.sendErr != 0 {
 				return 0 // stopErr below says which
 			}
-			rc := call(e.fnInjectData, e.ep, bufPtr(b), uintptr(len(b)), 0, uintptr(c.addr), uintptr(t))
+			// The CQ data is the length: udp;ofi_rxd reports a truncated
+			// short message as a shorter one.
+			rc := call(e.fnInjectData, e.ep, bufPtr(b), uintptr(len(b)), uintptr(len(b)), uintptr(c.addr), uintptr(t))
 			if rc == 0 {
 				c.countSentLocked(len(b))
 			}
@@ -192,12 +194,12 @@ func (c *Conn) Recv(ctx context.Context, tag uint32, b []byte) (int, error) {
 		return c.recvRendezvous(uint32(r.data>>rdvShift&rdvIDs), int(r.data&lenMask), b)
 	case r.code == 0 && r.data&longBit != 0:
 		return c.recvBody(tag, int(r.data&^longBit), b)
-	case r.code == 0 && r.n <= len(b):
+	case r.code == 0 && r.n <= len(b) && r.data <= uint64(len(b)):
 		c.countRecv()
 		return r.n, nil
 	case r.code == 0 || r.code == errTrunc:
 		c.countRecv()
-		return 0, fmt.Errorf("ofi: %d-byte message from rank %d into %d bytes: %w", r.n, c.rank, len(b), fabric.ErrTruncated)
+		return 0, fmt.Errorf("ofi: %d-byte message from rank %d into %d bytes: %w", max(uint64(r.n), r.data), c.rank, len(b), fabric.ErrTruncated)
 	}
 	c.countRecv()
 	return 0, fmt.Errorf("ofi: receive from rank %d: a message the provider put in another receive's %s: %w", c.rank,
@@ -306,7 +308,7 @@ func (c *Conn) finish(slot int32) (op, bool) {
 	done := e.ops[slot].done
 	e.mu.Unlock()
 	if !done {
-		e.cancel(slot)
+		e.cancel(slot, c)
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -355,8 +357,9 @@ func (c *Conn) recvBody(tag uint32, n int, b []byte) (int, error) {
 }
 
 // cancel asks the provider to cancel the operation in slot and waits, up
-// to cancelWait, for its completion (canceled, or finished after all).
-func (e *endpoint) cancel(slot int32) {
+// to cancelWait or until c is closed, for its completion (canceled, or
+// finished after all).
+func (e *endpoint) cancel(slot int32, c *Conn) {
 	e.mu.Lock()
 	if !e.closed && !e.ops[slot].done {
 		call(e.fnCancel, e.ep, e.ctxPtr(slot))
@@ -364,7 +367,9 @@ func (e *endpoint) cancel(slot int32) {
 	e.mu.Unlock()
 	ctx, stop := context.WithTimeout(context.Background(), cancelWait)
 	defer stop()
-	_ = e.wait(ctx, func() bool { return e.ops[slot].done || e.closed }, func() error { return nil })
+	// A closed Conn's caller leaves at once; the operation, if the provider
+	// did not cancel it, keeps its buffer until it completes.
+	_ = e.wait(ctx, func() bool { return e.ops[slot].done || e.closed || c.closed }, func() error { return nil })
 }
 
 // Close closes the connection: blocked calls return fabric.ErrClosed, and

@@ -10,7 +10,7 @@ package ofi
 // The provider matches a Recv to the oldest message with its exact tag, so a
 // Conn's receives see only their own messages, in order per tag. Every
 // message carries CQ data. A message the provider injects whole is one
-// message, its CQ data 0; a longer one is a header and a body: the header
+// message, its CQ data its length; a longer one is a header and a body: the header
 // has the message's tag, no bytes and the body's length (with longBit) as
 // CQ data, and the body follows with bodyBit set. A Recv takes the next
 // message of its tag; when that is a header, it then takes the body into
