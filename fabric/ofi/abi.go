@@ -160,6 +160,17 @@ func call(fn uintptr, args ...uintptr) int {
 	return int(r)
 }
 
+// argv is a reusable argument list for calls on hot paths: a slice of it
+// passed to purego.SyscallN allocates nothing, where a variadic call's
+// own list escapes to the heap (a 24-byte allocation per poll).
+type argv [8]uintptr
+
+// call calls fn with the first n of a's arguments.
+func (a *argv) call(fn uintptr, n int) int {
+	r, _, _ := purego.SyscallN(fn, a[:n]...)
+	return int(r)
+}
+
 // call32 is call for a C function returning int: the upper half of the
 // register is not defined.
 func call32(fn uintptr, args ...uintptr) int {

@@ -97,7 +97,9 @@ func (c *Conn) Send(ctx context.Context, tag uint32, b []byte) error {
 			}
 			// The CQ data is the length: udp;ofi_rxd reports a truncated
 			// short message as a shorter one.
-			rc := call(e.fnInjectData, e.ep, bufPtr(b), uintptr(len(b)), uintptr(len(b)), uintptr(c.addr), uintptr(t))
+			a := &e.args
+			a[0], a[1], a[2], a[3], a[4], a[5] = e.ep, bufPtr(b), uintptr(len(b)), uintptr(len(b)), uintptr(c.addr), uintptr(t)
+			rc := a.call(e.fnInjectData, 6)
 			if rc == 0 {
 				c.countSentLocked(len(b))
 			}
@@ -289,7 +291,9 @@ func (c *Conn) postRecv(ctx context.Context, b []byte, tag uint64) (int32, error
 		}
 		o := &e.ops[slot]
 		o.recv, o.want, o.src = true, tag, c.addr
-		rc := call(e.fnRecv, e.ep, bufPtr(b), uintptr(len(b)), 0, uintptr(c.addr), uintptr(tag), 0, e.ctxPtr(slot))
+		a := &e.args
+		a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7] = e.ep, bufPtr(b), uintptr(len(b)), 0, uintptr(c.addr), uintptr(tag), 0, e.ctxPtr(slot)
+		rc := a.call(e.fnRecv, 8)
 		if rc != 0 {
 			e.freeLocked(slot)
 			slot = -1

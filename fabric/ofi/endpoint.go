@@ -51,6 +51,7 @@ type endpoint struct {
 	rdvQueue []*rdvOut          // rendezvous writes from copies the provider has not taken yet
 	closed   bool
 	cqbuf    [pollBatch * cqEntrySize]byte
+	args     argv // the hot calls' argument list, used with mu held
 	errbuf   [cqErrSize]byte
 }
 
@@ -238,7 +239,8 @@ func (e *endpoint) pollLocked() int {
 	if len(e.rdvQueue) > 0 {
 		e.flushRdvLocked()
 	}
-	n := call(e.fnCQRead, e.cq, uintptr(unsafe.Pointer(&e.cqbuf[0])), pollBatch)
+	e.args[0], e.args[1], e.args[2] = e.cq, uintptr(unsafe.Pointer(&e.cqbuf[0])), pollBatch
+	n := e.args.call(e.fnCQRead, 3)
 	if n > 0 {
 		for i := range n {
 			ent := e.cqbuf[i*cqEntrySize:]
