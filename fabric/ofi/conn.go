@@ -59,6 +59,11 @@ var errEndpointClosed = errors.New("endpoint closed")
 func (c *Conn) stopErr(peerToo bool) error {
 	c.e.mu.Lock()
 	defer c.e.mu.Unlock()
+	return c.stopErrLocked(peerToo)
+}
+
+// stopErrLocked is stopErr with the endpoint's mu held.
+func (c *Conn) stopErrLocked(peerToo bool) error {
 	switch {
 	case c.closed:
 		return fmt.Errorf("ofi: connection to rank %d closed: %w", c.rank, fabric.ErrClosed)
@@ -85,15 +90,13 @@ const maxPending = 32 << 20
 // rendezvous would), only, past maxPending bytes in flight, for earlier
 // messages to go.
 func (c *Conn) Send(ctx context.Context, tag uint32, b []byte) error {
-	if err := c.stopErr(true); err != nil {
-		return err
-	}
 	e := c.e
 	t := dataTag(c.peer, tag)
 	if len(b) <= e.inject {
+		var stopped error
 		err := e.post(ctx, "fi_tinject", func() int {
-			if c.closed || c.peerClosed || c.sendErr != 0 {
-				return 0 // stopErr below says which
+			if stopped = c.stopErrLocked(true); stopped != nil {
+				return 0
 			}
 			// The CQ data is the length: udp;ofi_rxd reports a truncated
 			// short message as a shorter one.
@@ -108,7 +111,10 @@ func (c *Conn) Send(ctx context.Context, tag uint32, b []byte) error {
 		if err != nil {
 			return c.failSend(err)
 		}
-		return c.stopErr(true)
+		return stopped
+	}
+	if err := c.stopErr(true); err != nil {
+		return err
 	}
 	err := e.wait(ctx, func() bool { return c.pending == 0 || c.pending+len(b) <= maxPending },
 		func() error { return c.stopErr(true) })
@@ -175,14 +181,16 @@ func (c *Conn) failSend(err error) error {
 // Close, the messages it sent before are still received; then Recv reports
 // fabric.ErrClosed.
 func (c *Conn) Recv(ctx context.Context, tag uint32, b []byte) (int, error) {
-	if err := c.stopErr(false); err != nil {
-		return 0, err
-	}
 	e := c.e
 	e.mu.Lock()
-	if c.peerClosed && c.recvd >= c.peerSent && len(e.strays[dataTag(c.id, tag)]) == 0 {
+	if err := c.stopErrLocked(false); err != nil {
 		e.mu.Unlock()
-		return 0, c.stopErr(true)
+		return 0, err
+	}
+	if c.peerClosed && c.recvd >= c.peerSent && len(e.strays[dataTag(c.id, tag)]) == 0 {
+		err := c.stopErrLocked(true)
+		e.mu.Unlock()
+		return 0, err
 	}
 	e.mu.Unlock()
 	// After the peer's close note, the Recv still waits while the peer's
@@ -235,11 +243,19 @@ func (c *Conn) await(ctx context.Context, b []byte, tag uint64, ended func() boo
 	err = e.wait(ctx, func() bool {
 		return e.ops[slot].done || len(e.strays[tag]) > 0 || ended != nil && ended()
 	}, func() error { return c.stopErr(false) })
-	o, ok := c.finish(slot)
-	if !ok {
+	e.mu.Lock()
+	if !e.ops[slot].done {
+		e.mu.Unlock()
+		e.cancel(slot, c)
+		e.mu.Lock()
+	}
+	o := e.ops[slot]
+	if !o.done {
+		e.ops[slot].orphan = true
+		e.mu.Unlock()
 		return received{}, fmt.Errorf("ofi: receive from rank %d not canceled within %v: %w", c.rank, cancelWait, fabric.ErrClosed)
 	}
-	e.mu.Lock()
+	e.freeLocked(slot)
 	s, isStray := e.takeStrayLocked(tag)
 	if isStray && o.err != errCanceled {
 		// This receive got a message too, younger than the stray.
@@ -301,28 +317,6 @@ func (c *Conn) postRecv(ctx context.Context, b []byte, tag uint64) (int32, error
 		return rc
 	}, func() error { return c.stopErr(false) })
 	return slot, err
-}
-
-// finish cancels the operation in slot unless it is done, and frees the
-// slot once its completion has come. ok is false when it has not come
-// within cancelWait: the slot is then left to its completion.
-func (c *Conn) finish(slot int32) (op, bool) {
-	e := c.e
-	e.mu.Lock()
-	done := e.ops[slot].done
-	e.mu.Unlock()
-	if !done {
-		e.cancel(slot, c)
-	}
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	o := e.ops[slot]
-	if !o.done {
-		e.ops[slot].orphan = true
-		return o, false
-	}
-	e.freeLocked(slot)
-	return o, true
 }
 
 // recvBody receives the n-byte body of a long message whose header a
