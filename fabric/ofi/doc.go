@@ -14,14 +14,27 @@
 // One process opens one reliable-datagram (FI_EP_RDM) endpoint per
 // Transport, shared by its Listeners and Conns: libfabric's tcp and shm
 // providers hang with two endpoints in one process, and one endpoint
-// sending to its own address works with both. A Conn is a pair of ids, one
-// per end, carried in the upper half of each message's 64-bit tag (FI_TAGGED,
-// fi_tsend and fi_trecv), so that the provider matches (connection, tag) as
-// MPI matches (peer, tag). Control messages (hello, welcome, refusal, close)
-// use the tag's top bit and a receive that stays posted. The business card is
-// "ofi:PROVIDER://" + hex(fi_getname) + "/" + the listener's id.
+// sending to its own address works with both (the conformance suite runs
+// both ends of every pair on it). A Conn is a pair of ids, one per end,
+// carried in the upper half of each message's 64-bit tag (tags.go), so
+// that the provider matches (connection, tag) as MPI matches (peer, tag).
+// Control messages (hello, welcome, refusal, close, and a rendezvous' CTS
+// and FIN; control.go) use the tag's top bit and receives that stay
+// posted. The business card is "ofi:PROVIDER://HOST/NAME/LISTENER"
+// (addr.go): the endpoint's fi_getname in hex and the listener's id.
+//
+// Messages the provider injects whole go by fi_tinjectdata; longer ones
+// as a header carrying their length in the CQ data, then a body copied
+// into a buffer of the endpoint's (below 64 KiB) or a rendezvous: the
+// receive's buffer registered and named in a CTS, the sender's fi_write
+// into it, a FIN (rendezvous.go). No receive is posted shorter than the
+// message it may get, and a Send never waits for the peer's Recv. Two
+// faults of libfabric 1.17's shm provider are worked around: a truncated
+// long message spins for ever, and a receive is now and then completed
+// with another tag's message (stray.go).
 //
 // Progress is manual: whoever waits (a Send, Recv, Accept, RMA call or
-// Progress) polls the completion queue for everyone, spinning briefly and
-// then sleeping in growing steps, so an idle rank does not keep a CPU.
+// Progress) polls the completion queue for everyone under the endpoint's
+// lock, spinning for 5 ms and then sleeping in growing steps (pacer.go),
+// so an idle rank does not keep a CPU.
 package ofi

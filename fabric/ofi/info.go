@@ -3,36 +3,16 @@ package ofi
 import (
 	"fmt"
 	"strings"
-	"sync"
 	"unsafe"
 
 	"github.com/ebitengine/purego"
 )
 
-// libc's strdup and free: fi_freeinfo frees the strings of the hints it is
-// given with free, so a provider's name must be malloc'ed.
-var (
-	libcOnce sync.Once
-	strdup   uintptr
-	libcErr  error
-)
-
-func cStrdup(s string) (uintptr, error) {
-	libcOnce.Do(func() {
-		h, err := purego.Dlopen("libc.so.6", purego.RTLD_NOW|purego.RTLD_GLOBAL)
-		if err != nil {
-			libcErr = fmt.Errorf("ofi: cannot load the C library: %w", err)
-			return
-		}
-		if strdup, err = purego.Dlsym(h, "strdup"); err != nil {
-			libcErr = fmt.Errorf("ofi: the C library has no strdup: %w", err)
-		}
-	})
-	if libcErr != nil {
-		return 0, libcErr
-	}
+// cStrdup copies s into memory from the C library's malloc: fi_freeinfo
+// frees the strings of the hints it is given.
+func (l *lib) cStrdup(s string) (uintptr, error) {
 	b := append([]byte(s), 0)
-	r, _, _ := purego.SyscallN(strdup, uintptr(unsafe.Pointer(&b[0])))
+	r, _, _ := purego.SyscallN(l.strdup, uintptr(unsafe.Pointer(&b[0])))
 	if r == 0 {
 		return 0, fmt.Errorf("ofi: strdup: out of memory")
 	}
@@ -66,14 +46,14 @@ func (l *lib) getinfo(h hints) (uintptr, error) {
 		setWord(word(hi, infoRxAttr), attrMsgOrder, orderSAS)
 	}
 	if h.provider != "" {
-		p, err := cStrdup(h.provider)
+		p, err := l.cStrdup(h.provider)
 		if err != nil {
 			return 0, err
 		}
 		setWord(word(hi, infoFabricAttr), fabAttrProvName, p)
 	}
 	if h.domain != "" {
-		p, err := cStrdup(h.domain)
+		p, err := l.cStrdup(h.domain)
 		if err != nil {
 			return 0, err
 		}
@@ -131,7 +111,7 @@ func Infos(provider string) ([]Info, error) {
 	}
 	defer purego.SyscallN(l.fiFreeinfo, hi)
 	if provider != "" {
-		p, err := cStrdup(provider)
+		p, err := l.cStrdup(provider)
 		if err != nil {
 			return nil, err
 		}

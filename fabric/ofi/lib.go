@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 	"unsafe"
 
 	"github.com/ebitengine/purego"
@@ -30,20 +29,14 @@ type lib struct {
 	fiFabric   uintptr // fi_fabric(attr, **fabric, context)
 	fiStrerror uintptr // fi_strerror(errnum)
 	fiTostr    uintptr // fi_tostr(data, type)
+	strdup     uintptr // the C library's strdup: fi_freeinfo frees the hints' strings with free
 }
 
-var (
-	loadOnce sync.Once
-	loaded   *lib
-	loadErr  error
-)
-
-// load opens libfabric once per process (dlopen itself is per process;
-// the handle is never closed).
-func load() (*lib, error) {
-	loadOnce.Do(func() { loaded, loadErr = open() })
-	return loaded, loadErr
-}
+// load opens libfabric and resolves its functions. dlopen counts its
+// opens of a library and loads it once per process, so a second load
+// costs a lookup; the handle is never closed (a Transport's objects live
+// in the library).
+func load() (*lib, error) { return open() }
 
 // ErrNoLibrary wraps the error of a process where libfabric cannot be
 // loaded.
@@ -77,6 +70,13 @@ func open() (*lib, error) {
 			return nil, fmt.Errorf("ofi: %s has no %s: %w", l.path, s.name, err)
 		}
 		*s.p = p
+	}
+	libc, err := purego.Dlopen("libc.so.6", purego.RTLD_NOW|purego.RTLD_GLOBAL)
+	if err != nil {
+		return nil, fmt.Errorf("ofi: cannot load the C library: %w", err)
+	}
+	if l.strdup, err = purego.Dlsym(libc, "strdup"); err != nil {
+		return nil, fmt.Errorf("ofi: the C library has no strdup: %w", err)
 	}
 	v, err := purego.Dlsym(h, "fi_version")
 	if err != nil {
