@@ -87,7 +87,7 @@ pair() {
 	"${server[@]}" >"$tmp/server.out" 2>&1 &
 	server_pid=$!
 	local ok=0
-	for _ in $(seq 1 20); do
+	for _ in $(seq 1 50); do
 		sleep 0.2
 		if "${client[@]}" >"$out" 2>"$tmp/client.err"; then
 			ok=1
