@@ -4,6 +4,8 @@ import (
 	"context"
 	"runtime"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // Waiting: a waiter polls without pause for spinFor (a message within a
@@ -42,13 +44,11 @@ func (p *pacer) pause(ctx context.Context) error {
 		return nil
 	}
 	p.sleep = min(max(2*p.sleep, sleepMin), sleepMax)
-	t := time.NewTimer(p.sleep)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-	}
+	// nanosleep itself, not a Go timer: a timer of 20 us sleeps a whole
+	// millisecond here (1.04 ms measured), nanosleep about 0.1 ms. At
+	// most sleepMax passes before ctx is looked at again.
+	ts := unix.NsecToTimespec(int64(p.sleep))
+	_ = unix.Nanosleep(&ts, nil)
 	p.polls = yieldGap - 1 // check again after the next poll
-	return nil
+	return ctx.Err()
 }
