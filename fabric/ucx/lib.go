@@ -3,10 +3,11 @@ package ucx
 import (
 	"errors"
 	"fmt"
-	"strings"
 	"unsafe"
 
 	"github.com/ebitengine/purego"
+
+	"github.com/hpcbench/hpcbench/internal/dlib"
 )
 
 // Library names tried in order: the soname UCX 1.x ships (Debian's
@@ -42,21 +43,11 @@ type lib struct {
 // openLib loads libucp and binds every function the transport calls,
 // failing with one line that names the library and the Debian package.
 func openLib() (*lib, error) {
-	var errs []string
-	var h uintptr
-	l := &lib{}
-	for _, name := range libraryNames {
-		var err error
-		if h, err = purego.Dlopen(name, purego.RTLD_NOW|purego.RTLD_GLOBAL); err == nil {
-			l.path = name
-			break
-		}
-		errs = append(errs, err.Error())
+	h, path, err := dlib.Open(libraryNames)
+	if err != nil {
+		return nil, fmt.Errorf("%w (%v; Debian: apt-get install libucx0)", ErrNoLibrary, err)
 	}
-	if l.path == "" {
-		return nil, fmt.Errorf("%w (tried %s: %s; Debian: apt-get install libucx0)",
-			ErrNoLibrary, strings.Join(libraryNames, ", "), strings.Join(errs, "; "))
-	}
+	l := &lib{path: path}
 	libc, err := purego.Dlopen("libc.so.6", purego.RTLD_NOW|purego.RTLD_GLOBAL)
 	if err != nil {
 		return nil, fmt.Errorf("load the C library: %w", err)

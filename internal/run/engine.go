@@ -159,7 +159,7 @@ func jobOptions(p *Plan, getenv func(string) (string, bool)) (job.Options, error
 		if err != nil {
 			return job.Options{}, Usagef("%s: %v", p.Name, err)
 		}
-		if reg, err = transport.RegistryFor(p.Fabric, ip); err != nil {
+		if reg, err = transport.Registry(ip, p.Fabric); err != nil {
 			return job.Options{}, fmt.Errorf("%s: %w", p.Name, err)
 		}
 	}

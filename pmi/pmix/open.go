@@ -4,9 +4,10 @@ package pmix
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/ebitengine/purego"
+
+	"github.com/hpcbench/hpcbench/internal/dlib"
 )
 
 // Built reports whether this build can load the library at all (false
@@ -18,20 +19,9 @@ const Built = true
 // the Debian package, or the version it refuses. Open does not initialize
 // PMIx: Init does.
 func Open() (*Lib, error) {
-	var errs []string
-	var h uintptr
-	var path string
-	for _, name := range libraryNames {
-		var err error
-		if h, err = purego.Dlopen(name, purego.RTLD_NOW|purego.RTLD_GLOBAL); err == nil {
-			path = name
-			break
-		}
-		errs = append(errs, err.Error())
-	}
-	if path == "" {
-		return nil, fmt.Errorf("pmix: cannot load OpenPMIx (%s): %s (Debian: apt-get install libpmix2)",
-			strings.Join(libraryNames, ", "), strings.Join(errs, "; "))
+	h, path, err := dlib.Open(libraryNames)
+	if err != nil {
+		return nil, fmt.Errorf("pmix: cannot load OpenPMIx (%v) (Debian: apt-get install libpmix2)", err)
 	}
 	libc, err := purego.Dlopen("libc.so.6", purego.RTLD_NOW|purego.RTLD_GLOBAL)
 	if err != nil {
