@@ -53,7 +53,7 @@ var measuringRoots = append([]string{"pmi", "fabric", "aiori", "collectives", "o
 
 // leaves are the internal packages every layer may use: they import no
 // package of the module but each other.
-var leafRoots = []string{"internal/units", "internal/rawio", "internal/version", "internal/procstat", "internal/exitcode"}
+var leafRoots = []string{"internal/units", "internal/rawio", "internal/version", "internal/procstat", "internal/exitcode", "internal/dlib"}
 
 // concreteTransports are fabric's transports, as opposed to its
 // interfaces: the one package that chooses among them (per layer) names
