@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"time"
 	"unsafe"
 )
 
@@ -180,9 +181,18 @@ func (e *endpoint) release() {
 	}
 }
 
-// close marks e closed and releases it. Operations still posted are
-// dropped with the endpoint.
+// Draining before close: up to drainWait for the sends still in flight
+// (buffered bodies, rendezvous writes, queued control messages), then
+// drainTail more of polling, in which the provider sends what it injected.
+const (
+	drainWait = 2 * time.Second
+	drainTail = 5 * time.Millisecond
+)
+
+// close drains e's sends, marks e closed and releases it. Operations still
+// posted after the drain are dropped with the endpoint.
 func (e *endpoint) close() {
+	e.drain()
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.closed {
@@ -190,6 +200,35 @@ func (e *endpoint) close() {
 	}
 	e.closed = true
 	e.release()
+}
+
+// drain polls until no send is in flight, or drainWait has passed, and
+// then for drainTail: libfabric's progress is manual, so an injected
+// message or a peer's last FIN leaves only while someone polls.
+func (e *endpoint) drain() {
+	ctx, cancel := context.WithTimeout(context.Background(), drainWait)
+	defer cancel()
+	_ = e.wait(ctx, e.idleLocked, func() error { return nil })
+	tail, cancelTail := context.WithTimeout(context.Background(), drainTail)
+	defer cancelTail()
+	_ = e.wait(tail, func() bool { return e.closed }, func() error { return nil })
+}
+
+// idleLocked reports whether e has nothing of its own in flight: only
+// receives posted.
+func (e *endpoint) idleLocked() bool {
+	if e.closed {
+		return true
+	}
+	if len(e.ctlQueue) > 0 || len(e.rdvQueue) > 0 {
+		return false
+	}
+	for i := range e.ops {
+		if o := &e.ops[i]; o.inUse && (o.auto || o.rdv != nil) {
+			return false
+		}
+	}
+	return true
 }
 
 // ctxPtr is the address of slot i's struct fi_context.

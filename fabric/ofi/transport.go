@@ -69,6 +69,9 @@ func New(o Options) (*Transport, error) {
 	if err != nil {
 		return nil, err
 	}
+	if hostLocal(o.Provider) {
+		removeStaleRegions(shmDir)
+	}
 	e, err := openEndpoint(l, o.Provider, o.Domain)
 	if err != nil {
 		return nil, err
