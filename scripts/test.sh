@@ -55,7 +55,7 @@ cd "$(hb_repo_root)"
 # plugin dlopens the libpmix.so that only libpmix-dev ships). Open
 # MPI's package makes itself the system's mpicc and mpiexec alternative:
 # the tests and scripts name MPICH's (mpicc.mpich, mpiexec.mpich).
-DEB_PACKAGES=(mpich libmpich-dev gcc pkg-config libibverbs-dev libfabric-bin slurm-wlm munge openmpi-bin libpmix-dev time libucx-dev)
+DEB_PACKAGES=(mpich libmpich-dev gcc pkg-config libibverbs-dev libfabric-bin libfabric-dev slurm-wlm munge openmpi-bin libpmix-dev time libucx-dev)
 
 fuzztime=${HPCBENCH_FUZZTIME:-5s}
 export HPCBENCH_REQUIRE_TOOLS=${HPCBENCH_REQUIRE_TOOLS:-1}

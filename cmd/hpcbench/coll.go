@@ -6,14 +6,17 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"strings"
 
 	"github.com/spf13/pflag"
 
 	"github.com/hpcbench/hpcbench/collectives"
+	"github.com/hpcbench/hpcbench/fabric/ofi"
 	"github.com/hpcbench/hpcbench/internal/cliflag"
 	"github.com/hpcbench/hpcbench/internal/imb"
 	"github.com/hpcbench/hpcbench/internal/job"
 	pipeline "github.com/hpcbench/hpcbench/internal/run"
+	"github.com/hpcbench/hpcbench/internal/transport"
 )
 
 // parseColl parses coll's command line (IMB's single-dash options too),
@@ -64,6 +67,11 @@ func runColl(ctx context.Context, stdout, stderr io.Writer, args []string) error
 	}
 	if err := o.Validate(); err != nil {
 		return usagef("coll: %v", err)
+	}
+	if _, isOFI, _ := ofi.ParseProvider(o.Fabric); isOFI {
+		if err := transport.CheckProvider(o.Fabric, ""); err != nil {
+			return usagef("coll: --fabric %v", strings.TrimPrefix(err.Error(), "-p "))
+		}
 	}
 	return pipeline.Main(ctx, &imb.Benchmark{Args: a, Algorithms: algs, CmdArgs: args, PhaseTimeout: pt, Stdout: stdout, Stderr: stderr},
 		pipeline.IO{Stdout: stdout, Stderr: stderr})

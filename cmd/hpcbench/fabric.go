@@ -57,7 +57,7 @@ func (fa *fabricArgs) benchmark(args []string, stdout io.Writer) *fabtest.Benchm
 	}
 	return &fabtest.Benchmark{
 		Options:   fa.opts,
-		Transport: transport.Options{Provider: fa.provider, Device: fa.device, GID: fa.gid, Event: fa.eventMode, Inline: fa.inline},
+		Transport: transport.Options{Provider: fa.provider, Device: fa.device, GID: fa.gid, Event: fa.eventMode, Inline: fa.inline, Endpoint: fa.endpoint},
 		Host:      fa.host, SrcPort: src, DstPort: fa.dstPort, Timeout: fa.timeout, AcceptTimeout: fa.acceptTimeout,
 		PlanFlags: fa.planFlags, Format: fa.format, Output: fa.output, Archive: fa.archive, Args: args, Stdout: stdout,
 	}

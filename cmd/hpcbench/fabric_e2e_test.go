@@ -270,7 +270,7 @@ func TestFabricBadInput(t *testing.T) {
 		want string
 	}{
 		{[]string{"frob"}, `unknown test "frob": want one of pingpong, bw, rma_bw, rma_pingpong, allpairs, info`},
-		{[]string{"pingpong", "-e", "rdm"}, "-e rdm: hpcbench fabric has one endpoint type, msg"},
+		{[]string{"pingpong", "-e", "rdm"}, "-e rdm: -p tcp has one endpoint type, msg"},
 		{[]string{"pingpong", "-p", "shm", "--event"}, "--event are verbs' options: -p shm has none of them"},
 		{[]string{"rma_pingpong", "-p", "shm", "-S", "0"}, "-S 0: must be 1 to"},
 		{[]string{"pingpong", "-p", "ib"}, "-p ib: no such provider: want one of tcp, shm, verbs"},
@@ -291,7 +291,7 @@ func TestFabricBadInput(t *testing.T) {
 		{[]string{"allpairs", "-p", "verbs"}, "-p verbs: fabric/verbs: built without -tags verbs"},
 		{[]string{"allpairs", "-p", "ib"}, "-p ib: no such provider: want one of tcp, shm, verbs"},
 		{[]string{"coll", "--fabric", "verbs", "Barrier"}, "coll: --fabric verbs: fabric/verbs: built without -tags verbs"},
-		{[]string{"coll", "--fabric", "ib", "Barrier"}, `coll: --fabric "ib": want auto or one of shm, tcp`},
+		{[]string{"coll", "--fabric", "ib", "Barrier"}, `coll: --fabric "ib": want auto, ofi:PROVIDER or one of shm, tcp`},
 	} {
 		args := append([]string{"fabric"}, tc.args...)
 		if tc.args[0] == "coll" {

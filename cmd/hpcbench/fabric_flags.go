@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/hpcbench/hpcbench/fabric/ofi"
 	"github.com/hpcbench/hpcbench/fabric/verbs"
 	"github.com/hpcbench/hpcbench/internal/cliflag"
 	"github.com/hpcbench/hpcbench/internal/fabtest"
@@ -39,7 +40,7 @@ type fabricArgs struct {
 	output        string
 	archive       string
 
-	endpoint  string // -e: msg only
+	endpoint  string // -e: msg; with -p ofi:PROVIDER, rdm (its default)
 	eventMode bool   // --event: verbs' completion channel
 	gid       int    // -g: verbs' GID index, verbs.AutoGID for the transport's choice
 	inline    int    // --inline: verbs' largest inline send, -1 for its default
@@ -81,9 +82,9 @@ func (secondsValue) Type() string { return "seconds" }
 // strings that need parsing after it.
 func fabricFlags(fa *fabricArgs, sizes *string, maxSize *int64, formats *cliflag.OneOf) *pflag.FlagSet {
 	fs := newFlagSet("fabric")
-	fs.StringVarP(&fa.provider, "provider", "p", "tcp", "the transport: tcp, shm (processes of one host), verbs (RDMA; a build with -tags verbs) or ucx (UCX's UCP, as installed; UCX_TLS and the other UCX_* variables apply)")
-	fs.StringVarP(&fa.device, "device", "d", "", "tcp: the interface or local IP address to use; verbs: the RDMA device (default: the first active one); ucx: UCX_NET_DEVICES")
-	fs.StringVarP(&fa.endpoint, "endpoint", "e", "msg", "the endpoint type: msg (reliable connections, fabtests' -e msg), the only one hpcbench fabric has")
+	fs.StringVarP(&fa.provider, "provider", "p", "tcp", "the transport: tcp, shm (processes of one host), verbs (RDMA; a build with -tags verbs), ucx (UCX's UCP, as installed; UCX_TLS and the other UCX_* variables apply) or ofi:PROVIDER (libfabric's: ofi:tcp, ofi:shm, ofi:udp, ofi:verbs;ofi_rxm)")
+	fs.StringVarP(&fa.device, "device", "d", "", "tcp: the interface or local IP address to use; verbs: the RDMA device (default: the first active one); ucx: UCX_NET_DEVICES; ofi: the libfabric domain (fabric info -p ofi lists them)")
+	fs.StringVarP(&fa.endpoint, "endpoint", "e", "msg", "the endpoint type: msg (reliable connections, fabtests' -e msg); with -p ofi:PROVIDER, rdm (reliable datagrams, its default)")
 	fs.BoolVar(&fa.eventMode, "event", false, "verbs: sleep in the completion channel instead of busy-polling the CQ (perftest's -e)")
 	fs.IntVarP(&fa.gid, "gid-index", "g", verbs.AutoGID, "verbs: the GID index to route by (RoCE; default: a RoCE v2 IPv4 GID, or the LID on InfiniBand)")
 	fs.IntVar(&fa.inline, "inline", -1, "verbs: the largest send posted inline, in bytes")
@@ -182,8 +183,8 @@ func parseFabric(test string, args []string, stdout io.Writer) (*fabricArgs, err
 	if err := transport.CheckProvider(fa.provider, fa.device); err != nil {
 		return nil, usagef("fabric %s: %v", test, err)
 	}
-	if fa.endpoint != "msg" {
-		return nil, usagef("fabric %s: -e %s: hpcbench fabric has one endpoint type, msg (reliable, connected); rdm and dgram are not supported", test, fa.endpoint)
+	if err := fa.checkEndpoint(fs.Changed("endpoint")); err != nil {
+		return nil, usagef("fabric %s: %v", test, err)
 	}
 	if fa.provider != "verbs" && (fs.Changed("gid-index") || fs.Changed("inline") || fs.Changed("event")) {
 		return nil, usagef("fabric %s: -g, --inline and --event are verbs' options: -p %s has none of them", test, fa.provider)
@@ -232,4 +233,20 @@ func changedOf(fs *pflag.FlagSet, names ...string) []string {
 		}
 	}
 	return out
+}
+
+// checkEndpoint checks -e against the provider: msg for hpcbench's own
+// transports; rdm for libfabric's (its default when -e is not given:
+// hpcbench's ofi transport has RDM endpoints only so far).
+func (fa *fabricArgs) checkEndpoint(given bool) error {
+	if _, isOFI, _ := ofi.ParseProvider(fa.provider); isOFI {
+		if !given {
+			fa.endpoint = ofi.EndpointRDM
+		}
+		return ofi.Options{Provider: "x", Endpoint: fa.endpoint}.Validate()
+	}
+	if fa.endpoint != "msg" {
+		return fmt.Errorf("-e %s: -p %s has one endpoint type, msg (reliable, connected); rdm is -p ofi:PROVIDER's", fa.endpoint, fa.provider)
+	}
+	return nil
 }

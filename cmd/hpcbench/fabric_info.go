@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/hpcbench/hpcbench/fabric/ofi"
 	"github.com/hpcbench/hpcbench/internal/transport"
 )
 
@@ -15,8 +16,8 @@ import (
 // as fi_info and ibv_devinfo do.
 func runFabricInfo(ctx context.Context, stdout io.Writer, args []string) error {
 	fs := newFlagSet("fabric info")
-	provider := fs.StringP("provider", "p", "", "list only this provider: tcp, shm, verbs or ucx")
-	device := fs.StringP("device", "d", "", "list only this device (a tcp interface, a verbs device, a UCX device)")
+	provider := fs.StringP("provider", "p", "", "list only this provider: tcp, shm, verbs, ucx, ofi (libfabric's providers) or ofi:PROVIDER")
+	device := fs.StringP("device", "d", "", "list only this device (a tcp interface, a verbs device, a UCX device, a libfabric domain)")
 	if err := parseFlags(fs, args, stdout, "hpcbench fabric info [-p PROVIDER] [-d DEVICE]"); err != nil {
 		if err == errHelp {
 			return nil
@@ -28,7 +29,7 @@ func runFabricInfo(ctx context.Context, stdout io.Writer, args []string) error {
 	}
 	provs := transport.Providers()
 	if *provider != "" {
-		if !slices.Contains(transport.Providers(), *provider) {
+		if _, isOFI, _ := ofi.ParseProvider(*provider); !isOFI && !slices.Contains(transport.Providers(), *provider) {
 			return usagef("fabric info: -p %s: no such provider: want one of %s", *provider, strings.Join(transport.Providers(), ", "))
 		}
 		provs = []string{*provider}

@@ -58,7 +58,7 @@ var leafRoots = []string{"internal/units", "internal/rawio", "internal/version",
 // concreteTransports are fabric's transports, as opposed to its
 // interfaces: the one package that chooses among them (per layer) names
 // them.
-var concreteTransports = []string{"fabric/shm", "fabric/tcp", "fabric/verbs", "fabric/ucx"}
+var concreteTransports = []string{"fabric/shm", "fabric/tcp", "fabric/verbs", "fabric/ucx", "fabric/ofi"}
 
 // peerOf returns the peer root pkg lies under, or "".
 func peerOf(pkg string) string {

@@ -138,6 +138,11 @@ func (b *Benchmark) run(ctx context.Context, e *pipeline.Env) (Outcome, error) {
 			fmt.Fprintf(e.Stdout, "# %d bytes, interval %d: %.2f MB/sec\n", size, i+1, mbps)
 		}
 	}
+	if b.role != RoleLaunched {
+		// Closed after the connection (defers run last first): the
+		// launched rank's transport is the job's, which the pipeline closes.
+		defer b.closeTransport()
+	}
 	switch b.role {
 	case RoleLaunched:
 		c := e.Job.Comm
@@ -208,6 +213,14 @@ func (b *Benchmark) transport(local net.IP) (fabric.Transport, error) {
 	}
 	b.tr = tr
 	return tr, nil
+}
+
+// closeTransport closes the transport Open opened when it holds anything
+// beyond the process (fabric/ofi's endpoint).
+func (b *Benchmark) closeTransport() {
+	if c, ok := b.tr.(io.Closer); ok {
+		_ = c.Close()
+	}
 }
 
 // alloc returns the transport's buffer allocator, if it has one.

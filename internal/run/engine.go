@@ -144,7 +144,21 @@ func Main(ctx context.Context, eng Engine, o IO) error {
 		}
 		return eng.Run(ctx, e)
 	}
-	return mainSpec(ctx, s)
+	err = mainSpec(ctx, s)
+	closeTransports(s.Job.Transports)
+	return err
+}
+
+// closeTransports closes the transports of a finished run that hold
+// resources of the host beyond the process (fabric/ofi: libfabric's shm
+// provider keeps a file in /dev/shm per endpoint until fi_close, which a Go
+// exit never runs), once the job and its connections are closed.
+func closeTransports(reg fabric.Registry) {
+	for _, t := range reg {
+		if c, ok := t.(io.Closer); ok {
+			_ = c.Close()
+		}
+	}
 }
 
 // jobOptions is the bootstrap p asks for: its transports (every one this
@@ -159,7 +173,7 @@ func jobOptions(p *Plan, getenv func(string) (string, bool)) (job.Options, error
 		if err != nil {
 			return job.Options{}, Usagef("%s: %v", p.Name, err)
 		}
-		if reg, err = transport.RegistryFor(p.Fabric, ip); err != nil {
+		if reg, err = transport.Registry(ip, p.Fabric); err != nil {
 			return job.Options{}, fmt.Errorf("%s: %w", p.Name, err)
 		}
 	}

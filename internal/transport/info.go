@@ -10,6 +10,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/hpcbench/hpcbench/fabric/ofi"
 	"github.com/hpcbench/hpcbench/fabric/shm"
 	"github.com/hpcbench/hpcbench/fabric/tcp"
 	"github.com/hpcbench/hpcbench/fabric/ucx"
@@ -21,6 +22,12 @@ import (
 // tcp's interfaces, shm's rings and /dev/shm, verbs' devices and ports as
 // ibv_devinfo shows them. A device that provider lacks is an error.
 func Info(b *bytes.Buffer, provider, device string) error {
+	if p, isOFI, err := ofi.ParseProvider(provider); isOFI || provider == "ofi" {
+		if err != nil && provider != "ofi" {
+			return fmt.Errorf("-p %w", err)
+		}
+		return ofiInfo(b, p, device)
+	}
 	switch provider {
 	case "tcp":
 		return tcpInfo(b, device)
@@ -128,6 +135,36 @@ func verbsInfo(b *bytes.Buffer, device string) error {
 	}
 	if !found {
 		return fmt.Errorf("-d %s: no such RDMA device: have %s", device, strings.Join(names, ", "))
+	}
+	return nil
+}
+
+// ofiInfo lists libfabric's providers (or provider's), one entry per
+// provider, fabric, domain and endpoint type as fi_info lists them, and
+// only the domain device when it is given; a host without libfabric says
+// so.
+func ofiInfo(b *bytes.Buffer, provider, device string) error {
+	v, err := ofi.Version()
+	if err != nil {
+		fmt.Fprintf(b, "    %v\n", err)
+		return nil
+	}
+	fmt.Fprintf(b, "    libfabric %s; -p ofi:PROVIDER takes the provider's name, -d a domain\n", v)
+	infos, err := ofi.Infos(provider)
+	if err != nil {
+		return err
+	}
+	n := 0
+	for _, in := range infos {
+		if device != "" && in.Domain != device {
+			continue
+		}
+		n++
+		fmt.Fprintf(b, "    provider: %s\n        fabric: %s\n        domain: %s\n        type: %s\n        caps: %s\n",
+			in.Provider, in.Fabric, in.Domain, in.Endpoint, in.Caps)
+	}
+	if n == 0 && device != "" {
+		return fmt.Errorf("-d %s: no such libfabric domain", device)
 	}
 	return nil
 }

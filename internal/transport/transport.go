@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/hpcbench/hpcbench/fabric"
+	"github.com/hpcbench/hpcbench/fabric/ofi"
 	"github.com/hpcbench/hpcbench/fabric/shm"
 	"github.com/hpcbench/hpcbench/fabric/tcp"
 	"github.com/hpcbench/hpcbench/fabric/ucx"
@@ -20,15 +21,53 @@ import (
 )
 
 // Providers are the providers -p takes, in the order fabric info lists
-// them.
-func Providers() []string { return []string{"tcp", "shm", "verbs", ucx.Name} }
+// them; "ofi" stands for every ofi:PROVIDER (libfabric's providers).
+func Providers() []string { return []string{"tcp", "shm", "verbs", ucx.Name, "ofi"} }
 
 // Registry is the registry of fabric transports this build offers,
 // preferred first: shared memory between ranks of one host, then RDMA
 // verbs when the build has them and the host an RDMA device, then TCP
 // anywhere. The transports that listen on the network (tcp, verbs' side
 // channel) listen on and publish ip when it is not nil (fabric.Iface's).
-func Registry(ip net.IP) (fabric.Registry, error) {
+// The transports auto never takes are opened only when one of named (
+// --fabric's choice) asks for it: a libfabric provider ("ofi:tcp") comes
+// first, ucx (a UCX context and worker per rank) last.
+func Registry(ip net.IP, named ...string) (fabric.Registry, error) {
+	var first, last fabric.Registry
+	for _, name := range named {
+		if name == ucx.Name {
+			if err := ucx.Available(); err != nil {
+				return nil, fmt.Errorf("--fabric ucx: %w", err)
+			}
+			u, err := ucx.New(ucx.Options{})
+			if err != nil {
+				return nil, fmt.Errorf("ucx: %w", err)
+			}
+			last = append(last, u)
+			continue
+		}
+		p, isOFI, err := ofi.ParseProvider(name)
+		if !isOFI {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		t, err := ofi.New(ofi.Options{Provider: p})
+		if err != nil {
+			return nil, err
+		}
+		first = append(first, t)
+	}
+	base, err := baseRegistry(ip)
+	if err != nil {
+		return nil, err
+	}
+	return append(append(first, base...), last...), nil
+}
+
+// baseRegistry is Registry without libfabric.
+func baseRegistry(ip net.IP) (fabric.Registry, error) {
 	s, err := shm.New(shm.DefaultOptions())
 	if err != nil {
 		return nil, err
@@ -56,24 +95,6 @@ func Registry(ip net.IP) (fabric.Registry, error) {
 	return append(reg, t), nil
 }
 
-// RegistryFor is Registry, with the transport --fabric name asks for when
-// it is one that auto never takes (ucx: a UCX context and worker per rank,
-// made only when asked for), appended.
-func RegistryFor(name string, ip net.IP) (fabric.Registry, error) {
-	reg, err := Registry(ip)
-	if err != nil || name != ucx.Name {
-		return reg, err
-	}
-	if err := ucx.Available(); err != nil {
-		return nil, fmt.Errorf("--fabric ucx: %w", err)
-	}
-	u, err := ucx.New(ucx.Options{})
-	if err != nil {
-		return nil, fmt.Errorf("ucx: %w", err)
-	}
-	return append(reg, u), nil
-}
-
 // Check refuses a --fabric (flag) that names a transport the
 // registry lacks, saying why when it is verbs (the build, the host).
 func Check(flag, name string, reg fabric.Registry) error {
@@ -88,12 +109,18 @@ func Check(flag, name string, reg fabric.Registry) error {
 			return fmt.Errorf("%s verbs: %w", flag, err)
 		}
 	}
-	return fmt.Errorf("%s %q: want auto or one of %s", flag, name, strings.Join(reg.Names(), ", "))
+	return fmt.Errorf("%s %q: want auto, ofi:PROVIDER or one of %s", flag, name, strings.Join(reg.Names(), ", "))
 }
 
 // CheckProvider refuses a provider this build does not have, or a device
 // the provider cannot use, before any work.
 func CheckProvider(provider, device string) error {
+	if p, isOFI, err := ofi.ParseProvider(provider); isOFI {
+		if err != nil {
+			return fmt.Errorf("-p %w", err)
+		}
+		return checkOFI(p)
+	}
 	switch provider {
 	case "tcp":
 		if device != "" {
@@ -117,7 +144,20 @@ func CheckProvider(provider, device string) error {
 		}
 		return nil
 	}
-	return fmt.Errorf("-p %s: no such provider: want one of %s", provider, strings.Join(Providers(), ", "))
+	return fmt.Errorf("-p %s: no such provider: want one of tcp, shm, verbs, ucx or ofi:PROVIDER (ofi:tcp, ofi:shm, ofi:udp, ofi:verbs;ofi_rxm)", provider)
+}
+
+// checkOFI refuses ofi:PROVIDER where libfabric is not installed, or has
+// no such provider, in one line.
+func checkOFI(provider string) error {
+	if _, err := ofi.Version(); err != nil {
+		return fmt.Errorf("-p ofi:%s: %w", provider, err)
+	}
+	infos, err := ofi.Infos(provider)
+	if err != nil || len(infos) == 0 {
+		return fmt.Errorf("-p ofi:%s: libfabric has no provider %q here (fabric info -p ofi lists those it has)", provider, provider)
+	}
+	return nil
 }
 
 // checkVerbsDevice refuses -p verbs in a build without it, on a host
@@ -153,11 +193,12 @@ func DeviceIP(device string) (net.IP, error) {
 // Options are a fabric test's choice of transport: -p, -d and verbs'
 // own options.
 type Options struct {
-	Provider string // tcp, shm, verbs or ucx
+	Provider string // tcp, shm, verbs, ucx or ofi:PROVIDER
 	Device   string // tcp: an interface or local address; verbs: the RDMA device; ucx: UCX_NET_DEVICES
 	GID      int    // verbs: the GID index, verbs.AutoGID for the transport's choice
 	Event    bool   // verbs: sleep in the completion channel
 	Inline   int    // verbs: the largest inline send, -1 for its default
+	Endpoint string // ofi: the endpoint type, rdm ("" for it) or msg
 }
 
 // Open opens the transport o names. local is the address of a test's
@@ -168,6 +209,16 @@ func Open(o Options, local net.IP) (fabric.Transport, error) {
 		tr  fabric.Transport
 		err error
 	)
+	if p, isOFI, perr := ofi.ParseProvider(o.Provider); isOFI {
+		if perr != nil {
+			return nil, perr
+		}
+		t, err := ofi.New(ofi.Options{Provider: p, Domain: o.Device, Endpoint: o.Endpoint})
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", o.Provider, err)
+		}
+		return t, nil
+	}
 	switch o.Provider {
 	case "tcp":
 		ip := local

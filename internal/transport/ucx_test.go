@@ -10,36 +10,36 @@ import (
 	"github.com/hpcbench/hpcbench/fabric/ucx"
 )
 
-// TestRegistryForUCX: ucx is a provider, auto's registry never has it,
+// TestRegistryUCX: ucx is a provider, auto's registry never has it,
 // and --fabric ucx's does (last), with a UCX listener; without libucp
 // it is refused naming the Debian package.
-func TestRegistryForUCX(t *testing.T) {
+func TestRegistryUCX(t *testing.T) {
 	if !slices.Contains(Providers(), "ucx") {
 		t.Errorf("Providers() = %v: no ucx", Providers())
 	}
 	ip := net.ParseIP("127.0.0.1")
 	for _, name := range []string{"auto", "tcp", "shm"} {
-		reg, err := RegistryFor(name, ip)
+		reg, err := Registry(ip, name)
 		if err != nil {
-			t.Fatalf("RegistryFor(%s): %v", name, err)
+			t.Fatalf("Registry(%s): %v", name, err)
 		}
 		if slices.Contains(reg.Names(), "ucx") {
-			t.Errorf("RegistryFor(%s) = %v: ucx only when asked for", name, reg.Names())
+			t.Errorf("Registry(%s) = %v: ucx only when asked for", name, reg.Names())
 		}
 	}
-	reg, err := RegistryFor("ucx", ip)
+	reg, err := Registry(ip, "ucx")
 	if errors.Is(err, ucx.ErrNoLibrary) {
 		if !strings.Contains(err.Error(), "libucx0") {
-			t.Errorf("RegistryFor(ucx) without UCX: %v; want the Debian package named", err)
+			t.Errorf("Registry(ucx) without UCX: %v; want the Debian package named", err)
 		}
 		t.Skipf("UCX is not installed (Debian: apt-get install libucx0): %v", err)
 	}
 	if err != nil {
-		t.Fatalf("RegistryFor(ucx): %v", err)
+		t.Fatalf("Registry(ucx): %v", err)
 	}
 	tr, err := reg.Lookup("ucx")
 	if err != nil {
-		t.Fatalf("RegistryFor(ucx) = %v: %v", reg.Names(), err)
+		t.Fatalf("Registry(ucx) = %v: %v", reg.Names(), err)
 	}
 	ln, err := tr.Listen(t.Context(), 0)
 	if err != nil {
