@@ -15,8 +15,8 @@
 #      up without editing this file, and each runs alone with
 #      `go test -run '^$' -fuzz '^FuzzX$' -fuzztime $HPCBENCH_FUZZTIME PKG`,
 #   5. runs the fault campaign's short version (scripts/faults.sh, 10 runs
-#      under hpcbench launch and, as root, 6 across two namespace hosts
-#      under Hydra and Open MPI),
+#      under hpcbench launch and, as root, 12 across two namespace hosts
+#      under Hydra, Open MPI and hpcbench launch, each meeting every fault),
 #   6. starts a two-node Slurm of its own (scripts/slurm.sh, as root: two
 #      slurmd on this machine; its state in a temporary directory,
 #      SLURM_CONF exported for the tests),
@@ -150,8 +150,8 @@ fi
 if [[ ${HPCBENCH_FAULTS:-10} == 0 ]]; then
 	hb_log "fault campaign skipped (HPCBENCH_FAULTS=0)"
 else
-	hb_log "scripts/faults.sh: ${HPCBENCH_FAULTS:-10} runs, and 6 across hosts"
-	RUNS=${HPCBENCH_FAULTS:-10} SLACK=${HPCBENCH_FAULTS_SLACK:-2} scripts/faults.sh
+	hb_log "scripts/faults.sh: ${HPCBENCH_FAULTS:-10} runs, and 12 across hosts (every launcher meets every fault)"
+	RUNS=${HPCBENCH_FAULTS:-10} HOST_RUNS=12 SLACK=${HPCBENCH_FAULTS_SLACK:-2} scripts/faults.sh
 fi
 
 # Namespace hosts left by an earlier run killed before its cleanup

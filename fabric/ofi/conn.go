@@ -124,7 +124,7 @@ func (c *Conn) Send(ctx context.Context, tag uint32, b []byte) error {
 	if len(b) >= rdvMin {
 		return c.sendRendezvous(ctx, t, b)
 	}
-	headPosted := false
+	headPosted, bodyPosted := false, false
 	err = e.post(ctx, "fi_tsend", func() int {
 		if !headPosted {
 			if c.closed || c.peerClosed || c.sendErr != 0 {
@@ -153,10 +153,17 @@ func (c *Conn) Send(ctx context.Context, tag uint32, b []byte) error {
 		o := &e.ops[slot]
 		o.buf, o.auto, o.conn = p, true, c
 		c.pending += len(p)
+		bodyPosted = true
 		return 0
 	}, func() error { return c.stopErr(true) })
 	if err != nil {
 		return c.failSend(err)
+	}
+	if bodyPosted {
+		// The message went: a close the peer sent after taking it (which
+		// another goroutine's poll may have read by now) is not this
+		// Send's failure.
+		return nil
 	}
 	return c.stopErr(true)
 }

@@ -135,7 +135,7 @@ func (c *Conn) sendRendezvous(ctx context.Context, t uint64, b []byte) error {
 		copy(r.copyBuf, b)
 		c.pending += len(b)
 		e.mu.Unlock()
-		return c.stopErr(true)
+		return nil // the peer's close now ends the copy's write, not this Send
 	}
 	e.mu.Unlock()
 	if r.drop {

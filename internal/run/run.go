@@ -351,7 +351,12 @@ func mainSpec(ctx context.Context, s runSpec) error {
 		}
 		var own *OwnError
 		var said *SaidError
-		if !errors.As(err, &said) && (code == 1 || rank == 0 || errors.As(err, &own)) { // a usage error: every rank has it, but an OwnError
+		// A usage error is every rank's, and rank 0 says it, but an
+		// OwnError; and a rank other than 0 that is still alive after its
+		// wait above says its own: rank 0 did not fail the same way (a
+		// library or provider this host lacks, say), or its abort would
+		// have ended this rank.
+		if !errors.As(err, &said) && (code == 1 || rank == 0 || multi || errors.As(err, &own)) {
 			fmt.Fprintf(stderr, "hpcbench: %v\n", err)
 		}
 		if stalled && multi && !QuietWait(ctx, peerFailDelay) {
