@@ -19,6 +19,7 @@ const (
 	statusOK         = 0
 	statusInProgress = 1
 	statusNoMessage  = -1
+	statusNoResource = -2
 	statusTruncated  = -9
 	statusCanceled   = -16
 	statusErrLast    = -100
@@ -39,6 +40,7 @@ const (
 	opFieldFlags    = 16      // UCP_OP_ATTR_FIELD_FLAGS
 	opFieldRecvInfo = 128     // UCP_OP_ATTR_FIELD_RECV_INFO
 	opFlagNoImmCmpl = 1 << 16 // UCP_OP_ATTR_FLAG_NO_IMM_CMPL
+	opFlagForceImm  = 1 << 18 // UCP_OP_ATTR_FLAG_FORCE_IMM_CMPL
 
 	epCloseFlagForce = 1 // UCP_EP_CLOSE_FLAG_FORCE
 
@@ -140,8 +142,8 @@ var layout = []uintptr{
 
 // constants is the other half of what TestLayout checks, in its order.
 var constants = []int64{
-	apiMajor, apiMinor, statusOK, statusInProgress, statusNoMessage, statusTruncated, statusCanceled, statusErrLast,
+	apiMajor, apiMinor, statusOK, statusInProgress, statusNoMessage, statusNoResource, statusTruncated, statusCanceled, statusErrLast,
 	paramFieldFeatures, featureTag, featureRMA, workerFieldThreadMode, threadModeSerialized,
-	epFieldRemoteAddress, opFieldRequest, opFieldFlags, opFieldRecvInfo, opFlagNoImmCmpl,
+	epFieldRemoteAddress, opFieldRequest, opFieldFlags, opFieldRecvInfo, opFlagNoImmCmpl, opFlagForceImm,
 	epCloseFlagForce, memFieldAddress, memFieldLength, attrFieldRequestSize,
 }

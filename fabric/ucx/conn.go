@@ -33,6 +33,7 @@ type Conn struct {
 	// put while UCX uses it. sendHold and recvHold keep the caller's
 	// buffer reachable (and so on the heap) while a request uses it.
 	sendP, recvP, probeP requestParam
+	immP, queueP         requestParam // an eager Send's: at once, else of a copy (see eager.go)
 	ctrlP                requestParam // control messages' sends
 	recvInfo, probeInfo  tagRecvInfo
 	sendHold, recvHold   []byte
@@ -40,16 +41,19 @@ type Conn struct {
 	sendW, recvW, rmaW   waiter   // the waits of Send, Recv and RMA, in place (no allocation a message)
 
 	// Under wk.mu:
-	closed     bool    // Close has run
-	peerClosed bool    // the peer's goodbye came
-	broken     error   // the endpoint was closed under a Send (its deadline, a dead peer)
-	byeReq     uintptr // the receive posted for the peer's goodbye, 0 once it completed
-	byeBuf     []byte
-	early      []*early           // messages of other tags taken out of UCX's queue (see drain)
-	rkeys      map[string]uintptr // unpacked remote keys, by packed key
-	nextCheck  time.Time          // when a long wait next looks for the peer's process
-	sends      uint64             // Sends and RMA calls so far
-	spin       time.Duration      // how long waits spin before they yield (see adapt)
+	closed      bool    // Close has run
+	peerClosed  bool    // the peer's goodbye came
+	broken      error   // the endpoint was closed under a Send (its deadline, a dead peer)
+	byeReq      uintptr // the receive posted for the peer's goodbye, 0 once it completed
+	byeBuf      []byte
+	early       []*early           // messages of other tags taken out of UCX's queue (see drain)
+	rkeys       map[string]uintptr // unpacked remote keys, by packed key
+	nextCheck   time.Time          // when a long wait next looks for the peer's process
+	sends       uint64             // Sends and RMA calls so far
+	queue       []queued           // copied sends UCX has not completed, oldest first (see eager.go)
+	queuedBytes int                // their bytes
+	spare       [][]byte           // buffers for copies, empty, of EagerLimit capacity
+	spin        time.Duration      // how long waits spin before they yield (see adapt)
 }
 
 // early is a message a Recv of another tag took out of UCX's unexpected
@@ -61,8 +65,9 @@ type early struct {
 	st  int32
 }
 
-// Send sends b as one message with tag. Small messages leave at once
-// (UCX's eager protocols); a large one is sent by rendezvous, which ends
+// Send sends b as one message with tag. A message of at most EagerLimit
+// bytes never waits for the peer (see eager.go); a large one is sent by
+// UCX's zero-copy or rendezvous protocols, which end
 // when the peer's side has taken it: into the Recv it posted, or into a
 // buffer of its own while it waits for another tag (see drain). When ctx
 // ends while a rendezvous is under way, the endpoint is closed (UCX
@@ -74,11 +79,25 @@ func (c *Conn) Send(ctx context.Context, tag uint32, b []byte) error {
 		wk.mu.Unlock()
 		return err
 	}
+	var req uintptr
+	if len(b) <= EagerLimit {
+		sent, r, err := c.sendEager(tag, b)
+		if sent {
+			wk.mu.Unlock()
+			return err
+		}
+		req = r
+	}
 	c.sendHold = b
 	w := &c.sendW
 	*w = newWaiter(wk.singleP)
 	w.spin = c.spin
-	req := wk.call(wk.l.tagSendNbx, c.ep, ptr(b), uintptr(len(b)), uintptr(userTag(c.peerID, tag)), uintptr(unsafe.Pointer(&c.sendP)))
+	own := c.sendReq
+	if req != 0 {
+		own = nil // UCX's own request, freed when it completes
+	} else {
+		req = wk.call(wk.l.tagSendNbx, c.ep, ptr(b), uintptr(len(b)), uintptr(userTag(c.peerID, tag)), uintptr(unsafe.Pointer(&c.sendP)))
+	}
 	if req == 0 || isErrPtr(req) {
 		c.sendHold = nil
 		wk.mu.Unlock()
@@ -88,7 +107,7 @@ func (c *Conn) Send(ctx context.Context, tag uint32, b []byte) error {
 		return c.opErr("ucp_tag_send_nbx", status(req))
 	}
 	wk.mu.Unlock()
-	st, stopped := wk.waitWith(w, req, c.sendReq, nil, true, func(w *waiter) error {
+	st, stopped := wk.waitWith(w, req, own, nil, true, func(w *waiter) error {
 		if err := deadline.ContextErr(ctx); err != nil {
 			return err
 		}
@@ -338,6 +357,9 @@ func (c *Conn) Close() error {
 	}
 	c.pollBye()
 	force := c.broken != nil || c.sendHold != nil
+	if !force {
+		c.flushQueueLocked() // before the goodbye, which must come after them
+	}
 	if !force && !c.peerClosed {
 		bye := c.byeBuf[:0:0]
 		if req := wk.call(wk.l.tagSendNbx, c.ep, ptr(bye), 0, uintptr(ctrlTag(c.peerID, kindBye)), uintptr(unsafe.Pointer(&c.ctrlP))); req != 0 && !isErrPtr(req) {
@@ -363,6 +385,12 @@ func (c *Conn) Close() error {
 	}
 	c.rkeys = nil
 	c.closeEp(force)
+	if len(c.queue) > 0 { // forced: UCX may still read the copies
+		for _, q := range c.queue {
+			wk.lost = append(wk.lost, q.buf)
+		}
+		c.queue, c.queuedBytes = nil, 0
+	}
 	return nil
 }
 

@@ -43,9 +43,12 @@
 //
 // # Messages
 //
-// Send is ucp_tag_send_nbx and returns when UCX is done with the buffer:
-// at once below UCX's rendezvous threshold, after the receiver took the
-// message above it. Recv is ucp_tag_recv_nbx; while it waits it takes
+// Send is ucp_tag_send_nbx. A message of at most EagerLimit bytes never
+// waits for the peer (eager.go): UCX completes it at once, or Send copies
+// it and posts the copy, so that a collective may send both halves of an
+// exchange before receiving, in one goroutine. A larger one returns when
+// UCX is done with the buffer: after the receiver took it, above UCX's
+// rendezvous threshold. Recv is ucp_tag_recv_nbx; while it waits it takes
 // other tags' messages out of UCX's unexpected queue into buffers of its
 // own (Conn.drain), so that a sender's rendezvous never waits for a
 // receive that comes after another one. A Recv whose context ends cancels

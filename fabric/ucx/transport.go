@@ -126,6 +126,7 @@ func (t *Transport) newConn(workerAddr []byte) (*Conn, error) {
 	c.sendReq, c.recvReq = wk.newRequest(), wk.newRequest()
 	c.sendP = requestParam{opAttrMask: opFieldRequest, request: c.sendReq.handle}
 	c.recvP = requestParam{opAttrMask: opFieldRequest | opFlagNoImmCmpl, request: c.recvReq.handle}
+	c.immP = requestParam{opAttrMask: opFlagForceImm}
 	if st := status(wk.call(wk.l.epCreate, wk.w, uintptr(unsafe.Pointer(p)), wk.outPtr(0))); st != statusOK {
 		return nil, wk.l.err("ucp_ep_create", st)
 	}
@@ -152,6 +153,20 @@ func (c *Conn) postBye() error {
 func (c *Conn) peer(h hello, host [hostIDLen]byte) {
 	c.peerID, c.peerRank, c.peerPid = h.ID, int(h.Rank), int(h.Pid)
 	c.sameHost = h.Host == host
+}
+
+var _ fabric.HintedTransport = (*Transport)(nil)
+
+// DialHint is Dial: a UCX connection is the same whatever the job's
+// shape (UCX sizes its own queues).
+func (t *Transport) DialHint(ctx context.Context, self int, addr string, _ fabric.Hint) (fabric.Conn, error) {
+	return t.Dial(ctx, self, addr)
+}
+
+// Traits says what every Conn promises: Sends of up to EagerLimit bytes
+// that never wait for the peer (see eager.go).
+func (t *Transport) Traits(fabric.Hint) fabric.Traits {
+	return fabric.Traits{EagerLimit: EagerLimit}
 }
 
 // Dial connects rank self to the listener at addr: it creates an endpoint
