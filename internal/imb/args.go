@@ -17,7 +17,7 @@ import (
 // Usage is the one-line synopsis of hpcbench coll's command line.
 const Usage = "hpcbench coll [-msglog MIN:MAX | -msglen FILE] [-iter N[,VOL]] [-time SECS] [-npmin P] " +
 	"[-root R] [-root_shift on|off] [-sync on|off] [-check] [--interval DURATION] [--format human|json|csv] [--output FILE] " +
-	"[--alg COLL=ALG,...] [--fabric auto|shm|tcp|verbs] [BENCHMARK ...]"
+	"[--alg COLL=ALG,...] [--fabric auto|shm|tcp|verbs|ucx|ofi:PROVIDER] [BENCHMARK ...]"
 
 // Args is what hpcbench coll's command line asks for: the engine's options
 // (benchmarks included) and how to write the result.
@@ -100,7 +100,7 @@ func (a *Args) AddFlags(fs *pflag.FlagSet) {
 	fs.Var(cliflag.Path{P: &a.Output}, "output", "also write the result to `FILE`")
 	fs.Var(cliflag.Path{P: &a.Archive}, "archive", "write the run as hpcbench's archive (JSON, schema hpcbench/1) to `FILE`")
 	fs.StringVar(&o.Alg, "alg", "", "collective algorithms, such as allreduce=ring,bcast=binomial")
-	fs.StringVar(&o.Fabric, "fabric", "", "transport: auto, shm, tcp or verbs (a build with -tags verbs on a host with an RDMA device)")
+	fs.StringVar(&o.Fabric, "fabric", "", "transport: auto, shm, tcp, verbs (a build with -tags verbs on a host with an RDMA device), ucx (UCX's UCP, as installed) or ofi:PROVIDER (libfabric's: ofi:tcp, ofi:shm, ofi:udp, ofi:verbs;ofi_rxm)")
 }
 
 // Finish completes parsing once the flags are set: the positional
