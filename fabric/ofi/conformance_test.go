@@ -50,3 +50,18 @@ func benchProvider(b *testing.B, provider string) {
 	tr := newTransport(b, provider)
 	fabrictest.BenchConnPair(b, func(b *testing.B) (x, y fabric.Conn) { return fabrictest.Pair(b, tr) })
 }
+
+// TestConformanceMsg runs the conformance suite, message and RMA cases,
+// against tcp's MSG endpoints (-e msg): every Conn is an endpoint of its
+// own, both ends of every pair in this process.
+func TestConformanceMsg(t *testing.T) {
+	tr, err := ofi.New(ofi.Options{Provider: "tcp", Endpoint: ofi.EndpointMsg})
+	if errors.Is(err, ofi.ErrNoLibrary) {
+		t.Skipf("%v", err)
+	}
+	if err != nil {
+		t.Fatalf("New(tcp, msg): %v", err)
+	}
+	t.Cleanup(func() { _ = tr.Close() })
+	fabrictest.TestTransport(t, tr)
+}

@@ -110,13 +110,14 @@ func FuzzParseAddress(f *testing.F) {
 	f.Add("ofi:tcp://node1/0102fe/7")
 	f.Add("ofi:verbs;ofi_rxm://h/00/1")
 	f.Add("ofi:shm://h//")
+	f.Add("ofi:tcp://h/02009c407f0000010000000000000000/msg")
 	f.Fuzz(func(t *testing.T, s string) {
 		a, err := parseAddress(s)
 		if err != nil {
 			return
 		}
 		b, err := parseAddress(a.String())
-		if err != nil || b.provider != a.provider || b.host != a.host || !bytes.Equal(b.name, a.name) || b.ln != a.ln {
+		if err != nil || b.provider != a.provider || b.host != a.host || !bytes.Equal(b.name, a.name) || b.ln != a.ln || b.msg != a.msg {
 			t.Fatalf("%q parsed to %+v, whose String %q parses to %+v, %v", s, a, a.String(), b, err)
 		}
 	})
