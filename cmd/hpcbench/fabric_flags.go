@@ -236,14 +236,17 @@ func changedOf(fs *pflag.FlagSet, names ...string) []string {
 }
 
 // checkEndpoint checks -e against the provider: msg for hpcbench's own
-// transports; rdm for libfabric's (its default when -e is not given:
-// hpcbench's ofi transport has RDM endpoints only so far).
+// transports; rdm (the default when -e is not given) or msg for
+// libfabric's, when the provider offers that endpoint type here.
 func (fa *fabricArgs) checkEndpoint(given bool) error {
-	if _, isOFI, _ := ofi.ParseProvider(fa.provider); isOFI {
+	if p, isOFI, _ := ofi.ParseProvider(fa.provider); isOFI {
 		if !given {
 			fa.endpoint = ofi.EndpointRDM
 		}
-		return ofi.Options{Provider: "x", Endpoint: fa.endpoint}.Validate()
+		if err := (ofi.Options{Provider: "x", Endpoint: fa.endpoint}).Validate(); err != nil {
+			return err
+		}
+		return ofi.CheckEndpoint(p, fa.endpoint)
 	}
 	if fa.endpoint != "msg" {
 		return fmt.Errorf("-e %s: -p %s has one endpoint type, msg (reliable, connected); rdm is -p ofi:PROVIDER's", fa.endpoint, fa.provider)

@@ -2,6 +2,7 @@ package ofi
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"unsafe"
 
@@ -170,4 +171,27 @@ func Infos(provider string) ([]Info, error) {
 		})
 	}
 	return out, nil
+}
+
+// CheckEndpoint refuses an endpoint type (EndpointRDM, EndpointMsg) that
+// provider does not offer here (shm has no MSG endpoints), naming those it
+// has.
+func CheckEndpoint(provider, endpoint string) error {
+	if endpoint == "" {
+		endpoint = EndpointRDM
+	}
+	infos, err := Infos(provider)
+	if err != nil {
+		return err
+	}
+	var have []string
+	for _, in := range infos {
+		if in.Endpoint == endpoint {
+			return nil
+		}
+		if !slices.Contains(have, in.Endpoint) {
+			have = append(have, in.Endpoint)
+		}
+	}
+	return fmt.Errorf("-e %s: libfabric's provider %s has no %s endpoints here: it has %s", endpoint, provider, endpoint, strings.Join(have, ", "))
 }
