@@ -21,12 +21,11 @@ const (
 // queue, bounce receives always posted, and the messages that came before
 // their Recv kept by tag. It is a fabric.RMAConn and a fabric.Progresser.
 type msgConn struct {
-	m   *msgFabric
-	net *msgNet
-	ep  uintptr
-	cq  uintptr
-	fnRecv, fnSendData, fnInjectData, fnRead, fnWrite, fnWriteMsg,
-	fnCQRead, fnCQReadErr uintptr
+	m                                                             *msgFabric
+	net                                                           *msgNet
+	ep                                                            uintptr
+	cq                                                            uintptr
+	fnRecv, fnSendData, fnInjectData, fnRead, fnWrite, fnWriteMsg uintptr
 
 	mu         sync.Mutex // guards the fields below and every call on ep and cq
 	rank       int        // the peer's, -1 while unknown
@@ -50,8 +49,7 @@ type msgConn struct {
 	rdvOut     map[uint32]*msgRdv // this side's rendezvous waiting for their CTS
 	rdvFin     map[uint32]bool    // the peer's FINs not yet taken
 	rdvIn      map[uint32]*msgAsm // the peer's rendezvous not yet received, by id
-	cqbuf      [pollBatch * cqEntrySize]byte
-	errbuf     [cqErrSize]byte
+	cqr        cqReader
 	args       argv
 }
 
@@ -141,8 +139,7 @@ func (m *msgFabric) openConnLocked(info uintptr, rank int) (*msgConn, error) {
 	c.fnRead = method(c.ep, epRMA, rmaOpsRead)
 	c.fnWrite = method(c.ep, epRMA, rmaOpsWrite)
 	c.fnWriteMsg = method(c.ep, epRMA, rmaOpsWriteMsg)
-	c.fnCQRead = method(c.cq, fidStructOps, cqOpsRead)
-	c.fnCQReadErr = method(c.cq, fidStructOps, cqOpsReadErr)
+	c.cqr.open(c.cq)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for range msgBounces {
@@ -263,39 +260,12 @@ func (c *msgConn) pollLocked() int {
 	if c.released {
 		return 0
 	}
-	a := &c.args
-	a[0], a[1], a[2] = c.cq, uintptr(unsafe.Pointer(&c.cqbuf[0])), pollBatch
-	n := a.call(c.fnCQRead, 3)
-	if n > 0 {
-		for i := range n {
-			ent := c.cqbuf[i*cqEntrySize:]
-			ctx := *(*uintptr)(unsafe.Pointer(&ent[0]))
-			length := *(*uint64)(unsafe.Pointer(&ent[16]))
-			data := *(*uint64)(unsafe.Pointer(&ent[32]))
-			c.completeLocked(ctx, 0, int(length), data)
-		}
-		return n
-	}
-	if n != -errAvail {
-		return 0
-	}
-	clear(c.errbuf[:])
-	if call(c.fnCQReadErr, c.cq, uintptr(unsafe.Pointer(&c.errbuf[0])), 0) != 1 {
-		return 0
-	}
-	ctx := *(*uintptr)(unsafe.Pointer(&c.errbuf[0]))
-	code := int(*(*int32)(unsafe.Pointer(&c.errbuf[cqErrErr])))
-	code = max(code, -code)
-	if code == 0 {
-		code = errCanceled
-	}
-	c.completeLocked(ctx, code, 0, 0)
-	return 1
+	return c.cqr.poll(c)
 }
 
 // completeLocked records the completion of the operation whose context is
 // ctx.
-func (c *msgConn) completeLocked(ctx uintptr, code, n int, data uint64) {
+func (c *msgConn) completeLocked(ctx uintptr, code, n int, _, data uint64) {
 	base := uintptr(unsafe.Pointer(&c.ctxs[0]))
 	if ctx < base || ctx >= base+uintptr(len(c.ctxs)) {
 		return
@@ -412,9 +382,16 @@ func (c *msgConn) stopErr(peerToo bool) error {
 	return c.stopErrLocked(peerToo)
 }
 
+// eqEvery is how many polls of its own completion queue a wait makes
+// between looks at the event queues (a peer's FI_SHUTDOWN) and the other
+// connections' completion queues: a look reads every queue (the tcp
+// provider's progress), which a ping-pong's spin cannot afford at every
+// poll.
+const eqEvery = 256
+
 // wait polls c's completion queue until ready (called with mu held) is
-// true, ctx ends or stop (called with mu held, every stopEvery polls,
-// after a look at the event queues) reports an error.
+// true, ctx ends or stop (called with mu held, every stopEvery polls, and
+// every eqEvery after a look at the event queues) reports an error.
 func (c *msgConn) wait(ctx context.Context, ready func() bool, stop func() error) error {
 	var p pacer
 	for n := 1; ; n++ {
@@ -426,7 +403,9 @@ func (c *msgConn) wait(ctx context.Context, ready func() bool, stop func() error
 			return nil
 		}
 		if n%stopEvery == 0 {
-			c.m.pollEQ()
+			if n%eqEvery == 0 {
+				c.m.pollEQ()
+			}
 			c.mu.Lock()
 			c.pollLocked() // what came before a FI_SHUTDOWN is taken first
 			ok = ready()
