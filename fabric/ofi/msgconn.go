@@ -42,6 +42,7 @@ type msgConn struct {
 	free       []int32
 	queues     map[uint32][]inMsg // messages that came before their Recv, by tag
 	want       *recvWant          // the Recv waiting, if any
+	wantSlot   recvWant           // what want points to while a Recv waits
 	sending    int                // sends posted, not completed
 	pending    int                // bytes of copied sends not completed
 	pool       bufPool
@@ -549,23 +550,26 @@ func (c *msgConn) Recv(ctx context.Context, tag uint32, b []byte) (int, error) {
 		}
 		return copy(b, in.payload), nil
 	}
-	w := &recvWant{tag: tag, buf: b}
+	w := &c.wantSlot // one Recv at a time: its slot is reused
+	*w = recvWant{tag: tag, buf: b}
 	c.want = w
 	c.mu.Unlock()
 	err := c.wait(ctx, func() bool { return w.done }, func() error { return c.stopErrLocked(true) })
 	c.mu.Lock()
 	c.want = nil
+	done, got := w.done, w.got
+	*w = recvWant{}
 	c.mu.Unlock()
-	if !w.done {
+	if !done {
 		return 0, err
 	}
-	if w.got.rdv {
-		return c.recvRendezvous(w.got.id, w.got.n, b)
+	if got.rdv {
+		return c.recvRendezvous(got.id, got.n, b)
 	}
-	if w.got.n > len(b) {
-		return 0, c.truncated(w.got.n, len(b))
+	if got.n > len(b) {
+		return 0, c.truncated(got.n, len(b))
 	}
-	return w.got.n, nil
+	return got.n, nil
 }
 
 func (c *msgConn) truncated(n, room int) error {
