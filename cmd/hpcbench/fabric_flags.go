@@ -84,7 +84,7 @@ func fabricFlags(fa *fabricArgs, sizes *string, maxSize *int64, formats *cliflag
 	fs := newFlagSet("fabric")
 	fs.StringVarP(&fa.provider, "provider", "p", "tcp", "the transport: tcp, shm (processes of one host), verbs (RDMA; a build with -tags verbs), ucx (UCX's UCP, as installed; UCX_TLS and the other UCX_* variables apply) or ofi:PROVIDER (libfabric's: ofi:tcp, ofi:shm, ofi:udp, ofi:verbs;ofi_rxm)")
 	fs.StringVarP(&fa.device, "device", "d", "", "tcp: the interface or local IP address to use; verbs: the RDMA device (default: the first active one); ucx: UCX_NET_DEVICES; ofi: the libfabric domain (fabric info -p ofi lists them)")
-	fs.StringVarP(&fa.endpoint, "endpoint", "e", "msg", "the endpoint type: msg (reliable connections, fabtests' -e msg); with -p ofi:PROVIDER, rdm (reliable datagrams, its default)")
+	fs.StringVarP(&fa.endpoint, "endpoint", "e", "msg", "the endpoint type: msg (reliable connections, fabtests' -e msg); with -p ofi:PROVIDER, rdm (reliable datagrams, its default) or msg (libfabric's connected endpoints, where the provider has them: ofi:tcp)")
 	fs.BoolVar(&fa.eventMode, "event", false, "verbs: sleep in the completion channel instead of busy-polling the CQ (perftest's -e)")
 	fs.IntVarP(&fa.gid, "gid-index", "g", verbs.AutoGID, "verbs: the GID index to route by (RoCE; default: a RoCE v2 IPv4 GID, or the LID on InfiniBand)")
 	fs.IntVar(&fa.inline, "inline", -1, "verbs: the largest send posted inline, in bytes")
