@@ -43,6 +43,7 @@ type msgConn struct {
 	queues     map[uint32][]inMsg // messages that came before their Recv, by tag
 	want       *recvWant          // the Recv waiting, if any
 	wantSlot   recvWant           // what want points to while a Recv waits
+	repost     []int32            // bounce receives to post again at the next poll
 	sending    int                // sends posted, not completed
 	pending    int                // bytes of copied sends not completed
 	pool       bufPool
@@ -261,7 +262,27 @@ func (c *msgConn) pollLocked() int {
 	if c.released {
 		return 0
 	}
+	if len(c.repost) > 0 {
+		c.repostLocked()
+	}
 	return c.cqr.poll(c)
+}
+
+// repostLocked posts again the bounce receives whose messages were taken
+// since the last poll: not at once, so that the call is not between a
+// message's arrival and its Recv's return.
+func (c *msgConn) repostLocked() {
+	for len(c.repost) > 0 {
+		i := c.repost[len(c.repost)-1]
+		if c.closed {
+			c.freeLocked(i)
+		} else if rc := c.postBounceLocked(i); rc == -errAgain {
+			return
+		} else if rc != 0 {
+			c.freeLocked(i)
+		}
+		c.repost = c.repost[:len(c.repost)-1]
+	}
 }
 
 // completeLocked records the completion of the operation whose context is
@@ -289,12 +310,7 @@ func (c *msgConn) completeLocked(ctx uintptr, code, n int, _, data uint64) {
 			return
 		}
 		c.incomingLocked(data, o.buf[:min(n, len(o.buf))])
-		if !c.closed && !c.released {
-			if rc := c.postBounceLocked(i); rc == 0 {
-				return
-			}
-		}
-		c.freeLocked(i)
+		c.repost = append(c.repost, i)
 	case o.send:
 		c.sending--
 		c.pending -= len(o.buf)
