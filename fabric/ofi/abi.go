@@ -153,7 +153,6 @@ const (
 	epTypeRDM       = 3       // FI_EP_RDM
 	threadSafe      = 1       // FI_THREAD_SAFE
 	threadDomain    = 3       // FI_THREAD_DOMAIN
-	flagSource      = 1 << 57 // FI_SOURCE, for fi_getinfo
 	sockaddrIn      = 2       // FI_SOCKADDR_IN
 	sockaddrIn6     = 3       // FI_SOCKADDR_IN6
 	eventConnReq    = 1       // FI_CONNREQ

@@ -51,7 +51,7 @@ func TestLayout(t *testing.T) {
 		{"offsetof(struct fi_ops_eq, readerr)", eqOpsReadErr}, {"sizeof(struct fi_eq_attr)", eqAttrSize},
 		{"offsetof(struct fi_eq_cm_entry, data)", eqCMData}, {"sizeof(struct fi_eq_err_entry)", eqErrSize},
 		{"offsetof(struct fi_eq_err_entry, fid)", eqErrFid}, {"offsetof(struct fi_eq_err_entry, err)", eqErrErr},
-		{"FI_THREAD_SAFE", threadSafe}, {"FI_SOURCE", flagSource}, {"FI_SOCKADDR_IN", sockaddrIn},
+		{"FI_THREAD_SAFE", threadSafe}, {"FI_SOCKADDR_IN", sockaddrIn},
 		{"FI_SOCKADDR_IN6", sockaddrIn6}, {"FI_CONNREQ", eventConnReq}, {"FI_CONNECTED", eventConnected},
 		{"FI_SHUTDOWN", eventShutdown}, {"FI_ECONNREFUSED", errConnRefused},
 		{"offsetof(struct fid_domain, mr)", domMR}, {"offsetof(struct fi_ops_domain, av_open)", domOpsAVOpen},

@@ -36,7 +36,6 @@ type hints struct {
 	domain   string // the domain (tcp: an interface such as "lo"); "" for the first
 	epType   int    // epTypeRDM, epTypeMsg
 	caps     uint64
-	flags    uint64 // fi_getinfo's flags: flagSource for a listener's
 	dest     []byte // the peer's address (a sockaddr) for a connection's
 }
 
@@ -86,7 +85,7 @@ func (l *lib) getinfo(h hints) (uintptr, error) {
 		setWord(dom, domAttrName, p)
 	}
 	var info uintptr
-	rc := call32(l.fiGetinfo, apiVersion, 0, 0, uintptr(h.flags), hi, uintptr(unsafe.Pointer(&info)))
+	rc := call32(l.fiGetinfo, apiVersion, 0, 0, 0, hi, uintptr(unsafe.Pointer(&info)))
 	if rc != 0 {
 		return 0, fmt.Errorf("ofi: no provider %q with %s endpoints%s: %w", h.provider, epTypeName(h.epType),
 			domainNote(h.domain), l.fail("fi_getinfo", rc))
