@@ -7,6 +7,7 @@
 #   tcp          hpcbench -p tcp              against fi_pingpong -p tcp -e msg
 #   ofi-shm-rdm  hpcbench -p ofi:shm -e rdm   against fi_pingpong -p shm -e rdm
 #   ofi-tcp-rdm  hpcbench -p ofi:tcp -e rdm   against fi_pingpong -p tcp -e rdm
+#   ofi-tcp-msg  hpcbench -p ofi:tcp -e msg   against fi_pingpong -p tcp -e msg
 #
 # For every case, size and every one of REPS rounds, interleaved:
 #
@@ -44,7 +45,7 @@
 #
 # Environment:
 #   REPS=7                      rounds per size
-#   CASES="tcp ofi-shm-rdm ofi-tcp-rdm"  the cases above (the ofi ones need libfabric1)
+#   CASES="tcp ofi-shm-rdm ofi-tcp-rdm ofi-tcp-msg"  the cases above (the ofi ones need libfabric1)
 #   SIZES="64 1024 4096 65536 1048576"  transfer sizes of the tcp case, bytes
 #   OFI_SIZES="8 64 1048576"    transfer sizes of the ofi cases: latency at 8 and 64 B, bandwidth at 1 MiB
 #   ITER=10000                  iterations per run (-I of both)
@@ -65,7 +66,7 @@ cd "$root"
 REPS=${REPS:-7}
 SIZES=${SIZES:-64 1024 4096 65536 1048576}
 OFI_SIZES=${OFI_SIZES:-8 64 1048576}
-CASES=${CASES:-tcp ofi-shm-rdm ofi-tcp-rdm}
+CASES=${CASES:-tcp ofi-shm-rdm ofi-tcp-rdm ofi-tcp-msg}
 read -ra cases <<<"$CASES"
 ITER=${ITER:-10000}
 FI_PORT=${FI_PORT:-47610}
@@ -147,7 +148,8 @@ for c in "${cases[@]}"; do
 	tcp) fi_args=(-p tcp -e msg) hb_args=(-p tcp) case_sizes=$SIZES ;;
 	ofi-shm-rdm) fi_args=(-p shm -e rdm) hb_args=(-p ofi:shm -e rdm) case_sizes=$OFI_SIZES ;;
 	ofi-tcp-rdm) fi_args=(-p tcp -e rdm) hb_args=(-p ofi:tcp -e rdm) case_sizes=$OFI_SIZES ;;
-	*) hb_die "CASES: unknown case $c: want tcp, ofi-shm-rdm or ofi-tcp-rdm" ;;
+	ofi-tcp-msg) fi_args=(-p tcp -e msg) hb_args=(-p ofi:tcp -e msg) case_sizes=$OFI_SIZES ;;
+	*) hb_die "CASES: unknown case $c: want tcp, ofi-shm-rdm, ofi-tcp-rdm or ofi-tcp-msg" ;;
 	esac
 	read -ra sizes <<<"$case_sizes"
 	for s in "${sizes[@]}"; do

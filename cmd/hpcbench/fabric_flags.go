@@ -84,7 +84,7 @@ func fabricFlags(fa *fabricArgs, sizes *string, maxSize *int64, formats *cliflag
 	fs := newFlagSet("fabric")
 	fs.StringVarP(&fa.provider, "provider", "p", "tcp", "the transport: tcp, shm (processes of one host), verbs (RDMA; a build with -tags verbs), ucx (UCX's UCP, as installed; UCX_TLS and the other UCX_* variables apply) or ofi:PROVIDER (libfabric's: ofi:tcp, ofi:shm, ofi:udp, ofi:verbs;ofi_rxm)")
 	fs.StringVarP(&fa.device, "device", "d", "", "tcp: the interface or local IP address to use; verbs: the RDMA device (default: the first active one); ucx: UCX_NET_DEVICES; ofi: the libfabric domain (fabric info -p ofi lists them)")
-	fs.StringVarP(&fa.endpoint, "endpoint", "e", "msg", "the endpoint type: msg (reliable connections, fabtests' -e msg); with -p ofi:PROVIDER, rdm (reliable datagrams, its default)")
+	fs.StringVarP(&fa.endpoint, "endpoint", "e", "msg", "the endpoint type: msg (reliable connections, fabtests' -e msg); with -p ofi:PROVIDER, rdm (reliable datagrams, its default) or msg (libfabric's connected endpoints, where the provider has them: ofi:tcp)")
 	fs.BoolVar(&fa.eventMode, "event", false, "verbs: sleep in the completion channel instead of busy-polling the CQ (perftest's -e)")
 	fs.IntVarP(&fa.gid, "gid-index", "g", verbs.AutoGID, "verbs: the GID index to route by (RoCE; default: a RoCE v2 IPv4 GID, or the LID on InfiniBand)")
 	fs.IntVar(&fa.inline, "inline", -1, "verbs: the largest send posted inline, in bytes")
@@ -236,14 +236,17 @@ func changedOf(fs *pflag.FlagSet, names ...string) []string {
 }
 
 // checkEndpoint checks -e against the provider: msg for hpcbench's own
-// transports; rdm for libfabric's (its default when -e is not given:
-// hpcbench's ofi transport has RDM endpoints only so far).
+// transports; rdm (the default when -e is not given) or msg for
+// libfabric's, when the provider offers that endpoint type here.
 func (fa *fabricArgs) checkEndpoint(given bool) error {
-	if _, isOFI, _ := ofi.ParseProvider(fa.provider); isOFI {
+	if p, isOFI, _ := ofi.ParseProvider(fa.provider); isOFI {
 		if !given {
 			fa.endpoint = ofi.EndpointRDM
 		}
-		return ofi.Options{Provider: "x", Endpoint: fa.endpoint}.Validate()
+		if err := (ofi.Options{Provider: "x", Endpoint: fa.endpoint}).Validate(); err != nil {
+			return err
+		}
+		return ofi.CheckEndpoint(p, fa.endpoint)
 	}
 	if fa.endpoint != "msg" {
 		return fmt.Errorf("-e %s: -p %s has one endpoint type, msg (reliable, connected); rdm is -p ofi:PROVIDER's", fa.endpoint, fa.provider)

@@ -22,13 +22,19 @@ func requireLibfabric(t *testing.T) {
 }
 
 // TestFabricOFILaunched: every fabric test over ofi:shm and ofi:tcp (RDM)
-// under hpcbench launch -n 2, every message and write checked.
+// and ofi:tcp's MSG endpoints under hpcbench launch -n 2, every message and
+// write checked.
 func TestFabricOFILaunched(t *testing.T) {
 	requireLibfabric(t)
-	for _, p := range []string{"ofi:shm", "ofi:tcp"} {
+	for _, pe := range [][2]string{{"ofi:shm", "rdm"}, {"ofi:tcp", "rdm"}, {"ofi:tcp", "msg"}} {
+		p, ep := pe[0], pe[1]
 		for _, test := range []string{"pingpong", "bw", "rma_pingpong", "rma_bw"} {
-			t.Run(strings.ReplaceAll(p, ":", "_")+"/"+test, func(t *testing.T) {
-				r := run(t, time.Minute, "launch", "-n", "2", "--", "hpcbench", "fabric", test, "-p", p, "-e", "rdm",
+			name := strings.ReplaceAll(p, ":", "_") + "/" + test
+			if ep == "msg" {
+				name = strings.ReplaceAll(p, ":", "_") + "_msg/" + test
+			}
+			t.Run(name, func(t *testing.T) {
+				r := run(t, time.Minute, "launch", "-n", "2", "--", "hpcbench", "fabric", test, "-p", p, "-e", ep,
 					"-S", "1,4k,1m", "-I", "100", "-c", "--format", "json")
 				res := fabricJSON(t, r, test, 3)
 				if res.Run.Env["provider"] != p || res.Run.Env["transport"] != p {
@@ -53,16 +59,18 @@ func TestFabricOFILaunched(t *testing.T) {
 	})
 }
 
-// TestFabricOFIServerClient: a server and a client over ofi:tcp print the
-// same table, every message acknowledged.
+// TestFabricOFIServerClient: a server and a client over ofi:tcp (RDM and
+// MSG endpoints) and ofi:shm print the same table, every message
+// acknowledged.
 func TestFabricOFIServerClient(t *testing.T) {
 	requireLibfabric(t)
-	for _, p := range []string{"ofi:tcp", "ofi:shm"} {
-		t.Run(strings.ReplaceAll(p, ":", "_"), func(t *testing.T) {
+	for _, pe := range [][2]string{{"ofi:tcp", "rdm"}, {"ofi:tcp", "msg"}, {"ofi:shm", "rdm"}} {
+		p, ep := pe[0], pe[1]
+		t.Run(strings.ReplaceAll(p, ":", "_")+"_"+ep, func(t *testing.T) {
 			port := strconv.Itoa(freePort(t))
-			srv := startBackground(t, "fabric", "pingpong", "-p", p, "-B", port, "--timeout", "20s")
+			srv := startBackground(t, "fabric", "pingpong", "-p", p, "-e", ep, "-B", port, "--timeout", "20s")
 			waitListening(t, srv, mustAtoi(t, port))
-			r := run(t, time.Minute, "fabric", "pingpong", "-p", p, "-P", port, "-S", "64,4k,1m", "-I", "300", "-c", "127.0.0.1")
+			r := run(t, time.Minute, "fabric", "pingpong", "-p", p, "-e", ep, "-P", port, "-S", "64,4k,1m", "-I", "300", "-c", "127.0.0.1")
 			if r.Code != 0 {
 				t.Fatalf("client: exit %d\n%s", r.Code, r.Stderr)
 			}
@@ -118,6 +126,7 @@ func TestFabricOFIBadInput(t *testing.T) {
 		{[]string{"fabric", "pingpong", "-p", "ofi:"}, `want ofi:PROVIDER`},
 		{[]string{"fabric", "pingpong", "-p", "ofi:tcp", "-e", "dgram"}, "-e dgram: want rdm or msg"},
 		{[]string{"fabric", "pingpong", "-p", "tcp", "-e", "rdm"}, "rdm is -p ofi:PROVIDER's"},
+		{[]string{"fabric", "pingpong", "-p", "ofi:shm", "-e", "msg"}, "-e msg: libfabric's provider shm has no msg endpoints here: it has rdm"},
 		{[]string{"coll", "--fabric", "ofi:nosuch"}, `libfabric has no provider "nosuch" here`},
 	} {
 		r := run(t, 30*time.Second, tc.args...)

@@ -46,7 +46,39 @@ const (
 	fidStructOps = 24 // the ops table after struct fid in fid_fabric, fid_domain, fid_ep, fid_cq, fid_av, fid_eq
 
 	// struct fi_ops_fabric
-	fabOpsDomain = 8
+	fabOpsDomain    = 8
+	fabOpsPassiveEP = 16
+	fabOpsEQOpen    = 24
+
+	// struct fi_info's addressing and connection fields (FI_EP_MSG)
+	infoAddrFormat  = 24
+	infoDestAddrLen = 40
+	infoDestAddr    = 56
+	infoHandle      = 64
+
+	// struct fid_pep, struct fi_ops_cm beyond getname
+	pepCM         = 32
+	cmOpsConnect  = 32
+	cmOpsListen   = 40
+	cmOpsAccept   = 48
+	cmOpsReject   = 56
+	cmOpsShutdown = 64
+
+	// struct fid_ep's msg table and struct fi_ops_msg
+	epMsg            = 40
+	msgOpsRecv       = 8
+	msgOpsSendData   = 64
+	msgOpsInjectData = 72
+
+	// struct fid_eq and fi_ops_eq; struct fi_eq_attr, fi_eq_cm_entry,
+	// fi_eq_err_entry
+	eqOpsRead    = 8
+	eqOpsReadErr = 16
+	eqAttrSize   = 32
+	eqCMData     = 16
+	eqErrSize    = 48
+	eqErrFid     = 0
+	eqErrErr     = 24
 
 	// struct fid_domain and struct fi_ops_domain, fi_ops_mr
 	domMR        = 32
@@ -119,7 +151,14 @@ const (
 	epTypeMsg       = 1       // FI_EP_MSG
 	epTypeDgram     = 2       // FI_EP_DGRAM
 	epTypeRDM       = 3       // FI_EP_RDM
+	threadSafe      = 1       // FI_THREAD_SAFE
 	threadDomain    = 3       // FI_THREAD_DOMAIN
+	sockaddrIn      = 2       // FI_SOCKADDR_IN
+	sockaddrIn6     = 3       // FI_SOCKADDR_IN6
+	eventConnReq    = 1       // FI_CONNREQ
+	eventConnected  = 2       // FI_CONNECTED
+	eventShutdown   = 3       // FI_SHUTDOWN
+	errConnRefused  = 111     // FI_ECONNREFUSED (ECONNREFUSED)
 	avMap           = 1       // FI_AV_MAP
 	cqFormatTagged  = 4       // FI_CQ_FORMAT_TAGGED
 	fiEnable        = 6       // FI_ENABLE

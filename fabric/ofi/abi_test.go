@@ -39,6 +39,21 @@ func TestLayout(t *testing.T) {
 		{"offsetof(struct fid_ep, ops)", fidStructOps}, {"offsetof(struct fid_cq, ops)", fidStructOps},
 		{"offsetof(struct fid_av, ops)", fidStructOps},
 		{"offsetof(struct fi_ops_fabric, domain)", fabOpsDomain},
+		{"offsetof(struct fi_ops_fabric, passive_ep)", fabOpsPassiveEP}, {"offsetof(struct fi_ops_fabric, eq_open)", fabOpsEQOpen},
+		{"offsetof(struct fi_info, addr_format)", infoAddrFormat}, {"offsetof(struct fi_info, dest_addrlen)", infoDestAddrLen},
+		{"offsetof(struct fi_info, dest_addr)", infoDestAddr}, {"offsetof(struct fi_info, handle)", infoHandle},
+		{"offsetof(struct fid_pep, cm)", pepCM}, {"offsetof(struct fi_ops_cm, connect)", cmOpsConnect},
+		{"offsetof(struct fi_ops_cm, listen)", cmOpsListen}, {"offsetof(struct fi_ops_cm, accept)", cmOpsAccept},
+		{"offsetof(struct fi_ops_cm, reject)", cmOpsReject}, {"offsetof(struct fi_ops_cm, shutdown)", cmOpsShutdown},
+		{"offsetof(struct fid_ep, msg)", epMsg}, {"offsetof(struct fi_ops_msg, recv)", msgOpsRecv},
+		{"offsetof(struct fi_ops_msg, senddata)", msgOpsSendData}, {"offsetof(struct fi_ops_msg, injectdata)", msgOpsInjectData},
+		{"offsetof(struct fid_eq, ops)", fidStructOps}, {"offsetof(struct fi_ops_eq, read)", eqOpsRead},
+		{"offsetof(struct fi_ops_eq, readerr)", eqOpsReadErr}, {"sizeof(struct fi_eq_attr)", eqAttrSize},
+		{"offsetof(struct fi_eq_cm_entry, data)", eqCMData}, {"sizeof(struct fi_eq_err_entry)", eqErrSize},
+		{"offsetof(struct fi_eq_err_entry, fid)", eqErrFid}, {"offsetof(struct fi_eq_err_entry, err)", eqErrErr},
+		{"FI_THREAD_SAFE", threadSafe}, {"FI_SOCKADDR_IN", sockaddrIn},
+		{"FI_SOCKADDR_IN6", sockaddrIn6}, {"FI_CONNREQ", eventConnReq}, {"FI_CONNECTED", eventConnected},
+		{"FI_SHUTDOWN", eventShutdown}, {"FI_ECONNREFUSED", errConnRefused},
 		{"offsetof(struct fid_domain, mr)", domMR}, {"offsetof(struct fi_ops_domain, av_open)", domOpsAVOpen},
 		{"offsetof(struct fi_ops_domain, cq_open)", domOpsCQOpen}, {"offsetof(struct fi_ops_domain, endpoint)", domOpsEP},
 		{"offsetof(struct fi_ops_mr, reg)", mrOpsReg},
@@ -72,7 +87,7 @@ func TestLayout(t *testing.T) {
 	}
 	var prog strings.Builder
 	prog.WriteString("#include <rdma/fabric.h>\n#include <rdma/fi_domain.h>\n#include <rdma/fi_endpoint.h>\n" +
-		"#include <rdma/fi_tagged.h>\n#include <rdma/fi_rma.h>\n#include <rdma/fi_cm.h>\n#include <rdma/fi_errno.h>\n" +
+		"#include <rdma/fi_tagged.h>\n#include <rdma/fi_rma.h>\n#include <rdma/fi_cm.h>\n#include <rdma/fi_errno.h>\n#include <rdma/fi_eq.h>\n" +
 		"#include <stdio.h>\n#include <stddef.h>\nint main(void) {\n")
 	for _, c := range checks {
 		fmt.Fprintf(&prog, "\tprintf(\"%%llu\\n\", (unsigned long long)(%s));\n", c.c)

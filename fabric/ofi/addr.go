@@ -16,15 +16,22 @@ import (
 // HOST the host's name (shared-memory providers reach only their own
 // host), NAME the endpoint's fi_getname in hex and LISTENER the listener's
 // id on that endpoint (one endpoint serves all of a process's listeners).
+// A listener of MSG endpoints (-e msg) is its own passive endpoint: NAME is
+// the passive endpoint's fi_getname (a sockaddr) and LISTENER is "msg".
 type address struct {
 	provider string
 	host     string
 	name     []byte
-	ln       uint32
+	ln       uint32 // an RDM listener's id; 0 for a MSG listener
+	msg      bool   // a MSG listener's
 }
 
 func (a address) String() string {
-	return "ofi:" + a.provider + "://" + a.host + "/" + hex.EncodeToString(a.name) + "/" + strconv.FormatUint(uint64(a.ln), 10)
+	id := strconv.FormatUint(uint64(a.ln), 10)
+	if a.msg {
+		id = EndpointMsg
+	}
+	return "ofi:" + a.provider + "://" + a.host + "/" + hex.EncodeToString(a.name) + "/" + id
 }
 
 var errBadAddr = errors.New("not an ofi address")
@@ -47,9 +54,12 @@ func parseAddress(s string) (address, error) {
 	if err != nil || len(name) == 0 || len(name) > maxName {
 		return address{}, fmt.Errorf("%q: the endpoint name is not 1 to %d bytes of hex: %w", s, maxName, errBadAddr)
 	}
+	if parts[2] == EndpointMsg {
+		return address{provider: prov, host: parts[0], name: name, msg: true}, nil
+	}
 	ln, err := strconv.ParseUint(parts[2], 10, 31)
 	if err != nil || ln == 0 {
-		return address{}, fmt.Errorf("%q: the listener id is not 1 to %d: %w", s, idMask, errBadAddr)
+		return address{}, fmt.Errorf("%q: the listener id is not 1 to %d, nor msg: %w", s, idMask, errBadAddr)
 	}
 	return address{provider: prov, host: parts[0], name: name, ln: uint32(ln)}, nil
 }

@@ -10,7 +10,7 @@ const (
 	poolKeep     = 8  // free buffers kept per class
 )
 
-// bufPool holds free buffers by size class; guarded by the endpoint's mu.
+// bufPool holds free buffers by size class; guarded by its owner's mu.
 type bufPool [poolClasses][][]byte
 
 // class is the size class of an n-byte buffer: the smallest power of two
@@ -23,24 +23,30 @@ func class(n int) int {
 }
 
 // getBufLocked returns an n-byte buffer from the pool, or a new one.
-func (e *endpoint) getBufLocked(n int) []byte {
+func (p *bufPool) getBufLocked(n int) []byte {
 	c := class(n)
 	if c >= poolClasses {
 		return make([]byte, n)
 	}
-	if q := e.pool[c]; len(q) > 0 {
+	if q := p[c]; len(q) > 0 {
 		b := q[len(q)-1]
-		e.pool[c] = q[:len(q)-1]
+		p[c] = q[:len(q)-1]
 		return b[:n]
 	}
 	return make([]byte, n, 1<<(c+poolMinShift))
 }
 
 // putBufLocked gives b back to the pool, which keeps a few per class.
-func (e *endpoint) putBufLocked(b []byte) {
+func (p *bufPool) putBufLocked(b []byte) {
 	c := class(cap(b))
-	if c >= poolClasses || cap(b) != 1<<(c+poolMinShift) || len(e.pool[c]) >= poolKeep {
+	if c >= poolClasses || cap(b) != 1<<(c+poolMinShift) || len(p[c]) >= poolKeep {
 		return
 	}
-	e.pool[c] = append(e.pool[c], b[:0])
+	p[c] = append(p[c], b[:0])
 }
+
+// getBufLocked and putBufLocked are the endpoint's pool's, with its mu
+// held.
+func (e *endpoint) getBufLocked(n int) []byte { return e.pool.getBufLocked(n) }
+
+func (e *endpoint) putBufLocked(b []byte) { e.pool.putBufLocked(b) }

@@ -46,7 +46,36 @@ func BenchmarkShm(b *testing.B) { benchProvider(b, "shm") }
 
 func BenchmarkTCP(b *testing.B) { benchProvider(b, "tcp") }
 
+// BenchmarkTCPMsg is BenchmarkTCP over tcp's MSG endpoints (-e msg), a
+// Conn's endpoint and its peer's both in this process.
+func BenchmarkTCPMsg(b *testing.B) {
+	tr, err := ofi.New(ofi.Options{Provider: "tcp", Endpoint: ofi.EndpointMsg})
+	if errors.Is(err, ofi.ErrNoLibrary) {
+		b.Skipf("%v", err)
+	}
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = tr.Close() })
+	fabrictest.BenchConnPair(b, func(b *testing.B) (x, y fabric.Conn) { return fabrictest.Pair(b, tr) })
+}
+
 func benchProvider(b *testing.B, provider string) {
 	tr := newTransport(b, provider)
 	fabrictest.BenchConnPair(b, func(b *testing.B) (x, y fabric.Conn) { return fabrictest.Pair(b, tr) })
+}
+
+// TestConformanceMsg runs the conformance suite, message and RMA cases,
+// against tcp's MSG endpoints (-e msg): every Conn is an endpoint of its
+// own, both ends of every pair in this process.
+func TestConformanceMsg(t *testing.T) {
+	tr, err := ofi.New(ofi.Options{Provider: "tcp", Endpoint: ofi.EndpointMsg})
+	if errors.Is(err, ofi.ErrNoLibrary) {
+		t.Skipf("%v", err)
+	}
+	if err != nil {
+		t.Fatalf("New(tcp, msg): %v", err)
+	}
+	t.Cleanup(func() { _ = tr.Close() })
+	fabrictest.TestTransport(t, tr)
 }

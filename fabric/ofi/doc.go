@@ -33,6 +33,19 @@
 // long message spins for ever, and a receive is now and then completed
 // with another tag's message (stray.go).
 //
+// With -e msg (EndpointMsg) a Transport uses connected endpoints instead
+// (msgfabric.go, msglistener.go, msgconn.go, msgrma.go, msgwire.go): a
+// passive endpoint per Listener, listening, whose fi_getname (a sockaddr)
+// is the card "ofi:PROVIDER://HOST/NAME/msg"; fi_connect with the dialer's
+// rank as connection data, fi_accept with the listener's, FI_CONNREQ,
+// FI_CONNECTED and FI_SHUTDOWN read from an event queue per fabric and
+// domain; and an active endpoint with its own completion queue per Conn.
+// tcp's MSG endpoints have no tags, so the tag travels in the CQ data and
+// hpcbench matches it over bounce receives that stay posted; long messages
+// go by the same rendezvous (CTS, fi_write, FIN), or in pieces when the
+// peer's Recv is late. Two MSG endpoints in one process work (the
+// conformance suite runs both ends in the test binary).
+//
 // Progress is manual: whoever waits (a Send, Recv, Accept, RMA call or
 // Progress) polls the completion queue for everyone under the endpoint's
 // lock, spinning for 5 ms and then sleeping in growing steps (pacer.go),

@@ -35,7 +35,7 @@ type endpoint struct {
 	inject   int // the largest fi_tinject
 
 	fnSend, fnRecv, fnInject, fnInjectData, fnRead, fnWrite, fnCancel uintptr
-	fnCQRead, fnCQReadErr, fnAVInsert, fnMRReg, fnWriteMsg            uintptr
+	fnAVInsert, fnMRReg, fnWriteMsg                                   uintptr
 
 	mu       sync.Mutex
 	ctxs     []byte // contextSize bytes per slot: the struct fi_context the provider gets
@@ -51,9 +51,8 @@ type endpoint struct {
 	strays   map[uint64][]stray // messages completed into another tag's receive, by tag
 	rdvQueue []*rdvOut          // rendezvous writes from copies the provider has not taken yet
 	closed   bool
-	cqbuf    [pollBatch * cqEntrySize]byte
+	cqr      cqReader
 	args     argv // the hot calls' argument list, used with mu held
-	errbuf   [cqErrSize]byte
 }
 
 // op is one operation the provider holds: its buffer stays referenced
@@ -155,8 +154,7 @@ func (e *endpoint) open() error {
 	e.fnWrite = method(e.ep, epRMA, rmaOpsWrite)
 	e.fnWriteMsg = method(e.ep, epRMA, rmaOpsWriteMsg)
 	e.fnCancel = method(e.ep, fidStructOps, epOpsCancel)
-	e.fnCQRead = method(e.cq, fidStructOps, cqOpsRead)
-	e.fnCQReadErr = method(e.cq, fidStructOps, cqOpsReadErr)
+	e.cqr.open(e.cq)
 	e.fnAVInsert = method(e.av, fidStructOps, avOpsInsert)
 	e.fnMRReg = method(e.domainID, domMR, mrOpsReg)
 	e.mu.Lock()
@@ -278,38 +276,7 @@ func (e *endpoint) pollLocked() int {
 	if len(e.rdvQueue) > 0 {
 		e.flushRdvLocked()
 	}
-	e.args[0], e.args[1], e.args[2] = e.cq, uintptr(unsafe.Pointer(&e.cqbuf[0])), pollBatch
-	n := e.args.call(e.fnCQRead, 3)
-	if n > 0 {
-		for i := range n {
-			ent := e.cqbuf[i*cqEntrySize:]
-			ctx := *(*uintptr)(unsafe.Pointer(&ent[0]))
-			length := *(*uint64)(unsafe.Pointer(&ent[16]))
-			data := *(*uint64)(unsafe.Pointer(&ent[32]))
-			tag := *(*uint64)(unsafe.Pointer(&ent[40]))
-			e.completeLocked(ctx, 0, int(length), tag, data)
-		}
-		return n
-	}
-	if n != -errAvail {
-		return 0
-	}
-	clear(e.errbuf[:])
-	if call(e.fnCQReadErr, e.cq, uintptr(unsafe.Pointer(&e.errbuf[0])), 0) != 1 {
-		return 0
-	}
-	ctx := *(*uintptr)(unsafe.Pointer(&e.errbuf[0]))
-	tag := *(*uint64)(unsafe.Pointer(&e.errbuf[40]))
-	olen := *(*uint64)(unsafe.Pointer(&e.errbuf[cqErrOlen]))
-	code := int(*(*int32)(unsafe.Pointer(&e.errbuf[cqErrErr])))
-	if code < 0 {
-		code = -code // shm reports some errors negated
-	}
-	if code == 0 {
-		code = int(errCanceled)
-	}
-	e.completeLocked(ctx, code, int(olen), tag, 0)
-	return 1
+	return e.cqr.poll(e)
 }
 
 // completeLocked records the completion of the operation whose context is

@@ -2,6 +2,7 @@ package ofi
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"unsafe"
 
@@ -19,12 +20,23 @@ func (l *lib) cStrdup(s string) (uintptr, error) {
 	return r, nil
 }
 
+// cCopy copies b into memory from the C library's malloc.
+func (l *lib) cCopy(b []byte) (uintptr, error) {
+	r, _, _ := purego.SyscallN(l.malloc, uintptr(max(len(b), 1)))
+	if r == 0 {
+		return 0, fmt.Errorf("ofi: malloc: out of memory")
+	}
+	copy(unsafe.Slice((*byte)(cptr(r)), len(b)), b)
+	return r, nil
+}
+
 // hints describes the endpoints fi_getinfo is asked for.
 type hints struct {
 	provider string // the provider name as libfabric spells it: "tcp", "shm", "verbs;ofi_rxm"; "" for any
 	domain   string // the domain (tcp: an interface such as "lo"); "" for the first
 	epType   int    // epTypeRDM, epTypeMsg
 	caps     uint64
+	dest     []byte // the peer's address (a sockaddr) for a connection's
 }
 
 // getinfo runs fi_getinfo with h and returns the list it gives (freed
@@ -40,10 +52,23 @@ func (l *lib) getinfo(h hints) (uintptr, error) {
 	setU32(word(hi, infoEPAttr), epAttrType, uint32(h.epType))
 	dom := word(hi, infoDomainAttr)
 	setU32(dom, domAttrMRMode, mrVirtAddr|mrAllocated|mrProvKey)
-	setU32(dom, domAttrThreading, threadDomain)
 	if h.epType == epTypeRDM {
+		setU32(dom, domAttrThreading, threadDomain)
 		setWord(word(hi, infoTxAttr), attrMsgOrder, orderSAS)
 		setWord(word(hi, infoRxAttr), attrMsgOrder, orderSAS)
+	} else {
+		// A MSG endpoint per connection, each with its own lock: the
+		// provider serialises what they share.
+		setU32(dom, domAttrThreading, threadSafe)
+	}
+	if len(h.dest) > 0 {
+		p, err := l.cCopy(h.dest)
+		if err != nil {
+			return 0, err
+		}
+		setWord(hi, infoDestAddr, p)
+		setWord(hi, infoDestAddrLen, uintptr(len(h.dest)))
+		setU32(hi, infoAddrFormat, sockaddrFormat(h.dest))
 	}
 	if h.provider != "" {
 		p, err := l.cStrdup(h.provider)
@@ -66,6 +91,15 @@ func (l *lib) getinfo(h hints) (uintptr, error) {
 			domainNote(h.domain), l.fail("fi_getinfo", rc))
 	}
 	return info, nil
+}
+
+// sockaddrFormat is the addr_format of a peer's address: FI_SOCKADDR_IN6
+// for a sockaddr_in6's 28 bytes, FI_SOCKADDR_IN otherwise.
+func sockaddrFormat(b []byte) uint32 {
+	if len(b) == 28 {
+		return sockaddrIn6
+	}
+	return sockaddrIn
 }
 
 func domainNote(d string) string {
@@ -136,4 +170,27 @@ func Infos(provider string) ([]Info, error) {
 		})
 	}
 	return out, nil
+}
+
+// CheckEndpoint refuses an endpoint type (EndpointRDM, EndpointMsg) that
+// provider does not offer here (shm has no MSG endpoints), naming those it
+// has.
+func CheckEndpoint(provider, endpoint string) error {
+	if endpoint == "" {
+		endpoint = EndpointRDM
+	}
+	infos, err := Infos(provider)
+	if err != nil {
+		return err
+	}
+	var have []string
+	for _, in := range infos {
+		if in.Endpoint == endpoint {
+			return nil
+		}
+		if !slices.Contains(have, in.Endpoint) {
+			have = append(have, in.Endpoint)
+		}
+	}
+	return fmt.Errorf("-e %s: libfabric's provider %s has no %s endpoints here: it has %s", endpoint, provider, endpoint, strings.Join(have, ", "))
 }

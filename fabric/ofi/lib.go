@@ -31,6 +31,7 @@ type lib struct {
 	fiStrerror uintptr // fi_strerror(errnum)
 	fiTostr    uintptr // fi_tostr(data, type)
 	strdup     uintptr // the C library's strdup: fi_freeinfo frees the hints' strings with free
+	malloc     uintptr // the C library's malloc: and their addresses
 }
 
 // load opens libfabric and resolves its functions. dlopen counts its
@@ -68,6 +69,9 @@ func open() (*lib, error) {
 	}
 	if l.strdup, err = purego.Dlsym(libc, "strdup"); err != nil {
 		return nil, fmt.Errorf("ofi: the C library has no strdup: %w", err)
+	}
+	if l.malloc, err = purego.Dlsym(libc, "malloc"); err != nil {
+		return nil, fmt.Errorf("ofi: the C library has no malloc: %w", err)
 	}
 	v, err := purego.Dlsym(h, "fi_version")
 	if err != nil {

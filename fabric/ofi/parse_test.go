@@ -27,6 +27,88 @@ func TestAddress(t *testing.T) {
 	}
 }
 
+// TestAddressMsg: a MSG listener's card ends in "msg" and parses back so;
+// the two kinds never parse as each other.
+func TestAddressMsg(t *testing.T) {
+	a := address{provider: "tcp", host: "node1", name: []byte{2, 0, 0x9c, 0x40, 127, 0, 0, 1}, msg: true}
+	s := a.String()
+	if s != "ofi:tcp://node1/02009c407f000001/msg" {
+		t.Errorf("String() = %q", s)
+	}
+	got, err := parseAddress(s)
+	if err != nil || !got.msg || got.ln != 0 || !bytes.Equal(got.name, a.name) {
+		t.Errorf("parseAddress(%q) = %+v, %v; want %+v", s, got, err, a)
+	}
+	rdm, err := parseAddress("ofi:tcp://node1/02009c407f000001/1")
+	if err != nil || rdm.msg {
+		t.Errorf("an RDM card parsed as %+v, %v", rdm, err)
+	}
+	for _, bad := range []string{"ofi:tcp://node1/02/MSG", "ofi:tcp://node1//msg", "ofi:tcp://node1/02/msg/1"} {
+		if _, err := parseAddress(bad); !errors.Is(err, errBadAddr) {
+			t.Errorf("parseAddress(%q) = %v; want errBadAddr", bad, err)
+		}
+	}
+}
+
+// TestMsgWire: the CQ data of a MSG connection's messages, the rendezvous
+// header and the connection parameter round-trip, and what a peer may not
+// send is refused.
+func TestMsgWire(t *testing.T) {
+	for _, tc := range []struct {
+		kind uint64
+		id   uint32
+		low  uint32
+	}{
+		{msgKindData, 0, 0}, {msgKindData, 0, 1<<32 - 1}, {msgKindRdv, rdvIDs, 7},
+		{msgKindCtl, 0, kindFin}, {msgKindBody, 12345, 0},
+	} {
+		kind, id, low := splitMsgData(msgData(tc.kind, tc.id, tc.low))
+		if kind != tc.kind || id != tc.id || low != tc.low {
+			t.Errorf("split(msgData(%x, %d, %d)) = %x, %d, %d", tc.kind, tc.id, tc.low, kind, id, low)
+		}
+	}
+	for _, n := range []int{0, msgEager, maxDrain} {
+		if got, err := parseRdvHeader(encodeRdvHeader(n)); err != nil || got != n {
+			t.Errorf("parseRdvHeader(encode(%d)) = %d, %v", n, got, err)
+		}
+	}
+	for _, bad := range [][]byte{nil, make([]byte, 7), make([]byte, 9), encodeRdvHeader(maxDrain + 1)} {
+		if _, err := parseRdvHeader(bad); !errors.Is(err, errBadControl) {
+			t.Errorf("parseRdvHeader(%x) = %v; want errBadControl", bad, err)
+		}
+	}
+	for _, r := range []int{0, 1, 1<<31 - 1} {
+		if got, err := parseRank(encodeRank(r)); err != nil || got != r {
+			t.Errorf("parseRank(encode(%d)) = %d, %v", r, got, err)
+		}
+	}
+	if got, err := parseRank(append(encodeRank(3), 0, 0, 0)); err != nil || got != 3 {
+		t.Errorf("parseRank of a padded parameter = %d, %v; want 3", got, err)
+	}
+	for _, bad := range [][]byte{nil, make([]byte, 7), encodeRank(-1), encodeRank(1 << 31)} {
+		if _, err := parseRank(bad); !errors.Is(err, errBadControl) {
+			t.Errorf("parseRank(%x) = %v; want errBadControl", bad, err)
+		}
+	}
+}
+
+// FuzzParseMsgWire: a MSG connection's parsers of what a peer sends (the
+// connection parameter, a rendezvous header) accept only what they can
+// encode back, as the first bytes of the input.
+func FuzzParseMsgWire(f *testing.F) {
+	f.Add(encodeRank(5))
+	f.Add(encodeRdvHeader(1 << 20))
+	f.Add([]byte{1, 2, 3})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if r, err := parseRank(b); err == nil && !bytes.Equal(encodeRank(r), b[:8]) {
+			t.Fatalf("parameter %x parsed to rank %d", b, r)
+		}
+		if n, err := parseRdvHeader(b); err == nil && !bytes.Equal(encodeRdvHeader(n), b) {
+			t.Fatalf("rendezvous header %x parsed to %d", b, n)
+		}
+	})
+}
+
 func TestParseProvider(t *testing.T) {
 	for _, tc := range []struct {
 		in       string
@@ -110,13 +192,14 @@ func FuzzParseAddress(f *testing.F) {
 	f.Add("ofi:tcp://node1/0102fe/7")
 	f.Add("ofi:verbs;ofi_rxm://h/00/1")
 	f.Add("ofi:shm://h//")
+	f.Add("ofi:tcp://h/02009c407f0000010000000000000000/msg")
 	f.Fuzz(func(t *testing.T, s string) {
 		a, err := parseAddress(s)
 		if err != nil {
 			return
 		}
 		b, err := parseAddress(a.String())
-		if err != nil || b.provider != a.provider || b.host != a.host || !bytes.Equal(b.name, a.name) || b.ln != a.ln {
+		if err != nil || b.provider != a.provider || b.host != a.host || !bytes.Equal(b.name, a.name) || b.ln != a.ln || b.msg != a.msg {
 			t.Fatalf("%q parsed to %+v, whose String %q parses to %+v, %v", s, a, a.String(), b, err)
 		}
 	})

@@ -218,8 +218,8 @@ func (e *endpoint) flushRdvLocked() {
 // postRdvWriteLocked posts r's write from its copy as an operation whose
 // completion sends the FIN.
 func (e *endpoint) postRdvWriteLocked(r *rdvOut) int {
-	k, err := parseKey(r.key)
-	if err != nil || k.length < uint64(r.n) {
+	addr, mrKey, err := target("fi_write", r.key, 0, r.n, e.mrMode)
+	if err != nil {
 		return -22 // FI_EINVAL: a CTS with a key that does not fit
 	}
 	i := e.allocLocked(r.copyBuf)
@@ -227,11 +227,7 @@ func (e *endpoint) postRdvWriteLocked(r *rdvOut) int {
 		return -errAgain
 	}
 	e.ops[i].auto, e.ops[i].rdv = true, r
-	addr := uint64(0)
-	if e.mrMode&mrVirtAddr != 0 {
-		addr = k.base
-	}
-	rc := call(e.fnWrite, e.ep, bufPtr(r.copyBuf), uintptr(r.n), 0, uintptr(r.c.addr), uintptr(addr), uintptr(k.mr), e.ctxPtr(i))
+	rc := call(e.fnWrite, e.ep, bufPtr(r.copyBuf), uintptr(r.n), 0, uintptr(r.c.addr), uintptr(addr), uintptr(mrKey), e.ctxPtr(i))
 	if rc != 0 {
 		e.ops[i].buf = nil
 		e.freeLocked(i)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"runtime"
+	"sync"
 	"unsafe"
 )
 
@@ -58,30 +59,56 @@ func (c *Conn) Expose(b []byte) ([]byte, func() error, error) {
 	e := c.e
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	var mr uintptr
 	req := e.nextMR
 	e.nextMR++
-	rc := call32(e.fnMRReg, e.domainID, bufPtr(b), uintptr(len(b)), capRemoteRead|capRemoteWrite, 0, uintptr(req), 0,
+	return register(e.l, e.fnMRReg, e.domainID, b, req, &e.mu, func() bool { return e.closed })
+}
+
+// register registers b with domain (fi_mr_reg with the requested key req)
+// for remote reads and writes and returns its RMA key and its release,
+// which takes mu and does nothing once closed reports true (the domain is
+// gone, and the region with it).
+func register(l *lib, fnMRReg, domain uintptr, b []byte, req uint64, mu *sync.Mutex, closed func() bool) ([]byte, func() error, error) {
+	var mr uintptr
+	rc := call32(fnMRReg, domain, bufPtr(b), uintptr(len(b)), capRemoteRead|capRemoteWrite, 0, uintptr(req), 0,
 		uintptr(unsafe.Pointer(&mr)), 0)
 	if rc != 0 {
-		return nil, nil, fmt.Errorf("ofi: expose %d bytes: %w", len(b), e.l.fail("fi_mr_reg", rc))
+		return nil, nil, fmt.Errorf("ofi: expose %d bytes: %w", len(b), l.fail("fi_mr_reg", rc))
 	}
 	key := rmaKey{mr: uint64(word(mr, mrKey)), base: uint64(bufPtr(b)), length: uint64(len(b))}.encode()
 	released := false
 	release := func() error {
-		e.mu.Lock()
-		defer e.mu.Unlock()
-		if released || e.closed {
+		mu.Lock()
+		defer mu.Unlock()
+		if released || closed() {
 			return nil
 		}
 		released = true
 		if rc := closeFid(mr); rc != 0 {
-			return e.l.fail("fi_close(mr)", rc)
+			return l.fail("fi_close(mr)", rc)
 		}
-		_ = b // the region stays referenced until it is released
+		runtime.KeepAlive(b) // the region stays referenced until it is released
 		return nil
 	}
 	return key, release, nil
+}
+
+// target checks an RMA transfer of n bytes at off against the peer's key
+// and returns the remote address and key to post it with (the region's
+// address added when the domain's memory regions use virtual addresses).
+func target(what string, key []byte, off, n int, mrMode uint32) (addr, mrKey uint64, err error) {
+	k, err := parseKey(key)
+	if err != nil {
+		return 0, 0, err
+	}
+	if off < 0 || uint64(off) > k.length || uint64(n) > k.length-uint64(off) {
+		return 0, 0, fmt.Errorf("ofi: %s of %d bytes at %d: outside the peer's %d-byte region", what, n, off, k.length)
+	}
+	addr = uint64(off)
+	if mrMode&mrVirtAddr != 0 {
+		addr += k.base
+	}
+	return addr, k.mr, nil
 }
 
 // Write copies b into the peer's region at off and returns when the
@@ -101,23 +128,16 @@ func (c *Conn) Read(ctx context.Context, key []byte, off int, b []byte) error {
 // rendezvous' FIN, sent after the write on the same ordered connection,
 // needs no more.
 func (c *Conn) rma(ctx context.Context, what string, key []byte, off int, b []byte, delivered bool) error {
-	k, err := parseKey(key)
+	e := c.e
+	addr, mrKey, err := target(what, key, off, len(b), e.mrMode)
 	if err != nil {
 		return err
-	}
-	if off < 0 || uint64(off) > k.length || uint64(len(b)) > k.length-uint64(off) {
-		return fmt.Errorf("ofi: %s of %d bytes at %d: outside the peer's %d-byte region", what, len(b), off, k.length)
 	}
 	if err := c.stopErr(true); err != nil {
 		return err
 	}
 	if len(b) == 0 {
 		return nil
-	}
-	e := c.e
-	addr := uint64(off)
-	if e.mrMode&mrVirtAddr != 0 {
-		addr += k.base
 	}
 	fn := e.fnWrite
 	if what == "fi_read" {
@@ -130,9 +150,9 @@ func (c *Conn) rma(ctx context.Context, what string, key []byte, off int, b []by
 		}
 		var rc int
 		if what == "fi_write" && delivered && !hostLocal(e.provider) {
-			rc = e.writeDelivered(b, c.addr, addr, k.mr, slot)
+			rc = writeDelivered(e.fnWriteMsg, e.ep, b, c.addr, addr, mrKey, e.ctxPtr(slot))
 		} else {
-			rc = call(fn, e.ep, bufPtr(b), uintptr(len(b)), 0, uintptr(c.addr), uintptr(addr), uintptr(k.mr), e.ctxPtr(slot))
+			rc = call(fn, e.ep, bufPtr(b), uintptr(len(b)), 0, uintptr(c.addr), uintptr(addr), uintptr(mrKey), e.ctxPtr(slot))
 		}
 		if rc != 0 {
 			e.freeLocked(slot)
@@ -160,12 +180,13 @@ func (c *Conn) rma(ctx context.Context, what string, key []byte, off int, b []by
 	return nil
 }
 
-// writeDelivered posts fi_writemsg with FI_DELIVERY_COMPLETE: over a
-// network provider (tcp;ofi_rxm) a plain write completes once its bytes are
-// sent, and this one once the target has placed them, so that Write keeps
-// fabric.RMAConn's promise (the target's polls place them: libfabric's
-// progress is manual). Called with mu held.
-func (e *endpoint) writeDelivered(b []byte, to, addr, key uint64, slot int32) int {
+// writeDelivered posts fi_writemsg (fnWriteMsg, on ep) with
+// FI_DELIVERY_COMPLETE: over a network provider (tcp) a plain write
+// completes once its bytes are sent, and this one once the target has
+// placed them, so that Write keeps fabric.RMAConn's promise (the target's
+// polls place them where libfabric's progress is manual). ctx is the
+// operation's context.
+func writeDelivered(fnWriteMsg, ep uintptr, b []byte, to, addr, key uint64, ctx uintptr) int {
 	var iov [iovecSize]byte
 	binary.NativeEndian.PutUint64(iov[0:], uint64(bufPtr(b)))
 	binary.NativeEndian.PutUint64(iov[8:], uint64(len(b)))
@@ -181,8 +202,8 @@ func (e *endpoint) writeDelivered(b []byte, to, addr, key uint64, slot int32) in
 	binary.NativeEndian.PutUint64(msg[24:], to)
 	binary.NativeEndian.PutUint64(msg[32:], uint64(uintptr(unsafe.Pointer(&riov[0]))))
 	binary.NativeEndian.PutUint64(msg[40:], 1)
-	binary.NativeEndian.PutUint64(msg[48:], uint64(e.ctxPtr(slot)))
-	rc := call(e.fnWriteMsg, e.ep, uintptr(unsafe.Pointer(&msg[0])), flagCompletion|flagDelivery)
+	binary.NativeEndian.PutUint64(msg[48:], uint64(ctx))
+	rc := call(fnWriteMsg, ep, uintptr(unsafe.Pointer(&msg[0])), flagCompletion|flagDelivery)
 	runtime.KeepAlive(&iov)
 	runtime.KeepAlive(&riov)
 	runtime.KeepAlive(&desc)

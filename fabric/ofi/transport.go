@@ -27,7 +27,7 @@ type Options struct {
 	// Domain is the domain to open (tcp: an interface such as "lo"; fi_info
 	// lists them), or "" for the provider's first.
 	Domain string
-	// Endpoint is EndpointRDM or "" for it.
+	// Endpoint is EndpointRDM ("" for it) or EndpointMsg.
 	Endpoint string
 }
 
@@ -37,9 +37,7 @@ func (o Options) Validate() error {
 		return fmt.Errorf("ofi provider %q: want a libfabric provider name such as tcp, shm, udp or verbs;ofi_rxm", o.Provider)
 	}
 	switch o.Endpoint {
-	case "", EndpointRDM:
-	case EndpointMsg:
-		return fmt.Errorf("-e msg: ofi has rdm endpoints only so far: use -e rdm")
+	case "", EndpointRDM, EndpointMsg:
 	default:
 		return fmt.Errorf("-e %s: want rdm or msg", o.Endpoint)
 	}
@@ -47,10 +45,13 @@ func (o Options) Validate() error {
 }
 
 // Transport is a fabric.Transport over one libfabric RDM endpoint, opened
-// by New and shared by every Listener and Conn the Transport makes.
+// by New and shared by every Listener and Conn the Transport makes, or,
+// with EndpointMsg, over MSG endpoints: a passive one per Listener and an
+// active one per Conn.
 type Transport struct {
 	o    Options
-	e    *endpoint
+	e    *endpoint  // RDM
+	m    *msgFabric // MSG
 	host string
 
 	closeOnce sync.Once
@@ -68,6 +69,17 @@ func New(o Options) (*Transport, error) {
 	l, err := load()
 	if err != nil {
 		return nil, err
+	}
+	if o.Endpoint == EndpointMsg {
+		host, err := os.Hostname()
+		if err != nil {
+			return nil, fmt.Errorf("ofi: this host's name: %w", err)
+		}
+		m, err := newMsgFabric(l, o, host)
+		if err != nil {
+			return nil, err
+		}
+		return &Transport{o: o, m: m, host: host}, nil
 	}
 	if hostLocal(o.Provider) {
 		removeStaleRegions(shmDir)
@@ -87,12 +99,27 @@ func New(o Options) (*Transport, error) {
 // Name is "ofi:" and the provider as Options named it.
 func (t *Transport) Name() string { return "ofi:" + t.o.Provider }
 
-// Provider returns the provider libfabric opened ("tcp;ofi_rxm" for tcp)
-// and its domain ("lo").
-func (t *Transport) Provider() (provider, domain string) { return t.e.provider, t.e.domain }
+// Provider returns the provider libfabric opened ("tcp;ofi_rxm" for tcp
+// RDM endpoints) and its domain ("lo"); with MSG endpoints, those of the
+// first Listener or Conn ("" before one).
+func (t *Transport) Provider() (provider, domain string) {
+	if t.m != nil {
+		t.m.mu.Lock()
+		defer t.m.mu.Unlock()
+		if n := t.m.first; n != nil {
+			return n.provider, n.domain
+		}
+		return "", ""
+	}
+	return t.e.provider, t.e.domain
+}
 
-// Close closes the endpoint; every Conn and Listener of t stops working.
+// Close closes the endpoints; every Conn and Listener of t stops working.
 func (t *Transport) Close() error {
+	if t.m != nil {
+		t.closeOnce.Do(t.m.close)
+		return nil
+	}
 	t.closeOnce.Do(t.e.close)
 	return nil
 }
@@ -101,6 +128,13 @@ func (t *Transport) Close() error {
 func (t *Transport) Listen(ctx context.Context, self int) (fabric.Listener, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
+	}
+	if t.m != nil {
+		ln, err := t.m.listen(self)
+		if err != nil {
+			return nil, err
+		}
+		return ln, nil
 	}
 	e := t.e
 	e.mu.Lock()
@@ -126,6 +160,12 @@ func (t *Transport) Dial(ctx context.Context, self int, addr string) (fabric.Con
 	}
 	if a.provider != t.o.Provider {
 		return nil, fmt.Errorf("ofi: dial %s: the peer uses provider %s, this rank %s", addr, a.provider, t.o.Provider)
+	}
+	if a.msg != (t.m != nil) {
+		return nil, fmt.Errorf("ofi: dial %s: the peer uses %s endpoints, this rank %s", addr, endpointOf(a.msg), endpointOf(t.m != nil))
+	}
+	if t.m != nil {
+		return t.m.dial(ctx, self, a, addr)
 	}
 	e := t.e
 	e.mu.Lock()
@@ -161,10 +201,10 @@ func (t *Transport) Dial(ctx context.Context, self int, addr string) (fabric.Con
 // provider, on this host when the provider is shared memory.
 func (t *Transport) Reachable(addr string) bool {
 	a, err := parseAddress(addr)
-	if err != nil || a.provider != t.o.Provider {
+	if err != nil || a.provider != t.o.Provider || a.msg != (t.m != nil) {
 		return false
 	}
-	if hostLocal(t.e.provider) {
+	if t.m == nil && hostLocal(t.e.provider) {
 		return a.host == t.host
 	}
 	return true
@@ -174,4 +214,12 @@ func (t *Transport) Reachable(addr string) bool {
 func hostLocal(provider string) bool {
 	first, _, _ := strings.Cut(provider, ";")
 	return first == "shm"
+}
+
+// endpointOf names the endpoint type of an address: msg or rdm.
+func endpointOf(msg bool) string {
+	if msg {
+		return EndpointMsg
+	}
+	return EndpointRDM
 }
