@@ -1,0 +1,304 @@
+package ior
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+
+	"github.com/hpcbench/hpcbench/aiori"
+	"github.com/hpcbench/hpcbench/collectives"
+	"github.com/hpcbench/hpcbench/internal/ior/twophase"
+	"github.com/hpcbench/hpcbench/internal/pattern"
+)
+
+// collPass is one rank's state through the rounds of a collective phase.
+type collPass struct {
+	t     *tester
+	c     *collectives.Comm
+	me    int // this rank in c
+	file  aiori.File
+	acc   access
+	pl    *plan // nil on an idle rank
+	d     collDecision
+	agg   int // this rank's index among the aggregators, or -1
+	write bool
+	// verify checks what a read delivers (-R, -W); pieces split over
+	// rounds wait in partial until whole.
+	verify  bool
+	partial map[int64]*collPiece
+	free    [][]byte
+	done    int64 // pieces moved
+	bad     int64 // pieces found corrupt
+	// sendBufs holds a buffer per destination, reused from round to
+	// round; stage receives one message at a time.
+	sendBufs map[int][]byte
+	stage    []byte
+}
+
+// collPiece is a piece of this rank's read arriving in parts.
+type collPiece struct {
+	buf []byte
+	got int64
+}
+
+// collectiveTransfers is the timed (or -W) pass of a phase under -c.
+// Every rank of the job calls it, an idle one (-N) with pl and file nil.
+// It returns the transfers this rank moved and how many of them were
+// corrupt, as transfers does, and the decision, for the record.
+func (t *tester) collectiveTransfers(ctx context.Context, file aiori.File, acc access, pl *plan) (n, bad int64, d collDecision, err error) {
+	c, hosts, active, err := t.collGroup()
+	if err != nil {
+		return 0, 0, d, err
+	}
+	if t.o.FilePerProc && pl == nil {
+		return 0, 0, collDecision{why: "no transfers"}, nil
+	}
+	members, err := gather(ctx, c, pl)
+	if err != nil {
+		return 0, 0, d, err
+	}
+	if d, err = t.decide(acc, members, hosts, active); err != nil {
+		return 0, 0, d, fmt.Errorf("collective I/O: %w", err)
+	}
+	if !d.collective {
+		if pl == nil {
+			return 0, 0, d, nil
+		}
+		n, bad, err = t.transfers(file, acc, pl, 0, pl.count, math.Inf(1), false)
+		return n, bad, d, err
+	}
+	p := &collPass{t: t, c: c, me: c.Rank(), file: file, acc: acc, pl: pl, d: d, agg: d.plan.AggIndex(c.Rank()),
+		write: acc == accWrite, verify: acc == accWriteCheck || (acc == accRead && t.o.CheckRead),
+		partial: map[int64]*collPiece{}, sendBufs: map[int][]byte{}}
+	if p.agg >= 0 && t.collBuf == nil {
+		t.collBuf = aiori.AlignedBuffer(int(d.plan.BufferSize))
+	}
+	prev := t.since()
+	for m := range d.plan.Rounds {
+		mine, err := p.round(ctx, m)
+		if err != nil {
+			return p.done, p.bad, d, err
+		}
+		if mine > 0 {
+			now := t.since()
+			t.rec.Op(prev, now, float64(mine))
+			prev = now
+		}
+	}
+	if len(p.partial) > 0 {
+		return p.done, p.bad, d, fmt.Errorf("collective I/O: %d transfers of %s only partly read", len(p.partial), pl.path)
+	}
+	if pl != nil {
+		p.done = pl.count // a write's pieces all went out
+	}
+	return p.done, p.bad, d, nil
+}
+
+// mine is this rank's request, empty on an idle rank.
+func (p *collPass) mine() twophase.Request { return p.d.reqs[p.me] }
+
+// round runs round m and returns the bytes of this rank's own access it
+// moved.
+func (p *collPass) round(ctx context.Context, m int) (int64, error) {
+	if p.write {
+		return p.writeRound(ctx, m)
+	}
+	return p.readRound(ctx, m)
+}
+
+// sendBuf returns a buffer of n bytes for peer.
+func (p *collPass) sendBuf(peer int, n int64) []byte {
+	b := p.sendBufs[peer]
+	if int64(cap(b)) < n {
+		b = make([]byte, n)
+		p.sendBufs[peer] = b
+	}
+	return b[:n]
+}
+
+// stamp makes the transfer buffer hold piece i of this rank's write.
+func (p *collPass) stamp(i int64) {
+	t := p.t
+	pattern.Stamp(t.buf, t.ptype, p.pl.pretend, t.sig, p.mine().At(i))
+}
+
+// writeRound sends this rank's bytes of each aggregator's round range to
+// it and, on an aggregator, receives the others', places them in the
+// collective buffer and writes the range with one call.
+func (p *collPass) writeRound(ctx context.Context, m int) (int64, error) {
+	t, q, plan := p.t, p.mine(), p.d.plan
+	var sends []collMsg
+	var mine int64
+	for a, agg := range plan.Aggs {
+		rng := plan.Round(a, m)
+		if agg == p.me || rng.Empty() {
+			continue
+		}
+		size := q.Parts(rng, nil)
+		if size == 0 {
+			continue
+		}
+		buf, at := p.sendBuf(agg, size), int64(0)
+		q.Parts(rng, func(pt twophase.Part) {
+			p.stamp(pt.Piece)
+			at += int64(copy(buf[at:], t.buf[pt.From:pt.To]))
+		})
+		sends = append(sends, collMsg{peer: agg, buf: buf})
+		mine += size
+	}
+	var recvs []collMsg
+	var rng twophase.Extent
+	if p.agg >= 0 {
+		rng = plan.Round(p.agg, m)
+	}
+	if !rng.Empty() {
+		cb := t.collBuf[:rng.Len()]
+		var total int64
+		for r, rq := range p.d.reqs {
+			n := rq.Parts(rng, nil)
+			total += n
+			if r != p.me && n > 0 {
+				recvs = append(recvs, collMsg{peer: r, n: n})
+			}
+		}
+		if total != rng.Len() {
+			// Holes (or overlaps): read the range first, as ROMIO's
+			// read-modify-write does, so the write keeps what is there.
+			if err := p.readRange(cb, rng, true); err != nil {
+				return mine, err
+			}
+		}
+		mine += q.Parts(rng, func(pt twophase.Part) {
+			p.stamp(pt.Piece)
+			copy(cb[pt.Off-rng.Start:], t.buf[pt.From:pt.To])
+		})
+	}
+	err := p.exchange(ctx, sends, recvs, func(from int, data []byte) {
+		at := int64(0)
+		p.d.reqs[from].Parts(rng, func(pt twophase.Part) {
+			at += int64(copy(t.collBuf[pt.Off-rng.Start:pt.Off-rng.Start+pt.Len()], data[at:]))
+		})
+	})
+	if err != nil || rng.Empty() {
+		return mine, err
+	}
+	if _, err := p.file.WriteAt(t.collBuf[:rng.Len()], rng.Start); err != nil {
+		return mine, fmt.Errorf("write %s at offset %d (%d bytes, collective buffer): %w", p.pl.path, rng.Start, rng.Len(), err)
+	}
+	if t.o.FsyncPerWrite {
+		if err := t.fsync(p.file); err != nil {
+			return mine, fmt.Errorf("fsync %s: %w", p.pl.path, err)
+		}
+	}
+	return mine, nil
+}
+
+// readRange reads rng of the file into b. With holesOK (before a
+// read-modify-write) the part past the end of the file reads as zeros;
+// otherwise the range must be there.
+func (p *collPass) readRange(b []byte, rng twophase.Extent, holesOK bool) error {
+	got, err := p.file.ReadAt(b, rng.Start)
+	if errors.Is(err, io.EOF) && (holesOK || got == len(b)) {
+		clear(b[got:])
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("read %s at offset %d (%d bytes, collective buffer): %w", p.pl.path, rng.Start, rng.Len(), err)
+	}
+	return nil
+}
+
+// readRound reads, on an aggregator, its round range with one call and
+// sends each rank its bytes; every rank receives its bytes of each
+// aggregator's range and checks the transfers they complete.
+func (p *collPass) readRound(ctx context.Context, m int) (int64, error) {
+	t, q, plan := p.t, p.mine(), p.d.plan
+	var sends []collMsg
+	var mine int64
+	if p.agg >= 0 {
+		if rng := plan.Round(p.agg, m); !rng.Empty() {
+			cb := t.collBuf[:rng.Len()]
+			if err := p.readRange(cb, rng, false); err != nil {
+				return 0, err
+			}
+			for r, rq := range p.d.reqs {
+				if r == p.me {
+					continue
+				}
+				size := rq.Parts(rng, nil)
+				if size == 0 {
+					continue
+				}
+				buf, at := p.sendBuf(r, size), int64(0)
+				rq.Parts(rng, func(pt twophase.Part) {
+					at += int64(copy(buf[at:], cb[pt.Off-rng.Start:pt.Off-rng.Start+pt.Len()]))
+				})
+				sends = append(sends, collMsg{peer: r, buf: buf})
+			}
+			mine += q.Parts(rng, func(pt twophase.Part) {
+				p.deliver(pt, cb[pt.Off-rng.Start:pt.Off-rng.Start+pt.Len()])
+			})
+		}
+	}
+	var recvs []collMsg
+	rngs := map[int]twophase.Extent{}
+	for a, agg := range plan.Aggs {
+		rng := plan.Round(a, m)
+		if agg == p.me || rng.Empty() {
+			continue
+		}
+		if n := q.Parts(rng, nil); n > 0 {
+			recvs = append(recvs, collMsg{peer: agg, n: n})
+			rngs[agg] = rng
+			mine += n
+		}
+	}
+	err := p.exchange(ctx, sends, recvs, func(from int, data []byte) {
+		at := int64(0)
+		q.Parts(rngs[from], func(pt twophase.Part) {
+			p.deliver(pt, data[at:at+pt.Len()])
+			at += pt.Len()
+		})
+	})
+	return mine, err
+}
+
+// deliver takes the bytes of one part of this rank's read: a whole piece
+// is checked at once, a partial one once its other parts came.
+func (p *collPass) deliver(pt twophase.Part, data []byte) {
+	size := p.mine().Size
+	if pt.From == 0 && pt.To == size {
+		p.finish(pt.Piece, data)
+		return
+	}
+	cp := p.partial[pt.Piece]
+	if cp == nil {
+		cp = &collPiece{}
+		if n := len(p.free); n > 0 {
+			cp.buf, p.free = p.free[n-1], p.free[:n-1]
+		} else {
+			cp.buf = make([]byte, size)
+		}
+		p.partial[pt.Piece] = cp
+	}
+	copy(cp.buf[pt.From:pt.To], data)
+	if cp.got += pt.Len(); cp.got == size {
+		p.finish(pt.Piece, cp.buf)
+		delete(p.partial, pt.Piece)
+		p.free = append(p.free, cp.buf)
+	}
+}
+
+// finish counts piece i, whole in buf, and checks it under -R and -W.
+func (p *collPass) finish(i int64, buf []byte) {
+	p.done++
+	if !p.verify {
+		return
+	}
+	t := p.t
+	if b, _ := pattern.Verify(buf, t.ptype, p.pl.pretend, t.sig, p.mine().At(i)); b > 0 {
+		p.bad++
+	}
+}
