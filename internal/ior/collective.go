@@ -142,13 +142,6 @@ func (t *tester) decide(acc access, members []collMember, hosts []string, active
 // make, worked out from the layout before the test (every rank's share is
 // a function of the options), for the Options block.
 func (t *tester) plannedDecision(acc access, rep int) (collDecision, error) {
-	ph := layout.Write
-	switch acc {
-	case accRead:
-		ph = layout.Read
-	case accWriteCheck:
-		ph = layout.CheckWrite
-	}
 	g := t.geometry()
 	var hosts []string
 	ranks, active := t.numTasks, t.numTasks
@@ -159,7 +152,7 @@ func (t *tester) plannedDecision(acc access, rep int) (collDecision, error) {
 	}
 	members := make([]collMember, ranks)
 	for r := range members {
-		p, err := t.reorder().PretendRank(r, t.topology(), ph, rep)
+		p, err := t.reorder().PretendRank(r, t.topology(), acc.layoutPhase(), rep)
 		if err != nil {
 			return collDecision{}, err
 		}

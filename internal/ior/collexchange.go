@@ -21,9 +21,8 @@ type collMsg struct {
 // go in aggregator (or rank) order and receives in rank (or aggregator)
 // order on every rank, so the waits never form a cycle.
 func (p *collPass) exchange(ctx context.Context, sends, recvs []collMsg, got func(from int, data []byte)) error {
-	recvOne := func(m collMsg) error {
-		b := p.stageBuf(m.n)
-		n, err := p.c.Recv(ctx, m.peer, b)
+	// received checks a received message and hands it to got.
+	received := func(m collMsg, b []byte, n int, err error) error {
 		if err != nil {
 			return fmt.Errorf("collective I/O: %w", err)
 		}
@@ -32,6 +31,11 @@ func (p *collPass) exchange(ctx context.Context, sends, recvs []collMsg, got fun
 		}
 		got(m.peer, b)
 		return nil
+	}
+	recvOne := func(m collMsg) error {
+		b := p.stageBuf(m.n)
+		n, err := p.c.Recv(ctx, m.peer, b)
+		return received(m, b, n, err)
 	}
 	sendAll := func(ctx context.Context) error {
 		for _, m := range sends {
@@ -55,14 +59,7 @@ func (p *collPass) exchange(ctx context.Context, sends, recvs []collMsg, got fun
 		m := recvs[0]
 		b := p.stageBuf(m.n)
 		n, err := p.c.Sendrecv(ctx, m.peer, sends[0].buf, m.peer, b)
-		if err != nil {
-			return fmt.Errorf("collective I/O: %w", err)
-		}
-		if int64(n) != m.n {
-			return fmt.Errorf("collective I/O: rank %d sent %d bytes, want %d", m.peer, n, m.n)
-		}
-		got(m.peer, b)
-		return nil
+		return received(m, b, n, err)
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
