@@ -5,6 +5,10 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"slices"
+
+	"github.com/hpcbench/hpcbench/aiori"
+	"github.com/hpcbench/hpcbench/internal/pattern"
 
 	"github.com/hpcbench/hpcbench/collectives"
 	"github.com/hpcbench/hpcbench/internal/ior/layout"
@@ -188,4 +192,35 @@ func gather(ctx context.Context, c *collectives.Comm, pl *plan) ([]collMember, e
 		m[r] = collMember{pretend: int(p), count: int64(n)}
 	}
 	return m, nil
+}
+
+// prepareColl allocates, before any timing, the two collective buffers
+// of a rank that will aggregate (ROMIO allocates cb_buffer_size on the
+// aggregators when the file opens), with their pages faulted in.
+func (t *tester) prepareColl() {
+	t.collSend = map[int][]byte{}
+	if !t.collectiveOn() || !t.active {
+		return
+	}
+	aggs := []int{0} // -F: every rank aggregates its own file
+	if !t.o.FilePerProc {
+		aggs = twophase.Aggregators(t.env.RankHosts, t.numTasks, t.o.Hints.Nodes, t.o.Hints.PerHost)
+	} else {
+		aggs[0] = t.rank
+	}
+	if slices.Contains(aggs, t.rank) {
+		t.collBuffers(t.o.Hints.BufferSize)
+	}
+}
+
+// collBuffers returns the aggregator's two buffers of size bytes,
+// allocating them on first use.
+func (t *tester) collBuffers(size int64) [2][]byte {
+	for i, b := range t.collBufs {
+		if int64(len(b)) < size {
+			t.collBufs[i] = aiori.AlignedBuffer(int(size))
+			pattern.Poison(t.collBufs[i])
+		}
+	}
+	return t.collBufs
 }

@@ -35,6 +35,13 @@ type collPass struct {
 	// round; stage receives one message at a time.
 	sendBufs map[int][]byte
 	stage    []byte
+	// An aggregator's two collective buffers (tester.collBufs) take turns:
+	// it writes one round from one, in a goroutine, while it gathers the
+	// next in the other; it reads the next round into one while it sends
+	// from the other. pending, when not nil, reports the one I/O in
+	// flight; wait collects it.
+	bufs    [2][]byte
+	pending chan error
 }
 
 // collPiece is a piece of this rank's read arriving in parts.
@@ -71,15 +78,31 @@ func (t *tester) collectiveTransfers(ctx context.Context, file aiori.File, acc a
 	}
 	p := &collPass{t: t, c: c, me: c.Rank(), file: file, acc: acc, pl: pl, d: d, agg: d.plan.AggIndex(c.Rank()),
 		write: acc == accWrite, verify: acc == accWriteCheck || (acc == accRead && t.o.CheckRead),
-		partial: map[int64]*collPiece{}, sendBufs: map[int][]byte{}}
-	if p.agg >= 0 && t.collBuf == nil {
-		t.collBuf = aiori.AlignedBuffer(int(d.plan.BufferSize))
+		partial: map[int64]*collPiece{}, sendBufs: t.collSend}
+	if p.agg >= 0 {
+		p.bufs = t.collBuffers(d.plan.BufferSize)
+	}
+	n, bad, err = p.rounds(ctx)
+	return n, bad, d, err
+}
+
+// rounds runs the rounds of the phase and returns the transfers moved and
+// found corrupt.
+func (p *collPass) rounds(ctx context.Context) (n, bad int64, err error) {
+	t := p.t
+	defer func() {
+		if werr := p.wait(); err == nil {
+			err = werr
+		}
+	}()
+	if !p.write && p.agg >= 0 {
+		p.prefetch(0)
 	}
 	prev := t.since()
-	for m := range d.plan.Rounds {
+	for m := range p.d.plan.Rounds {
 		mine, err := p.round(ctx, m)
 		if err != nil {
-			return p.done, p.bad, d, err
+			return p.done, p.bad, err
 		}
 		if mine > 0 {
 			now := t.since()
@@ -87,13 +110,39 @@ func (t *tester) collectiveTransfers(ctx context.Context, file aiori.File, acc a
 			prev = now
 		}
 	}
-	if len(p.partial) > 0 {
-		return p.done, p.bad, d, fmt.Errorf("collective I/O: %d transfers of %s only partly read", len(p.partial), pl.path)
+	if err := p.wait(); err != nil {
+		return p.done, p.bad, err
 	}
-	if pl != nil {
+	pl := p.pl
+	if len(p.partial) > 0 {
+		return p.done, p.bad, fmt.Errorf("collective I/O: %d transfers of %s only partly read", len(p.partial), pl.path)
+	}
+	if pl != nil && p.write {
 		p.done = pl.count // a write's pieces all went out
 	}
-	return p.done, p.bad, d, nil
+	return p.done, p.bad, nil
+}
+
+// wait collects the aggregator's I/O in flight, if any.
+func (p *collPass) wait() error {
+	if p.pending == nil {
+		return nil
+	}
+	err := <-p.pending
+	p.pending = nil
+	return err
+}
+
+// background runs io in a goroutine that wait collects, after collecting
+// the one before.
+func (p *collPass) background(io func() error) error {
+	if err := p.wait(); err != nil {
+		return err
+	}
+	done := make(chan error, 1)
+	p.pending = done
+	go func() { done <- io() }()
+	return nil
 }
 
 // mine is this rank's request, empty on an idle rank.
@@ -153,8 +202,9 @@ func (p *collPass) writeRound(ctx context.Context, m int) (int64, error) {
 	if p.agg >= 0 {
 		rng = plan.Round(p.agg, m)
 	}
+	cb := p.bufs[m%2]
 	if !rng.Empty() {
-		cb := t.collBuf[:rng.Len()]
+		cb = cb[:rng.Len()]
 		var total int64
 		for r, rq := range p.d.reqs {
 			n := rq.Parts(rng, nil)
@@ -165,7 +215,11 @@ func (p *collPass) writeRound(ctx context.Context, m int) (int64, error) {
 		}
 		if total != rng.Len() {
 			// Holes (or overlaps): read the range first, as ROMIO's
-			// read-modify-write does, so the write keeps what is there.
+			// read-modify-write does, so the write keeps what is there
+			// (once the previous round's write is done).
+			if err := p.wait(); err != nil {
+				return mine, err
+			}
 			if err := p.readRange(cb, rng, true); err != nil {
 				return mine, err
 			}
@@ -178,21 +232,23 @@ func (p *collPass) writeRound(ctx context.Context, m int) (int64, error) {
 	err := p.exchange(ctx, sends, recvs, func(from int, data []byte) {
 		at := int64(0)
 		p.d.reqs[from].Parts(rng, func(pt twophase.Part) {
-			at += int64(copy(t.collBuf[pt.Off-rng.Start:pt.Off-rng.Start+pt.Len()], data[at:]))
+			at += int64(copy(cb[pt.Off-rng.Start:pt.Off-rng.Start+pt.Len()], data[at:]))
 		})
 	})
 	if err != nil || rng.Empty() {
 		return mine, err
 	}
-	if _, err := p.file.WriteAt(t.collBuf[:rng.Len()], rng.Start); err != nil {
-		return mine, fmt.Errorf("write %s at offset %d (%d bytes, collective buffer): %w", p.pl.path, rng.Start, rng.Len(), err)
-	}
-	if t.o.FsyncPerWrite {
-		if err := t.fsync(p.file); err != nil {
-			return mine, fmt.Errorf("fsync %s: %w", p.pl.path, err)
+	return mine, p.background(func() error {
+		if _, err := p.file.WriteAt(cb, rng.Start); err != nil {
+			return fmt.Errorf("write %s at offset %d (%d bytes, collective buffer): %w", p.pl.path, rng.Start, rng.Len(), err)
 		}
-	}
-	return mine, nil
+		if t.o.FsyncPerWrite {
+			if err := t.fsync(p.file); err != nil {
+				return fmt.Errorf("fsync %s: %w", p.pl.path, err)
+			}
+		}
+		return nil
+	})
 }
 
 // readRange reads rng of the file into b. With holesOK (before a
@@ -210,19 +266,34 @@ func (p *collPass) readRange(b []byte, rng twophase.Extent, holesOK bool) error 
 	return nil
 }
 
+// prefetch starts, on an aggregator, the read of its round m, if it has
+// one, into the buffer of round m.
+func (p *collPass) prefetch(m int) {
+	rng := p.d.plan.Round(p.agg, m)
+	if rng.Empty() {
+		return
+	}
+	cb := p.bufs[m%2][:rng.Len()]
+	// Nothing is in flight here: the read of round m-1 was collected.
+	done := make(chan error, 1)
+	p.pending = done
+	go func() { done <- p.readRange(cb, rng, false) }()
+}
+
 // readRound reads, on an aggregator, its round range with one call and
 // sends each rank its bytes; every rank receives its bytes of each
 // aggregator's range and checks the transfers they complete.
 func (p *collPass) readRound(ctx context.Context, m int) (int64, error) {
-	t, q, plan := p.t, p.mine(), p.d.plan
+	q, plan := p.mine(), p.d.plan
 	var sends []collMsg
 	var mine int64
 	if p.agg >= 0 {
 		if rng := plan.Round(p.agg, m); !rng.Empty() {
-			cb := t.collBuf[:rng.Len()]
-			if err := p.readRange(cb, rng, false); err != nil {
+			cb := p.bufs[m%2][:rng.Len()]
+			if err := p.wait(); err != nil { // round m's read
 				return 0, err
 			}
+			p.prefetch(m + 1)
 			for r, rq := range p.d.reqs {
 				if r == p.me {
 					continue

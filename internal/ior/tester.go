@@ -51,12 +51,15 @@ type tester struct {
 	// phase's start.
 	rec *distribution.Recorder
 	dc  *collectives.Comm
-	// self is this rank alone, the group of -c with -F; collBuf is an
-	// aggregator's collective buffer (cb_buffer_size bytes); coll holds,
-	// on rank 0, how each collective phase was done.
-	self    *collectives.Comm
-	collBuf []byte
-	coll    []collRecord
+	// self is this rank alone, the group of -c with -F; collBufs are an
+	// aggregator's two collective buffers (cb_buffer_size bytes each),
+	// collSend the buffers it sends from, per destination, kept from
+	// phase to phase; coll holds, on rank 0, how each collective phase
+	// was done.
+	self     *collectives.Comm
+	collBufs [2][]byte
+	collSend map[int][]byte
+	coll     []collRecord
 	// collPlanned is, on rank 0 under -c, what each phase of the first
 	// repetition does, as the Options block says.
 	collPlanned map[access]string
@@ -131,6 +134,7 @@ func newTester(ctx context.Context, c Comm, o *config.Options, env Env) (*tester
 	if err := t.planColl(); err != nil {
 		return nil, err
 	}
+	t.prepareColl()
 	if t.rec, err = distribution.New(o.SeriesInterval(), o.UntilSteady); err != nil {
 		return nil, err
 	}
