@@ -72,6 +72,14 @@ func TestCollectiveWritesWhatIndependentWrites(t *testing.T) {
 			[]string{"write 0 collective", "check 0 collective", "read 0 collective"}},
 		{"-N 2 of 3", 3, []string{"a", "b", "c"}, "-N 2 -t 800 -b 800 -s 11 -O cb_buffer_size=3000",
 			[]string{"write 0 collective", "check 0 collective", "read 0 collective"}},
+		// Parts of 16 KiB and more go as messages of their own: writes
+		// of timestamp data from the transfer buffer, reads always.
+		{"direct parts timestamp", 2, []string{"h", "h"}, "-l timestamp -t 47008 -b 47008 -s 30 -O cb_buffer_size=600000",
+			[]string{"write 0 collective", "check 0 collective", "read 0 collective"}},
+		{"direct parts two hosts", 3, []string{"a", "b", "b"}, "-l timestamp -t 20000 -b 40000 -s 9 -O cb_buffer_size=250000",
+			[]string{"write 0 collective", "check 0 collective", "read 0 collective"}},
+		{"direct reads, packed offset writes", 2, []string{"a", "b"}, "-t 47008 -b 47008 -s 30 -O cb_buffer_size=600000",
+			[]string{"write 0 collective", "check 0 collective", "read 0 collective"}},
 		{"fallback: contiguous blocks", 2, []string{"a", "b"}, "-t 1024 -b 8192 -s 1",
 			[]string{"write 0 independent", "check 0 independent", "read 0 independent"}},
 		{"fallback: romio_cb_write=disable", 2, []string{"h", "h"}, "-t 4704 -b 4704 -s 5 -O romio_cb_write=disable",

@@ -5,12 +5,34 @@ import (
 	"fmt"
 )
 
-// collMsg is one message of a round: buf to send to peer, or n bytes to
-// receive from it.
+// collMsg is what a round moves between this rank and peer: buf to send,
+// or n bytes to receive into the stage buffer; or, when parts is not nil,
+// one message per part, sent from or received into the part's slice.
 type collMsg struct {
-	peer int
-	buf  []byte
-	n    int64
+	peer  int
+	buf   []byte
+	n     int64
+	parts [][]byte
+	// inStage says that the received parts lie end to end from the start
+	// of the stage buffer, which got then sees whole.
+	inStage bool
+}
+
+// directMin is the average part a round's message must have for its parts
+// to go as messages of their own, straight from and into the collective
+// buffer, rather than packed into one message: above it the copies saved
+// outweigh the messages' own costs.
+const directMin = 16 << 10
+
+// direct reports whether n bytes in k parts go as k messages. Both ends
+// decide alike from what they both know: a write's sender can send its
+// parts from the transfer buffer only when the data pattern is the same
+// for every transfer (it stamps nothing per transfer).
+func (p *collPass) direct(n, k int64) bool {
+	if k < 2 || n/k < directMin {
+		return false
+	}
+	return !p.write || !p.t.ptype.PerTransfer()
 }
 
 // exchange sends every message of sends and receives every one of recvs,
@@ -33,14 +55,38 @@ func (p *collPass) exchange(ctx context.Context, sends, recvs []collMsg, got fun
 		return nil
 	}
 	recvOne := func(m collMsg) error {
-		b := p.stageBuf(m.n)
-		n, err := p.c.Recv(ctx, m.peer, b)
-		return received(m, b, n, err)
+		if m.parts == nil {
+			b := p.stageBuf(m.n)
+			n, err := p.c.Recv(ctx, m.peer, b)
+			return received(m, b, n, err)
+		}
+		var total int
+		for _, b := range m.parts {
+			n, err := p.c.Recv(ctx, m.peer, b)
+			if err == nil && n != len(b) {
+				err = fmt.Errorf("rank %d sent a part of %d bytes, want %d", m.peer, n, len(b))
+			}
+			if err != nil {
+				return received(m, nil, total, err)
+			}
+			total += n
+		}
+		var whole []byte
+		if m.inStage && len(m.parts) > 0 {
+			whole = m.parts[0][:total] // the parts' own stage buffer
+		}
+		return received(m, whole, total, nil)
 	}
 	sendAll := func(ctx context.Context) error {
 		for _, m := range sends {
-			if err := p.c.Send(ctx, m.peer, m.buf); err != nil {
-				return fmt.Errorf("collective I/O: %w", err)
+			parts := m.parts
+			if parts == nil {
+				parts = [][]byte{m.buf}
+			}
+			for _, b := range parts {
+				if err := p.c.Send(ctx, m.peer, b); err != nil {
+					return fmt.Errorf("collective I/O: %w", err)
+				}
 			}
 		}
 		return nil
@@ -55,7 +101,7 @@ func (p *collPass) exchange(ctx context.Context, sends, recvs []collMsg, got fun
 			}
 		}
 		return nil
-	case len(sends) == 1 && len(recvs) == 1 && sends[0].peer == recvs[0].peer:
+	case len(sends) == 1 && len(recvs) == 1 && sends[0].peer == recvs[0].peer && sends[0].parts == nil && recvs[0].parts == nil:
 		m := recvs[0]
 		b := p.stageBuf(m.n)
 		n, err := p.c.Sendrecv(ctx, m.peer, sends[0].buf, m.peer, b)

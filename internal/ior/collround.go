@@ -37,9 +37,10 @@ type collPass struct {
 	stage    []byte
 	// An aggregator's two collective buffers (tester.collBufs) take turns:
 	// it writes one round from one, in a goroutine, while it gathers the
-	// next in the other; it reads the next round into one while it sends
-	// from the other. pending, when not nil, reports the one I/O in
-	// flight; wait collects it.
+	// next in the other. (A read does not overlap so: reading the next
+	// round in a goroutine while sending the last made rounds slower on
+	// two CPUs, where the waits of the transport spin.) pending, when not
+	// nil, reports the write in flight; wait collects it.
 	bufs    [2][]byte
 	pending chan error
 }
@@ -95,9 +96,6 @@ func (p *collPass) rounds(ctx context.Context) (n, bad int64, err error) {
 			err = werr
 		}
 	}()
-	if !p.write && p.agg >= 0 {
-		p.prefetch(0)
-	}
 	prev := t.since()
 	for m := range p.d.plan.Rounds {
 		mine, err := p.round(ctx, m)
@@ -189,13 +187,19 @@ func (p *collPass) writeRound(ctx context.Context, m int) (int64, error) {
 		if size == 0 {
 			continue
 		}
+		mine += size
+		if p.direct(size, countParts(q, rng)) {
+			var parts [][]byte
+			q.Parts(rng, func(pt twophase.Part) { parts = append(parts, t.buf[pt.From:pt.To]) })
+			sends = append(sends, collMsg{peer: agg, parts: parts, n: size})
+			continue
+		}
 		buf, at := p.sendBuf(agg, size), int64(0)
 		q.Parts(rng, func(pt twophase.Part) {
 			p.stamp(pt.Piece)
 			at += int64(copy(buf[at:], t.buf[pt.From:pt.To]))
 		})
 		sends = append(sends, collMsg{peer: agg, buf: buf})
-		mine += size
 	}
 	var recvs []collMsg
 	var rng twophase.Extent
@@ -209,7 +213,11 @@ func (p *collPass) writeRound(ctx context.Context, m int) (int64, error) {
 		for r, rq := range p.d.reqs {
 			n := rq.Parts(rng, nil)
 			total += n
-			if r != p.me && n > 0 {
+			switch {
+			case r == p.me || n == 0:
+			case p.direct(n, countParts(rq, rng)):
+				recvs = append(recvs, collMsg{peer: r, n: n, parts: slicesOf(rq, rng, cb)})
+			default:
 				recvs = append(recvs, collMsg{peer: r, n: n})
 			}
 		}
@@ -230,6 +238,9 @@ func (p *collPass) writeRound(ctx context.Context, m int) (int64, error) {
 		})
 	}
 	err := p.exchange(ctx, sends, recvs, func(from int, data []byte) {
+		if data == nil {
+			return // received in place
+		}
 		at := int64(0)
 		p.d.reqs[from].Parts(rng, func(pt twophase.Part) {
 			at += int64(copy(cb[pt.Off-rng.Start:pt.Off-rng.Start+pt.Len()], data[at:]))
@@ -266,20 +277,6 @@ func (p *collPass) readRange(b []byte, rng twophase.Extent, holesOK bool) error 
 	return nil
 }
 
-// prefetch starts, on an aggregator, the read of its round m, if it has
-// one, into the buffer of round m.
-func (p *collPass) prefetch(m int) {
-	rng := p.d.plan.Round(p.agg, m)
-	if rng.Empty() {
-		return
-	}
-	cb := p.bufs[m%2][:rng.Len()]
-	// Nothing is in flight here: the read of round m-1 was collected.
-	done := make(chan error, 1)
-	p.pending = done
-	go func() { done <- p.readRange(cb, rng, false) }()
-}
-
 // readRound reads, on an aggregator, its round range with one call and
 // sends each rank its bytes; every rank receives its bytes of each
 // aggregator's range and checks the transfers they complete.
@@ -290,16 +287,19 @@ func (p *collPass) readRound(ctx context.Context, m int) (int64, error) {
 	if p.agg >= 0 {
 		if rng := plan.Round(p.agg, m); !rng.Empty() {
 			cb := p.bufs[m%2][:rng.Len()]
-			if err := p.wait(); err != nil { // round m's read
+			if err := p.readRange(cb, rng, false); err != nil {
 				return 0, err
 			}
-			p.prefetch(m + 1)
 			for r, rq := range p.d.reqs {
 				if r == p.me {
 					continue
 				}
 				size := rq.Parts(rng, nil)
 				if size == 0 {
+					continue
+				}
+				if p.direct(size, countParts(rq, rng)) {
+					sends = append(sends, collMsg{peer: r, n: size, parts: slicesOf(rq, rng, cb)})
 					continue
 				}
 				buf, at := p.sendBuf(r, size), int64(0)
@@ -321,7 +321,17 @@ func (p *collPass) readRound(ctx context.Context, m int) (int64, error) {
 			continue
 		}
 		if n := q.Parts(rng, nil); n > 0 {
-			recvs = append(recvs, collMsg{peer: agg, n: n})
+			m := collMsg{peer: agg, n: n}
+			if k := countParts(q, rng); p.direct(n, k) {
+				// The parts end to end in the stage buffer.
+				stage, at := p.stageBuf(n), int64(0)
+				m.parts, m.inStage = make([][]byte, 0, k), true
+				q.Parts(rng, func(pt twophase.Part) {
+					m.parts = append(m.parts, stage[at:at+pt.Len()])
+					at += pt.Len()
+				})
+			}
+			recvs = append(recvs, m)
 			rngs[agg] = rng
 			mine += n
 		}
@@ -372,4 +382,19 @@ func (p *collPass) finish(i int64, buf []byte) {
 	if b, _ := pattern.Verify(buf, t.ptype, p.pl.pretend, t.sig, p.mine().At(i)); b > 0 {
 		p.bad++
 	}
+}
+
+// countParts returns how many parts of q fall in rng.
+func countParts(q twophase.Request, rng twophase.Extent) int64 {
+	var k int64
+	q.Parts(rng, func(twophase.Part) { k++ })
+	return k
+}
+
+// slicesOf returns the slices of cb, the collective buffer of rng, that
+// q's parts in rng occupy, in order.
+func slicesOf(q twophase.Request, rng twophase.Extent, cb []byte) [][]byte {
+	var s [][]byte
+	q.Parts(rng, func(pt twophase.Part) { s = append(s, cb[pt.Off-rng.Start:pt.Off-rng.Start+pt.Len()]) })
+	return s
 }
