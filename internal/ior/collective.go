@@ -40,6 +40,11 @@ type collDecision struct {
 	why  string
 	plan *twophase.Plan // nil when independent
 	reqs []twophase.Request
+	// perCall is set for -O collectiveCall=transfer: calls collective
+	// calls, one per transfer, of which collCalls were collective (plan
+	// is then the last one's).
+	perCall          bool
+	calls, collCalls int64
 }
 
 // String describes the decision for the Options block, the archive and
@@ -47,6 +52,13 @@ type collDecision struct {
 // 16777216 (romio_cb_write=automatic: the accesses interleave)" or
 // "independent (romio_cb_read=automatic: the accesses do not interleave)".
 func (d collDecision) String() string {
+	if d.perCall {
+		s := fmt.Sprintf("one call per transfer: %d call%s, %d collective (%s)", d.calls, plural(int(d.calls)), d.collCalls, d.why)
+		if d.plan != nil {
+			s += fmt.Sprintf(", %d aggregator%s", len(d.plan.Aggs), plural(len(d.plan.Aggs)))
+		}
+		return s
+	}
 	if !d.collective {
 		return "independent (" + d.why + ")"
 	}

@@ -80,6 +80,15 @@ func TestCollectiveWritesWhatIndependentWrites(t *testing.T) {
 			[]string{"write 0 collective", "check 0 collective", "read 0 collective"}},
 		{"direct reads, packed offset writes", 2, []string{"a", "b"}, "-t 47008 -b 47008 -s 30 -O cb_buffer_size=600000",
 			[]string{"write 0 collective", "check 0 collective", "read 0 collective"}},
+		// One collective call per transfer, as IOR makes them: ROMIO's
+		// automatic mode finds no call interleaved and falls back, and
+		// enable makes each call a two-phase call.
+		{"per transfer automatic", 2, []string{"a", "b"}, "-t 4704 -b 4704 -s 12 -O collectiveCall=transfer",
+			[]string{"write 0 independent", "check 0 independent", "read 0 independent"}},
+		{"per transfer enable", 3, []string{"a", "b", "b"}, "-t 4704 -b 9408 -s 5 -C -O collectiveCall=transfer,romio_cb_write=enable,romio_cb_read=enable,cb_buffer_size=5000",
+			[]string{"write 0 collective", "check 0 collective", "read 0 collective"}},
+		{"per transfer -N", 3, []string{"a", "b", "c"}, "-N 2 -t 4704 -b 4704 -s 4 -O collectiveCall=transfer,romio_cb_write=enable",
+			[]string{"write 0 collective", "check 0 independent", "read 0 independent"}},
 		{"fallback: contiguous blocks", 2, []string{"a", "b"}, "-t 1024 -b 8192 -s 1",
 			[]string{"write 0 independent", "check 0 independent", "read 0 independent"}},
 		{"fallback: romio_cb_write=disable", 2, []string{"h", "h"}, "-t 4704 -b 4704 -s 5 -O romio_cb_write=disable",
@@ -193,5 +202,30 @@ func TestCollectiveReadFindsCorruption(t *testing.T) {
 	}
 	if rows := collRows(t, j.res); len(rows) != 1 || !strings.HasPrefix(rows[0], "read 0 collective") {
 		t.Errorf("phases %q", rows)
+	}
+}
+
+// TestCollectivePerTransferRecord: with -O collectiveCall=transfer the
+// record counts the calls and how many were collective.
+func TestCollectivePerTransferRecord(t *testing.T) {
+	t.Parallel()
+	f := filepath.Join(t.TempDir(), "f")
+	j := runJobWith(t, 2, "-a POSIX -w -r -c -t 4704 -b 4704 -s 7 -O collectiveCall=transfer,romio_cb_read=enable -o "+f, false, nil, hostsTweak("a", "b"))
+	noErrors(t, j)
+	tb := table(j.res, CollectiveTable)
+	var got []string
+	for _, r := range tb.Rows {
+		got = append(got, fmt.Sprintf("%s %s %s calls %g collective %g", r.Labels[1], r.Labels[3], r.Labels[4], r.Metrics[3], r.Metrics[4]))
+	}
+	want := []string{
+		"write independent romio_cb_write=automatic: the accesses of no call interleave calls 7 collective 0",
+		"read collective romio_cb_read=enable calls 7 collective 7",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("got %q\nwant %q", got, want)
+	}
+	note := "NOTE: collective I/O: write, iteration 0: one call per transfer: 7 calls, 0 collective (romio_cb_write=automatic: the accesses of no call interleave)"
+	if !slices.Contains(j.warn, note) {
+		t.Errorf("warnings %q lack %q", j.warn, note)
 	}
 }

@@ -31,7 +31,7 @@ func (t *tester) recordColl(acc access, rep int, d collDecision) {
 	t.coll = append(t.coll, collRecord{access: acc.String(), iter: rep, d: d})
 	planned, announced := t.collPlanned[acc]
 	switch {
-	case announced && planned != d.String():
+	case announced && !d.perCall && planned != d.String():
 		t.env.Warn(fmt.Sprintf("NOTE: collective I/O: %s, iteration %d: %s, not %s as planned", acc, rep, d, planned))
 	case t.o.Verbose > 0 || (!d.collective && rep == 0):
 		t.env.Warn(fmt.Sprintf("NOTE: collective I/O: %s, iteration %d: %s", acc, rep, d))
@@ -49,6 +49,11 @@ func (t *tester) planColl() error {
 		if (acc == accWrite && !t.o.WriteFile) || (acc == accWriteCheck && !t.o.CheckWrite) || (acc == accRead && !t.o.ReadFile) {
 			continue
 		}
+		if t.o.CollectiveCall == config.CallTransfer {
+			mode, key := t.collMode(acc)
+			t.collPlanned[acc] = fmt.Sprintf("one call per transfer, each deciding (%s=%s)", key, mode)
+			continue
+		}
 		d, err := t.plannedDecision(acc, 0)
 		if err != nil {
 			return fmt.Errorf("-c: %w", err)
@@ -64,7 +69,7 @@ func (t *tester) collOptions(o *config.Options) []report.Row {
 	if !o.Collective {
 		return nil
 	}
-	var rows []report.Row
+	rows := []report.Row{report.IORStringSetting("collectiveCall", o.CollectiveCall)}
 	for _, k := range twophase.Keys() {
 		v := o.Hints.Value(k)
 		if k == twophase.KeyNodes && o.Hints.Nodes == 0 {
@@ -91,6 +96,7 @@ func collTable(tests []collTest) (report.Table, bool) {
 		{Name: "mode", Kind: report.KindLabel}, {Name: "why", Kind: report.KindLabel},
 		{Name: "aggregators", Kind: report.KindMetric}, {Name: "rounds", Kind: report.KindMetric},
 		{Name: "cb_buffer_size", Kind: report.KindMetric, Unit: "B"},
+		{Name: "calls", Kind: report.KindMetric}, {Name: "collective_calls", Kind: report.KindMetric},
 	}}
 	for _, ct := range tests {
 		for _, r := range ct.records {
@@ -98,9 +104,17 @@ func collTable(tests []collTest) (report.Table, bool) {
 			if r.d.collective {
 				mode, aggs, rounds = "collective", float64(len(r.d.plan.Aggs)), float64(r.d.plan.Rounds)
 			}
+			// A phase is one call unless -O collectiveCall=transfer.
+			calls, coll := 1.0, 0.0
+			if r.d.collective {
+				coll = 1
+			}
+			if r.d.perCall {
+				calls, coll = float64(r.d.calls), float64(r.d.collCalls)
+			}
 			tb.Rows = append(tb.Rows, report.Row{
 				Labels:  []string{strconv.Itoa(ct.id), r.access, strconv.Itoa(r.iter), mode, r.d.why},
-				Metrics: []float64{aggs, rounds, buf},
+				Metrics: []float64{aggs, rounds, buf, calls, coll},
 			})
 		}
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/hpcbench/hpcbench/aiori"
 	"github.com/hpcbench/hpcbench/collectives"
+	"github.com/hpcbench/hpcbench/internal/ior/config"
 	"github.com/hpcbench/hpcbench/internal/ior/twophase"
 	"github.com/hpcbench/hpcbench/internal/pattern"
 )
@@ -67,6 +68,9 @@ func (t *tester) collectiveTransfers(ctx context.Context, file aiori.File, acc a
 	if err != nil {
 		return 0, 0, d, err
 	}
+	if t.o.CollectiveCall == config.CallTransfer {
+		return t.collectiveCalls(ctx, c, hosts, active, file, acc, pl, members)
+	}
 	if d, err = t.decide(acc, members, hosts, active); err != nil {
 		return 0, 0, d, fmt.Errorf("collective I/O: %w", err)
 	}
@@ -77,14 +81,19 @@ func (t *tester) collectiveTransfers(ctx context.Context, file aiori.File, acc a
 		n, bad, err = t.transfers(file, acc, pl, 0, pl.count, math.Inf(1), false)
 		return n, bad, d, err
 	}
+	n, bad, err = t.collPassOf(c, file, acc, pl, d).rounds(ctx)
+	return n, bad, d, err
+}
+
+// collPassOf returns this rank's pass through the rounds of d.
+func (t *tester) collPassOf(c *collectives.Comm, file aiori.File, acc access, pl *plan, d collDecision) *collPass {
 	p := &collPass{t: t, c: c, me: c.Rank(), file: file, acc: acc, pl: pl, d: d, agg: d.plan.AggIndex(c.Rank()),
 		write: acc == accWrite, verify: acc == accWriteCheck || (acc == accRead && t.o.CheckRead),
 		partial: map[int64]*collPiece{}, sendBufs: t.collSend}
 	if p.agg >= 0 {
 		p.bufs = t.collBuffers(d.plan.BufferSize)
 	}
-	n, bad, err = p.rounds(ctx)
-	return n, bad, d, err
+	return p
 }
 
 // rounds runs the rounds of the phase and returns the transfers moved and
@@ -115,8 +124,8 @@ func (p *collPass) rounds(ctx context.Context) (n, bad int64, err error) {
 	if len(p.partial) > 0 {
 		return p.done, p.bad, fmt.Errorf("collective I/O: %d transfers of %s only partly read", len(p.partial), pl.path)
 	}
-	if pl != nil && p.write {
-		p.done = pl.count // a write's pieces all went out
+	if p.write {
+		p.done = p.mine().N // a write's pieces all went out
 	}
 	return p.done, p.bad, nil
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/hpcbench/hpcbench/internal/ior/twophase"
 )
@@ -34,6 +35,35 @@ func (o *Options) validateCollective() error {
 	}
 	return nil
 }
+
+// The values of -O collectiveCall.
+const (
+	// CallPhase makes one collective call per phase, over the whole of
+	// each rank's access (the default).
+	CallPhase = "phase"
+	// CallTransfer makes one collective call per transfer, as IOR calls
+	// MPI_File_write_at_all.
+	CallTransfer = "transfer"
+)
+
+// callValue is -O collectiveCall: phase or transfer.
+type callValue struct{ p *string }
+
+func (v callValue) String() string { return *v.p }
+
+func (v callValue) Set(s string) error {
+	switch strings.ToLower(s) {
+	case CallPhase:
+		*v.p = CallPhase
+	case CallTransfer:
+		*v.p = CallTransfer
+	default:
+		return fmt.Errorf("%q: want phase (one collective call over each rank's whole access) or transfer (one per transfer, as IOR)", s)
+	}
+	return nil
+}
+
+func (v callValue) Type() string { return "phase|transfer" }
 
 // hintValue is an option that sets one of -c's hints (--cb_nodes,
 // -O cb_buffer_size=4m): checked when given, applied after the

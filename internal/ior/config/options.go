@@ -123,6 +123,10 @@ type Options struct {
 	// Collective is -c: collective I/O, ROMIO's two-phase method over the
 	// job's collectives (internal/ior/twophase).
 	Collective bool
+	// CollectiveCall is -O collectiveCall: CallPhase (one collective call
+	// per phase, the default) or CallTransfer (one per transfer, as IOR
+	// calls MPI-IO).
+	CollectiveCall string
 	// HintsFileName is -U (-O hintsFileName): IOR's MPI-IO hints file,
 	// lines IOR_HINT__MPI__key=value, read for -c's hints.
 	HintsFileName string
@@ -243,6 +247,7 @@ func DefaultOptions() Options {
 		NumTasks:          -1,
 		SummaryFormat:     SummaryDefault,
 		Hints:             twophase.DefaultHints(),
+		CollectiveCall:    CallPhase,
 		DataPacketType:    pattern.Timestamp,
 	}
 }
