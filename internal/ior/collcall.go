@@ -2,7 +2,6 @@ package ior
 
 import (
 	"context"
-	"encoding/binary"
 	"fmt"
 	"math"
 
@@ -13,13 +12,15 @@ import (
 
 // collectiveCalls is -c as IOR calls MPI-IO: one collective call per
 // transfer (IOR's MPI_File_write_at_all and MPI_File_read_at_all), each
-// gathering the ranks' one transfer each and deciding alone, as ROMIO does
-// for each call: under romio_cb_write=automatic, transfers that do not
-// interleave (IOR's layouts never do within one call) are written
-// independently after the gather; with enable, each call is a two-phase
-// call of one round. Every rank of the group calls it with the members'
-// shares (an idle one with pl nil), and makes as many calls as the
-// busiest member has transfers.
+// deciding alone, as ROMIO does for each call: under romio_cb_write=
+// automatic, transfers that do not interleave (IOR's layouts never do
+// within one call) are moved independently; with enable, each call is a
+// two-phase call of one round. ROMIO gathers the ranks' extents in every
+// call (two allgathers); here the phase's one gather (members) tells
+// every rank each call's extents, from the layout, so a call that falls
+// back costs no message. Every rank of the group calls it (an idle one
+// with pl nil) and makes as many calls as the busiest member has
+// transfers.
 func (t *tester) collectiveCalls(ctx context.Context, c *collectives.Comm, hosts []string, active int,
 	file aiori.File, acc access, pl *plan, members []collMember) (n, bad int64, d collDecision, err error) {
 	var calls int64
@@ -29,33 +30,25 @@ func (t *tester) collectiveCalls(ctx context.Context, c *collectives.Comm, hosts
 	mode, key := t.collMode(acc)
 	d = collDecision{perCall: true, calls: calls, why: key + "=" + mode.String()}
 	aggs := twophase.Aggregators(hosts, active, t.o.Hints.Nodes, t.o.Hints.PerHost)
+	all, err := t.requests(members)
+	if err != nil {
+		return 0, 0, d, fmt.Errorf("collective I/O: %w", err)
+	}
 	size := c.Size()
-	send, recv := make([]byte, 8), make([]byte, 8*size)
 	ext := make([]twophase.Extent, size)
 	offs := make([]int64, size)
 	reqs := make([]twophase.Request, size)
-	var cur cursor
-	if pl != nil {
-		cur = pl.cursor(0)
-	}
+	me := c.Rank()
 	for i := range calls {
-		off := int64(-1)
-		if pl != nil && i < pl.count {
-			off = cur.next()
-		}
-		binary.LittleEndian.PutUint64(send, uint64(off))
-		if err := c.Allgather(ctx, send, recv); err != nil {
-			return n, bad, d, fmt.Errorf("collective I/O: call %d: gather the extents: %w", i, err)
-		}
-		for r := range ext {
-			offs[r] = int64(binary.LittleEndian.Uint64(recv[8*r:]))
-			ext[r] = twophase.Extent{}
-			if offs[r] >= 0 {
+		for r, q := range all {
+			offs[r], ext[r] = -1, twophase.Extent{}
+			if i < q.N {
+				offs[r] = q.At(i)
 				ext[r] = twophase.Extent{Start: offs[r], End: offs[r] + t.o.TransferSize}
 			}
 		}
 		if mode == twophase.Disable || (mode == twophase.Automatic && !twophase.Interleaved(ext)) || len(aggs) == 0 {
-			if off >= 0 {
+			if offs[me] >= 0 {
 				k, b, err := t.transfers(file, acc, pl, i, i+1, math.Inf(1), false)
 				n, bad = n+k, bad+b
 				if err != nil {

@@ -109,25 +109,13 @@ func (t *tester) collMode(acc access) (twophase.Mode, string) {
 // decide makes the decision of a phase of acc from every member's share,
 // as every rank of the group does with the same members, so all agree.
 func (t *tester) decide(acc access, members []collMember, hosts []string, active int) (collDecision, error) {
-	g := t.geometry()
-	reqs := make([]twophase.Request, len(members))
+	reqs, err := t.requests(members)
+	if err != nil {
+		return collDecision{}, err
+	}
 	ext := make([]twophase.Extent, len(members))
-	plans := map[int]*layout.Plan{}
-	for r, m := range members {
-		if m.count <= 0 {
-			continue
-		}
-		lp := plans[m.pretend]
-		if lp == nil {
-			p, err := g.Plan(m.pretend)
-			if err != nil {
-				return collDecision{}, fmt.Errorf("offsets of rank %d: %w", m.pretend, err)
-			}
-			lp = &p
-			plans[m.pretend] = lp
-		}
-		reqs[r] = twophase.Request{N: m.count, Size: t.o.TransferSize, At: func(i int64) int64 { return lp.At(int(i)) }}
-		ext[r] = reqs[r].Extent()
+	for r, q := range reqs {
+		ext[r] = q.Extent()
 	}
 	mode, key := t.collMode(acc)
 	d := collDecision{why: key + "=" + mode.String(), reqs: reqs}
@@ -152,6 +140,30 @@ func (t *tester) decide(acc access, members []collMember, hosts []string, active
 	}
 	d.collective, d.plan = true, p
 	return d, nil
+}
+
+// requests returns every member's access, from the layout: the transfers
+// of the rank whose data it moves, as many as it makes.
+func (t *tester) requests(members []collMember) ([]twophase.Request, error) {
+	g := t.geometry()
+	reqs := make([]twophase.Request, len(members))
+	plans := map[int]*layout.Plan{}
+	for r, m := range members {
+		if m.count <= 0 {
+			continue
+		}
+		lp := plans[m.pretend]
+		if lp == nil {
+			p, err := g.Plan(m.pretend)
+			if err != nil {
+				return nil, fmt.Errorf("offsets of rank %d: %w", m.pretend, err)
+			}
+			lp = &p
+			plans[m.pretend] = lp
+		}
+		reqs[r] = twophase.Request{N: m.count, Size: t.o.TransferSize, At: func(i int64) int64 { return lp.At(int(i)) }}
+	}
+	return reqs, nil
 }
 
 // plannedDecision is the decision the phase of acc in repetition rep will
