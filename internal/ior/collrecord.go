@@ -41,8 +41,8 @@ func (t *tester) recordColl(acc access, rep int, d collDecision) {
 // planColl works out, on rank 0, what each phase of the first repetition
 // will do, for the Options block.
 func (t *tester) planColl() error {
-	if t.rank != 0 || !t.o.Collective {
-		return nil
+	if t.rank != 0 || !t.collectiveOn() {
+		return nil // --dryRun: no phase does anything
 	}
 	t.collPlanned = map[access]string{}
 	for _, acc := range []access{accWrite, accWriteCheck, accRead} {
