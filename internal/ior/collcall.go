@@ -65,7 +65,7 @@ func (t *tester) collectiveCalls(ctx context.Context, c *collectives.Comm, hosts
 				reqs[r] = twophase.Request{N: 1, Size: t.o.TransferSize, At: func(int64) int64 { return o }}
 			}
 		}
-		plan, err := twophase.NewPlan(reqs, aggs, t.o.Hints.BufferSize)
+		plan, err := twophase.NewPlan(reqs, aggs, t.o.Hints.BufferSize, t.domainAlign())
 		if err != nil {
 			return n, bad, d, fmt.Errorf("collective I/O: call %d: %w", i, err)
 		}

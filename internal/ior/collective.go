@@ -11,6 +11,7 @@ import (
 	"github.com/hpcbench/hpcbench/internal/pattern"
 
 	"github.com/hpcbench/hpcbench/collectives"
+	"github.com/hpcbench/hpcbench/internal/ior/config"
 	"github.com/hpcbench/hpcbench/internal/ior/layout"
 	"github.com/hpcbench/hpcbench/internal/ior/twophase"
 )
@@ -134,7 +135,7 @@ func (t *tester) decide(acc access, members []collMember, hosts []string, active
 		d.why += ": no rank takes part"
 		return d, nil
 	}
-	p, err := twophase.NewPlan(reqs, aggs, t.o.Hints.BufferSize)
+	p, err := twophase.NewPlan(reqs, aggs, t.o.Hints.BufferSize, t.domainAlign())
 	if err != nil {
 		return collDecision{}, err
 	}
@@ -247,4 +248,18 @@ func (t *tester) collBuffers(size int64) [2][]byte {
 		}
 	}
 	return t.collBufs
+}
+
+// domainAlign is the alignment of the file domains: striping_unit, or,
+// for a backend whose transfers must be aligned (--posix.odirect), the
+// alignment Direct I/O needs, so that no aggregator's call starts or ends
+// inside a block.
+func (t *tester) domainAlign() int64 {
+	if su := t.o.Hints.StripingUnit; su > 0 {
+		return su
+	}
+	if config.AlignedTransfers(t.o.BackendOptions) {
+		return aiori.Align
+	}
+	return 0
 }

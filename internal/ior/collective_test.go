@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hpcbench/hpcbench/internal/ior/config"
 	"github.com/hpcbench/hpcbench/report"
 )
 
@@ -227,5 +228,35 @@ func TestCollectivePerTransferRecord(t *testing.T) {
 	note := "NOTE: collective I/O: write, iteration 0: one call per transfer: 7 calls, 0 collective (romio_cb_write=automatic: the accesses of no call interleave)"
 	if !slices.Contains(j.warn, note) {
 		t.Errorf("warnings %q lack %q", j.warn, note)
+	}
+}
+
+// TestCollectiveODirect: with --posix.odirect the file domains end on
+// 4096-byte boundaries (three aggregators would otherwise split a 4 KiB
+// block), and cb_buffer_size and striping_unit must be multiples of 4096,
+// refused in one line before any work.
+func TestCollectiveODirect(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ hints, err string }{
+		{"cb_buffer_size=1000000", "-c with -a POSIX's aligned transfers (--posix.odirect): cb_buffer_size 1000000: want a multiple of 4096 bytes"},
+		{"striping_unit=1000", "-c with -a POSIX's aligned transfers (--posix.odirect): striping_unit 1000: want a multiple of 4096 bytes"},
+	} {
+		_, err := config.Parse(strings.Fields("-c -t 4k -b 4k --posix.odirect -O "+tc.hints), testRegistry(t))
+		if err == nil || err.Error() != tc.err {
+			t.Errorf("%s: %v, want %q", tc.hints, err, tc.err)
+		}
+	}
+	dir, err := os.MkdirTemp("/var/tmp", "iorc") // tmpfs has no O_DIRECT
+	if err != nil {
+		t.Skipf("no /var/tmp: %v", err)
+	}
+	defer os.RemoveAll(dir)
+	// 4 ranks on 3 hosts, 5 segments of one 4 KiB block each: 20 blocks
+	// over 3 aggregators would split at byte 27307, inside a sector.
+	j := runJobWith(t, 4, "-a POSIX --posix.odirect -c -w -r -W -R -G 9 -t 4k -b 4k -s 5 -O cb_buffer_size=8k -o "+filepath.Join(dir, "f"),
+		false, nil, hostsTweak("a", "b", "c", "c"))
+	noErrors(t, j)
+	if rows := collRows(t, j.res); len(rows) != 3 || !strings.HasPrefix(rows[0], "write 0 collective 3") {
+		t.Errorf("phases %q", rows)
 	}
 }

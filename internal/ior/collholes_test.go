@@ -84,7 +84,7 @@ func holesPass(ctx context.Context, t *testing.T, c *collectives.Comm, path stri
 		return err
 	}
 	defer f.Close()
-	tp, err := twophase.NewPlan(reqs, aggs, 256)
+	tp, err := twophase.NewPlan(reqs, aggs, 256, 0)
 	if err != nil {
 		return err
 	}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/hpcbench/hpcbench/aiori"
 	"github.com/hpcbench/hpcbench/internal/ior/twophase"
 )
 
@@ -93,6 +94,7 @@ var hintUsage = map[string]string{
 	twophase.KeyConfigList: "-c: aggregators per host, *:N or *:* (default *:1)",
 	twophase.KeyWrite:      "-c: collective writes: enable, disable or automatic (when the ranks' accesses interleave; the default)",
 	twophase.KeyRead:       "-c: collective reads and -W checks: enable, disable or automatic (the default)",
+	twophase.KeyStriping:   "-c: file domains end on multiples of this size (default 0: anywhere; 4k with --posix.odirect)",
 }
 
 // resolveHints sets o.Hints: ROMIO's defaults, the IOR_HINT__MPI__
@@ -121,5 +123,24 @@ func (o *Options) resolveHints(environ []string, open func(string) (io.ReadClose
 		}
 	}
 	o.Hints = h
+	if o.Collective && AlignedTransfers(o.BackendOptions) {
+		for _, v := range []struct {
+			key string
+			n   int64
+		}{{twophase.KeyBufferSize, h.BufferSize}, {twophase.KeyStriping, h.StripingUnit}} {
+			if v.n%aiori.Align != 0 {
+				return fmt.Errorf("-c with -a %s's aligned transfers (--posix.odirect): %s %d: want a multiple of %d bytes",
+					o.Backend.Name, v.key, v.n, aiori.Align)
+			}
+		}
+	}
 	return nil
+}
+
+// AlignedTransfers reports whether the backend's options want every
+// transfer aligned to aiori.Align (--posix.odirect), as their
+// TransferChecker says of an unaligned one.
+func AlignedTransfers(bo aiori.Options) bool {
+	tc, ok := bo.(aiori.TransferChecker)
+	return ok && tc.CheckTransfer(1, 1) != nil
 }

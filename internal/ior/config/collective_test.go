@@ -11,7 +11,7 @@ import (
 func TestParseHints(t *testing.T) {
 	t.Parallel()
 	fsys := fstest.MapFS{
-		"hints":     {Data: []byte("IOR_HINT__MPI__cb_nodes=2\nIOR_HINT__MPI__romio_cb_write=enable\nIOR_HINT__MPI__striping_unit=1048576\n")},
+		"hints":     {Data: []byte("IOR_HINT__MPI__cb_nodes=2\nIOR_HINT__MPI__romio_cb_write=enable\nIOR_HINT__MPI__romio_ds_write=disable\n")},
 		"badhints":  {Data: []byte("IOR_HINT__MPI__cb_buffer_size=0\n")},
 		"emptyfile": {Data: nil},
 	}
@@ -28,11 +28,11 @@ func TestParseHints(t *testing.T) {
 		// The file comes after the environment, the options after both.
 		{"file over environment", []string{"-c", "-U", "hints"}, env, func(h *twophase.Hints) {
 			h.Nodes, h.Read, h.Write = 2, twophase.Disable, twophase.Enable
-			h.Ignored = []string{"striping_unit=1048576 (from the hints file)"}
+			h.Ignored = []string{"romio_ds_write=disable (from the hints file)"}
 		}, ""},
 		{"-O hintsFileName", []string{"-c", "-O", "hintsFileName=hints,cb_nodes=1"}, nil, func(h *twophase.Hints) {
 			h.Nodes, h.Write = 1, twophase.Enable
-			h.Ignored = []string{"striping_unit=1048576 (from the hints file)"}
+			h.Ignored = []string{"romio_ds_write=disable (from the hints file)"}
 		}, ""},
 		{"-O keys", []string{"-c", "-O", "cb_buffer_size=4m,romio_cb_read=enable,cb_config_list=*:2"}, nil, func(h *twophase.Hints) {
 			h.BufferSize, h.Read, h.PerHost = 4<<20, twophase.Enable, 2
@@ -41,6 +41,7 @@ func TestParseHints(t *testing.T) {
 			h.Nodes, h.Write = 3, twophase.Disable
 		}, ""},
 		{"empty file", []string{"-c", "-U", "emptyfile"}, nil, func(h *twophase.Hints) {}, ""},
+		{"striping_unit", []string{"-c", "-O", "striping_unit=64k"}, nil, func(h *twophase.Hints) { h.StripingUnit = 64 << 10 }, ""},
 		// SAD PATH
 		{"bad option", []string{"-c", "-O", "cb_nodes=0"}, nil, nil, `cb_nodes: cb_nodes "0": want an integer from 1 to 2147483647`},
 		{"bad long option", []string{"--romio_cb_read", "yes"}, nil, nil, `romio_cb_read "yes": want enable, disable or automatic`},
@@ -67,7 +68,7 @@ func TestParseHints(t *testing.T) {
 		want := twophase.DefaultHints()
 		tc.want(&want)
 		got := cfg.Tests[0].Hints
-		if got.Nodes != want.Nodes || got.BufferSize != want.BufferSize || got.PerHost != want.PerHost ||
+		if got.Nodes != want.Nodes || got.BufferSize != want.BufferSize || got.PerHost != want.PerHost || got.StripingUnit != want.StripingUnit ||
 			got.Write != want.Write || got.Read != want.Read || strings.Join(got.Ignored, "|") != strings.Join(want.Ignored, "|") {
 			t.Errorf("%s: %q: hints %+v, want %+v", tc.name, tc.args, got, want)
 		}

@@ -19,8 +19,9 @@
 //  3. Otherwise the range from the smallest start to the largest end is
 //     split into one contiguous file domain per aggregator, each of
 //     ceil(range / aggregators) bytes (FileDomains, ROMIO's
-//     ADIOI_Calc_file_domains without striping_unit alignment); the last
-//     domains may be short or empty.
+//     ADIOI_Calc_file_domains), their ends moved to the nearest multiple of
+//     striping_unit when it is set; the last domains may be short or
+//     empty.
 //  4. Aggregators (Aggregators) are the first rank of each host, in the
 //     order hosts first appear among the ranks, as cb_config_list "*:1"
 //     picks them, cut to cb_nodes; "*:N" takes up to N ranks per host.
@@ -47,9 +48,9 @@
 // Hints holds the hints `ior -c` honours, with ROMIO's defaults:
 // cb_buffer_size (16 MiB), cb_nodes (one aggregator per host),
 // cb_config_list ("*:1"), romio_cb_write and romio_cb_read (automatic,
-// enable or disable). They come, as IOR passes them to MPI_File_open,
+// enable or disable) and striping_unit (0, no alignment). They come, as IOR passes them to MPI_File_open,
 // from the environment (IOR_HINT__MPI__key=value) and from a hints file
 // (lines IOR_HINT__MPI__key=value, ParseHintsFile), and hpcbench also
-// takes them as -O key=value. Other MPI hints (striping_unit,
-// romio_ds_write, ...) are accepted and reported as not used.
+// takes them as -O key=value. Other MPI hints (romio_ds_write,
+// ind_wr_buffer_size, ...) are accepted and reported as not used.
 package twophase

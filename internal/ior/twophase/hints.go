@@ -57,11 +57,12 @@ const (
 	KeyConfigList = "cb_config_list"
 	KeyWrite      = "romio_cb_write"
 	KeyRead       = "romio_cb_read"
+	KeyStriping   = "striping_unit"
 )
 
 // Keys lists the honoured keys in the order they are reported.
 func Keys() []string {
-	return []string{KeyNodes, KeyBufferSize, KeyConfigList, KeyWrite, KeyRead}
+	return []string{KeyNodes, KeyBufferSize, KeyConfigList, KeyWrite, KeyRead, KeyStriping}
 }
 
 // ErrUnknownKey is wrapped by Hints.Set for a key it does not honour.
@@ -81,6 +82,9 @@ type Hints struct {
 	// Write and Read are romio_cb_write and romio_cb_read. Read also
 	// governs -W's check pass.
 	Write, Read Mode
+	// StripingUnit is striping_unit: file domains end on its multiples
+	// (ROMIO's alignment to file lock boundaries); 0 is no alignment.
+	StripingUnit int64
 	// Ignored lists the hints given that are not used ("striping_unit=4m
 	// (from the hints file)"), for the run's notes.
 	Ignored []string
@@ -108,6 +112,12 @@ func (h *Hints) Set(key, value string) error {
 			return fmt.Errorf("%s %q: want an integer from 1 to %d", KeyNodes, value, MaxNodes)
 		}
 		h.Nodes = n
+	case KeyStriping:
+		n, err := units.ParseSize(value)
+		if err != nil || n < 0 || n > MaxBufferSize {
+			return fmt.Errorf("%s %q: want a size from 0 (none) to %d bytes", KeyStriping, value, MaxBufferSize)
+		}
+		h.StripingUnit = n
 	case KeyConfigList:
 		n, err := parseConfigList(value)
 		if err != nil {
@@ -184,6 +194,8 @@ func (h Hints) Value(key string) string {
 		return h.Write.String()
 	case KeyRead:
 		return h.Read.String()
+	case KeyStriping:
+		return strconv.FormatInt(h.StripingUnit, 10)
 	}
 	return ""
 }

@@ -28,7 +28,9 @@ func TestHintsSet(t *testing.T) {
 		{"cb_config_list", "*:2", Hints{BufferSize: DefaultBufferSize, PerHost: 2}, ""},
 		{"cb_config_list", "*:*", Hints{BufferSize: DefaultBufferSize}, ""},
 		{"cb_config_list", "node1:1", DefaultHints(), `cb_config_list "node1:1": want *:N`},
-		{"striping_unit", "1048576", DefaultHints(), "hint not used"},
+		{"striping_unit", "1m", Hints{BufferSize: DefaultBufferSize, PerHost: 1, StripingUnit: 1 << 20}, ""},
+		{"striping_unit", "-1", DefaultHints(), `striping_unit "-1": want a size from 0 (none) to`},
+		{"romio_ds_write", "disable", DefaultHints(), "hint not used"},
 	} {
 		h := DefaultHints()
 		err := h.Set(tc.key, tc.value)
@@ -54,7 +56,7 @@ func TestParseHintsFile(t *testing.T) {
 		"IOR_HINT__MPI__cb_nodes=2\n" +
 		"IOR_HINT__MPI__cb_buffer_size = 1048576\r\n" +
 		"IOR_HINT__MPI__romio_cb_write\tenable\n" +
-		"IOR_HINT__MPI__striping_unit=4194304\n" +
+		"IOR_HINT__MPI__romio_ds_write=disable\n" +
 		"IOR_HINT__GPFS__gpfs_hint=1\n" +
 		"romio_cb_read=disable\n"
 	h := DefaultHints()
@@ -62,7 +64,7 @@ func TestParseHintsFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := Hints{Nodes: 2, BufferSize: 1 << 20, PerHost: 1, Write: Enable, Ignored: []string{
-		"striping_unit=4194304 (from the hints file)",
+		"romio_ds_write=disable (from the hints file)",
 		"IOR_HINT__GPFS__gpfs_hint (from the hints file: only IOR_HINT__MPI__ hints are used)"}}
 	if !reflect.DeepEqual(h, want) {
 		t.Errorf("got %+v\nwant %+v", h, want)

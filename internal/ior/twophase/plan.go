@@ -125,9 +125,12 @@ func Range(ext []Extent) Extent {
 }
 
 // FileDomains splits rng into n contiguous domains of ceil(len/n) bytes,
-// as ROMIO's ADIOI_Calc_file_domains does without striping_unit: the
-// last domains may be shorter, and those past the end empty.
-func FileDomains(rng Extent, n int) []Extent {
+// as ROMIO's ADIOI_Calc_file_domains does: the last domains may be
+// shorter, and those past the end empty. With a striping unit su > 0 each
+// domain's end moves to the nearest multiple of su (ROMIO's alignment to
+// file lock boundaries; a tie moves it up), the last one ending at the end
+// of rng.
+func FileDomains(rng Extent, n int, su int64) []Extent {
 	if n < 1 {
 		n = 1
 	}
@@ -136,12 +139,24 @@ func FileDomains(rng Extent, n int) []Extent {
 		return d
 	}
 	size := (rng.Len() + int64(n) - 1) / int64(n)
+	lo := rng.Start
 	for i := range d {
-		lo := rng.Start + int64(i)*size
-		if lo >= rng.End {
-			break
+		end := rng.Start + int64(i+1)*size
+		if su > 0 {
+			if front := end % su; front < su-front {
+				end -= front
+			} else {
+				end += su - front
+			}
 		}
-		d[i] = Extent{Start: lo, End: min(lo+size, rng.End)}
+		if i == n-1 {
+			end = rng.End
+		}
+		end = min(end, rng.End)
+		if lo < end {
+			d[i] = Extent{Start: lo, End: end}
+		}
+		lo = max(lo, end)
 	}
 	return d
 }
@@ -200,8 +215,8 @@ type Plan struct {
 }
 
 // NewPlan divides the requests (one per rank, in rank order) among aggs
-// in rounds of bufSize bytes.
-func NewPlan(reqs []Request, aggs []int, bufSize int64) (*Plan, error) {
+// in rounds of bufSize bytes, the domains aligned to su (0: none).
+func NewPlan(reqs []Request, aggs []int, bufSize, su int64) (*Plan, error) {
 	if len(aggs) == 0 {
 		return nil, fmt.Errorf("collective I/O: no aggregator")
 	}
@@ -212,7 +227,7 @@ func NewPlan(reqs []Request, aggs []int, bufSize int64) (*Plan, error) {
 	for r, q := range reqs {
 		ext[r] = q.Extent()
 	}
-	p := &Plan{Aggs: aggs, Domains: FileDomains(Range(ext), len(aggs)), BufferSize: bufSize}
+	p := &Plan{Aggs: aggs, Domains: FileDomains(Range(ext), len(aggs), su), BufferSize: bufSize}
 	p.Spans = make([]Extent, len(aggs))
 	for a, d := range p.Domains {
 		var s Extent

@@ -52,20 +52,29 @@ func TestFileDomains(t *testing.T) {
 		name string
 		rng  Extent
 		n    int
+		su   int64
 		want []Extent
 	}{
-		{"even", Extent{0, 100}, 2, []Extent{{0, 50}, {50, 100}}},
+		{"even", Extent{0, 100}, 2, 0, []Extent{{0, 50}, {50, 100}}},
 		// ROMIO's comment: "a range of 97 divided among 16 processes":
 		// ceil(97/16) = 7 bytes each, the 14th gets 6, the 15th and
 		// 16th nothing.
-		{"97 over 16", Extent{0, 97}, 16, []Extent{{0, 7}, {7, 14}, {14, 21}, {21, 28}, {28, 35}, {35, 42}, {42, 49},
+		{"97 over 16", Extent{0, 97}, 16, 0, []Extent{{0, 7}, {7, 14}, {14, 21}, {21, 28}, {28, 35}, {35, 42}, {42, 49},
 			{49, 56}, {56, 63}, {63, 70}, {70, 77}, {77, 84}, {84, 91}, {91, 97}, {}, {}}},
-		{"offset start", Extent{1000, 1010}, 3, []Extent{{1000, 1004}, {1004, 1008}, {1008, 1010}}},
-		{"one aggregator", Extent{5, 9}, 1, []Extent{{5, 9}}},
-		{"nothing to do", Extent{}, 2, []Extent{{}, {}}},
+		{"offset start", Extent{1000, 1010}, 3, 0, []Extent{{1000, 1004}, {1004, 1008}, {1008, 1010}}},
+		{"one aggregator", Extent{5, 9}, 1, 0, []Extent{{5, 9}}},
+		{"nothing to do", Extent{}, 2, 0, []Extent{{}, {}}},
+		// striping_unit: ends move to the nearest multiple (ROMIO's
+		// rem_front < rem_back test; a tie moves up), the last one
+		// ends at the end.
+		{"aligned 3 × 4096", Extent{0, 3 * 4096 * 10}, 3, 4096, []Extent{{0, 40960}, {40960, 81920}, {81920, 122880}}},
+		{"aligned down and up", Extent{0, 10000}, 3, 1000, []Extent{{0, 3000}, {3000, 7000}, {7000, 10000}}},
+		{"tie moves up", Extent{0, 300}, 2, 100, []Extent{{0, 200}, {200, 300}}},
+		{"unit above the domains", Extent{0, 1000}, 4, 4096, []Extent{{}, {}, {}, {0, 1000}}},
+		{"unaligned start", Extent{100, 4196}, 2, 1024, []Extent{{100, 2048}, {2048, 4196}}},
 	} {
-		if got := FileDomains(tc.rng, tc.n); !reflect.DeepEqual(got, tc.want) {
-			t.Errorf("%s: FileDomains(%v, %d) = %v, want %v", tc.name, tc.rng, tc.n, got, tc.want)
+		if got := FileDomains(tc.rng, tc.n, tc.su); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%s: FileDomains(%v, %d, %d) = %v, want %v", tc.name, tc.rng, tc.n, tc.su, got, tc.want)
 		}
 	}
 }
@@ -125,7 +134,7 @@ func TestPlanRounds(t *testing.T) {
 		{"small buffer", []Request{list(8, 0, 16, 32), list(8, 8, 24, 40)}, []int{0}, 10,
 			[]Extent{{0, 48}}, []Extent{{0, 48}}, 5},
 	} {
-		p, err := NewPlan(tc.reqs, tc.aggs, tc.buf)
+		p, err := NewPlan(tc.reqs, tc.aggs, tc.buf, 0)
 		if err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
@@ -150,7 +159,7 @@ func TestRoundsCoverEveryByteOnce(t *testing.T) {
 		{"holes", []Request{list(100, 0, 1000, 5000), list(100, 200, 4000)}, []int{0, 1}, 333},
 		{"a rank with nothing", []Request{list(64, 0, 128), {}, list(64, 64)}, []int{0, 2}, 50},
 	} {
-		p, err := NewPlan(tc.reqs, tc.aggs, tc.buf)
+		p, err := NewPlan(tc.reqs, tc.aggs, tc.buf, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -184,10 +193,10 @@ func TestRoundsCoverEveryByteOnce(t *testing.T) {
 
 func TestNewPlanRefuses(t *testing.T) {
 	t.Parallel()
-	if _, err := NewPlan([]Request{list(1, 0)}, nil, 10); err == nil {
+	if _, err := NewPlan([]Request{list(1, 0)}, nil, 10, 0); err == nil {
 		t.Error("no aggregator: no error")
 	}
-	if _, err := NewPlan([]Request{list(1, 0)}, []int{0}, 0); err == nil {
+	if _, err := NewPlan([]Request{list(1, 0)}, []int{0}, 0, 0); err == nil {
 		t.Error("buffer 0: no error")
 	}
 }
