@@ -55,6 +55,13 @@ func TestIORCollective(t *testing.T) {
 			}
 		})
 	}
+	t.Run("one call per transfer", func(t *testing.T) {
+		all := append([]string{"launch", "-n", "2", "--", hpcbench, "ior"}, append(hard, "-c", "-O", "collectiveCall=transfer", "-o", filepath.Join(dir, "t"))...)
+		r := testenv.Run(t, testenv.Context(t, 2*time.Minute), dir, noPMIEnv, hpcbench, all...)
+		mustExit0(t, r)
+		wantIn(t, r.Stdout, "collectiveCall      : transfer", "collective write    : one call per transfer, each deciding (romio_cb_write=automatic)")
+		wantIn(t, r.Stderr, "NOTE: collective I/O: write, iteration 0: one call per transfer: 30 calls, 0 collective (romio_cb_write=automatic: the accesses of no call interleave)")
+	})
 	t.Run("DFS", func(t *testing.T) {
 		out := run(t, []string{"-n", "2"}, append(hard, "-c", "-a", "DFS", "--dfs.pool", pool, "--dfs.cont", "c", "-O", "cb_buffer_size=300000", "-o", "/f")...)
 		wantIn(t, out, "api                 : DFS", "collective write    : collective: 1 aggregator, 10 rounds")
