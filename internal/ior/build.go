@@ -22,6 +22,7 @@ type resultBuilder struct {
 	r       *report.Result
 	summary report.Table
 	dist    distTables
+	coll    []collTest
 }
 
 func newResultBuilder(env Env, size int, began time.Time) *resultBuilder {
@@ -45,6 +46,9 @@ func (b *resultBuilder) finish(finished time.Time) *report.Result {
 	b.r.Run.End = finished
 	b.r.Tables = append(b.r.Tables, b.summary)
 	b.r.Tables = append(b.r.Tables, b.dist.tables()...)
+	if tb, ok := collTable(b.coll); ok {
+		b.r.Tables = append(b.r.Tables, tb)
+	}
 	return b.r
 }
 
@@ -58,6 +62,9 @@ func (b *resultBuilder) addTest(o *config.Options, t *tester, res *testResult) {
 	}
 	b.r.Tables = append(b.r.Tables, b.testTables(o, t, res)...)
 	b.dist.add(o.ID, res, b.env.RankHosts)
+	if o.Collective {
+		b.coll = append(b.coll, collTest{id: o.ID, bufSize: o.Hints.BufferSize, records: t.coll})
+	}
 	for _, op := range []string{report.IORWrite, report.IORRead} {
 		if row, ok := b.summaryRow(o, t, res, op); ok {
 			b.summary.Rows = append(b.summary.Rows, row)
@@ -152,10 +159,13 @@ func (b *resultBuilder) options(o *config.Options, t *tester) []report.Row {
 		str("test filename", o.TestFile),
 		str("access", access),
 		str("type", typ),
+	}
+	rows = append(rows, t.collOptions(o)...)
+	rows = append(rows,
 		num("segments", o.SegmentCount),
 		str("ordering in a file", inFile),
 		str("ordering inter file", ordering(o)),
-	}
+	)
 	if o.ReorderTasks || o.ReorderTasksRandom > 0 {
 		rows = append(rows, num("task offset", int64(o.TaskPerNodeOffset)))
 		if o.ReorderTasksRandom > 0 {

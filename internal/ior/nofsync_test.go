@@ -5,9 +5,10 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/spf13/pflag"
+
 	"github.com/hpcbench/hpcbench/aiori"
 	"github.com/hpcbench/hpcbench/aiori/dummy"
-	"github.com/spf13/pflag"
 )
 
 // noFsync is DUMMY whose files cannot fsync, as a backend may say.

@@ -123,7 +123,11 @@ func (t *tester) phase(ctx context.Context, acc access, rep int) (phaseFigures, 
 	if err := t.prefill(ctx, acc, file, pl); err != nil {
 		return f, err
 	}
-	if t.active {
+	if t.collectiveOn() {
+		var d collDecision
+		count, bad, d, err = t.collectiveTransfers(ctx, file, acc, pl)
+		t.recordColl(acc, rep, d)
+	} else if t.active {
 		deadline := math.Inf(1)
 		if t.o.DeadlineForStonewalling > 0 {
 			deadline = st[xferStart] + float64(t.o.DeadlineForStonewalling)
@@ -233,7 +237,13 @@ func (t *tester) open(acc access, path string) (aiori.File, error) {
 		return nil, nil
 	}
 	if acc == accWrite {
-		f, err := t.be.Create(path, aiori.WriteOnly|aiori.Create)
+		flags := aiori.WriteOnly | aiori.Create
+		if t.o.Collective {
+			// An aggregator reads a round with holes before writing
+			// it, as ROMIO opens a write-only file read-write for it.
+			flags = aiori.ReadWrite | aiori.Create
+		}
+		f, err := t.be.Create(path, flags)
 		if err != nil {
 			return nil, fmt.Errorf("create %s: %w", path, err)
 		}
@@ -411,7 +421,13 @@ func (t *tester) minMaxInt64(ctx context.Context, lo, hi int64) (int64, int64, e
 }
 
 // transferFile is an untimed pass over this rank's file (the -W check).
-func (t *tester) transferFile(_ context.Context, acc access, rep int, deadline float64) (bad, n int64, err error) {
+func (t *tester) transferFile(ctx context.Context, acc access, rep int, deadline float64) (bad, n int64, err error) {
+	if t.collectiveOn() && !t.active {
+		// An idle rank (-N) takes part in the collective calls only.
+		n, bad, d, err := t.collectiveTransfers(ctx, nil, acc, nil)
+		t.recordColl(acc, rep, d)
+		return bad, n, err
+	}
 	pl, err := t.plan(acc, rep)
 	if err != nil {
 		return 0, 0, err
@@ -420,7 +436,13 @@ func (t *tester) transferFile(_ context.Context, acc access, rep int, deadline f
 	if err != nil {
 		return 0, 0, err
 	}
-	n, bad, err = t.transfers(file, acc, pl, 0, pl.count, deadline, false)
+	if t.collectiveOn() {
+		var d collDecision
+		n, bad, d, err = t.collectiveTransfers(ctx, file, acc, pl)
+		t.recordColl(acc, rep, d)
+	} else {
+		n, bad, err = t.transfers(file, acc, pl, 0, pl.count, deadline, false)
+	}
 	if file != nil {
 		if cerr := file.Close(); err == nil && cerr != nil {
 			err = fmt.Errorf("close %s: %w", pl.path, cerr)

@@ -112,16 +112,21 @@ func (t *tester) topology() layout.Topology {
 	return layout.Topology{NumTasks: t.numTasks, Nodes: nodes, TasksOnNode0: perHost, BySlot: perHost > 1 || t.numTasks == 1}
 }
 
+// layoutPhase is the layout's name for the access: whose data a rank
+// moves depends on it (-C, -Z).
+func (a access) layoutPhase() layout.Phase {
+	switch a {
+	case accRead:
+		return layout.Read
+	case accWriteCheck:
+		return layout.CheckWrite
+	}
+	return layout.Write
+}
+
 // plan works out this rank's pass of the given access in repetition rep.
 func (t *tester) plan(acc access, rep int) (*plan, error) {
-	ph := layout.Write
-	switch acc {
-	case accRead:
-		ph = layout.Read
-	case accWriteCheck:
-		ph = layout.CheckWrite
-	}
-	pretend, err := t.reorder().PretendRank(t.rank, t.topology(), ph, rep)
+	pretend, err := t.reorder().PretendRank(t.rank, t.topology(), acc.layoutPhase(), rep)
 	if err != nil {
 		return nil, fmt.Errorf("task reordering: %w", err)
 	}

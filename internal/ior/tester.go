@@ -49,11 +49,23 @@ type tester struct {
 	// rec records the distributions of the phase running; dc is the
 	// communicator that reduces them; t0 (or tick0 on Env.Ticks) is the
 	// phase's start.
-	rec    *distribution.Recorder
-	dc     *collectives.Comm
-	t0     time.Time
-	tick0  int64
-	clock0 float64 // the phase's start on Env.Clock
+	rec *distribution.Recorder
+	dc  *collectives.Comm
+	// self is this rank alone, the group of -c with -F; collBufs are an
+	// aggregator's two collective buffers (cb_buffer_size bytes each),
+	// collSend the buffers it sends from, per destination, kept from
+	// phase to phase; coll holds, on rank 0, how each collective phase
+	// was done.
+	self     *collectives.Comm
+	collBufs [2][]byte
+	collSend map[int][]byte
+	coll     []collRecord
+	// collPlanned is, on rank 0 under -c, what each phase of the first
+	// repetition does, as the Options block says.
+	collPlanned map[access]string
+	t0          time.Time
+	tick0       int64
+	clock0      float64 // the phase's start on Env.Clock
 }
 
 // report passes the test so far to progress.
@@ -119,6 +131,10 @@ func newTester(ctx context.Context, c Comm, o *config.Options, env Env) (*tester
 			ExpectedFileSize: t.fileSize(),
 		})
 	}
+	if err := t.planColl(); err != nil {
+		return nil, err
+	}
+	t.prepareColl()
 	if t.rec, err = distribution.New(o.SeriesInterval(), o.UntilSteady); err != nil {
 		return nil, err
 	}
@@ -158,6 +174,10 @@ func (t *tester) close() error {
 	if t.freeBuf != nil {
 		t.freeBuf(t.buf)
 		t.buf, t.freeBuf = nil, nil
+	}
+	if t.self != nil {
+		t.self.Close()
+		t.self = nil
 	}
 	if err := t.be.Close(); err != nil {
 		return fmt.Errorf("-a %s: close: %w", t.o.API, err)
@@ -356,7 +376,7 @@ func (t *tester) check(ctx context.Context, acc access, rep int) (int64, error) 
 		return 0, err
 	}
 	var bad int64
-	if t.active && !t.o.DryRun {
+	if (t.active || t.collectiveOn()) && !t.o.DryRun {
 		var err error
 		if bad, _, err = t.transferFile(ctx, acc, rep, math.Inf(1)); err != nil {
 			return 0, err

@@ -96,7 +96,6 @@ var unsupportedIOR = map[string]struct{ name, why string }{
 	"allocatebufferongpu":  {"allocateBufferOnGPU", whyGPU},
 	"gpuid":                {"GPUid", whyGPU},
 	"gpudirect":            {"GPUDirect", whyGPU},
-	"hintsfilename":        {"hintsFileName", whyMPIIO},
 	"showhints":            {"showHints", whyMPIIO},
 	"preallocate":          {"preallocate", whyMPIIO},
 	"usefileview":          {"useFileView", whyMPIIO},
@@ -130,7 +129,6 @@ var unsupportedShort = map[byte]struct{ name, why string }{
 	'P': {"useSharedFilePointer", whyIOR3},
 	'q': {"quitOnError", whyIOR3 + "; hpcbench stops at the first I/O error"},
 	'S': {"useStridedDatatype", whyMPIIO},
-	'U': {"hintsFileName", whyMPIIO},
 	'V': {"useFileView", whyMPIIO},
 }
 

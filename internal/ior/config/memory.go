@@ -133,5 +133,18 @@ func (o *Options) CheckMemory(ranks int, host hostmem.HostMemory) error {
 		}
 		return fmt.Errorf("%s: %w", flag, err)
 	}
+	if o.Collective && !o.DryRun {
+		// An aggregator's two collective buffers, and the round's
+		// messages a rank sends or receives (at most about one more).
+		coll := mulSat(3, o.Hints.BufferSize)
+		perRank := o.BufferBytes()
+		if perRank < math.MaxInt64-coll {
+			perRank += coll
+		}
+		if err := hostmem.BufferError(perRank, ranks, host); err != nil {
+			return fmt.Errorf("-c with cb_buffer_size %s (three such buffers a rank) and -t %s: %w",
+				hostmem.SizeArg(o.Hints.BufferSize), hostmem.SizeArg(o.TransferSize), err)
+		}
+	}
 	return nil
 }

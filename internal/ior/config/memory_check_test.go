@@ -36,3 +36,22 @@ func TestCheckMemory(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckMemoryCollective: -c counts three cb_buffer_size buffers a rank.
+func TestCheckMemoryCollective(t *testing.T) {
+	host := hostmem.HostMemory{Bytes: 1 * units.GiB, Source: "MemAvailable"}
+	o := DefaultOptions()
+	o.Collective = true
+	if err := o.CheckMemory(8, host); err != nil { // 8 × (256 KiB + 48 MiB)
+		t.Errorf("default hints, 8 ranks: %v", err)
+	}
+	o.Hints.BufferSize = 512 * units.MiB
+	err := o.CheckMemory(1, host)
+	if want := "-c with cb_buffer_size 512m (three such buffers a rank) and -t 256k: needs 1.5 GiB of buffer per rank"; err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("512m buffers: %v, want %q", err, want)
+	}
+	o.DryRun = true
+	if err := o.CheckMemory(1, host); err != nil {
+		t.Errorf("--dryRun allocates nothing: %v", err)
+	}
+}

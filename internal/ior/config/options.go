@@ -10,6 +10,7 @@ import (
 	"github.com/hpcbench/hpcbench/internal/distribution"
 	"github.com/hpcbench/hpcbench/internal/hostmem"
 	"github.com/hpcbench/hpcbench/internal/ior/layout"
+	"github.com/hpcbench/hpcbench/internal/ior/twophase"
 	"github.com/hpcbench/hpcbench/internal/pattern"
 	"github.com/hpcbench/hpcbench/internal/units"
 )
@@ -119,8 +120,23 @@ type Options struct {
 	DryRun bool
 	// WarningAsErrors is --warningAsErrors: any warning fails the run.
 	WarningAsErrors bool
-	// Collective is -c: collective I/O, for backends that have it.
+	// Collective is -c: collective I/O, ROMIO's two-phase method over the
+	// job's collectives (internal/ior/twophase).
 	Collective bool
+	// CollectiveCall is -O collectiveCall: CallPhase (one collective call
+	// per phase, the default) or CallTransfer (one per transfer, as IOR
+	// calls MPI-IO).
+	CollectiveCall string
+	// HintsFileName is -U (-O hintsFileName): IOR's MPI-IO hints file,
+	// lines IOR_HINT__MPI__key=value, read for -c's hints.
+	HintsFileName string
+	// Hints are -c's collective-buffering hints: ROMIO's defaults, then
+	// the IOR_HINT__MPI__ environment, then the hints file, then the
+	// options that name a hint (-O cb_nodes=2, --cb_buffer_size 4m), as
+	// Parse resolves them.
+	Hints twophase.Hints
+	// hintArgs are the hint options given, in order, applied last.
+	hintArgs [][2]string
 	// DualMount is -y: dual mount points, file per process only.
 	DualMount bool
 
@@ -230,6 +246,8 @@ func DefaultOptions() Options {
 		RandomOffsetSeed:  -1,
 		NumTasks:          -1,
 		SummaryFormat:     SummaryDefault,
+		Hints:             twophase.DefaultHints(),
+		CollectiveCall:    CallPhase,
 		DataPacketType:    pattern.Timestamp,
 	}
 }
@@ -287,6 +305,9 @@ func (o *Options) Validate() error {
 		return err
 	}
 	if err := o.validateDist(); err != nil {
+		return err
+	}
+	if err := o.validateCollective(); err != nil {
 		return err
 	}
 	if o.TestFile == "" {

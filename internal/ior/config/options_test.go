@@ -201,7 +201,8 @@ func TestOptionStrings(t *testing.T) {
 		access, typ, inFile, interFile string
 	}{
 		{nil, "single-shared-file", "independent", "sequential", "no tasks offsets"},
-		{[]string{"-F", "-c", "-z"}, "file-per-process", "collective", "random", "no tasks offsets"},
+		{[]string{"-F", "-c"}, "file-per-process", "collective", "sequential", "no tasks offsets"},
+		{[]string{"-F", "-z"}, "file-per-process", "independent", "random", "no tasks offsets"},
 		{[]string{"-C"}, "single-shared-file", "independent", "sequential", "constant task offset"},
 		{[]string{"-Z", "-Z"}, "single-shared-file", "independent", "sequential", "random task offset"},
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/hpcbench/hpcbench/internal/cliflag"
 	"github.com/hpcbench/hpcbench/internal/distribution"
 	"github.com/hpcbench/hpcbench/internal/ioflag"
+	"github.com/hpcbench/hpcbench/internal/ior/twophase"
 )
 
 // ErrHelp is what Parse returns for -h or --help: the command prints Usage
@@ -54,13 +55,19 @@ type Config struct {
 // Errors are one line naming the flag (or the script line) and what it
 // accepts; -h and --help return ErrHelp.
 func Parse(args []string, reg *aiori.Registry) (*Config, error) {
-	return parse(args, reg, func(name string) (io.ReadCloser, error) { return os.Open(name) })
+	return parse(args, reg, func(name string) (io.ReadCloser, error) { return os.Open(name) }, os.Environ())
 }
 
 // ParseFS is Parse with the -f script read from fsys, for tests and
 // embedded scripts; the script's name must be a valid fs.FS path.
 func ParseFS(fsys fs.FS, args []string, reg *aiori.Registry) (*Config, error) {
-	return parse(args, reg, func(name string) (io.ReadCloser, error) { return fsys.Open(name) })
+	return ParseFSEnv(fsys, args, reg, nil)
+}
+
+// ParseFSEnv is ParseFS with environ (KEY=VALUE strings) in place of the
+// process's environment, where -c's IOR_HINT__MPI__ hints are read.
+func ParseFSEnv(fsys fs.FS, args []string, reg *aiori.Registry, environ []string) (*Config, error) {
+	return parse(args, reg, func(name string) (io.ReadCloser, error) { return fsys.Open(name) }, environ)
 }
 
 // Script limits keep a script's replay (every test re-applies the lines
@@ -73,11 +80,14 @@ const (
 
 // parse is Parse with the script opener given; every error it returns but
 // ErrHelp prints on one line.
-func parse(args []string, reg *aiori.Registry, open func(string) (io.ReadCloser, error)) (*Config, error) {
+func parse(args []string, reg *aiori.Registry, open func(string) (io.ReadCloser, error), environ []string) (*Config, error) {
 	cfg, err := parseTests(args, reg, open)
 	if err == nil {
 		for i := range cfg.Tests {
 			if err = notImplemented(&cfg.Tests[i]); err != nil {
+				break
+			}
+			if err = cfg.Tests[i].resolveHints(environ, open); err != nil {
 				break
 			}
 		}
@@ -224,7 +234,7 @@ func (p *parser) addFlags() {
 	fs.VarP(apiValue{ioflag.API{P: &o.API, Reg: p.reg}}, "api", "a", "I/O backend: "+strings.Join(p.reg.Names(), "|"))
 	integer(&o.RefNum, "refNum", "A", "user reference number printed in the summary")
 	fs.VarP(cliflag.Size{P: &o.BlockSize}, "blockSize", "b", "contiguous bytes per task per segment")
-	sw(&o.Collective, "collective", "c", "collective I/O")
+	sw(&o.Collective, "collective", "c", "collective I/O: ROMIO's two-phase method (hints: -U, --cb_nodes, --cb_buffer_size, --cb_config_list, --romio_cb_write, --romio_cb_read)")
 	sw(&o.ReorderTasks, "reorderTasks", "C", "read back data written by another task (constant offset -Q)")
 	fs.VarP(secondsValue{&o.InterTestDelay}, "interTestDelay", "d",
 		"seconds to wait before each phase; a fraction (0.1) is a real delay, where IOR reads 0")
@@ -264,6 +274,11 @@ func (p *parser) addFlags() {
 	count(&o.RandomOffset, "randomOffset", "z", "random offsets: shuffled in a block; -z -z: anywhere")
 	count(&o.ReorderTasksRandom, "reorderTasksRandom", "Z", "read back data of a random task; -Z -Z: a permutation")
 
+	fs.Var(callValue{&o.CollectiveCall}, "collectiveCall", "-c: one collective call per phase (phase, the default) or per transfer (transfer, as IOR calls MPI-IO)")
+	fs.VarP(cliflag.Path{P: &o.HintsFileName}, "hintsFileName", "U", "-c's hints from this IOR hints `file` (lines IOR_HINT__MPI__key=value)")
+	for _, k := range twophase.Keys() {
+		fs.Var(hintValue{o: o, key: k}, k, hintUsage[k])
+	}
 	sw(&o.DryRun, "dryRun", "", "no I/O")
 	sw(&o.WarningAsErrors, "warningAsErrors", "", "fail on any warning")
 	fs.Var(cliflag.Size{P: &o.RandomPrefill}, "randomPrefill", "with -z, fill the blocks with 0xff in pieces of this size before the writes (not with -D)")
