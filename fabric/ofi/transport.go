@@ -124,6 +124,41 @@ func (t *Transport) Close() error {
 	return nil
 }
 
+var _ fabric.HintedTransport = (*Transport)(nil)
+
+// DialHint is Dial: libfabric sizes its own queues, whatever the job's
+// shape.
+func (t *Transport) DialHint(ctx context.Context, self int, addr string, _ fabric.Hint) (fabric.Conn, error) {
+	return t.Dial(ctx, self, addr)
+}
+
+// Traits says what every Conn promises: a Send below the rendezvous
+// threshold never waits for the peer's Recv (it is injected, or copied
+// and sent from the copy), so that a collective posts both halves of a
+// small exchange in one goroutine. Without it, an 8 B coll Sendrecv over
+// ofi:shm took 29 µs (two goroutines polling one endpoint) against
+// shm's 0.3-11 µs on the same loaded machine.
+func (t *Transport) Traits(fabric.Hint) fabric.Traits {
+	return fabric.Traits{EagerLimit: t.eagerLimit()}
+}
+
+// eagerLimit is the largest message a Send delivers without waiting for
+// the peer: just below the mode's rendezvous threshold.
+func (t *Transport) eagerLimit() int {
+	if t.m != nil {
+		return msgEager - 1
+	}
+	return rdvMin - 1
+}
+
+// EagerLimit returns the largest message Send delivers without waiting
+// for the peer to Recv it.
+func (c *Conn) EagerLimit() int { return rdvMin - 1 }
+
+// EagerLimit returns the largest message Send delivers without waiting
+// for the peer to Recv it.
+func (c *msgConn) EagerLimit() int { return msgEager - 1 }
+
 // Listen opens a listener for rank self on the endpoint.
 func (t *Transport) Listen(ctx context.Context, self int) (fabric.Listener, error) {
 	if err := ctx.Err(); err != nil {
