@@ -143,6 +143,20 @@ and long options take two (--showRankStatistics).`,
 			unsupported: refusals(mdconfig.Unsupported()),
 			exits:       []exitStatus{ok, {"1", "operations failed (counted per phase; the first failure is reported)"}, usage, sig},
 		}
+	case "io500":
+		return helpInfo{
+			about: `IO500: reads IO500's INI files as they are ([global], [debug], one section
+per phase; an unknown key is refused naming it and its section), runs the
+standard phases in IO500's order with its fixed parameters (ior-easy,
+mdtest-easy, timestamp, ior-hard, mdtest-hard, find, then the reads, stats
+and deletes), on the job's ranks with the ior and mdtest engines, and
+computes the score as IO500 does. The console gets IO500's [RESULT] and
+[SCORE ] lines; the results dir gets result.txt, result_summary.txt, the
+configuration and every phase's own output. Why a run is invalid is said
+in plain words as well as in IO500's "ERROR INVALID" lines. Run it under a
+launcher (hpcbench launch -n 8 -- hpcbench io500 config.ini) or alone.`,
+			exits: []exitStatus{ok, {"1", "a phase failed (its error is printed once)"}, usage, sig},
+		}
 	case "compare":
 		return helpInfo{
 			about: `Compares the saved runs OLD with NEW, as benchstat does: each is an archive

@@ -1,0 +1,143 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/hpcbench/hpcbench/aiori"
+	"github.com/hpcbench/hpcbench/internal/cliflag"
+	"github.com/hpcbench/hpcbench/internal/io500"
+	"github.com/hpcbench/hpcbench/internal/ior"
+	iorconfig "github.com/hpcbench/hpcbench/internal/ior/config"
+	"github.com/hpcbench/hpcbench/internal/mdtest"
+	mdconfig "github.com/hpcbench/hpcbench/internal/mdtest/config"
+	pipeline "github.com/hpcbench/hpcbench/internal/run"
+	"github.com/hpcbench/hpcbench/internal/version"
+	"github.com/hpcbench/hpcbench/report"
+)
+
+const io500Synopsis = "hpcbench io500 CONFIG.ini [--dry-run] [--archive FILE] | hpcbench io500 --list"
+
+// runIO500 is `hpcbench io500`: IO500's INI file, phases, score and result
+// files, the phases run by the ior and mdtest engines in this process.
+func runIO500(ctx context.Context, stdout, stderr io.Writer, args []string) error {
+	reg, err := backends()
+	if err != nil {
+		return fmt.Errorf("io500: %w", err)
+	}
+	var pt cliflag.PhaseTimeout
+	rest, err := cliflag.SplitPhaseTimeout(args, &pt)
+	if err != nil {
+		return usagef("io500: %v", err)
+	}
+	var file, archive string
+	var dryRun, list bool
+	for i := 0; i < len(rest); i++ {
+		a := rest[i]
+		switch {
+		case a == "-h" || a == "--help":
+			writeHelp(stdout, "io500", io500Synopsis, io500Options+"\n"+cliflag.PhaseTimeoutHelp(true))
+			return nil
+		case a == "--list" || a == "-l":
+			list = true
+		case a == "--dry-run":
+			dryRun = true
+		case a == "--archive" && i+1 < len(rest):
+			i++
+			archive = rest[i]
+		case strings.HasPrefix(a, "--archive="):
+			archive = strings.TrimPrefix(a, "--archive=")
+		case a == "--mode=standard":
+		case strings.HasPrefix(a, "--mode="):
+			return usagef("io500: %s: only --mode=standard (the ranked list's phases) is supported", a)
+		case strings.HasPrefix(a, "-"):
+			return usagef("io500: unknown option %q (accepted: --dry-run, --list, --archive FILE, --mode=standard, --phase-timeout)", a)
+		case file == "":
+			file = a
+		default:
+			return usagef("io500: one INI file is taken, got %q and %q", file, a)
+		}
+	}
+	var cfg *io500.Config
+	if file != "" {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			return usagef("io500: CONFIG.ini: %v", err)
+		}
+		if cfg, err = io500.ParseConfig(file, string(data)); err != nil {
+			return usagef("io500: %v", err)
+		}
+	}
+	if list {
+		return io500.WriteList(stdout, cfg, true)
+	}
+	if cfg == nil {
+		return usagef("io500: CONFIG.ini is missing (%s)", io500Synopsis)
+	}
+	api := strings.Fields(cfg.Str("global", "api") + " POSIX")[0]
+	if _, ok := reg.Lookup(api); !ok {
+		return usagef("io500: [global] api %q: not a backend of this build (%s)", api, strings.Join(reg.Names(), ", "))
+	}
+	b := &io500.Benchmark{
+		Config: cfg, Args: args, DryRun: dryRun, Version: "hpcbench-" + version.Version,
+		POSIX: strings.EqualFold(api, "POSIX") || strings.EqualFold(api, "MMAP"), PhaseTimeout: pt,
+		Archive: archive, Stdout: stdout,
+		IOR: io500IOR(reg), Mdtest: io500Mdtest(reg),
+	}
+	return pipeline.Main(ctx, b, pipeline.IO{Stdout: stdout, Stderr: stderr})
+}
+
+const io500Options = `Options:
+  --list, -l        print every option of the INI file, with its help and
+                    value (the file's, or the default), as IO500 --list
+  --dry-run         print every phase's ior/mdtest/pfind command line and
+                    write the result files, running nothing (INVALID)
+  --archive FILE    also write hpcbench's archive of the run (JSON), which
+                    report, compare and plot read
+  --mode=standard   IO500's standard mode (the only one supported)`
+
+// io500IOR runs one ior command line of a phase with the ior engine.
+func io500IOR(reg *aiori.Registry) io500.Tool {
+	return func(ctx context.Context, e *pipeline.Env, args []string, out io.Writer) (*report.Result, error) {
+		cfg, err := iorconfig.Parse(args, reg)
+		if err != nil {
+			return nil, fmt.Errorf("ior %s: %w", strings.Join(args, " "), err)
+		}
+		b := &ior.Benchmark{Tests: cfg.Tests, Args: args, Stdout: out, Stderr: e.Stderr}
+		return runTool(ctx, e, b, out, ior.ErrVerify)
+	}
+}
+
+// io500Mdtest runs one mdtest command line of a phase with the mdtest
+// engine.
+func io500Mdtest(reg *aiori.Registry) io500.Tool {
+	return func(ctx context.Context, e *pipeline.Env, args []string, out io.Writer) (*report.Result, error) {
+		o, err := mdconfig.Parse(args, reg)
+		if err != nil {
+			return nil, fmt.Errorf("mdtest %s: %w", strings.Join(args, " "), err)
+		}
+		return runTool(ctx, e, &mdtest.Benchmark{Options: o, Args: args, Stdout: out}, out, mdtest.ErrOps)
+	}
+}
+
+// runTool runs eng on this rank with its output going to out, and renders
+// its report there on rank 0; a soft failure (counted in the Result) is
+// not an error.
+func runTool(ctx context.Context, e *pipeline.Env, eng pipeline.Engine, out io.Writer, soft error) (*report.Result, error) {
+	sub := *e
+	sub.Stdout = out
+	res, err := eng.Run(ctx, &sub)
+	if err != nil && !errors.Is(err, soft) {
+		return nil, err
+	}
+	if res != nil {
+		if err := eng.Render(res); err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}

@@ -1,0 +1,101 @@
+package io500
+
+import (
+	"encoding/binary"
+	"fmt"
+	"io"
+	"math"
+
+	pipeline "github.com/hpcbench/hpcbench/internal/run"
+	"github.com/hpcbench/hpcbench/report"
+)
+
+// The archive's tables.
+const (
+	// PhasesTable has a row per phase: its score in GiB/s (ior phases) or
+	// kIOPS (the others), its time, and find's counts.
+	PhasesTable = "io500 phases"
+	// ScoreTable has one row: BW, MD and the score.
+	ScoreTable = "io500 score"
+)
+
+// result is the run as hpcbench's archive keeps it: the configuration's
+// values as parameters, the phases and the score as tables, the reasons
+// the run is invalid as the score table's notes.
+func (b *Benchmark) result(e *pipeline.Env, o *Outcome) *report.Result {
+	res := report.New("io500")
+	res.Run = e.Record.BaseRun()
+	res.Run.Benchmark = "io500"
+	res.Run.Start, res.Run.End = o.Start, o.End
+	res.Params = append(res.Params,
+		report.Param{Name: "version", Value: o.Version},
+		report.Param{Name: "config-hash", Value: hashHex(o.ConfigHash)},
+		report.Param{Name: "stonewall-time", Value: fmt.Sprint(b.plan.Stonewall)},
+		report.Param{Name: "result-dir", Value: o.ResultDir, Incidental: true},
+		report.Param{Name: "datadir", Value: b.plan.DataDir, Incidental: true})
+	for _, k := range b.Config.SetKeys() {
+		res.Params = append(res.Params, report.Param{Name: k, Value: b.Config.setValue(k)})
+	}
+	phases := report.Table{Name: PhasesTable, Columns: []report.Column{
+		{Name: "phase", Kind: report.KindLabel},
+		{Name: "bw", Kind: report.KindMetric, Unit: "GiB/s", Better: report.BetterHigher},
+		{Name: "md", Kind: report.KindMetric, Unit: "kIOPS", Better: report.BetterHigher},
+		{Name: "time", Kind: report.KindMetric, Unit: "s"},
+		{Name: "found", Kind: report.KindMetric},
+		{Name: "total", Kind: report.KindMetric},
+		{Name: "valid", Kind: report.KindLabel},
+	}}
+	for i := range o.Phases {
+		p := &o.Phases[i]
+		bw, md, found, total := math.NaN(), math.NaN(), math.NaN(), math.NaN()
+		switch p.phase.Group {
+		case groupBW:
+			bw = p.Score
+		case groupMD:
+			md = p.Score
+		}
+		if p.phase.Tool == toolFind {
+			found, total = float64(p.Found), float64(p.Total)
+		}
+		valid := "yes"
+		if len(p.Invalid) > 0 {
+			valid = "no"
+		}
+		phases.Rows = append(phases.Rows, report.Row{Labels: []string{p.phase.Name, valid}, Metrics: []float64{bw, md, p.Seconds, found, total}})
+	}
+	// Labels are in column order: phase first, valid last.
+	phases.Columns = append([]report.Column{phases.Columns[0], phases.Columns[6]}, phases.Columns[1:6]...)
+	score := report.Table{Name: ScoreTable, Columns: []report.Column{
+		{Name: "run", Kind: report.KindLabel},
+		{Name: "bw", Kind: report.KindMetric, Unit: "GiB/s", Better: report.BetterHigher},
+		{Name: "md", Kind: report.KindMetric, Unit: "kIOPS", Better: report.BetterHigher},
+		{Name: "score", Kind: report.KindMetric, Better: report.BetterHigher},
+	}, Rows: []report.Row{{Labels: []string{"io500"}, Metrics: []float64{o.Score.BW, o.Score.MD, o.Score.Total}}}}
+	for _, r := range o.RunInvalid {
+		score.Notes = append(score.Notes, "INVALID: "+r.Plain)
+	}
+	for i := range o.Phases {
+		for _, r := range o.Phases[i].Invalid {
+			score.Notes = append(score.Notes, "INVALID: "+r.Plain)
+		}
+	}
+	res.Tables = []report.Table{phases, score}
+	return res
+}
+
+// Render writes the result files on rank 0: result.txt and
+// result_summary.txt in the results dir (whole or not at all). The
+// console lines went to stdout as the phases ran.
+func (b *Benchmark) Render(_ *report.Result) error {
+	o := b.outcome
+	if err := pipeline.WriteFile(b.plan.res("result.txt"), func(w io.Writer) error { return WriteResultTxt(w, o) }); err != nil {
+		return fmt.Errorf("io500: %w", err)
+	}
+	if err := pipeline.WriteFile(b.plan.res("result_summary.txt"), func(w io.Writer) error { return WriteSummary(w, o) }); err != nil {
+		return fmt.Errorf("io500: %w", err)
+	}
+	return nil
+}
+
+func putInt64(b []byte, v int64) { binary.LittleEndian.PutUint64(b, uint64(v)) }
+func getInt64(b []byte) int64    { return int64(binary.LittleEndian.Uint64(b)) }

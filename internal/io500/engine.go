@@ -1,0 +1,384 @@
+package io500
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/hpcbench/hpcbench/internal/cliflag"
+	pipeline "github.com/hpcbench/hpcbench/internal/run"
+	"github.com/hpcbench/hpcbench/report"
+)
+
+// Tool runs one ior or mdtest command line (args without the program's
+// name) on every rank of the job, in process, on e's communicator. On rank
+// 0 the tool's own report goes to out and its Result is returned; a
+// verification failure the tool found is counted in the Result, not
+// returned as an error.
+type Tool func(ctx context.Context, e *pipeline.Env, args []string, out io.Writer) (*report.Result, error)
+
+// Benchmark is hpcbench io500 as the run pipeline runs it: IO500's
+// standard phases, in its order, on the job's ranks, and IO500's output.
+type Benchmark struct {
+	// Config is the parsed INI file; Args the command line.
+	Config *Config
+	Args   []string
+	// DryRun prints every phase's command line and runs nothing.
+	DryRun bool
+	// IOR and Mdtest run a phase's command line (cmd/hpcbench binds them
+	// to the ior and mdtest engines).
+	IOR, Mdtest Tool
+	// POSIX: the data dir is in the OS's namespace (api POSIX or MMAP):
+	// the run makes its directories there, find walks it, the end
+	// removes what is left. Other backends make their own.
+	POSIX bool
+	// Version is hpcbench's version, IO500's "version".
+	Version string
+	// PhaseTimeout is --phase-timeout.
+	PhaseTimeout cliflag.PhaseTimeout
+	// Archive is --archive ("" for none).
+	Archive string
+	// Stdout gets the console lines on rank 0.
+	Stdout io.Writer
+	// Now and Clock replace time.Now and the monotonic seconds (tests).
+	Now   func() time.Time
+	Clock func() float64
+
+	plan    *Plan
+	outcome *Outcome
+}
+
+// Plan returns what an IO500 run needs: every transport, the stall
+// deadlines of phases of independent work, the archive.
+func (b *Benchmark) Plan() pipeline.Plan {
+	return pipeline.Plan{
+		Name: "io500", Args: b.Args, PhaseTimeout: &b.PhaseTimeout, WorkPhases: true,
+		Archive: b.Archive, ArchiveFlag: "--archive",
+		Backend: strings.Fields(b.Config.Str("global", "api") + " POSIX")[0],
+	}
+}
+
+func (b *Benchmark) now() time.Time {
+	if b.Now != nil {
+		return b.Now()
+	}
+	return time.Now()
+}
+
+func (b *Benchmark) clock() float64 {
+	if b.Clock != nil {
+		return b.Clock()
+	}
+	return float64(time.Since(processStart).Nanoseconds()) / 1e9
+}
+
+// processStart is the origin of the default clock (monotonic readings).
+var processStart = time.Now()
+
+// Run runs the phases on this rank.
+func (b *Benchmark) Run(ctx context.Context, e *pipeline.Env) (*report.Result, error) {
+	c := e.Job.Comm
+	rank0 := c.Rank() == 0
+	out := io.Discard
+	if rank0 {
+		out = b.Stdout
+		if out == nil {
+			out = e.Stdout
+		}
+	}
+	// The timestamp is rank 0's, as IO500's.
+	ts := make([]byte, 30)
+	start := b.now()
+	if rank0 {
+		copy(ts, start.Format("2006.01.02-15.04.05"))
+	}
+	if err := c.Bcast(ctx, ts, 0); err != nil {
+		return nil, fmt.Errorf("io500: broadcast: %w", err)
+	}
+	p := NewPlan(b.Config, string(bytes.TrimRight(ts, "\x00")))
+	b.plan = p
+	o := &Outcome{Procs: c.Size(), Version: b.Version, ConfigHash: b.Config.Hash(), ResultDir: p.ResultDir, Start: start}
+	var prepErr error
+	if rank0 {
+		prepErr = b.prepare(p)
+	}
+	if err := agree(ctx, c, prepErr); err != nil {
+		return nil, err
+	}
+	if p.Stonewall != p.MinWrite {
+		o.RunInvalid = append(o.RunInvalid, invalidStonewall(p.Stonewall, p.MinWrite))
+	}
+	if b.DryRun {
+		o.RunInvalid = append(o.RunInvalid, invalidDryRun())
+	}
+	if p.Config.Str("debug", "pause-dir") != "" {
+		o.RunInvalid = append(o.RunInvalid, invalidPause())
+	}
+	if p.Config.Int("mdtest-hard", "files-per-dir") > 0 {
+		o.RunInvalid = append(o.RunInvalid, invalidFilesPerDir())
+	}
+	fmt.Fprint(out, versionLine(b.Version))
+	for _, r := range o.RunInvalid {
+		fmt.Fprintf(out, "ERROR INVALID %s\n  (%s)\n", r.IO500, r.Plain)
+	}
+	var newer time.Time
+	for i := range standardPhases {
+		ph := standardPhases[i]
+		e.Phase(ph.Name, 0, int64(i), int64(len(standardPhases)))
+		if err := c.Barrier(ctx); err != nil {
+			return nil, fmt.Errorf("io500: %s: barrier: %w", ph.Name, err)
+		}
+		r := PhaseResult{phase: ph, Exe: strings.Join(p.Argv(&ph), " "), Start: b.now()}
+		t0 := b.clock()
+		var err error
+		switch {
+		case b.DryRun || !p.Runs(&ph):
+		case ph.Tool == toolTimestamp:
+			if rank0 {
+				err = touch(p.res("timestampfile"))
+			}
+			if err = agree(ctx, c, err); err == nil {
+				newer, err = b.timestamp(ctx, c, p)
+			}
+		case ph.Tool == toolFind:
+			err = b.find(ctx, c, p, newer, &r)
+		default:
+			err = b.tool(ctx, e, p, &ph, &r)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("io500: %s: %w", ph.Name, err)
+		}
+		r.Seconds = b.clock() - t0
+		r.End = b.now()
+		if rank0 {
+			b.check(p, &r)
+			for _, why := range r.Invalid {
+				fmt.Fprintf(out, "ERROR INVALID %s: %s\n", ph.Name, why.IO500)
+			}
+			fmt.Fprint(out, resultLine(&r))
+		}
+		o.Phases = append(o.Phases, r)
+	}
+	if err := c.Barrier(ctx); err != nil {
+		return nil, fmt.Errorf("io500: barrier: %w", err)
+	}
+	o.finish()
+	if !b.DryRun && b.POSIX {
+		b.cleanup(c.Rank(), p)
+	}
+	if err := c.Barrier(ctx); err != nil {
+		return nil, fmt.Errorf("io500: barrier: %w", err)
+	}
+	o.End = b.now()
+	b.outcome = o
+	if !rank0 {
+		return nil, nil
+	}
+	if v := Verdict(o); v != "" {
+		fmt.Fprint(out, "\n"+v)
+	}
+	fmt.Fprint(out, scoreLine(o))
+	fmt.Fprintf(out, "\nThe result files are stored in the directory: %s\n", p.ResultDir)
+	return b.result(e, o), nil
+}
+
+// prepare makes the results dir (and, on the OS's namespace, the data
+// dir's phase directories) and keeps the configuration there as IO500
+// does: config-orig.ini as read, config.ini with every value.
+func (b *Benchmark) prepare(p *Plan) error {
+	if err := os.MkdirAll(p.ResultDir, 0o755); err != nil {
+		return fmt.Errorf("resultdir: %w", err)
+	}
+	if b.POSIX && !b.DryRun {
+		for _, d := range []string{"ior-easy", "ior-hard", "mdtest-easy", "mdtest-hard"} {
+			if err := os.MkdirAll(filepath.Join(p.DataDir, d), 0o755); err != nil {
+				return fmt.Errorf("datadir: %w", err)
+			}
+		}
+	}
+	if err := os.WriteFile(p.res("config-orig.ini"), []byte(b.Config.Data), 0o644); err != nil {
+		return fmt.Errorf("resultdir: %w", err)
+	}
+	return pipeline.WriteFile(p.res("config.ini"), func(w io.Writer) error { return WriteList(w, b.Config, false) })
+}
+
+// agree makes every rank fail when rank 0's err is not nil (rank 0's
+// step that the others wait for).
+func agree(ctx context.Context, c Comm, err error) error {
+	var flag [1]byte
+	if err != nil {
+		flag[0] = 1
+	}
+	if berr := c.Bcast(ctx, flag[:], 0); berr != nil {
+		return fmt.Errorf("io500: broadcast: %w", berr)
+	}
+	if err != nil {
+		return err
+	}
+	if flag[0] != 0 {
+		return errors.New("io500: rank 0 failed (see its error)")
+	}
+	return nil
+}
+
+// touch creates (or truncates) path: the timestamp file find compares
+// against.
+func touch(path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("timestampfile: %w", err)
+	}
+	return f.Close()
+}
+
+// timestamp shares the timestamp file's modification time.
+func (b *Benchmark) timestamp(ctx context.Context, c Comm, p *Plan) (time.Time, error) {
+	var buf [8]byte
+	if c.Rank() == 0 {
+		fi, err := os.Stat(p.res("timestampfile"))
+		if err != nil {
+			return time.Time{}, fmt.Errorf("timestampfile: %w", err)
+		}
+		putInt64(buf[:], fi.ModTime().UnixNano())
+	}
+	if err := c.Bcast(ctx, buf[:], 0); err != nil {
+		return time.Time{}, fmt.Errorf("broadcast: %w", err)
+	}
+	return time.Unix(0, getInt64(buf[:])), nil
+}
+
+// tool runs an ior or mdtest phase and records its figures on rank 0.
+func (b *Benchmark) tool(ctx context.Context, e *pipeline.Env, p *Plan, ph *phase, r *PhaseResult) error {
+	args := p.Argv(ph)[1:]
+	var out io.Writer = io.Discard
+	var f *os.File
+	if e.Job.Comm.Rank() == 0 {
+		var err error
+		if f, err = os.Create(p.res(ph.Name + ".txt")); err != nil {
+			return fmt.Errorf("resultdir: %w", err)
+		}
+		defer f.Close()
+		out = f
+	}
+	run := b.IOR
+	if ph.Tool == toolMdtest {
+		run = b.Mdtest
+	}
+	res, err := run(ctx, e, args, out)
+	if err != nil {
+		return err
+	}
+	if f != nil {
+		if err := f.Close(); err != nil {
+			return fmt.Errorf("resultdir: %w", err)
+		}
+	}
+	if e.Job.Comm.Rank() != 0 {
+		return nil
+	}
+	if ph.Tool == toolIOR {
+		fg, err := iorResult(res, ph.Op)
+		if err != nil {
+			return err
+		}
+		if fg.Errors > 0 {
+			r.invalid(invalidIORErrors(ph.Name, fg.Errors))
+		}
+		if ph.Write {
+			if fg.Seconds < float64(p.Stonewall) {
+				r.invalid(invalidWriteShort(ph.Name, fg.Seconds, p.Stonewall, nanZero(fg.Stonewall)))
+			}
+			if !math.IsNaN(fg.Stonewall) && fg.Stonewall > 0 {
+				r.pair("throughput-stonewall", fmt.Sprintf("%.2f", fg.StoneBW*float64(e.Job.Comm.Size())/1024))
+			}
+		}
+		r.Score = fg.BW / 1024
+		return nil
+	}
+	rate, _, err := mdtestRate(res, ph.Op)
+	if err != nil {
+		return err
+	}
+	r.Score = rate / 1000
+	return nil
+}
+
+// find runs the parallel find over the data dir.
+func (b *Benchmark) find(ctx context.Context, c Comm, p *Plan, newer time.Time, r *PhaseResult) error {
+	if c.Rank() == 0 {
+		r.pair("nproc", fmt.Sprint(c.Size()))
+	}
+	if !b.POSIX {
+		if c.Rank() == 0 {
+			r.invalid(invalidFindError(fmt.Errorf("api %s: find walks the data dir in the operating system's namespace, and this backend's is not", p.API)))
+		}
+		return nil
+	}
+	fr, err := Find(ctx, c, FindQuery{Dir: cleanDir(p.DataDir), Newer: newer, Size: 3901, Substr: "01"})
+	if err != nil {
+		return err
+	}
+	if c.Rank() != 0 {
+		return nil
+	}
+	if fr.Errors > 0 {
+		r.pair("errors", fmt.Sprint(fr.Errors))
+	}
+	if fr.Found == 0 {
+		r.invalid(invalidFindNothing())
+	}
+	r.pair("found", fmt.Sprint(fr.Found))
+	r.pair("total-files", fmt.Sprint(fr.Total))
+	r.Found, r.Total = fr.Found, fr.Total
+	r.Score = fr.Rate()
+	return nil
+}
+
+// check applies IO500's checks after a phase (main.c): a write or create
+// phase shorter than the stonewall, or than the rules' minimum; a phase
+// that scored 0.
+func (b *Benchmark) check(p *Plan, r *PhaseResult) {
+	if !b.DryRun {
+		if r.phase.Write && r.Seconds < float64(p.Stonewall) {
+			r.invalid(invalidBelowStonewall(r.phase.Name, r.Seconds, p.Stonewall))
+		} else if r.Score == 0 && r.phase.Tool != toolTimestamp {
+			r.invalid(invalidZeroScore(r.phase.Name))
+		}
+	}
+	if r.phase.Write && r.Seconds < float64(p.MinWrite) {
+		r.invalid(invalidMinRuntime(r.phase.Name, r.Seconds, p.MinWrite))
+	}
+}
+
+// cleanup removes what the phases left, as IO500: the stonewall files,
+// the ior files, the phase directories and the data dir when empty.
+func (b *Benchmark) cleanup(rank int, p *Plan) {
+	if p.Config.Bool("ior-easy", "filePerProc") {
+		_ = os.Remove(fmt.Sprintf("%s/ior-easy/ior_file_easy.%08d", p.DataDir, rank))
+	}
+	if rank != 0 {
+		return
+	}
+	for _, f := range []string{"ior-easy.stonewall", "ior-hard.stonewall", "mdtest-easy.stonewall", "mdtest-hard.stonewall"} {
+		_ = os.Remove(p.res(f))
+	}
+	_ = os.Remove(p.DataDir + "/ior-easy/ior_file_easy")
+	_ = os.Remove(p.DataDir + "/ior-hard/file")
+	for _, d := range []string{"ior-easy", "ior-hard", "mdtest-easy", "mdtest-hard", ""} {
+		_ = os.Remove(filepath.Join(p.DataDir, d))
+	}
+}
+
+func nanZero(v float64) float64 {
+	if math.IsNaN(v) {
+		return 0
+	}
+	return v
+}
