@@ -1,0 +1,75 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestIO500Launch runs a short IO500 (stonewall 1 s: INVALID by design)
+// under the launcher on 2 ranks, and checks the console, the result files,
+// the archive (read back by report) and that the data dir is left empty.
+func TestIO500Launch(t *testing.T) {
+	dir := t.TempDir()
+	ini := filepath.Join(dir, "c.ini")
+	cfg := fmt.Sprintf("[global]\ndatadir = %s/data\nresultdir = %s/results\ntimestamp-datadir = FALSE\ntimestamp-resultdir = FALSE\n"+
+		"[debug]\nstonewall-time = 1\n[ior-easy]\ntransferSize = 1m\nblockSize = 8m\n[mdtest-easy]\nn = 300\n[ior-hard]\nsegmentCount = 200\n[mdtest-hard]\nn = 300\n", dir, dir)
+	if err := os.WriteFile(ini, []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	archive := filepath.Join(dir, "io500.json")
+	r := run(t, 3*time.Minute, "launch", "-n", "2", "--", "hpcbench", "io500", ini, "--archive", archive)
+	if r.Code != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", r.Code, r.Stdout, r.Stderr)
+	}
+	want := []string{"IO500 version hpcbench-", "ERROR INVALID stonewall-time 1s != 300s", "This IO500 run is INVALID"}
+	for _, ph := range []string{"ior-easy-write", "mdtest-easy-write", "ior-hard-write", "mdtest-hard-write", "find", "ior-easy-read",
+		"mdtest-easy-stat", "ior-hard-read", "mdtest-hard-stat", "mdtest-easy-delete", "mdtest-hard-read", "mdtest-hard-delete"} {
+		want = append(want, fmt.Sprintf("[RESULT] %20s ", ph))
+	}
+	want = append(want, "[SCORE ] Bandwidth ", "[INVALID]")
+	for _, w := range want {
+		if !strings.Contains(r.Stdout, w) {
+			t.Errorf("stdout lacks %q", w)
+		}
+	}
+	res, err := os.ReadFile(filepath.Join(dir, "results", "result.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{"[run]\nprocs           = 2\n", "; ERROR INVALID stonewall-time 1s != 300s\n", "[find]\n", "found           = ", "total-files     = 1203\n", "[SCORE]\nMD              = ", "hash            = "} {
+		if !strings.Contains(string(res), w) {
+			t.Errorf("result.txt lacks %q", w)
+		}
+	}
+	for _, f := range []string{"result_summary.txt", "config.ini", "config-orig.ini", "ior-easy-write.txt", "mdtest-hard-read.csv", "timestampfile"} {
+		if _, err := os.Stat(filepath.Join(dir, "results", f)); err != nil {
+			t.Errorf("results dir: %v", err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "data")); !os.IsNotExist(err) {
+		t.Errorf("the data dir is left behind: %v", dirEntries(t, filepath.Join(dir, "data")))
+	}
+	rep := run(t, time.Minute, "report", archive)
+	if rep.Code != 0 || !strings.Contains(rep.Stdout, "io500 phases") || !strings.Contains(rep.Stdout, "mdtest-hard-delete") {
+		t.Errorf("report of the archive: exit %d\n%s\n%s", rep.Code, rep.Stdout, rep.Stderr)
+	}
+	if t.Failed() {
+		t.Logf("stdout:\n%s\nstderr:\n%s\nresult.txt:\n%s", r.Stdout, r.Stderr, res)
+	}
+}
+
+// TestIO500BadInput: a bad INI file is refused in one line, exit 2.
+func TestIO500BadInput(t *testing.T) {
+	ini := filepath.Join(t.TempDir(), "c.ini")
+	if err := os.WriteFile(ini, []byte("[global]\ndatadir = /tmp/x\n[ior-easy]\nblocksize = 1m\nbogus = 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := run(t, time.Minute, "io500", ini)
+	if r.Code != 2 || strings.Count(strings.TrimSpace(r.Stderr), "\n") != 0 || !strings.Contains(r.Stderr, `unknown option "bogus" in [ior-easy]`) {
+		t.Errorf("exit %d, stderr %q: want 2 and one line naming the key and section", r.Code, r.Stderr)
+	}
+}
