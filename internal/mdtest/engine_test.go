@@ -263,3 +263,15 @@ func TestCollectiveCreatesWriteOnce(t *testing.T) {
 		t.Errorf("rank 0 timed %d creates, %d of them with a write; want 15 and 5 (10 collective creates without data, then its own 5 files)", len(lines), slow)
 	}
 }
+
+// TestNegativeDataSeed: a -G below -1 is a seed like any other, as in
+// mdtest.c (only -1 means the time): files one run wrote with it verify in
+// a later run at another time (IO500 passes such seeds to its mdtest-hard
+// write and read phases).
+func TestNegativeDataSeed(t *testing.T) {
+	dir := t.TempDir()
+	j := runJob(t, 2, "-a POSIX -n 20 -F -N 1 -w 3901 -e 3901 -G -1556529143 -C -d "+dir, true, nil)
+	noErrors(t, j)
+	j = runJob(t, 2, "-a POSIX -n 20 -F -N 1 -w 3901 -e 3901 -G -1556529143 -E -X -d "+dir, false, nil)
+	noErrors(t, j)
+}

@@ -1011,7 +1011,7 @@ func (r *runner) shareSeed(ctx context.Context) error {
 	}
 	r.seed = binary.LittleEndian.Uint64(b[:])
 	data := uint64(r.o.DataSeed)
-	if r.o.DataSeed < 0 {
+	if r.o.DataSeed == config.DefaultDataSeed { // only -1: IO500 passes other negative seeds
 		data = uint64(r.env.Now().Unix())
 	}
 	binary.LittleEndian.PutUint64(b[:], data)
