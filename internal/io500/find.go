@@ -132,18 +132,19 @@ func Find(ctx context.Context, c Comm, q FindQuery) (FindResult, error) {
 }
 
 // work takes items from the queue until it is empty or the deadline
-// passed.
+// passed (read after each directory and every 64 files).
 func (st *findState) work(deadline time.Time) {
-	for n := 0; len(st.queue) > 0; n++ {
-		if n%64 == 63 && time.Now().After(deadline) {
-			return
-		}
+	for n := 0; len(st.queue) > 0; {
 		it := st.queue[len(st.queue)-1]
 		st.queue = st.queue[:len(st.queue)-1]
 		if it[0] == itemDir {
 			st.readDir(it[1:])
+			n = 63 // a directory is much work: look at the clock after it
 		} else {
 			st.check(it[1:])
+		}
+		if n++; n%64 == 0 && time.Now().After(deadline) {
+			return
 		}
 	}
 }
