@@ -306,6 +306,9 @@ func (b *Benchmark) tool(ctx context.Context, e *pipeline.Env, p *Plan, ph *phas
 	if err != nil {
 		return err
 	}
+	if sr, ok := mdtestStonewallRate(res, ph.Op); ok && ph.Write {
+		r.pair("rate-stonewall", cfloat(sr/1000))
+	}
 	r.Score = rate / 1000
 	return nil
 }

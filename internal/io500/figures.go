@@ -92,3 +92,14 @@ func mdtestRate(res *report.Result, op string) (rate, seconds float64, err error
 	}
 	return rate, seconds, nil
 }
+
+// mdtestStonewallRate reads the rate (ops/s) of op at the stonewall:
+// every rank's items done then over the time to it (IO500's
+// rate-stonewall); ok is false when mdtest has no such figures (no -W).
+func mdtestStonewallRate(res *report.Result, op string) (rate float64, ok bool) {
+	v, err := metric(res, report.MdtestStonewallTable, op, "rate")
+	if err != nil || math.IsNaN(v) {
+		return 0, false
+	}
+	return v, true
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -188,6 +189,21 @@ func TestStonewallStatusFile(t *testing.T) {
 	saved := strings.TrimSpace(string(data))
 	if saved == "" || saved == "3000" {
 		t.Fatalf("status file holds %q, want a count below 3000", saved)
+	}
+	// The stonewall figures: both ranks' items at the stonewall, at most
+	// the saved count each, and their rate.
+	var stone *report.Table
+	for i := range j.res.Tables {
+		if j.res.Tables[i].Name == report.MdtestStonewallTable {
+			stone = &j.res.Tables[i]
+		}
+	}
+	if stone == nil || len(stone.Rows) != 1 || stone.Rows[0].Labels[0] != report.MdtestFileCreate {
+		t.Fatalf("stonewall table %+v, want one File creation row", stone)
+	}
+	m := stone.Rows[0].Metrics
+	if n, _ := strconv.ParseFloat(saved, 64); m[0] <= 0 || m[0] > 2*n || m[1] <= 0 || math.Abs(m[2]-m[0]/m[1]) > 1e-9*m[2] {
+		t.Errorf("stonewall figures %v: want items in (0, %v], a time, items/time", m, 2*n)
 	}
 	j = runJob(t, 2, fmt.Sprintf("-a POSIX -n 3000 -F -u -T -r -x %s -d %s -v", status, dir), false, nil)
 	noErrors(t, j)
