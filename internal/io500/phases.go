@@ -39,6 +39,9 @@ type phase struct {
 	// Op is the ior access ("write", "read") or the mdtest operation
 	// (report.Mdtest*) whose figures make the score.
 	Op string
+	// Random: ior-rnd4K-easy-read's random 4 KiB reads of the ior-easy
+	// files.
+	Random bool
 }
 
 // standardPhases are the phases of IO500's standard mode, in its order
@@ -57,6 +60,9 @@ var standardPhases = []phase{
 	{Name: "mdtest-easy-delete", Section: "mdtest-easy-delete", Base: "mdtest-easy", Tool: toolMdtest, Group: groupMD, Op: "File removal"},
 	{Name: "mdtest-hard-read", Section: "mdtest-hard-read", Base: "mdtest-hard", Tool: toolMdtest, Group: groupMD, Op: "File read"},
 	{Name: "mdtest-hard-delete", Section: "mdtest-hard-delete", Base: "mdtest-hard", Tool: toolMdtest, Group: groupMD, Op: "File removal"},
+	// Random 4 KiB reads of the ior-easy files for the stonewall time:
+	// run and reported, not scored.
+	{Name: "ior-rnd4K-easy-read", Section: "ior-rnd4K-easy-read", Base: "ior-easy", Tool: toolIOR, Group: noScore, Op: "read", Random: true},
 }
 
 // Plan is a configuration resolved for one run: the directories, the
@@ -130,9 +136,11 @@ func (p *Plan) Argv(ph *phase) []string {
 		for range c.Int("ior-easy", "verbosity") {
 			a.push("-v")
 		}
-		a.push("-g", "-G", itoa(int64(phaseSeed("ior-easy", p.Timestamp))), "-k", "-e", "-o", p.DataDir+"/ior-easy/ior_file_easy",
-			"-C", "-Q", "1", "-O", "stoneWallingStatusFile="+p.res("ior-easy.stonewall"),
-			"-t", c.Str("ior-easy", "transferSize"), "-b", c.Str("ior-easy", "blockSize"))
+		a.push("-g", "-G", itoa(int64(phaseSeed("ior-easy", p.Timestamp))), "-k", "-e", "-o", p.DataDir+"/ior-easy/ior_file_easy")
+		if !ph.Random {
+			a.push("-C", "-Q", "1", "-O", "stoneWallingStatusFile="+p.res("ior-easy.stonewall"),
+				"-t", c.Str("ior-easy", "transferSize"), "-b", c.Str("ior-easy", "blockSize"))
+		}
 		if c.Bool("ior-easy", "uniqueDir") {
 			a.push("-u")
 		}
@@ -142,13 +150,22 @@ func (p *Plan) Argv(ph *phase) []string {
 		if c.Bool("ior-easy", "posix.odirect") {
 			a.push("--posix.odirect")
 		}
-		if ph.Write {
+		switch {
+		case ph.Random:
+			a.push("-r", "-D", sw, "-z", "-z")
+		case ph.Write:
 			a.push("-w", "-D", sw, "-O", "stoneWallingWearOut=1")
-		} else {
+		default:
 			a.push("-r", "-R")
 		}
 		p.pushAPI(&a, ph)
 		a.push("-O", "saveRankPerformanceDetailsCSV="+p.res(ph.Name+".csv"))
+		if ph.Random {
+			a.push("-t=4096", "-b=4096", "-s=10000000", "-O", "stoneWallingWearOut=1")
+			if c.Bool("ior-easy", "filePerProc") {
+				a.push("-C", "-Q", "2")
+			}
+		}
 	case "ior-hard":
 		a.push("./ior", "--dataPacketType="+c.Str("global", "dataPacketType"))
 		for range c.Int("ior-hard", "verbosity") {

@@ -143,7 +143,7 @@ func WriteResultTxt(w io.Writer, o *Outcome) error {
 			}
 			pairLine(&b, e.Key, e.Val)
 		}
-		if p.phase.Group != noScore {
+		if p.phase.Tool != toolTimestamp {
 			pairLine(&b, "score", cfloat(p.Score))
 		}
 		pairLine(&b, "t_delta", fmt.Sprintf("%.4f", p.Seconds))
