@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
@@ -132,6 +133,9 @@ func (b *Benchmark) Run(ctx context.Context, e *pipeline.Env) (*report.Result, e
 	for i := range standardPhases {
 		ph := standardPhases[i]
 		e.Phase(ph.Name, 0, int64(i), int64(len(standardPhases)))
+		if ph.Tool != toolTimestamp && !b.DryRun && p.Config.Bool("global", "drop-caches") {
+			dropCaches(ctx, p.Config.Str("global", "drop-caches-cmd"), e.Stderr)
+		}
 		if err := c.Barrier(ctx); err != nil {
 			return nil, fmt.Errorf("io500: %s: barrier: %w", ph.Name, err)
 		}
@@ -384,4 +388,20 @@ func nanZero(v float64) float64 {
 		return 0
 	}
 	return v
+}
+
+// dropCacheTimeout bounds [global] drop-caches-cmd.
+const dropCacheTimeout = 5 * time.Minute
+
+// dropCaches runs [global] drop-caches-cmd through the shell on this rank,
+// as IO500 does before each phase with drop-caches = TRUE; a failure is a
+// warning on stderr, as IO500's.
+func dropCaches(ctx context.Context, cmd string, stderr io.Writer) {
+	ctx, cancel := context.WithTimeout(ctx, dropCacheTimeout)
+	defer cancel()
+	c := exec.CommandContext(ctx, "/bin/sh", "-c", cmd)
+	c.Stdout, c.Stderr = stderr, stderr
+	if err := c.Run(); err != nil {
+		fmt.Fprintf(stderr, "WARNING: [global] drop-caches-cmd %q: %v\n", cmd, err)
+	}
 }
