@@ -82,6 +82,20 @@ func runIO500(ctx context.Context, stdout, stderr io.Writer, args []string) erro
 	if _, ok := reg.Lookup(api); !ok {
 		return usagef("io500: [global] api %q: not a backend of this build (%s)", api, strings.Join(reg.Names(), ", "))
 	}
+	// Every phase's command line is checked before any work: a bad
+	// value of the file (a blockSize ior refuses, an api's options) is
+	// a usage error naming the phase.
+	for _, pc := range io500.Commands(cfg, "check") {
+		var err error
+		if pc.Tool == "ior" {
+			_, err = iorconfig.Parse(pc.Args, reg)
+		} else {
+			_, err = mdconfig.Parse(pc.Args, reg)
+		}
+		if err != nil {
+			return usagef("io500: %s: %s %s: %v", pc.Phase, pc.Tool, strings.Join(pc.Args, " "), err)
+		}
+	}
 	b := &io500.Benchmark{
 		Config: cfg, Args: args, DryRun: dryRun, Version: "hpcbench-" + version.Version,
 		POSIX: strings.EqualFold(api, "POSIX") || strings.EqualFold(api, "MMAP"), PhaseTimeout: pt,

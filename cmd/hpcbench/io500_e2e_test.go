@@ -73,3 +73,22 @@ func TestIO500BadInput(t *testing.T) {
 		t.Errorf("exit %d, stderr %q: want 2 and one line naming the key and section", r.Code, r.Stderr)
 	}
 }
+
+// TestIO500BadPhase: a value ior refuses ([ior-easy] blockSize not a
+// multiple of transferSize) is refused before any work, naming the phase.
+func TestIO500BadPhase(t *testing.T) {
+	dir := t.TempDir()
+	ini := filepath.Join(dir, "c.ini")
+	cfg := fmt.Sprintf("[global]\ndatadir = %s/data\nresultdir = %s/results\n[ior-easy]\ntransferSize = 2m\nblockSize = 3m\n", dir, dir)
+	if err := os.WriteFile(ini, []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := run(t, time.Minute, "io500", ini)
+	if r.Code != 2 || strings.Count(strings.TrimSpace(r.Stderr), "\n") != 0 || !strings.Contains(r.Stderr, "io500: ior-easy-write: ior ") ||
+		!strings.Contains(r.Stderr, "is not a multiple of -t") {
+		t.Errorf("exit %d, stderr %q: want 2 and one line naming the phase and ior's refusal", r.Code, r.Stderr)
+	}
+	if left := dirEntries(t, dir); len(left) != 1 {
+		t.Errorf("files made before the refusal: %v", left)
+	}
+}

@@ -58,7 +58,8 @@ func (r FindResult) Rate() float64 {
 	return float64(r.Total) / r.Seconds / 1000
 }
 
-// work items: a directory to read, or a file to check (stat), by path.
+// work items: a directory to read, or a file to check (stat), by path,
+// after the kind's byte ("d/data/ior-easy").
 const (
 	itemDir  = 'd'
 	itemFile = 'f'
@@ -91,7 +92,7 @@ func Find(ctx context.Context, c Comm, q FindQuery) (FindResult, error) {
 	}
 	t0 := time.Now()
 	if c.Rank() == 0 {
-		st.queue = append(st.queue, string(rune(itemDir))+q.Dir)
+		st.queue = append(st.queue, "d"+q.Dir)
 	}
 	counts := make([]byte, 8*c.Size())
 	for {
@@ -161,14 +162,16 @@ func (st *findState) readDir(dir string) {
 	for {
 		ents, err := f.ReadDir(4096)
 		for _, e := range ents {
-			p := dir + "/" + e.Name()
+			// The path is made only for what is queued: most files
+			// are counted by name alone.
+			name := e.Name()
 			if e.IsDir() {
-				st.queue = append(st.queue, string(rune(itemDir))+p)
+				st.queue = append(st.queue, "d"+dir+"/"+name)
 				continue
 			}
 			st.total++
-			if e.Type()&fs.ModeType == 0 && strings.Contains(e.Name(), st.q.Substr) {
-				st.queue = append(st.queue, string(rune(itemFile))+p)
+			if e.Type()&fs.ModeType == 0 && strings.Contains(name, st.q.Substr) {
+				st.queue = append(st.queue, "f"+dir+"/"+name)
 			}
 		}
 		if errors.Is(err, io.EOF) || (err == nil && len(ents) == 0) {

@@ -262,3 +262,33 @@ func (p *Plan) Runs(ph *phase) bool {
 }
 
 func itoa(v int64) string { return strconv.FormatInt(v, 10) }
+
+// Command is one phase's command line, for a check before the run.
+type Command struct {
+	Phase string
+	// Tool is "ior" or "mdtest"; Args the command line after the
+	// program's name.
+	Tool string
+	Args []string
+}
+
+// Commands returns the ior and mdtest command lines of c's phases as a run
+// started at timestamp makes them, so that the command can refuse a bad
+// configuration before any work.
+func Commands(c *Config, timestamp string) []Command {
+	p := NewPlan(c, timestamp)
+	var out []Command
+	for i := range standardPhases {
+		ph := &standardPhases[i]
+		if !p.Runs(ph) {
+			continue
+		}
+		switch ph.Tool {
+		case toolIOR:
+			out = append(out, Command{Phase: ph.Name, Tool: "ior", Args: p.Argv(ph)[1:]})
+		case toolMdtest:
+			out = append(out, Command{Phase: ph.Name, Tool: "mdtest", Args: p.Argv(ph)[1:]})
+		}
+	}
+	return out
+}
