@@ -98,11 +98,37 @@ func runIO500(ctx context.Context, stdout, stderr io.Writer, args []string) erro
 	}
 	b := &io500.Benchmark{
 		Config: cfg, Args: args, DryRun: dryRun, Version: "hpcbench-" + version.Version,
-		POSIX: strings.EqualFold(api, "POSIX") || strings.EqualFold(api, "MMAP"), PhaseTimeout: pt,
-		Archive: archive, Stdout: stdout,
+		PhaseTimeout: pt,
+		Archive:      archive, Stdout: stdout,
 		IOR: io500IOR(reg), Mdtest: io500Mdtest(reg),
 	}
+	if !strings.EqualFold(api, "POSIX") && !strings.EqualFold(api, "MMAP") {
+		b.Namespace = io500Namespace(reg, strings.Fields(cfg.Str("global", "api")))
+	}
 	return pipeline.Main(ctx, b, pipeline.IO{Stdout: stdout, Stderr: stderr})
+}
+
+// io500Namespace opens [global] api's backend, with its options, as the
+// data dir's namespace, on every rank of the job at once.
+func io500Namespace(reg *aiori.Registry, api []string) func(ctx context.Context, e *pipeline.Env) (io500.FS, error) {
+	return func(ctx context.Context, e *pipeline.Env) (io500.FS, error) {
+		cfg, err := iorconfig.Parse(append([]string{"-a"}, api...), reg)
+		if err != nil {
+			return nil, fmt.Errorf("[global] api: %w", err)
+		}
+		t := &cfg.Tests[0]
+		c := e.Job.Comm
+		be, err := t.Backend.New(t.BackendOptions, aiori.Env{Rank: c.Rank(), Size: c.Size(), Comm: c, Context: ctx, Hosts: e.Record.RankHosts})
+		if err != nil {
+			return nil, err
+		}
+		fsys, err := io500.NewBackendFS(be)
+		if err != nil {
+			_ = be.Close()
+			return nil, err
+		}
+		return fsys, nil
+	}
 }
 
 const io500Options = `Options:
@@ -121,7 +147,7 @@ func io500IOR(reg *aiori.Registry) io500.Tool {
 		if err != nil {
 			return nil, fmt.Errorf("ior %s: %w", strings.Join(args, " "), err)
 		}
-		b := &ior.Benchmark{Tests: cfg.Tests, Args: args, Stdout: out, Stderr: e.Stderr}
+		b := &ior.Benchmark{Tests: cfg.Tests, Args: args, Stdout: out, Stderr: out}
 		return runTool(ctx, e, b, out, ior.ErrVerify)
 	}
 }
@@ -143,7 +169,7 @@ func io500Mdtest(reg *aiori.Registry) io500.Tool {
 // not an error.
 func runTool(ctx context.Context, e *pipeline.Env, eng pipeline.Engine, out io.Writer, soft error) (*report.Result, error) {
 	sub := *e
-	sub.Stdout = out
+	sub.Stdout, sub.Stderr = out, out // the tool's warnings go in its output file, as IO500's
 	res, err := eng.Run(ctx, &sub)
 	if err != nil && !errors.Is(err, soft) {
 		return nil, err

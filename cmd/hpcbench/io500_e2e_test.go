@@ -92,3 +92,40 @@ func TestIO500BadPhase(t *testing.T) {
 		t.Errorf("files made before the refusal: %v", left)
 	}
 }
+
+// TestIO500DFS runs the short IO500 on -a DFS: the phases' directories are
+// made, walked by find and removed in the object store's namespace.
+func TestIO500DFS(t *testing.T) {
+	dir := t.TempDir()
+	pool := filepath.Join(dir, "pool")
+	if r := run(t, time.Minute, "dfs", "pool", "create", pool); r.Code != 0 {
+		t.Fatalf("pool create: exit %d\n%s", r.Code, r.Stderr)
+	}
+	ini := filepath.Join(dir, "c.ini")
+	cfg := fmt.Sprintf("[global]\ndatadir = /io500/data\nresultdir = %s/results\ntimestamp-datadir = FALSE\ntimestamp-resultdir = FALSE\n"+
+		"api = DFS --dfs.pool=%s --dfs.cont=c\n[debug]\nstonewall-time = 1\n[ior-easy]\ntransferSize = 1m\nblockSize = 4m\n"+
+		"[mdtest-easy]\nn = 200\n[ior-hard]\nsegmentCount = 100\n[mdtest-hard]\nn = 200\n", dir, pool)
+	if err := os.WriteFile(ini, []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := run(t, 3*time.Minute, "launch", "-n", "2", "--", "hpcbench", "io500", ini)
+	if r.Code != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", r.Code, r.Stdout, r.Stderr)
+	}
+	res, err := os.ReadFile(filepath.Join(dir, "results", "result.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 400 + 400 mdtest files, 2 ior-easy files, 1 ior-hard file.
+	for _, w := range []string{"-a DFS --dfs.pool=" + pool + " --dfs.cont=c", "total-files     = 803\n", "[SCORE]\n"} {
+		if !strings.Contains(string(res), w) {
+			t.Errorf("result.txt lacks %q", w)
+		}
+	}
+	if strings.Contains(string(res), "found           = 0\n") {
+		t.Error("find found nothing")
+	}
+	if t.Failed() {
+		t.Logf("stdout:\n%s\nstderr:\n%s\nresult.txt:\n%s", r.Stdout, r.Stderr, res)
+	}
+}

@@ -9,7 +9,6 @@ import (
 	"math"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -36,10 +35,11 @@ type Benchmark struct {
 	// IOR and Mdtest run a phase's command line (cmd/hpcbench binds them
 	// to the ior and mdtest engines).
 	IOR, Mdtest Tool
-	// POSIX: the data dir is in the OS's namespace (api POSIX or MMAP):
-	// the run makes its directories there, find walks it, the end
-	// removes what is left. Other backends make their own.
-	POSIX bool
+	// Namespace opens the data dir's namespace on every rank at once
+	// (a backend's New is collective): where the run makes the phases'
+	// directories, find walks, the end removes what is left. Nil is the
+	// operating system's (api POSIX or MMAP).
+	Namespace func(ctx context.Context, e *pipeline.Env) (FS, error)
 	// Version is hpcbench's version, IO500's "version".
 	Version string
 	// PhaseTimeout is --phase-timeout.
@@ -113,6 +113,18 @@ func (b *Benchmark) Run(ctx context.Context, e *pipeline.Env) (*report.Result, e
 	if err := agree(ctx, c, prepErr); err != nil {
 		return nil, err
 	}
+	if !b.DryRun {
+		err := b.withFS(ctx, e, func(fsys FS) error {
+			var err error
+			if rank0 {
+				err = makeDataDirs(fsys, p)
+			}
+			return agree(ctx, c, err)
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
 	if p.Stonewall != p.MinWrite {
 		o.RunInvalid = append(o.RunInvalid, invalidStonewall(p.Stonewall, p.MinWrite))
 	}
@@ -152,7 +164,7 @@ func (b *Benchmark) Run(ctx context.Context, e *pipeline.Env) (*report.Result, e
 				newer, err = b.timestamp(ctx, c, p)
 			}
 		case ph.Tool == toolFind:
-			err = b.find(ctx, c, p, newer, &r)
+			err = b.withFS(ctx, e, func(fsys FS) error { return b.find(ctx, c, fsys, p, newer, &r) })
 		default:
 			err = b.tool(ctx, e, p, &ph, &r)
 		}
@@ -174,8 +186,20 @@ func (b *Benchmark) Run(ctx context.Context, e *pipeline.Env) (*report.Result, e
 		return nil, fmt.Errorf("io500: barrier: %w", err)
 	}
 	o.finish()
-	if !b.DryRun && b.POSIX {
-		b.cleanup(c.Rank(), p)
+	if !b.DryRun {
+		err := b.withFS(ctx, e, func(fsys FS) error {
+			cleanupOwn(fsys, c.Rank(), p)
+			if err := c.Barrier(ctx); err != nil {
+				return err
+			}
+			if rank0 {
+				cleanupShared(fsys, p)
+			}
+			return c.Barrier(ctx)
+		})
+		if err != nil {
+			return nil, fmt.Errorf("io500: cleanup: %w", err)
+		}
 	}
 	if err := c.Barrier(ctx); err != nil {
 		return nil, fmt.Errorf("io500: barrier: %w", err)
@@ -193,19 +217,12 @@ func (b *Benchmark) Run(ctx context.Context, e *pipeline.Env) (*report.Result, e
 	return b.result(e, o), nil
 }
 
-// prepare makes the results dir (and, on the OS's namespace, the data
-// dir's phase directories) and keeps the configuration there as IO500
-// does: config-orig.ini as read, config.ini with every value.
+// prepare makes the results dir (in the operating system's namespace, as
+// IO500's) and keeps the configuration there as IO500 does:
+// config-orig.ini as read, config.ini with every value.
 func (b *Benchmark) prepare(p *Plan) error {
 	if err := os.MkdirAll(p.ResultDir, 0o755); err != nil {
 		return fmt.Errorf("resultdir: %w", err)
-	}
-	if b.POSIX && !b.DryRun {
-		for _, d := range []string{"ior-easy", "ior-hard", "mdtest-easy", "mdtest-hard"} {
-			if err := os.MkdirAll(filepath.Join(p.DataDir, d), 0o755); err != nil {
-				return fmt.Errorf("datadir: %w", err)
-			}
-		}
 	}
 	if err := os.WriteFile(p.res("config-orig.ini"), []byte(b.Config.Data), 0o644); err != nil {
 		return fmt.Errorf("resultdir: %w", err)
@@ -318,17 +335,11 @@ func (b *Benchmark) tool(ctx context.Context, e *pipeline.Env, p *Plan, ph *phas
 }
 
 // find runs the parallel find over the data dir.
-func (b *Benchmark) find(ctx context.Context, c Comm, p *Plan, newer time.Time, r *PhaseResult) error {
+func (b *Benchmark) find(ctx context.Context, c Comm, fsys FS, p *Plan, newer time.Time, r *PhaseResult) error {
 	if c.Rank() == 0 {
 		r.pair("nproc", fmt.Sprint(c.Size()))
 	}
-	if !b.POSIX {
-		if c.Rank() == 0 {
-			r.invalid(invalidFindError(fmt.Errorf("api %s: find walks the data dir in the operating system's namespace, and this backend's is not", p.API)))
-		}
-		return nil
-	}
-	fr, err := Find(ctx, c, FindQuery{Dir: cleanDir(p.DataDir), Newer: newer, Size: 3901, Substr: "01"})
+	fr, err := Find(ctx, c, FindQuery{Dir: cleanDir(p.DataDir), Newer: newer, Size: 3901, Substr: "01", FS: fsys})
 	if err != nil {
 		return err
 	}
@@ -348,6 +359,35 @@ func (b *Benchmark) find(ctx context.Context, c Comm, p *Plan, newer time.Time, 
 	return nil
 }
 
+// withFS opens the data dir's namespace on every rank, runs fn and closes
+// it.
+func (b *Benchmark) withFS(ctx context.Context, e *pipeline.Env, fn func(FS) error) error {
+	open := b.Namespace
+	if open == nil {
+		open = func(context.Context, *pipeline.Env) (FS, error) { return NewOSFS() }
+	}
+	fsys, err := open(ctx, e)
+	if err != nil {
+		return fmt.Errorf("io500: the data dir's namespace: %w", err)
+	}
+	err = fn(fsys)
+	if cerr := fsys.Close(); err == nil && cerr != nil {
+		err = fmt.Errorf("io500: the data dir's namespace: %w", cerr)
+	}
+	return err
+}
+
+// makeDataDirs makes the data dir's phase directories, as IO500's phases
+// do before the run.
+func makeDataDirs(fsys FS, p *Plan) error {
+	for _, d := range []string{"ior-easy", "ior-hard", "mdtest-easy", "mdtest-hard"} {
+		if err := fsys.MkdirAll(p.DataDir + "/" + d); err != nil {
+			return fmt.Errorf("datadir: %w", err)
+		}
+	}
+	return nil
+}
+
 // check applies IO500's checks after a phase (main.c): a write or create
 // phase shorter than the stonewall, or than the rules' minimum; a phase
 // that scored 0.
@@ -364,22 +404,26 @@ func (b *Benchmark) check(p *Plan, r *PhaseResult) {
 	}
 }
 
-// cleanup removes what the phases left, as IO500: the stonewall files,
-// the ior files, the phase directories and the data dir when empty.
-func (b *Benchmark) cleanup(rank int, p *Plan) {
+// cleanupOwn removes this rank's ior-easy file, as IO500's cleanup: what
+// is not there is no error.
+func cleanupOwn(fsys FS, rank int, p *Plan) {
 	if p.Config.Bool("ior-easy", "filePerProc") {
-		_ = os.Remove(fmt.Sprintf("%s/ior-easy/ior_file_easy.%08d", p.DataDir, rank))
+		_ = fsys.Remove(fmt.Sprintf("%s/ior-easy/ior_file_easy.%08d", p.DataDir, rank))
 	}
-	if rank != 0 {
-		return
-	}
+}
+
+// cleanupShared removes, on rank 0 once every rank removed its own files,
+// the rest of what the phases left, as IO500: the stonewall files (results
+// dir), the shared ior files, the phase directories and the data dir when
+// empty (its namespace). What is not there is no error.
+func cleanupShared(fsys FS, p *Plan) {
 	for _, f := range []string{"ior-easy.stonewall", "ior-hard.stonewall", "mdtest-easy.stonewall", "mdtest-hard.stonewall"} {
 		_ = os.Remove(p.res(f))
 	}
-	_ = os.Remove(p.DataDir + "/ior-easy/ior_file_easy")
-	_ = os.Remove(p.DataDir + "/ior-hard/file")
-	for _, d := range []string{"ior-easy", "ior-hard", "mdtest-easy", "mdtest-hard", ""} {
-		_ = os.Remove(filepath.Join(p.DataDir, d))
+	_ = fsys.Remove(p.DataDir + "/ior-easy/ior_file_easy")
+	_ = fsys.Remove(p.DataDir + "/ior-hard/file")
+	for _, d := range []string{"/ior-easy", "/ior-hard", "/mdtest-easy", "/mdtest-hard", ""} {
+		_ = fsys.Remove(p.DataDir + d)
 	}
 }
 

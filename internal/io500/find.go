@@ -3,11 +3,7 @@ package io500
 import (
 	"context"
 	"encoding/binary"
-	"errors"
 	"fmt"
-	"io"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -36,6 +32,8 @@ type FindQuery struct {
 	Newer  time.Time
 	Size   int64
 	Substr string
+	// FS is the namespace walked.
+	FS FS
 	// Round bounds the work a rank does between two rebalancing steps.
 	Round time.Duration
 }
@@ -151,48 +149,33 @@ func (st *findState) work(deadline time.Time) {
 }
 
 // readDir counts dir's files, queues its subdirectories and the files
-// whose name matches.
+// whose name matches (a path is made only for what is queued: most files
+// are counted by name alone).
 func (st *findState) readDir(dir string) {
-	f, err := os.Open(dir)
+	err := st.q.FS.ReadDir(dir, func(name string, isDir bool) {
+		if isDir {
+			st.queue = append(st.queue, "d"+dir+"/"+name)
+			return
+		}
+		st.total++
+		if strings.Contains(name, st.q.Substr) {
+			st.queue = append(st.queue, "f"+dir+"/"+name)
+		}
+	})
 	if err != nil {
 		st.errors++
-		return
-	}
-	defer f.Close()
-	for {
-		ents, err := f.ReadDir(4096)
-		for _, e := range ents {
-			// The path is made only for what is queued: most files
-			// are counted by name alone.
-			name := e.Name()
-			if e.IsDir() {
-				st.queue = append(st.queue, "d"+dir+"/"+name)
-				continue
-			}
-			st.total++
-			if e.Type()&fs.ModeType == 0 && strings.Contains(name, st.q.Substr) {
-				st.queue = append(st.queue, "f"+dir+"/"+name)
-			}
-		}
-		if errors.Is(err, io.EOF) || (err == nil && len(ents) == 0) {
-			return
-		}
-		if err != nil {
-			st.errors++
-			return
-		}
 	}
 }
 
 // check stats a file whose name matched and counts it when it is newer
 // than the timestamp and of the size asked.
 func (st *findState) check(path string) {
-	fi, err := os.Lstat(path)
+	size, mtime, err := st.q.FS.Stat(path)
 	if err != nil {
 		st.errors++
 		return
 	}
-	if fi.Size() == st.q.Size && fi.ModTime().After(st.q.Newer) {
+	if size == st.q.Size && mtime.After(st.q.Newer) {
 		st.found++
 	}
 }

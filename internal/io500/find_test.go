@@ -78,7 +78,7 @@ func TestFindOverRanks(t *testing.T) {
 			errs := jobtest.Run(t, n, nil, func(ctx context.Context, c *collectives.Comm) error {
 				// A round of a few microseconds makes many rounds: the
 				// rebalancing runs often.
-				r, err := Find(ctx, c, FindQuery{Dir: dir, Newer: ts, Size: 3901, Substr: "01", Round: 10 * time.Microsecond})
+				r, err := Find(ctx, c, FindQuery{Dir: dir, Newer: ts, Size: 3901, Substr: "01", Round: 10 * time.Microsecond, FS: osFS(t)})
 				mu.Lock()
 				got = append(got, r)
 				mu.Unlock()
@@ -99,7 +99,7 @@ func TestFindOverRanks(t *testing.T) {
 
 func TestFindMissingDir(t *testing.T) {
 	errs := jobtest.Run(t, 2, nil, func(ctx context.Context, c *collectives.Comm) error {
-		r, err := Find(ctx, c, FindQuery{Dir: filepath.Join(t.TempDir(), "none"), Size: 3901, Substr: "01"})
+		r, err := Find(ctx, c, FindQuery{Dir: filepath.Join(t.TempDir(), "none"), Size: 3901, Substr: "01", FS: osFS(t)})
 		if err == nil && (r.Errors != 1 || r.Total != 0) {
 			return fmt.Errorf("missing dir: %+v, want one error and nothing found", r)
 		}
@@ -149,4 +149,14 @@ func FuzzDecodeItems(f *testing.F) {
 			t.Fatalf("decode then encode: %q, want %q", got, b)
 		}
 	})
+}
+
+func osFS(t *testing.T) FS {
+	t.Helper()
+	f, err := NewOSFS()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = f.Close() })
+	return f
 }
