@@ -78,6 +78,13 @@ func runIO500(ctx context.Context, stdout, stderr io.Writer, args []string) erro
 	if cfg == nil {
 		return usagef("io500: CONFIG.ini is missing (%s)", io500Synopsis)
 	}
+	warnings, err := cfg.Check()
+	if err != nil {
+		return usagef("io500: %v", err)
+	}
+	for _, w := range warnings {
+		fmt.Fprintln(stderr, "WARNING: "+w)
+	}
 	api := strings.Fields(cfg.Str("global", "api") + " POSIX")[0]
 	if _, ok := reg.Lookup(api); !ok {
 		return usagef("io500: [global] api %q: not a backend of this build (%s)", api, strings.Join(reg.Names(), ", "))

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hpcbench/hpcbench/collectives"
 	"github.com/hpcbench/hpcbench/internal/cliflag"
 	pipeline "github.com/hpcbench/hpcbench/internal/run"
 	"github.com/hpcbench/hpcbench/report"
@@ -61,6 +62,12 @@ type Benchmark struct {
 func (b *Benchmark) Plan() pipeline.Plan {
 	return pipeline.Plan{
 		Name: "io500", Args: b.Args, PhaseTimeout: &b.PhaseTimeout, WorkPhases: true,
+		ForSize: func(np int) error {
+			if n := b.Config.Int("find", "nproc"); n > int64(np) {
+				return pipeline.Usagef("io500: [find] nproc %d: the job has %d ranks (1 to %d)", n, np, np)
+			}
+			return nil
+		},
 		Archive: b.Archive, ArchiveFlag: "--archive",
 		Backend: strings.Fields(b.Config.Str("global", "api") + " POSIX")[0],
 	}
@@ -105,7 +112,7 @@ func (b *Benchmark) Run(ctx context.Context, e *pipeline.Env) (*report.Result, e
 	}
 	p := NewPlan(b.Config, string(bytes.TrimRight(ts, "\x00")))
 	b.plan = p
-	o := &Outcome{Procs: c.Size(), Version: b.Version, ConfigHash: b.Config.Hash(), ResultDir: p.ResultDir, Start: start}
+	o := &Outcome{Procs: c.Size(), Version: b.Version, Verbosity: b.Config.Int("global", "verbosity"), ConfigHash: b.Config.Hash(), ResultDir: p.ResultDir, Start: start}
 	var prepErr error
 	if rank0 {
 		prepErr = b.prepare(p)
@@ -151,7 +158,19 @@ func (b *Benchmark) Run(ctx context.Context, e *pipeline.Env) (*report.Result, e
 		if err := c.Barrier(ctx); err != nil {
 			return nil, fmt.Errorf("io500: %s: barrier: %w", ph.Name, err)
 		}
-		r := PhaseResult{phase: ph, Exe: strings.Join(p.Argv(&ph), " "), Start: b.now()}
+		var pauseFile string
+		var pauseAt time.Time
+		if dir := p.Config.Str("debug", "pause-dir"); dir != "" {
+			var err error
+			pauseFile, pauseAt = dir+"/"+ph.Name, b.now()
+			if rank0 {
+				err = pause(ctx, pauseFile)
+			}
+			if err = agree(ctx, c, err); err != nil {
+				return nil, fmt.Errorf("io500: %s: %w", ph.Name, err)
+			}
+		}
+		r := PhaseResult{phase: ph, Exe: strings.Join(p.Argv(&ph), " "), Start: b.now(), PauseFile: pauseFile, PauseAt: pauseAt}
 		t0 := b.clock()
 		var err error
 		switch {
@@ -164,7 +183,7 @@ func (b *Benchmark) Run(ctx context.Context, e *pipeline.Env) (*report.Result, e
 				newer, err = b.timestamp(ctx, c, p)
 			}
 		case ph.Tool == toolFind:
-			err = b.withFS(ctx, e, func(fsys FS) error { return b.find(ctx, c, fsys, p, newer, &r) })
+			err = b.withFS(ctx, e, func(fsys FS) error { return b.findOn(ctx, e.Job.Comm, fsys, p, newer, &r) })
 		default:
 			err = b.tool(ctx, e, p, &ph, &r)
 		}
@@ -334,6 +353,24 @@ func (b *Benchmark) tool(ctx context.Context, e *pipeline.Env, p *Plan, ph *phas
 	return nil
 }
 
+// findOn runs the find on [find] nproc ranks (every rank when unset), the
+// others waiting.
+func (b *Benchmark) findOn(ctx context.Context, c *collectives.Comm, fsys FS, p *Plan, newer time.Time, r *PhaseResult) error {
+	n := p.Config.Int("find", "nproc")
+	if n <= 0 || n >= int64(c.Size()) {
+		return b.find(ctx, c, fsys, p, newer, r)
+	}
+	sub, err := c.Sub(ctx, int(n))
+	if err != nil {
+		return fmt.Errorf("find: %d ranks: %w", n, err)
+	}
+	if sub == nil {
+		return nil // left out: the phase's barrier waits for the others
+	}
+	defer sub.Close()
+	return b.find(ctx, sub, fsys, p, newer, r)
+}
+
 // find runs the parallel find over the data dir.
 func (b *Benchmark) find(ctx context.Context, c Comm, fsys FS, p *Plan, newer time.Time, r *PhaseResult) error {
 	if c.Rank() == 0 {
@@ -447,5 +484,25 @@ func dropCaches(ctx context.Context, cmd string, stderr io.Writer) {
 	c.Stdout, c.Stderr = stderr, stderr
 	if err := c.Run(); err != nil {
 		fmt.Fprintf(stderr, "WARNING: [global] drop-caches-cmd %q: %v\n", cmd, err)
+	}
+}
+
+// pauseCheck is how often a pause file is looked for.
+const pauseCheck = time.Second
+
+// pause waits while the file path exists ([debug] pause-dir: a file named
+// after the phase holds the run before it), or until ctx ends.
+func pause(ctx context.Context, path string) error {
+	for {
+		if _, err := os.Stat(path); err != nil {
+			return nil
+		}
+		t := time.NewTimer(pauseCheck)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return context.Cause(ctx)
+		case <-t.C:
+		}
 	}
 }

@@ -30,7 +30,7 @@ func loadCResult(t *testing.T) (*Outcome, string) {
 		}
 		return tm
 	}
-	o := &Outcome{}
+	o := &Outcome{Verbosity: 1}
 	var cur *PhaseResult
 	var want strings.Builder
 	sc := bufio.NewScanner(bytes.NewReader(data))

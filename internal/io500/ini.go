@@ -299,3 +299,19 @@ func (c *Config) setValue(k string) string {
 	}
 	return ""
 }
+
+// Check refuses what the file asks that hpcbench does not do, in one
+// line naming the key: an external find script, I/O buffers on a GPU.
+// It returns IO500's warnings for what it ignores, as IO500 does.
+func (c *Config) Check() (warnings []string, err error) {
+	if v := c.Str("find", "external-script"); v != "" {
+		return nil, fmt.Errorf("[find] external-script = %s: hpcbench runs its own parallel find (leave external-script unset)", v)
+	}
+	if c.Bool("global", "io-buffers-on-gpu") {
+		return nil, fmt.Errorf("[global] io-buffers-on-gpu = TRUE: hpcbench has no GPU buffers (set it FALSE)")
+	}
+	if c.Str("find", "external-mpi-args") != "" || c.Str("find", "external-extra-args") != "" {
+		warnings = append(warnings, "Using internal pfind, will ignore any arguments to the external script")
+	}
+	return warnings, nil
+}

@@ -90,3 +90,24 @@ func FuzzParseConfig(f *testing.F) {
 		}
 	})
 }
+
+func TestConfigCheck(t *testing.T) {
+	for _, c := range []struct{ data, err, warn string }{
+		{"[global]\ndatadir = x\n[find]\nexternal-script = /bin/find.sh\n", "[find] external-script = /bin/find.sh: hpcbench runs its own parallel find", ""},
+		{"[global]\ndatadir = x\nio-buffers-on-gpu = TRUE\n", "[global] io-buffers-on-gpu = TRUE: hpcbench has no GPU buffers", ""},
+		{"[global]\ndatadir = x\n[find]\nexternal-extra-args = -v\n", "", "Using internal pfind, will ignore any arguments to the external script"},
+		{"[global]\ndatadir = x\n[find-easy]\nexternal-script = /bin/find.sh\n", "", ""}, // an optional phase's: not run
+	} {
+		cfg, err := ParseConfig("c.ini", c.data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, err := cfg.Check()
+		if (c.err == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), c.err)) {
+			t.Errorf("%q: error %v, want %q", c.data, err, c.err)
+		}
+		if got := strings.Join(w, "|"); got != c.warn {
+			t.Errorf("%q: warnings %q, want %q", c.data, got, c.warn)
+		}
+	}
+}

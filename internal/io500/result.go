@@ -25,6 +25,10 @@ type PhaseResult struct {
 	// Score is GiB/s or kIOPS; Seconds the phase's runtime (t_delta).
 	Score, Seconds float64
 	Start, End     time.Time
+	// PauseFile is the [debug] pause-dir file looked for before the
+	// phase, at PauseAt ("" without pause-dir).
+	PauseFile string
+	PauseAt   time.Time
 	// Invalid lists why the phase is invalid, in order.
 	Invalid []Reason
 	// Find's counts, for the archive.
@@ -54,7 +58,9 @@ func (r *PhaseResult) pair(key, val string) { r.Entries = append(r.Entries, entr
 
 // Outcome is a whole run: the run-level facts and every phase.
 type Outcome struct {
-	Procs      int
+	Procs int
+	// Verbosity is [global] verbosity: at 0, result.txt has no times.
+	Verbosity  int64
 	Version    string
 	ConfigHash uint32
 	ResultDir  string
@@ -124,7 +130,9 @@ func WriteResultTxt(w io.Writer, o *Outcome) error {
 	pairLine(&b, "config-hash", hashHex(o.ConfigHash))
 	pairLine(&b, "result-dir", o.ResultDir)
 	pairLine(&b, "mode", "standard")
-	fmt.Fprintf(&b, "; START %s\n", stamp(o.Start))
+	if o.Verbosity > 0 {
+		fmt.Fprintf(&b, "; START %s\n", stamp(o.Start))
+	}
 	for _, r := range o.RunInvalid {
 		fmt.Fprintf(&b, "; ERROR INVALID %s\n", r.IO500)
 	}
@@ -132,7 +140,15 @@ func WriteResultTxt(w io.Writer, o *Outcome) error {
 	for i := range o.Phases {
 		p := &o.Phases[i]
 		fmt.Fprintf(&b, "\n[%s]\n", p.phase.Name)
-		pairLine(&b, "t_start", stamp(p.Start))
+		if p.PauseFile != "" {
+			if o.Verbosity > 0 {
+				pairLine(&b, "t_pause", stamp(p.PauseAt))
+			}
+			fmt.Fprintf(&b, "; Checking for pause file %s\n", p.PauseFile)
+		}
+		if o.Verbosity > 0 {
+			pairLine(&b, "t_start", stamp(p.Start))
+		}
 		if p.Exe != "" {
 			pairLine(&b, "exe", p.Exe)
 		}
@@ -146,15 +162,19 @@ func WriteResultTxt(w io.Writer, o *Outcome) error {
 		if p.phase.Tool != toolTimestamp {
 			pairLine(&b, "score", cfloat(p.Score))
 		}
-		pairLine(&b, "t_delta", fmt.Sprintf("%.4f", p.Seconds))
-		pairLine(&b, "t_end", stamp(p.End))
+		if o.Verbosity > 0 {
+			pairLine(&b, "t_delta", fmt.Sprintf("%.4f", p.Seconds))
+			pairLine(&b, "t_end", stamp(p.End))
+		}
 	}
 	b.WriteString("\n[SCORE]\n")
 	pairLine(&b, "MD", cfloat(o.Score.MD))
 	pairLine(&b, "BW", cfloat(o.Score.BW))
 	pairLine(&b, "SCORE", cfloat(o.Score.Total)+invalidSuffix(!o.Valid()))
 	pairLine(&b, "hash", hashHex(o.ScoreHash))
-	fmt.Fprintf(&b, "; END %s\n", stamp(o.End))
+	if o.Verbosity > 0 {
+		fmt.Fprintf(&b, "; END %s\n", stamp(o.End))
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }
