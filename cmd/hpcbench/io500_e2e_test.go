@@ -129,3 +129,34 @@ func TestIO500DFS(t *testing.T) {
 		t.Logf("stdout:\n%s\nstderr:\n%s\nresult.txt:\n%s", r.Stdout, r.Stderr, res)
 	}
 }
+
+// TestIO500DryRun prints every phase's command line, runs none and says
+// the run is invalid, as IO500's --dry-run; --list prints every option.
+func TestIO500DryRun(t *testing.T) {
+	dir := t.TempDir()
+	ini := filepath.Join(dir, "c.ini")
+	cfg := fmt.Sprintf("[global]\ndatadir = %s/data\nresultdir = %s/results\ntimestamp-resultdir = FALSE\n", dir, dir)
+	if err := os.WriteFile(ini, []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := run(t, time.Minute, "io500", ini, "--dry-run")
+	if r.Code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", r.Code, r.Stdout, r.Stderr)
+	}
+	if n := strings.Count(r.Stdout, "[DRYRUN] "); n != 13 {
+		t.Errorf("%d command lines, want 13 (every phase but the timestamp)", n)
+	}
+	for _, w := range []string{"ERROR INVALID DRY RUN MODE ACTIVATED", "./ior --dataPacketType=timestamp -C -Q 1 -g -G=", "-t 47008 -b 47008 -s 10000000",
+		"./mdtest --dataPacketType=timestamp -n 1000000 -t -w 3901 -e 3901", "./pfind " + dir + "/data/", "[INVALID]"} {
+		if !strings.Contains(r.Stdout, w) {
+			t.Errorf("stdout lacks %q", w)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "data")); !os.IsNotExist(err) {
+		t.Errorf("a dry run made the data dir: %v", err)
+	}
+	l := run(t, time.Minute, "io500", "--list")
+	if l.Code != 0 || !strings.HasPrefix(l.Stdout, "# Supported and current values of the ini file:\n[global]\n") || !strings.Contains(l.Stdout, "[ior-rnd4K-easy-read]") {
+		t.Errorf("--list: exit %d\n%s", l.Code, l.Stdout)
+	}
+}

@@ -173,15 +173,19 @@ func (b *Benchmark) Run(ctx context.Context, e *pipeline.Env) (*report.Result, e
 		r := PhaseResult{phase: ph, Exe: strings.Join(p.Argv(&ph), " "), Start: b.now(), PauseFile: pauseFile, PauseAt: pauseAt}
 		t0 := b.clock()
 		var err error
+		if b.DryRun && rank0 && r.Exe != "" {
+			fmt.Fprintf(out, "[DRYRUN] %20s %s\n", ph.Name, r.Exe)
+		}
 		switch {
-		case b.DryRun || !p.Runs(&ph):
-		case ph.Tool == toolTimestamp:
+		case ph.Tool == toolTimestamp: // even in a dry run, as IO500
+
 			if rank0 {
 				err = touch(p.res("timestampfile"))
 			}
 			if err = agree(ctx, c, err); err == nil {
 				newer, err = b.timestamp(ctx, c, p)
 			}
+		case b.DryRun || !p.Runs(&ph):
 		case ph.Tool == toolFind:
 			err = b.withFS(ctx, e, func(fsys FS) error { return b.findOn(ctx, e.Job.Comm, fsys, p, newer, &r) })
 		default:
