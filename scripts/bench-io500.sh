@@ -13,8 +13,9 @@
 # each printed it in its [RESULT] line) and the median of the rounds' own
 # ratios hpcbench/IO500, the figure the target applies to (>= 1.0 for every
 # phase), then the same for the score. It also checks that both declare
-# the run INVALID. Every command's exit status is checked: a failure makes
-# the script exit 1; STRICT=1 also fails on a ratio under 1.0.
+# the run INVALID, and the same phases INVALID in every round. Every
+# command's exit status is checked: a failure makes the script exit 1;
+# STRICT=1 also fails on a ratio under 1.0.
 #
 # Environment:
 #   IO500_BIN     the IO500 application (skips with one line when unset)
@@ -80,9 +81,17 @@ run() {
 	grep -q '^\[SCORE \].*\[INVALID\]' "$out" || { echo "FAILED: $side round $round: the short stonewall's run is not declared INVALID"; exit 1; } >&2
 }
 
+# invalid OUT: the phases OUT's [RESULT] lines mark [INVALID], one line.
+invalid() { awk '/^\[(RESULT|      )\].*\[INVALID\]$/ { printf "%s ", $2 }' "$1"; }
+
 for r in $(seq 1 "$REPS"); do
 	echo "round $r/$REPS" >&2
 	if [ $((r % 2)) = 1 ]; then run c "$r"; run go "$r"; else run go "$r"; run c "$r"; fi
+	# Both must declare the same phases invalid.
+	if [ "$(invalid "$work/c.$r.out")" != "$(invalid "$work/go.$r.out")" ]; then
+		echo "FAILED: round $r: IO500 marks [$(invalid "$work/c.$r.out")] INVALID, hpcbench [$(invalid "$work/go.$r.out")]" >&2
+		exit 1
+	fi
 done
 
 # The medians and the median of the pairs' ratios, per phase and the score.
