@@ -58,6 +58,7 @@ const (
 	BenchmarkMdtest = "mdtest"
 	BenchmarkIMB    = "imb" // hpcbench coll
 	BenchmarkWireup = "wireup"
+	BenchmarkIO500  = "io500"
 	// BenchmarkFabric prefixes the benchmark of hpcbench fabric's tests:
 	// "fabric-pingpong", "fabric-bw".
 	BenchmarkFabric = "fabric-"

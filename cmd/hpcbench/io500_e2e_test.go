@@ -57,6 +57,16 @@ func TestIO500Launch(t *testing.T) {
 	if rep.Code != 0 || !strings.Contains(rep.Stdout, "io500 phases") || !strings.Contains(rep.Stdout, "mdtest-hard-delete") {
 		t.Errorf("report of the archive: exit %d\n%s\n%s", rep.Code, rep.Stdout, rep.Stderr)
 	}
+	cmp := run(t, time.Minute, "compare", archive, archive)
+	if cmp.Code != 0 || !strings.Contains(cmp.Stdout, "table: io500 phases") || !strings.Contains(cmp.Stdout, "table: io500 score") {
+		t.Errorf("compare of the archive with itself: exit %d\n%s\n%s", cmp.Code, cmp.Stdout, cmp.Stderr)
+	}
+	png := filepath.Join(dir, "io500.png")
+	if p := run(t, time.Minute, "plot", archive, "-o", png); p.Code != 0 {
+		t.Errorf("plot: exit %d\n%s", p.Code, p.Stderr)
+	} else if fi, err := os.Stat(png); err != nil || fi.Size() == 0 {
+		t.Errorf("plot wrote no chart: %v", err)
+	}
 	if t.Failed() {
 		t.Logf("stdout:\n%s\nstderr:\n%s\nresult.txt:\n%s", r.Stdout, r.Stderr, res)
 	}

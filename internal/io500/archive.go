@@ -10,22 +10,13 @@ import (
 	"github.com/hpcbench/hpcbench/report"
 )
 
-// The archive's tables.
-const (
-	// PhasesTable has a row per phase: its score in GiB/s (ior phases) or
-	// kIOPS (the others), its time, and find's counts.
-	PhasesTable = "io500 phases"
-	// ScoreTable has one row: BW, MD and the score.
-	ScoreTable = "io500 score"
-)
-
 // result is the run as hpcbench's archive keeps it: the configuration's
 // values as parameters, the phases and the score as tables, the reasons
 // the run is invalid as the score table's notes.
 func (b *Benchmark) result(e *pipeline.Env, o *Outcome) *report.Result {
-	res := report.New("io500")
+	res := report.New(report.BenchmarkIO500)
 	res.Run = e.Record.BaseRun()
-	res.Run.Benchmark = "io500"
+	res.Run.Benchmark = report.BenchmarkIO500
 	res.Run.Start, res.Run.End = o.Start, o.End
 	res.Params = append(res.Params,
 		report.Param{Name: "version", Value: o.Version},
@@ -34,16 +25,18 @@ func (b *Benchmark) result(e *pipeline.Env, o *Outcome) *report.Result {
 		report.Param{Name: "result-dir", Value: o.ResultDir, Incidental: true},
 		report.Param{Name: "datadir", Value: b.plan.DataDir, Incidental: true})
 	for _, k := range b.Config.SetKeys() {
-		res.Params = append(res.Params, report.Param{Name: k, Value: b.Config.setValue(k)})
+		// Where the run wrote says nothing of what it measured.
+		where := k == "global.datadir" || k == "global.resultdir" || k == "global.drop-caches-cmd" || k == "debug.pause-dir"
+		res.Params = append(res.Params, report.Param{Name: k, Value: b.Config.setValue(k), Incidental: where})
 	}
-	phases := report.Table{Name: PhasesTable, Columns: []report.Column{
+	phases := report.Table{Name: report.IO500PhasesTable, Columns: []report.Column{
 		{Name: "phase", Kind: report.KindLabel},
 		{Name: "bw", Kind: report.KindMetric, Unit: "GiB/s", Better: report.BetterHigher},
 		{Name: "md", Kind: report.KindMetric, Unit: "kIOPS", Better: report.BetterHigher},
 		{Name: "time", Kind: report.KindMetric, Unit: "s"},
 		{Name: "found", Kind: report.KindMetric},
 		{Name: "total", Kind: report.KindMetric},
-		{Name: "valid", Kind: report.KindLabel},
+		{Name: "invalid", Kind: report.KindMetric, Better: report.BetterLower},
 	}}
 	for i := range o.Phases {
 		p := &o.Phases[i]
@@ -57,15 +50,10 @@ func (b *Benchmark) result(e *pipeline.Env, o *Outcome) *report.Result {
 		if p.phase.Tool == toolFind {
 			found, total = float64(p.Found), float64(p.Total)
 		}
-		valid := "yes"
-		if len(p.Invalid) > 0 {
-			valid = "no"
-		}
-		phases.Rows = append(phases.Rows, report.Row{Labels: []string{p.phase.Name, valid}, Metrics: []float64{bw, md, p.Seconds, found, total}})
+		phases.Rows = append(phases.Rows, report.Row{Labels: []string{p.phase.Name},
+			Metrics: []float64{bw, md, p.Seconds, found, total, float64(len(p.Invalid))}})
 	}
-	// Labels are in column order: phase first, valid last.
-	phases.Columns = append([]report.Column{phases.Columns[0], phases.Columns[6]}, phases.Columns[1:6]...)
-	score := report.Table{Name: ScoreTable, Columns: []report.Column{
+	score := report.Table{Name: report.IO500ScoreTable, Columns: []report.Column{
 		{Name: "run", Kind: report.KindLabel},
 		{Name: "bw", Kind: report.KindMetric, Unit: "GiB/s", Better: report.BetterHigher},
 		{Name: "md", Kind: report.KindMetric, Unit: "kIOPS", Better: report.BetterHigher},
