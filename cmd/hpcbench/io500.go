@@ -20,7 +20,7 @@ import (
 	"github.com/hpcbench/hpcbench/report"
 )
 
-const io500Synopsis = "hpcbench io500 CONFIG.ini [--dry-run] [--archive FILE] | hpcbench io500 --list"
+const io500Synopsis = "hpcbench io500 CONFIG.ini [--dry-run] [--archive FILE] | CONFIG.ini --verify result.txt | --list"
 
 // runIO500 is `hpcbench io500`: IO500's INI file, phases, score and result
 // files, the phases run by the ior and mdtest engines in this process.
@@ -34,7 +34,7 @@ func runIO500(ctx context.Context, stdout, stderr io.Writer, args []string) erro
 	if err != nil {
 		return usagef("io500: %v", err)
 	}
-	var file, archive string
+	var file, archive, verify string
 	var dryRun, list bool
 	for i := 0; i < len(rest); i++ {
 		a := rest[i]
@@ -46,6 +46,11 @@ func runIO500(ctx context.Context, stdout, stderr io.Writer, args []string) erro
 			list = true
 		case a == "--dry-run":
 			dryRun = true
+		case a == "--verify" && i+1 < len(rest):
+			i++
+			verify = rest[i]
+		case a == "--verify":
+			return usagef("io500: --verify needs the result file (io500 CONFIG.ini --verify result.txt)")
 		case a == "--archive" && i+1 < len(rest):
 			i++
 			archive = rest[i]
@@ -55,7 +60,7 @@ func runIO500(ctx context.Context, stdout, stderr io.Writer, args []string) erro
 		case strings.HasPrefix(a, "--mode="):
 			return usagef("io500: %s: only --mode=standard (the ranked list's phases) is supported", a)
 		case strings.HasPrefix(a, "-"):
-			return usagef("io500: unknown option %q (accepted: --dry-run, --list, --archive FILE, --mode=standard, --phase-timeout)", a)
+			return usagef("io500: unknown option %q (accepted: --dry-run, --list, --archive FILE, --verify FILE, --mode=standard, --phase-timeout)", a)
 		case file == "":
 			file = a
 		default:
@@ -77,6 +82,16 @@ func runIO500(ctx context.Context, stdout, stderr io.Writer, args []string) erro
 	}
 	if cfg == nil {
 		return usagef("io500: CONFIG.ini is missing (%s)", io500Synopsis)
+	}
+	if verify != "" {
+		res, err := os.ReadFile(verify)
+		if err != nil {
+			return usagef("io500: --verify: %v", err)
+		}
+		if err := io500.Verify(stdout, cfg, io500Version(), string(res)); err != nil {
+			return &pipeline.ExitError{Code: 1, Msg: "io500: --verify " + verify + ": " + err.Error()}
+		}
+		return nil
 	}
 	warnings, err := cfg.Check()
 	if err != nil {
@@ -104,7 +119,7 @@ func runIO500(ctx context.Context, stdout, stderr io.Writer, args []string) erro
 		}
 	}
 	b := &io500.Benchmark{
-		Config: cfg, Args: args, DryRun: dryRun, Version: "hpcbench-" + version.Version,
+		Config: cfg, Args: args, DryRun: dryRun, Version: io500Version(),
 		PhaseTimeout: pt,
 		Archive:      archive, Stdout: stdout,
 		IOR: io500IOR(reg), Mdtest: io500Mdtest(reg),
@@ -138,6 +153,9 @@ func io500Namespace(reg *aiori.Registry, api []string) func(ctx context.Context,
 	}
 }
 
+// io500Version is IO500's "version" of hpcbench's runs.
+func io500Version() string { return "hpcbench-" + version.Version }
+
 const io500Options = `Options:
   --list, -l        print every option of the INI file, with its help and
                     value (the file's, or the default), as IO500 --list
@@ -145,6 +163,8 @@ const io500Options = `Options:
                     write the result files, running nothing (INVALID)
   --archive FILE    also write hpcbench's archive of the run (JSON), which
                     report, compare and plot read
+  --verify FILE     check a result.txt against CONFIG.ini: its config-hash
+                    and score-hash (exit 1 for a mismatch or an invalid run)
   --mode=standard   IO500's standard mode (the only one supported)`
 
 // io500IOR runs one ior command line of a phase with the ior engine.

@@ -57,6 +57,12 @@ func TestIO500Launch(t *testing.T) {
 	if rep.Code != 0 || !strings.Contains(rep.Stdout, "io500 phases") || !strings.Contains(rep.Stdout, "mdtest-hard-delete") {
 		t.Errorf("report of the archive: exit %d\n%s\n%s", rep.Code, rep.Stdout, rep.Stderr)
 	}
+	// The result file verifies against the configuration, as io500
+	// --verify says of an invalid run: hashes right, exit 1.
+	v := run(t, time.Minute, "io500", ini, "--verify", filepath.Join(dir, "results", "result.txt"))
+	if v.Code != 1 || !strings.Contains(v.Stdout, "\n[OK] But this is an invalid run!\n") || !strings.Contains(v.Stderr, "the run is INVALID") {
+		t.Errorf("--verify: exit %d\n%s\n%s", v.Code, v.Stdout, v.Stderr)
+	}
 	cmp := run(t, time.Minute, "compare", archive, archive)
 	if cmp.Code != 0 || !strings.Contains(cmp.Stdout, "table: io500 phases") || !strings.Contains(cmp.Stdout, "table: io500 score") {
 		t.Errorf("compare of the archive with itself: exit %d\n%s\n%s", cmp.Code, cmp.Stdout, cmp.Stderr)
