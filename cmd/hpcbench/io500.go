@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/hpcbench/hpcbench/aiori"
@@ -34,8 +35,11 @@ func runIO500(ctx context.Context, stdout, stderr io.Writer, args []string) erro
 	if err != nil {
 		return usagef("io500: %v", err)
 	}
-	var file, archive, verify string
-	var dryRun, list bool
+	var file, archive, verify, timestamp string
+	var dryRun, list, cfgHash bool
+	verbosity := -1 // -v and --verbose=N: [global] verbosity's override
+	// IO500's own command line (not getopt's): its options as it spells
+	// them, after the INI file or before it.
 	for i := 0; i < len(rest); i++ {
 		a := rest[i]
 		switch {
@@ -56,11 +60,26 @@ func runIO500(ctx context.Context, stdout, stderr io.Writer, args []string) erro
 			archive = rest[i]
 		case strings.HasPrefix(a, "--archive="):
 			archive = strings.TrimPrefix(a, "--archive=")
+		case a == "--config-hash":
+			cfgHash = true
+		case a == "-v":
+			verbosity = max(verbosity, 0) + 1
+		case strings.HasPrefix(a, "--verbose="):
+			n, err := strconv.Atoi(strings.TrimPrefix(a, "--verbose="))
+			if err != nil || n < 0 || n > 10 {
+				return usagef("io500: %s: the verbosity is 0 to 10", a)
+			}
+			verbosity = n
+		case strings.HasPrefix(a, "--timestamp="):
+			timestamp = strings.TrimPrefix(a, "--timestamp=")
+		case a == "--timestamp" && i+1 < len(rest):
+			i++
+			timestamp = rest[i]
 		case a == "--mode=standard":
 		case strings.HasPrefix(a, "--mode="):
 			return usagef("io500: %s: only --mode=standard (the ranked list's phases) is supported", a)
 		case strings.HasPrefix(a, "-"):
-			return usagef("io500: unknown option %q (accepted: --dry-run, --list, --archive FILE, --verify FILE, --mode=standard, --phase-timeout)", a)
+			return usagef("io500: unknown option %q (accepted: --dry-run, --list, --archive FILE, --verify FILE, --config-hash, --timestamp=NAME, -v, --verbose=N, --mode=standard, --phase-timeout)", a)
 		case file == "":
 			file = a
 		default:
@@ -82,6 +101,12 @@ func runIO500(ctx context.Context, stdout, stderr io.Writer, args []string) erro
 	}
 	if cfg == nil {
 		return usagef("io500: CONFIG.ini is missing (%s)", io500Synopsis)
+	}
+	if strings.ContainsAny(timestamp, "/\x00") || len(timestamp) > 29 {
+		return usagef("io500: --timestamp=%s: a directory name of at most 29 bytes, without '/'", timestamp)
+	}
+	if cfgHash {
+		return io500.WriteConfigHash(stdout, cfg)
 	}
 	if verify != "" {
 		res, err := os.ReadFile(verify)
@@ -119,10 +144,13 @@ func runIO500(ctx context.Context, stdout, stderr io.Writer, args []string) erro
 		}
 	}
 	b := &io500.Benchmark{
-		Config: cfg, Args: args, DryRun: dryRun, Version: io500Version(),
+		Config: cfg, Args: args, DryRun: dryRun, Version: io500Version(), Timestamp: timestamp,
 		PhaseTimeout: pt,
 		Archive:      archive, Stdout: stdout,
 		IOR: io500IOR(reg), Mdtest: io500Mdtest(reg),
+	}
+	if verbosity >= 0 {
+		b.Verbosity = &verbosity
 	}
 	if !strings.EqualFold(api, "POSIX") && !strings.EqualFold(api, "MMAP") {
 		b.Namespace = io500Namespace(reg, strings.Fields(cfg.Str("global", "api")))
@@ -165,6 +193,10 @@ const io500Options = `Options:
                     report, compare and plot read
   --verify FILE     check a result.txt against CONFIG.ini: its config-hash
                     and score-hash (exit 1 for a mismatch or an invalid run)
+  --config-hash     print the configuration's hash, as result.txt has it
+  --timestamp=NAME  the timestamp of the run's directories (timestamp-datadir,
+                    timestamp-resultdir) instead of the start's date
+  -v, --verbose=N   [global] verbosity: -v adds one, --verbose sets it
   --mode=standard   IO500's standard mode (the only one supported)`
 
 // io500IOR runs one ior command line of a phase with the ior engine.

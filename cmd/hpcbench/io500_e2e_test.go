@@ -151,7 +151,7 @@ func TestIO500DFS(t *testing.T) {
 func TestIO500DryRun(t *testing.T) {
 	dir := t.TempDir()
 	ini := filepath.Join(dir, "c.ini")
-	cfg := fmt.Sprintf("[global]\ndatadir = %s/data\nresultdir = %s/results\ntimestamp-resultdir = FALSE\n", dir, dir)
+	cfg := fmt.Sprintf("[global]\ndatadir = %s/data\nresultdir = %s/results\n", dir, dir)
 	if err := os.WriteFile(ini, []byte(cfg), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -170,6 +170,16 @@ func TestIO500DryRun(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "data")); !os.IsNotExist(err) {
 		t.Errorf("a dry run made the data dir: %v", err)
+	}
+	// --timestamp names the results dir; --config-hash prints the hash.
+	ts := run(t, time.Minute, "io500", ini, "--dry-run", "--timestamp=myrun", "-v")
+	if ts.Code != 0 {
+		t.Errorf("--timestamp: exit %d\n%s", ts.Code, ts.Stderr)
+	} else if _, err := os.Stat(filepath.Join(dir, "results", "myrun", "result.txt")); err != nil {
+		t.Errorf("--timestamp=myrun: %v", err)
+	}
+	if h := run(t, time.Minute, "io500", ini, "--config-hash"); h.Code != 0 || !strings.HasPrefix(h.Stdout, "config-hash     = ") {
+		t.Errorf("--config-hash: exit %d %q", h.Code, h.Stdout)
 	}
 	l := run(t, time.Minute, "io500", "--list")
 	if l.Code != 0 || !strings.HasPrefix(l.Stdout, "# Supported and current values of the ini file:\n[global]\n") || !strings.Contains(l.Stdout, "[ior-rnd4K-easy-read]") {

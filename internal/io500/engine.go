@@ -43,6 +43,13 @@ type Benchmark struct {
 	Namespace func(ctx context.Context, e *pipeline.Env) (FS, error)
 	// Version is hpcbench's version, IO500's "version".
 	Version string
+	// Verbosity, when not nil, replaces [global] verbosity (-v,
+	// --verbose=N; not part of the config-hash, as IO500's).
+	Verbosity *int
+	// Timestamp, when not empty, names the run's directories
+	// (--timestamp) instead of the start's date; the -G seeds follow it,
+	// as IO500's.
+	Timestamp string
 	// PhaseTimeout is --phase-timeout.
 	PhaseTimeout cliflag.PhaseTimeout
 	// Archive is --archive ("" for none).
@@ -105,14 +112,22 @@ func (b *Benchmark) Run(ctx context.Context, e *pipeline.Env) (*report.Result, e
 	ts := make([]byte, 30)
 	start := b.now()
 	if rank0 {
-		copy(ts, start.Format("2006.01.02-15.04.05"))
+		stamp := start.Format("2006.01.02-15.04.05")
+		if b.Timestamp != "" {
+			stamp = b.Timestamp
+		}
+		copy(ts, stamp)
 	}
 	if err := c.Bcast(ctx, ts, 0); err != nil {
 		return nil, fmt.Errorf("io500: broadcast: %w", err)
 	}
 	p := NewPlan(b.Config, string(bytes.TrimRight(ts, "\x00")))
 	b.plan = p
-	o := &Outcome{Procs: c.Size(), Version: b.Version, Verbosity: b.Config.Int("global", "verbosity"), ConfigHash: b.Config.Hash(), ResultDir: p.ResultDir, Start: start}
+	verbosity := b.Config.Int("global", "verbosity")
+	if b.Verbosity != nil {
+		verbosity = int64(*b.Verbosity)
+	}
+	o := &Outcome{Procs: c.Size(), Version: b.Version, Verbosity: verbosity, ConfigHash: b.Config.Hash(), ResultDir: p.ResultDir, Start: start}
 	var prepErr error
 	if rank0 {
 		prepErr = b.prepare(p)

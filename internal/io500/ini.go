@@ -315,3 +315,9 @@ func (c *Config) Check() (warnings []string, err error) {
 	}
 	return warnings, nil
 }
+
+// WriteConfigHash prints the configuration's hash as `io500 --config-hash`.
+func WriteConfigHash(w io.Writer, c *Config) error {
+	_, err := fmt.Fprintf(w, "%-15s = %s\n", "config-hash", hashHex(c.Hash()))
+	return err
+}
