@@ -395,7 +395,7 @@ func (b *Benchmark) find(ctx context.Context, c Comm, fsys FS, p *Plan, newer ti
 	if c.Rank() == 0 {
 		r.pair("nproc", fmt.Sprint(c.Size()))
 	}
-	fr, err := Find(ctx, c, FindQuery{Dir: cleanDir(p.DataDir), Newer: newer, Size: 3901, Substr: "01", FS: fsys})
+	fr, err := Find(ctx, c, FindQuery{Dir: cleanDir(p.DataDir), Newer: newer, Size: 3901, Substr: "01", FS: fsys, Clock: b.Clock})
 	if err != nil {
 		return err
 	}

@@ -36,7 +36,7 @@ func invalidFilesPerDir() Reason {
 func invalidIORErrors(phase string, n int64) Reason {
 	return Reason{
 		IO500: fmt.Sprintf("Errors (%d) occured during phase in IOR. This invalidates your run.", n),
-		Plain: fmt.Sprintf("%s: IOR counted %d errors (failed transfers, or data that read back wrong).", phase, n),
+		Plain: fmt.Sprintf("%s: IOR counted %d error%s (failed transfers, or data that read back wrong).", phase, n, plural(n)),
 	}
 }
 
@@ -94,4 +94,12 @@ func Verdict(o *Outcome) string {
 		fmt.Fprintf(&b, "  - %s\n", w)
 	}
 	return b.String()
+}
+
+// plural is "s" unless n is 1.
+func plural(n int64) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
 }
