@@ -101,6 +101,16 @@ var processStart = time.Now()
 func (b *Benchmark) Run(ctx context.Context, e *pipeline.Env) (*report.Result, error) {
 	c := e.Job.Comm
 	rank0 := c.Rank() == 0
+	if b.Config.Str("debug", "pause-dir") != "" && !b.PhaseTimeout.Given {
+		// The other ranks wait for rank 0's pause, as long as the pause
+		// file stays: no default deadline takes that for a stopped rank
+		// (--phase-timeout still sets one).
+		co := c.Options()
+		co.StallTimeout = 0
+		if err := c.SetOptions(co); err != nil {
+			return nil, fmt.Errorf("io500: %w", err)
+		}
+	}
 	out := io.Discard
 	if rank0 {
 		out = b.Stdout
