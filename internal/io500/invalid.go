@@ -12,7 +12,9 @@ type Reason struct {
 }
 
 // The reasons IO500 declares a run or a phase invalid, each with IO500's
-// wording and a plain explanation.
+// wording and a plain explanation. (IO500's "PFind returned with an error"
+// has no counterpart: a find that fails here fails the run, naming the
+// rank and the cause.)
 
 func invalidStonewall(stonewall, minWrite int64) Reason {
 	return Reason{
@@ -63,10 +65,6 @@ func invalidMinRuntime(phase string, seconds float64, minWrite int64) Reason {
 		IO500: "Runtime is smaller than expected minimum runtime",
 		Plain: fmt.Sprintf("%s: a write or create phase must run at least %d s; this one ran %.3f s.", phase, minWrite, seconds),
 	}
-}
-
-func invalidFindError(err error) Reason {
-	return Reason{IO500: "PFind returned with an error, this is invalid.", Plain: fmt.Sprintf("find: the parallel find failed: %v.", err)}
 }
 
 func invalidFindNothing() Reason {

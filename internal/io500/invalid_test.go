@@ -1,7 +1,6 @@
 package io500
 
 import (
-	"errors"
 	"strings"
 	"testing"
 )
@@ -63,7 +62,6 @@ func TestInvalidReasons(t *testing.T) {
 		{invalidFilesPerDir(), "files-per-dir is set", []string{"files-per-dir", "without a stonewall"}},
 		{invalidIORErrors("ior-hard-read", 3), "Errors (3) occured during phase in IOR. This invalidates your run.", []string{"ior-hard-read", "3 errors"}},
 		{invalidWriteShort("ior-easy-write", 0.055987, 2, 0.04), "Write phase needed 0.055987s instead of stonewall 2s. Stonewall was hit at 0.0s", []string{"before the stonewall of 2 s"}},
-		{invalidFindError(errors.New("boom")), "PFind returned with an error, this is invalid.", []string{"boom"}},
 		{invalidFindNothing(), "Find didn't find anything, this is likely invalid.", []string{"no file matched"}},
 	} {
 		if c.r.IO500 != c.io500 {
