@@ -3,12 +3,8 @@ package io500
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"math"
-	"os"
-	"os/exec"
 	"strings"
 	"time"
 
@@ -111,17 +107,53 @@ func (b *Benchmark) Run(ctx context.Context, e *pipeline.Env) (*report.Result, e
 			return nil, fmt.Errorf("io500: %w", err)
 		}
 	}
-	out := io.Discard
+	r := &runState{b: b, e: e, c: c, rank0: rank0, out: io.Discard}
 	if rank0 {
-		out = b.Stdout
-		if out == nil {
-			out = e.Stdout
+		r.out = b.Stdout
+		if r.out == nil {
+			r.out = e.Stdout
 		}
 	}
-	// The timestamp is rank 0's, as IO500's.
+	if err := r.start(ctx); err != nil {
+		return nil, err
+	}
+	for i := range standardPhases {
+		e.Phase(standardPhases[i].Name, 0, int64(i), int64(len(standardPhases)))
+		if err := r.phase(ctx, standardPhases[i]); err != nil {
+			return nil, fmt.Errorf("io500: %s: %w", standardPhases[i].Name, err)
+		}
+	}
+	if err := r.end(ctx); err != nil {
+		return nil, err
+	}
+	b.plan, b.outcome = r.p, r.o
+	if !rank0 {
+		return nil, nil
+	}
+	return b.result(e, r.o), nil
+}
+
+// runState is one rank's run: its plan, outcome so far, the timestamp
+// file's time, where the console goes.
+type runState struct {
+	b     *Benchmark
+	e     *pipeline.Env
+	c     *collectives.Comm
+	rank0 bool
+	out   io.Writer // the console (rank 0's; io.Discard elsewhere)
+	p     *Plan
+	o     *Outcome
+	newer time.Time // the timestamp file's modification time
+}
+
+// start settles the run's timestamp (rank 0's, as IO500's), writes the
+// configuration to the results dir, makes the data dir's directories and
+// says the run-level rules broken.
+func (r *runState) start(ctx context.Context) error {
+	b, c := r.b, r.c
 	ts := make([]byte, 30)
 	start := b.now()
-	if rank0 {
+	if r.rank0 {
 		stamp := start.Format("2006.01.02-15.04.05")
 		if b.Timestamp != "" {
 			stamp = b.Timestamp
@@ -129,34 +161,35 @@ func (b *Benchmark) Run(ctx context.Context, e *pipeline.Env) (*report.Result, e
 		copy(ts, stamp)
 	}
 	if err := c.Bcast(ctx, ts, 0); err != nil {
-		return nil, fmt.Errorf("io500: broadcast: %w", err)
+		return fmt.Errorf("io500: broadcast: %w", err)
 	}
 	p := NewPlan(b.Config, string(bytes.TrimRight(ts, "\x00")))
-	b.plan = p
+	r.p = p
 	verbosity := b.Config.Int("global", "verbosity")
 	if b.Verbosity != nil {
 		verbosity = int64(*b.Verbosity)
 	}
-	o := &Outcome{Procs: c.Size(), Version: b.Version, Verbosity: verbosity, ConfigHash: b.Config.Hash(), ResultDir: p.ResultDir, Start: start}
+	r.o = &Outcome{Procs: c.Size(), Version: b.Version, Verbosity: verbosity, ConfigHash: b.Config.Hash(), ResultDir: p.ResultDir, Start: start}
 	var prepErr error
-	if rank0 {
+	if r.rank0 {
 		prepErr = b.prepare(p)
 	}
 	if err := agree(ctx, c, prepErr); err != nil {
-		return nil, err
+		return err
 	}
 	if !b.DryRun {
-		err := b.withFS(ctx, e, func(fsys FS) error {
+		err := b.withFS(ctx, r.e, func(fsys FS) error {
 			var err error
-			if rank0 {
+			if r.rank0 {
 				err = makeDataDirs(fsys, p)
 			}
 			return agree(ctx, c, err)
 		})
 		if err != nil {
-			return nil, err
+			return err
 		}
 	}
+	o := r.o
 	if p.Stonewall != p.MinWrite {
 		o.RunInvalid = append(o.RunInvalid, invalidStonewall(p.Stonewall, p.MinWrite))
 	}
@@ -169,369 +202,99 @@ func (b *Benchmark) Run(ctx context.Context, e *pipeline.Env) (*report.Result, e
 	if p.Config.Int("mdtest-hard", "files-per-dir") > 0 {
 		o.RunInvalid = append(o.RunInvalid, invalidFilesPerDir())
 	}
-	fmt.Fprint(out, versionLine(b.Version))
-	for _, r := range o.RunInvalid {
-		fmt.Fprintf(out, "ERROR INVALID %s\n  (%s)\n", r.IO500, r.Plain)
+	fmt.Fprint(r.out, versionLine(b.Version))
+	for _, why := range o.RunInvalid {
+		fmt.Fprintf(r.out, "ERROR INVALID %s\n  (%s)\n", why.IO500, why.Plain)
 	}
-	var newer time.Time
-	for i := range standardPhases {
-		ph := standardPhases[i]
-		e.Phase(ph.Name, 0, int64(i), int64(len(standardPhases)))
-		if ph.Tool != toolTimestamp && !b.DryRun && p.Config.Bool("global", "drop-caches") {
-			dropCaches(ctx, p.Config.Str("global", "drop-caches-cmd"), e.Stderr)
-		}
-		if err := c.Barrier(ctx); err != nil {
-			return nil, fmt.Errorf("io500: %s: barrier: %w", ph.Name, err)
-		}
-		var pauseFile string
-		var pauseAt time.Time
-		if dir := p.Config.Str("debug", "pause-dir"); dir != "" {
-			var err error
-			pauseFile, pauseAt = dir+"/"+ph.Name, b.now()
-			if rank0 {
-				err = pause(ctx, pauseFile)
-			}
-			if err = agree(ctx, c, err); err != nil {
-				return nil, fmt.Errorf("io500: %s: %w", ph.Name, err)
-			}
-		}
-		r := PhaseResult{phase: ph, Exe: strings.Join(p.Argv(&ph), " "), Start: b.now(), PauseFile: pauseFile, PauseAt: pauseAt}
-		t0 := b.clock()
-		var err error
-		if b.DryRun && rank0 && r.Exe != "" {
-			fmt.Fprintf(out, "[DRYRUN] %20s %s\n", ph.Name, r.Exe)
-		}
-		switch {
-		case ph.Tool == toolTimestamp: // even in a dry run, as IO500
+	return nil
+}
 
-			if rank0 {
-				err = touch(p.res("timestampfile"))
-			}
-			if err = agree(ctx, c, err); err == nil {
-				newer, err = b.timestamp(ctx, c, p)
-			}
-		case b.DryRun || !p.Runs(&ph):
-		case ph.Tool == toolFind:
-			err = b.withFS(ctx, e, func(fsys FS) error { return b.findOn(ctx, e.Job.Comm, fsys, p, newer, &r) })
-		default:
-			err = b.tool(ctx, e, p, &ph, &r)
-		}
-		if err != nil {
-			return nil, fmt.Errorf("io500: %s: %w", ph.Name, err)
-		}
-		r.Seconds = b.clock() - t0
-		r.End = b.now()
-		if rank0 {
-			b.check(p, &r)
-			for _, why := range r.Invalid {
-				fmt.Fprintf(out, "ERROR INVALID %s: %s\n", ph.Name, why.IO500)
-			}
-			fmt.Fprint(out, resultLine(&r))
-		}
-		o.Phases = append(o.Phases, r)
+// phase runs one phase on every rank, between barriers, and records it:
+// the caches dropped and the pause file waited for first when asked.
+func (r *runState) phase(ctx context.Context, ph phase) error {
+	b, c, p := r.b, r.c, r.p
+	if ph.Tool != toolTimestamp && !b.DryRun && p.Config.Bool("global", "drop-caches") {
+		dropCaches(ctx, p.Config.Str("global", "drop-caches-cmd"), r.e.Stderr)
 	}
 	if err := c.Barrier(ctx); err != nil {
-		return nil, fmt.Errorf("io500: barrier: %w", err)
+		return fmt.Errorf("barrier: %w", err)
 	}
-	o.finish()
+	var pauseFile string
+	var pauseAt time.Time
+	if dir := p.Config.Str("debug", "pause-dir"); dir != "" {
+		var err error
+		pauseFile, pauseAt = dir+"/"+ph.Name, b.now()
+		if r.rank0 {
+			err = pause(ctx, pauseFile)
+		}
+		if err = agree(ctx, c, err); err != nil {
+			return err
+		}
+	}
+	res := PhaseResult{phase: ph, Exe: strings.Join(p.Argv(&ph), " "), Start: b.now(), PauseFile: pauseFile, PauseAt: pauseAt}
+	if b.DryRun && res.Exe != "" {
+		fmt.Fprintf(r.out, "[DRYRUN] %20s %s\n", ph.Name, res.Exe)
+	}
+	t0 := b.clock()
+	var err error
+	switch {
+	case ph.Tool == toolTimestamp: // even in a dry run, as IO500
+		if r.rank0 {
+			err = touch(p.res("timestampfile"))
+		}
+		if err = agree(ctx, c, err); err == nil {
+			r.newer, err = b.timestamp(ctx, c, p)
+		}
+	case b.DryRun || !p.Runs(&ph):
+	case ph.Tool == toolFind:
+		err = b.withFS(ctx, r.e, func(fsys FS) error { return b.findOn(ctx, c, fsys, p, r.newer, &res) })
+	default:
+		err = b.tool(ctx, r.e, p, &ph, &res)
+	}
+	if err != nil {
+		return err
+	}
+	res.Seconds = b.clock() - t0
+	res.End = b.now()
+	if r.rank0 {
+		b.check(p, &res)
+		for _, why := range res.Invalid {
+			fmt.Fprintf(r.out, "ERROR INVALID %s: %s\n", ph.Name, why.IO500)
+		}
+		fmt.Fprint(r.out, resultLine(&res))
+	}
+	r.o.Phases = append(r.o.Phases, res)
+	return nil
+}
+
+// end computes the score, removes what the phases left and prints the
+// verdict and the score on rank 0.
+func (r *runState) end(ctx context.Context) error {
+	b, c, p := r.b, r.c, r.p
+	if err := c.Barrier(ctx); err != nil {
+		return fmt.Errorf("io500: barrier: %w", err)
+	}
+	r.o.finish()
 	if !b.DryRun {
-		err := b.withFS(ctx, e, func(fsys FS) error {
+		err := b.withFS(ctx, r.e, func(fsys FS) error {
 			cleanupOwn(fsys, c.Rank(), p)
 			if err := c.Barrier(ctx); err != nil {
 				return err
 			}
-			if rank0 {
+			if r.rank0 {
 				cleanupShared(fsys, p)
 			}
 			return c.Barrier(ctx)
 		})
 		if err != nil {
-			return nil, fmt.Errorf("io500: cleanup: %w", err)
+			return fmt.Errorf("io500: cleanup: %w", err)
 		}
 	}
-	if err := c.Barrier(ctx); err != nil {
-		return nil, fmt.Errorf("io500: barrier: %w", err)
+	r.o.End = b.now()
+	if v := Verdict(r.o); v != "" {
+		fmt.Fprint(r.out, "\n"+v)
 	}
-	o.End = b.now()
-	b.outcome = o
-	if !rank0 {
-		return nil, nil
-	}
-	if v := Verdict(o); v != "" {
-		fmt.Fprint(out, "\n"+v)
-	}
-	fmt.Fprint(out, scoreLine(o))
-	fmt.Fprintf(out, "\nThe result files are stored in the directory: %s\n", p.ResultDir)
-	return b.result(e, o), nil
-}
-
-// prepare makes the results dir (in the operating system's namespace, as
-// IO500's) and keeps the configuration there as IO500 does:
-// config-orig.ini as read, config.ini with every value.
-func (b *Benchmark) prepare(p *Plan) error {
-	if err := os.MkdirAll(p.ResultDir, 0o755); err != nil {
-		return fmt.Errorf("resultdir: %w", err)
-	}
-	if err := os.WriteFile(p.res("config-orig.ini"), []byte(b.Config.Data), 0o644); err != nil {
-		return fmt.Errorf("resultdir: %w", err)
-	}
-	return pipeline.WriteFile(p.res("config.ini"), func(w io.Writer) error { return WriteList(w, b.Config, false) })
-}
-
-// agree makes every rank fail when rank 0's err is not nil (rank 0's
-// step that the others wait for).
-func agree(ctx context.Context, c Comm, err error) error {
-	var flag [1]byte
-	if err != nil {
-		flag[0] = 1
-	}
-	if berr := c.Bcast(ctx, flag[:], 0); berr != nil {
-		return fmt.Errorf("io500: broadcast: %w", berr)
-	}
-	if err != nil {
-		return err
-	}
-	if flag[0] != 0 {
-		return errors.New("io500: rank 0 failed (see its error)")
-	}
+	fmt.Fprint(r.out, scoreLine(r.o))
+	fmt.Fprintf(r.out, "\nThe result files are stored in the directory: %s\n", p.ResultDir)
 	return nil
-}
-
-// touch creates (or truncates) path: the timestamp file find compares
-// against.
-func touch(path string) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return fmt.Errorf("timestampfile: %w", err)
-	}
-	return f.Close()
-}
-
-// timestamp shares the timestamp file's modification time.
-func (b *Benchmark) timestamp(ctx context.Context, c Comm, p *Plan) (time.Time, error) {
-	var buf [8]byte
-	if c.Rank() == 0 {
-		fi, err := os.Stat(p.res("timestampfile"))
-		if err != nil {
-			return time.Time{}, fmt.Errorf("timestampfile: %w", err)
-		}
-		putInt64(buf[:], fi.ModTime().UnixNano())
-	}
-	if err := c.Bcast(ctx, buf[:], 0); err != nil {
-		return time.Time{}, fmt.Errorf("broadcast: %w", err)
-	}
-	return time.Unix(0, getInt64(buf[:])), nil
-}
-
-// tool runs an ior or mdtest phase and records its figures on rank 0.
-func (b *Benchmark) tool(ctx context.Context, e *pipeline.Env, p *Plan, ph *phase, r *PhaseResult) error {
-	args := p.Argv(ph)[1:]
-	var out io.Writer = io.Discard
-	var f *os.File
-	if e.Job.Comm.Rank() == 0 {
-		var err error
-		if f, err = os.Create(p.res(ph.Name + ".txt")); err != nil {
-			return fmt.Errorf("resultdir: %w", err)
-		}
-		defer f.Close()
-		out = f
-	}
-	run := b.IOR
-	if ph.Tool == toolMdtest {
-		run = b.Mdtest
-	}
-	res, err := run(ctx, e, args, out)
-	if err != nil {
-		return err
-	}
-	if f != nil {
-		if err := f.Close(); err != nil {
-			return fmt.Errorf("resultdir: %w", err)
-		}
-	}
-	if e.Job.Comm.Rank() != 0 {
-		return nil
-	}
-	if ph.Tool == toolIOR {
-		fg, err := iorResult(res, ph.Op)
-		if err != nil {
-			return err
-		}
-		if fg.Errors > 0 {
-			r.invalid(invalidIORErrors(ph.Name, fg.Errors))
-		}
-		if ph.Write {
-			if fg.Seconds < float64(p.Stonewall) {
-				r.invalid(invalidWriteShort(ph.Name, fg.Seconds, p.Stonewall, nanZero(fg.Stonewall)))
-			}
-			if !math.IsNaN(fg.Stonewall) && fg.Stonewall > 0 {
-				r.pair("throughput-stonewall", fmt.Sprintf("%.2f", fg.StoneBW*float64(e.Job.Comm.Size())/1024))
-			}
-		}
-		r.Score = fg.BW / 1024
-		return nil
-	}
-	rate, _, err := mdtestRate(res, ph.Op)
-	if err != nil {
-		return err
-	}
-	if sr, ok := mdtestStonewallRate(res, ph.Op); ok && ph.Write {
-		r.pair("rate-stonewall", cfloat(sr/1000))
-	}
-	r.Score = rate / 1000
-	return nil
-}
-
-// findOn runs the find on [find] nproc ranks (every rank when unset), the
-// others waiting.
-func (b *Benchmark) findOn(ctx context.Context, c *collectives.Comm, fsys FS, p *Plan, newer time.Time, r *PhaseResult) error {
-	n := p.Config.Int("find", "nproc")
-	if n <= 0 || n >= int64(c.Size()) {
-		return b.find(ctx, c, fsys, p, newer, r)
-	}
-	sub, err := c.Sub(ctx, int(n))
-	if err != nil {
-		return fmt.Errorf("find: %d ranks: %w", n, err)
-	}
-	if sub == nil {
-		return nil // left out: the phase's barrier waits for the others
-	}
-	defer sub.Close()
-	return b.find(ctx, sub, fsys, p, newer, r)
-}
-
-// find runs the parallel find over the data dir.
-func (b *Benchmark) find(ctx context.Context, c Comm, fsys FS, p *Plan, newer time.Time, r *PhaseResult) error {
-	if c.Rank() == 0 {
-		r.pair("nproc", fmt.Sprint(c.Size()))
-	}
-	fr, err := Find(ctx, c, FindQuery{Dir: cleanDir(p.DataDir), Newer: newer, Size: 3901, Substr: "01", FS: fsys, Clock: b.Clock})
-	if err != nil {
-		return err
-	}
-	if c.Rank() != 0 {
-		return nil
-	}
-	if fr.Errors > 0 {
-		r.pair("errors", fmt.Sprint(fr.Errors))
-	}
-	if fr.Found == 0 {
-		r.invalid(invalidFindNothing())
-	}
-	r.pair("found", fmt.Sprint(fr.Found))
-	r.pair("total-files", fmt.Sprint(fr.Total))
-	r.Found, r.Total = fr.Found, fr.Total
-	r.Score = fr.Rate()
-	return nil
-}
-
-// withFS opens the data dir's namespace on every rank, runs fn and closes
-// it.
-func (b *Benchmark) withFS(ctx context.Context, e *pipeline.Env, fn func(FS) error) error {
-	open := b.Namespace
-	if open == nil {
-		open = func(context.Context, *pipeline.Env) (FS, error) { return NewOSFS() }
-	}
-	fsys, err := open(ctx, e)
-	if err != nil {
-		return fmt.Errorf("io500: the data dir's namespace: %w", err)
-	}
-	err = fn(fsys)
-	if cerr := fsys.Close(); err == nil && cerr != nil {
-		err = fmt.Errorf("io500: the data dir's namespace: %w", cerr)
-	}
-	return err
-}
-
-// makeDataDirs makes the data dir's phase directories, as IO500's phases
-// do before the run.
-func makeDataDirs(fsys FS, p *Plan) error {
-	for _, d := range []string{"ior-easy", "ior-hard", "mdtest-easy", "mdtest-hard"} {
-		if err := fsys.MkdirAll(p.DataDir + "/" + d); err != nil {
-			return fmt.Errorf("datadir: %w", err)
-		}
-	}
-	return nil
-}
-
-// check applies IO500's checks after a phase (main.c): a write or create
-// phase shorter than the stonewall, or than the rules' minimum; a phase
-// that scored 0.
-func (b *Benchmark) check(p *Plan, r *PhaseResult) {
-	if !b.DryRun {
-		if r.phase.Write && r.Seconds < float64(p.Stonewall) {
-			r.invalid(invalidBelowStonewall(r.phase.Name, r.Seconds, p.Stonewall))
-		} else if r.Score == 0 && r.phase.Tool != toolTimestamp {
-			r.invalid(invalidZeroScore(r.phase.Name))
-		}
-	}
-	if r.phase.Write && r.Seconds < float64(p.MinWrite) {
-		r.invalid(invalidMinRuntime(r.phase.Name, r.Seconds, p.MinWrite))
-	}
-}
-
-// cleanupOwn removes this rank's ior-easy file, as IO500's cleanup: what
-// is not there is no error.
-func cleanupOwn(fsys FS, rank int, p *Plan) {
-	if p.Config.Bool("ior-easy", "filePerProc") {
-		_ = fsys.Remove(fmt.Sprintf("%s/ior-easy/ior_file_easy.%08d", p.DataDir, rank))
-	}
-}
-
-// cleanupShared removes, on rank 0 once every rank removed its own files,
-// the rest of what the phases left, as IO500: the stonewall files (results
-// dir), the shared ior files, the phase directories and the data dir when
-// empty (its namespace). What is not there is no error.
-func cleanupShared(fsys FS, p *Plan) {
-	for _, f := range []string{"ior-easy.stonewall", "ior-hard.stonewall", "mdtest-easy.stonewall", "mdtest-hard.stonewall"} {
-		_ = os.Remove(p.res(f))
-	}
-	_ = fsys.Remove(p.DataDir + "/ior-easy/ior_file_easy")
-	_ = fsys.Remove(p.DataDir + "/ior-hard/file")
-	for _, d := range []string{"/ior-easy", "/ior-hard", "/mdtest-easy", "/mdtest-hard", ""} {
-		_ = fsys.Remove(p.DataDir + d)
-	}
-}
-
-func nanZero(v float64) float64 {
-	if math.IsNaN(v) {
-		return 0
-	}
-	return v
-}
-
-// dropCacheTimeout bounds [global] drop-caches-cmd.
-const dropCacheTimeout = 5 * time.Minute
-
-// dropCaches runs [global] drop-caches-cmd through the shell on this rank,
-// as IO500 does before each phase with drop-caches = TRUE; a failure is a
-// warning on stderr, as IO500's.
-func dropCaches(ctx context.Context, cmd string, stderr io.Writer) {
-	ctx, cancel := context.WithTimeout(ctx, dropCacheTimeout)
-	defer cancel()
-	c := exec.CommandContext(ctx, "/bin/sh", "-c", cmd)
-	c.Stdout, c.Stderr = stderr, stderr
-	if err := c.Run(); err != nil {
-		fmt.Fprintf(stderr, "WARNING: [global] drop-caches-cmd %q: %v\n", cmd, err)
-	}
-}
-
-// pauseCheck is how often a pause file is looked for.
-const pauseCheck = time.Second
-
-// pause waits while the file path exists ([debug] pause-dir: a file named
-// after the phase holds the run before it), or until ctx ends.
-func pause(ctx context.Context, path string) error {
-	for {
-		if _, err := os.Stat(path); err != nil {
-			return nil
-		}
-		t := time.NewTimer(pauseCheck)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return context.Cause(ctx)
-		case <-t.C:
-		}
-	}
 }
