@@ -43,7 +43,10 @@ func Verify(w io.Writer, c *Config, version, result string) error {
 		case key == "config-hash":
 			cfgHash = val
 		case section == "SCORE" && key == "SCORE":
-			h = hashKeyVal(h, key, strings.Fields(val)[0])
+			// "14.922606 [INVALID]": the number alone.
+			if f := strings.Fields(val); len(f) > 0 {
+				h = hashKeyVal(h, key, f[0])
+			}
 		case section == "SCORE" && key == "hash":
 			scoreHash = val
 		case section == "SCORE":

@@ -60,3 +60,23 @@ func TestVerify(t *testing.T) {
 		t.Errorf("valid run: %v\n%s", err, b.String())
 	}
 }
+
+func FuzzVerify(f *testing.F) {
+	res, err := os.ReadFile("testdata/c-result.txt")
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(string(res))
+	f.Add("[SCORE]\nSCORE = \v\nhash = 1\n[run]\nconfig-hash = 0\n")
+	f.Add("[find]\nscore = x\n")
+	c, err := ParseConfig("short.ini", "[global]\ndatadir = x\n")
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, result string) {
+		var b bytes.Buffer
+		if err := Verify(&b, c, "v", result); err == nil && !strings.HasSuffix(b.String(), "\n[OK]\n") {
+			t.Fatalf("no error, and no [OK]:\n%s", b.String())
+		}
+	})
+}
