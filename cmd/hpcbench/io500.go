@@ -44,7 +44,7 @@ func runIO500(ctx context.Context, stdout, stderr io.Writer, args []string) erro
 		a := rest[i]
 		switch {
 		case a == "-h" || a == "--help" || a == "-help":
-			writeHelp(stdout, "io500", io500Synopsis, io500Options+"\n"+cliflag.PhaseTimeoutHelp(true))
+			writeHelp(stdout, "io500", io500Synopsis, io500Options+"\n\n"+cliflag.PhaseTimeoutHelp(true))
 			return nil
 		case a == "--list" || a == "-l":
 			list = true
