@@ -45,7 +45,7 @@ func invalidIORErrors(phase string, n int64) Reason {
 func invalidWriteShort(phase string, seconds float64, stonewall int64, hit float64) Reason {
 	return Reason{
 		IO500: fmt.Sprintf("Write phase needed %fs instead of stonewall %ds. Stonewall was hit at %.1fs", seconds, stonewall, hit),
-		Plain: fmt.Sprintf("%s: the write finished all its data in %.3f s, before the stonewall of %d s; give it more data (blockSize, segmentCount) so that it writes for the whole stonewall time.", phase, seconds, stonewall),
+		Plain: fmt.Sprintf("%s: the write finished all its data in %.3f s, before the stonewall of %d s: give it more data (blockSize, segmentCount) so that it writes for the whole stonewall time.", phase, seconds, stonewall),
 	}
 }
 
@@ -63,7 +63,7 @@ func invalidZeroScore(phase string) Reason {
 func invalidMinRuntime(phase string, seconds float64, minWrite int64) Reason {
 	return Reason{
 		IO500: "Runtime is smaller than expected minimum runtime",
-		Plain: fmt.Sprintf("%s: a write or create phase must run at least %d s; this one ran %.3f s.", phase, minWrite, seconds),
+		Plain: fmt.Sprintf("%s: a write or create phase must run at least %d s, and this one ran %.3f s.", phase, minWrite, seconds),
 	}
 }
 
@@ -74,22 +74,14 @@ func invalidFindNothing() Reason {
 // Verdict is the plain-words statement of an invalid run, every reason
 // on a line of its own, for the top of the output; "" for a valid run.
 func Verdict(o *Outcome) string {
-	var why []string
-	for _, r := range o.RunInvalid {
-		why = append(why, r.Plain)
-	}
-	for i := range o.Phases {
-		for _, r := range o.Phases[i].Invalid {
-			why = append(why, r.Plain)
-		}
-	}
+	why := o.reasons()
 	if len(why) == 0 {
 		return ""
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "This IO500 run is INVALID (it cannot be submitted), because:\n")
 	for _, w := range why {
-		fmt.Fprintf(&b, "  - %s\n", w)
+		fmt.Fprintf(&b, "  - %s\n", w.Plain)
 	}
 	return b.String()
 }

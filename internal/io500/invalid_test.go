@@ -84,3 +84,14 @@ func TestInvalidReasons(t *testing.T) {
 		t.Error("a valid run has a verdict")
 	}
 }
+
+// TestPlainWordsAreINIValues: the plain reasons are values of result.txt's
+// [run]: no ';' or '#', which IO500's INI grammar reads as a comment.
+func TestPlainWordsAreINIValues(t *testing.T) {
+	for _, r := range []Reason{invalidStonewall(2, 300), invalidDryRun(), invalidPause(), invalidFilesPerDir(), invalidIORErrors("p", 2),
+		invalidWriteShort("p", 1, 2, 0), invalidBelowStonewall("p", 1, 2), invalidZeroScore("p"), invalidMinRuntime("p", 1, 300), invalidFindNothing()} {
+		if strings.ContainsAny(r.Plain, "#;") {
+			t.Errorf("%q has a comment character", r.Plain)
+		}
+	}
+}

@@ -72,6 +72,15 @@ type Outcome struct {
 	ScoreHash  uint32
 }
 
+// reasons lists every rule the run broke: the run's, then each phase's.
+func (o *Outcome) reasons() []Reason {
+	why := append([]Reason(nil), o.RunInvalid...)
+	for i := range o.Phases {
+		why = append(why, o.Phases[i].Invalid...)
+	}
+	return why
+}
+
 // Valid reports whether no rule was broken.
 func (o *Outcome) Valid() bool {
 	if len(o.RunInvalid) > 0 {
@@ -130,6 +139,13 @@ func WriteResultTxt(w io.Writer, o *Outcome) error {
 	pairLine(&b, "config-hash", hashHex(o.ConfigHash))
 	pairLine(&b, "result-dir", o.ResultDir)
 	pairLine(&b, "mode", "standard")
+	// Why the run is invalid, in plain words, at the top: keys IO500's
+	// tools skip (its verifier reads only version, config-hash, the
+	// scores and [SCORE]), numbered so that an INI reader sees no key
+	// twice.
+	for i, why := range o.reasons() {
+		pairLine(&b, fmt.Sprintf("invalid-%d", i+1), why.Plain)
+	}
 	if o.Verbosity > 0 {
 		fmt.Fprintf(&b, "; START %s\n", stamp(o.Start))
 	}
