@@ -36,7 +36,7 @@ func runIO500(ctx context.Context, stdout, stderr io.Writer, args []string) erro
 		return usagef("io500: %v", err)
 	}
 	var file, archive, verify, timestamp string
-	var dryRun, list, cfgHash bool
+	var dryRun, list, cfgHash, cleanup bool
 	verbosity := -1 // -v and --verbose=N: [global] verbosity's override
 	// IO500's own command line (not getopt's): its options as it spells
 	// them, after the INI file or before it.
@@ -60,6 +60,8 @@ func runIO500(ctx context.Context, stdout, stderr io.Writer, args []string) erro
 			archive = rest[i]
 		case strings.HasPrefix(a, "--archive="):
 			archive = strings.TrimPrefix(a, "--archive=")
+		case a == "--cleanup":
+			cleanup = true
 		case a == "--config-hash":
 			cfgHash = true
 		case a == "-v":
@@ -79,7 +81,7 @@ func runIO500(ctx context.Context, stdout, stderr io.Writer, args []string) erro
 		case strings.HasPrefix(a, "--mode="):
 			return usagef("io500: %s: only --mode=standard (the ranked list's phases) is supported", a)
 		case strings.HasPrefix(a, "-"):
-			return usagef("io500: unknown option %q (accepted: --dry-run, --list, --archive FILE, --verify FILE, --config-hash, --timestamp=NAME, -v, --verbose=N, --mode=standard, --phase-timeout)", a)
+			return usagef("io500: unknown option %q (accepted: --dry-run, --list, --archive FILE, --verify FILE, --cleanup, --config-hash, --timestamp=NAME, -v, --verbose=N, --mode=standard, --phase-timeout)", a)
 		case file == "":
 			file = a
 		default:
@@ -144,7 +146,7 @@ func runIO500(ctx context.Context, stdout, stderr io.Writer, args []string) erro
 		}
 	}
 	b := &io500.Benchmark{
-		Config: cfg, Args: args, DryRun: dryRun, Version: io500Version(), Timestamp: timestamp,
+		Config: cfg, Args: args, DryRun: dryRun, Cleanup: cleanup, Version: io500Version(), Timestamp: timestamp,
 		PhaseTimeout: pt,
 		Archive:      archive, Stdout: stdout,
 		IOR: io500IOR(reg), Mdtest: io500Mdtest(reg),
@@ -193,6 +195,8 @@ const io500Options = `Options:
                     report, compare and plot read
   --verify FILE     check a result.txt against CONFIG.ini: its config-hash
                     and score-hash (exit 1 for a mismatch or an invalid run)
+  --cleanup         run only the delete phases, to clean up after a run that
+                    failed (with its --timestamp when the dirs are timestamped)
   --config-hash     print the configuration's hash, as result.txt has it
   --timestamp=NAME  the timestamp of the run's directories (timestamp-datadir,
                     timestamp-resultdir) instead of the start's date

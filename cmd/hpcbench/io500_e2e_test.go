@@ -186,3 +186,33 @@ func TestIO500DryRun(t *testing.T) {
 		t.Errorf("--list: exit %d\n%s", l.Code, l.Stdout)
 	}
 }
+
+// TestIO500Cleanup: --cleanup runs only the delete phases, which remove
+// what a failed run's creates left, and the data dir with them.
+func TestIO500Cleanup(t *testing.T) {
+	dir := t.TempDir()
+	ini := filepath.Join(dir, "c.ini")
+	cfg := fmt.Sprintf("[global]\ndatadir = %s/data\nresultdir = %s/results\ntimestamp-datadir = FALSE\ntimestamp-resultdir = FALSE\n[mdtest-easy]\nn = 100\n", dir, dir)
+	if err := os.WriteFile(ini, []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// What a run that failed after mdtest-easy-write leaves.
+	if err := os.Mkdir(filepath.Join(dir, "data"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	mk := run(t, time.Minute, "launch", "-n", "2", "--", "hpcbench", "mdtest", "-n", "100", "-u", "-L", "-F", "-G", "7", "-N", "1",
+		"-d", filepath.Join(dir, "data", "mdtest-easy"), "-C")
+	if mk.Code != 0 {
+		t.Fatalf("mdtest -C: exit %d\n%s", mk.Code, mk.Stderr)
+	}
+	r := run(t, time.Minute, "launch", "-n", "2", "--", "hpcbench", "io500", ini, "--cleanup")
+	if r.Code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", r.Code, r.Stdout, r.Stderr)
+	}
+	if n := strings.Count(r.Stdout, "[RESULT]"); n != 2 || !strings.Contains(r.Stdout, "mdtest-easy-delete") {
+		t.Errorf("%d phases ran, want the 2 deletes:\n%s", n, r.Stdout)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "data")); !os.IsNotExist(err) {
+		t.Errorf("the data dir is left: %v", dirEntries(t, filepath.Join(dir, "data")))
+	}
+}

@@ -29,6 +29,9 @@ type Benchmark struct {
 	Args   []string
 	// DryRun prints every phase's command line and runs nothing.
 	DryRun bool
+	// Cleanup runs only the delete phases (and the removal of what is
+	// left), to clean up after a run that failed (--cleanup).
+	Cleanup bool
 	// IOR and Mdtest run a phase's command line (cmd/hpcbench binds them
 	// to the ior and mdtest engines).
 	IOR, Mdtest Tool
@@ -118,6 +121,9 @@ func (b *Benchmark) Run(ctx context.Context, e *pipeline.Env) (*report.Result, e
 		return nil, err
 	}
 	for i := range standardPhases {
+		if b.Cleanup && standardPhases[i].Op != "File removal" {
+			continue
+		}
 		e.Phase(standardPhases[i].Name, 0, int64(i), int64(len(standardPhases)))
 		if err := r.phase(ctx, standardPhases[i]); err != nil {
 			return nil, fmt.Errorf("io500: %s: %w", standardPhases[i].Name, err)
