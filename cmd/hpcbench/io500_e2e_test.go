@@ -14,12 +14,8 @@ import (
 // the archive (read back by report) and that the data dir is left empty.
 func TestIO500Launch(t *testing.T) {
 	dir := t.TempDir()
-	ini := filepath.Join(dir, "c.ini")
-	cfg := fmt.Sprintf("[global]\ndatadir = %s/data\nresultdir = %s/results\ntimestamp-datadir = FALSE\ntimestamp-resultdir = FALSE\n"+
-		"[debug]\nstonewall-time = 1\n[ior-easy]\ntransferSize = 1m\nblockSize = 8m\n[mdtest-easy]\nn = 300\n[ior-hard]\nsegmentCount = 200\n[mdtest-hard]\nn = 300\n", dir, dir)
-	if err := os.WriteFile(ini, []byte(cfg), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	ini := writeINI(t, dir, fmt.Sprintf("[global]\ndatadir = %s/data\nresultdir = %s/results\ntimestamp-datadir = FALSE\ntimestamp-resultdir = FALSE\n"+
+		"[debug]\nstonewall-time = 1\n[ior-easy]\ntransferSize = 1m\nblockSize = 8m\n[mdtest-easy]\nn = 300\n[ior-hard]\nsegmentCount = 200\n[mdtest-hard]\nn = 300\n", dir, dir))
 	archive := filepath.Join(dir, "io500.json")
 	r := run(t, 3*time.Minute, "launch", "-n", "2", "--", "hpcbench", "io500", ini, "--archive", archive)
 	if r.Code != 0 {
@@ -80,10 +76,7 @@ func TestIO500Launch(t *testing.T) {
 
 // TestIO500BadInput: a bad INI file is refused in one line, exit 2.
 func TestIO500BadInput(t *testing.T) {
-	ini := filepath.Join(t.TempDir(), "c.ini")
-	if err := os.WriteFile(ini, []byte("[global]\ndatadir = /tmp/x\n[ior-easy]\nblocksize = 1m\nbogus = 1\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	ini := writeINI(t, t.TempDir(), "[global]\ndatadir = /tmp/x\n[ior-easy]\nblocksize = 1m\nbogus = 1\n")
 	r := run(t, time.Minute, "io500", ini)
 	if r.Code != 2 || strings.Count(strings.TrimSpace(r.Stderr), "\n") != 0 || !strings.Contains(r.Stderr, `unknown option "bogus" in [ior-easy]`) {
 		t.Errorf("exit %d, stderr %q: want 2 and one line naming the key and section", r.Code, r.Stderr)
@@ -94,11 +87,7 @@ func TestIO500BadInput(t *testing.T) {
 // multiple of transferSize) is refused before any work, naming the phase.
 func TestIO500BadPhase(t *testing.T) {
 	dir := t.TempDir()
-	ini := filepath.Join(dir, "c.ini")
-	cfg := fmt.Sprintf("[global]\ndatadir = %s/data\nresultdir = %s/results\n[ior-easy]\ntransferSize = 2m\nblockSize = 3m\n", dir, dir)
-	if err := os.WriteFile(ini, []byte(cfg), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	ini := writeINI(t, dir, fmt.Sprintf("[global]\ndatadir = %s/data\nresultdir = %s/results\n[ior-easy]\ntransferSize = 2m\nblockSize = 3m\n", dir, dir))
 	r := run(t, time.Minute, "io500", ini)
 	if r.Code != 2 || strings.Count(strings.TrimSpace(r.Stderr), "\n") != 0 || !strings.Contains(r.Stderr, "io500: ior-easy-write: ior ") ||
 		!strings.Contains(r.Stderr, "is not a multiple of -t") {
@@ -117,13 +106,9 @@ func TestIO500DFS(t *testing.T) {
 	if r := run(t, time.Minute, "dfs", "pool", "create", pool); r.Code != 0 {
 		t.Fatalf("pool create: exit %d\n%s", r.Code, r.Stderr)
 	}
-	ini := filepath.Join(dir, "c.ini")
-	cfg := fmt.Sprintf("[global]\ndatadir = /io500/data\nresultdir = %s/results\ntimestamp-datadir = FALSE\ntimestamp-resultdir = FALSE\n"+
+	ini := writeINI(t, dir, fmt.Sprintf("[global]\ndatadir = /io500/data\nresultdir = %s/results\ntimestamp-datadir = FALSE\ntimestamp-resultdir = FALSE\n"+
 		"api = DFS --dfs.pool=%s --dfs.cont=c\n[debug]\nstonewall-time = 1\n[ior-easy]\ntransferSize = 1m\nblockSize = 4m\n"+
-		"[mdtest-easy]\nn = 200\n[ior-hard]\nsegmentCount = 100\n[mdtest-hard]\nn = 200\n", dir, pool)
-	if err := os.WriteFile(ini, []byte(cfg), 0o644); err != nil {
-		t.Fatal(err)
-	}
+		"[mdtest-easy]\nn = 200\n[ior-hard]\nsegmentCount = 100\n[mdtest-hard]\nn = 200\n", dir, pool))
 	r := run(t, 3*time.Minute, "launch", "-n", "2", "--", "hpcbench", "io500", ini)
 	if r.Code != 0 {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", r.Code, r.Stdout, r.Stderr)
@@ -150,11 +135,7 @@ func TestIO500DFS(t *testing.T) {
 // the run is invalid, as IO500's --dry-run; --list prints every option.
 func TestIO500DryRun(t *testing.T) {
 	dir := t.TempDir()
-	ini := filepath.Join(dir, "c.ini")
-	cfg := fmt.Sprintf("[global]\ndatadir = %s/data\nresultdir = %s/results\n", dir, dir)
-	if err := os.WriteFile(ini, []byte(cfg), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	ini := writeINI(t, dir, fmt.Sprintf("[global]\ndatadir = %s/data\nresultdir = %s/results\n", dir, dir))
 	r := run(t, time.Minute, "io500", ini, "--dry-run")
 	if r.Code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", r.Code, r.Stdout, r.Stderr)
@@ -191,11 +172,7 @@ func TestIO500DryRun(t *testing.T) {
 // what a failed run's creates left, and the data dir with them.
 func TestIO500Cleanup(t *testing.T) {
 	dir := t.TempDir()
-	ini := filepath.Join(dir, "c.ini")
-	cfg := fmt.Sprintf("[global]\ndatadir = %s/data\nresultdir = %s/results\ntimestamp-datadir = FALSE\ntimestamp-resultdir = FALSE\n[mdtest-easy]\nn = 100\n", dir, dir)
-	if err := os.WriteFile(ini, []byte(cfg), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	ini := writeINI(t, dir, fmt.Sprintf("[global]\ndatadir = %s/data\nresultdir = %s/results\ntimestamp-datadir = FALSE\ntimestamp-resultdir = FALSE\n[mdtest-easy]\nn = 100\n", dir, dir))
 	// What a run that failed after mdtest-easy-write leaves.
 	if err := os.Mkdir(filepath.Join(dir, "data"), 0o755); err != nil {
 		t.Fatal(err)
@@ -215,4 +192,14 @@ func TestIO500Cleanup(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "data")); !os.IsNotExist(err) {
 		t.Errorf("the data dir is left: %v", dirEntries(t, filepath.Join(dir, "data")))
 	}
+}
+
+// writeINI writes an IO500 INI file in dir and returns its path.
+func writeINI(t *testing.T, dir, body string) string {
+	t.Helper()
+	ini := filepath.Join(dir, "c.ini")
+	if err := os.WriteFile(ini, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return ini
 }
