@@ -193,9 +193,10 @@ func (fi FileInfo) IsDir() bool { return fi.Mode.IsDir() }
 // Lister is implemented by backends whose namespace can be listed: IO500's
 // find walks the data dir with it.
 type Lister interface {
-	// ReadDir calls fn with the name of every entry of directory path, in
-	// the backend's order, and whether it is a directory.
-	ReadDir(path string, fn func(name string, dir bool)) error
+	// ReadDir calls fn with the name of every entry of directory path
+	// ("." and ".." left out), in the backend's order, and whether it is a
+	// directory. name is valid only during the call (copy it to keep it).
+	ReadDir(path string, fn func(name []byte, dir bool)) error
 }
 
 // Metadata is implemented by backends that mdtest can drive: a namespace of

@@ -803,7 +803,8 @@ func testReadDir(e *env) {
 		}
 	}
 	got := map[string]bool{}
-	err := l.ReadDir(d, func(name string, dir bool) {
+	err := l.ReadDir(d, func(b []byte, dir bool) {
+		name := string(b)
 		if _, dup := got[name]; dup {
 			t.Errorf("ReadDir: %q listed twice", name)
 		}
@@ -816,7 +817,7 @@ func testReadDir(e *env) {
 		t.Errorf("ReadDir(%s) = %v, want %v", d, got, want)
 	}
 	if e.caps.StoresData {
-		err := l.ReadDir(e.path("none"), func(string, bool) {})
+		err := l.ReadDir(e.path("none"), func([]byte, bool) {})
 		wantErr(t, "ReadDir", e.path("none"), err, fs.ErrNotExist)
 	}
 }

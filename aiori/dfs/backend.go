@@ -216,7 +216,7 @@ func (b *Backend) Stat(p string) (aiori.FileInfo, error) {
 // ReadDir lists directory path (aiori.Lister): its names a batch at a
 // time, each entry's kind from its inode (a stat per entry: DFS's
 // directory entries hold no type).
-func (b *Backend) ReadDir(p string, fn func(name string, dir bool)) error {
+func (b *Backend) ReadDir(p string, fn func(name []byte, dir bool)) error {
 	return b.do("readdir", p, func(n string) error {
 		anchor := ""
 		for {
@@ -229,7 +229,7 @@ func (b *Backend) ReadDir(p string, fn func(name string, dir bool)) error {
 				if err != nil {
 					return err
 				}
-				fn(name, in.Mode.IsDir())
+				fn([]byte(name), in.Mode.IsDir())
 			}
 			if next == "" {
 				return nil

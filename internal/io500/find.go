@@ -1,11 +1,11 @@
 package io500
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"fmt"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/hpcbench/hpcbench/collectives"
@@ -70,6 +70,7 @@ const (
 type findState struct {
 	q                    FindQuery
 	queue                []string // item kind byte + path; taken from the end
+	substr               []byte   // q.Substr
 	found, total, errors int64
 	moved                int64
 }
@@ -87,7 +88,7 @@ func Find(ctx context.Context, c Comm, q FindQuery) (FindResult, error) {
 	if q.Round <= 0 {
 		q.Round = 20 * time.Millisecond
 	}
-	st := &findState{q: q}
+	st := &findState{q: q, substr: []byte(q.Substr)}
 	if q.Clock == nil {
 		origin := time.Now()
 		q.Clock = func() float64 { return time.Since(origin).Seconds() }
@@ -159,14 +160,14 @@ func (st *findState) work(deadline time.Time) {
 // whose name matches (a path is made only for what is queued: most files
 // are counted by name alone).
 func (st *findState) readDir(dir string) {
-	err := st.q.FS.ReadDir(dir, func(name string, isDir bool) {
+	err := st.q.FS.ReadDir(dir, func(name []byte, isDir bool) {
 		if isDir {
-			st.queue = append(st.queue, "d"+dir+"/"+name)
+			st.queue = append(st.queue, "d"+dir+"/"+string(name))
 			return
 		}
 		st.total++
-		if strings.Contains(name, st.q.Substr) {
-			st.queue = append(st.queue, "f"+dir+"/"+name)
+		if bytes.Contains(name, st.substr) {
+			st.queue = append(st.queue, "f"+dir+"/"+string(name))
 		}
 	})
 	if err != nil {

@@ -20,8 +20,9 @@ type FS interface {
 	MkdirAll(dir string) error
 	// Remove removes a file or an empty directory.
 	Remove(path string) error
-	// ReadDir calls fn with every entry of dir and whether it is one.
-	ReadDir(dir string, fn func(name string, dir bool)) error
+	// ReadDir calls fn with every entry of dir and whether it is one;
+	// name is valid only during the call.
+	ReadDir(dir string, fn func(name []byte, dir bool)) error
 	// Stat returns a file's size and modification time.
 	Stat(path string) (size int64, mtime time.Time, err error)
 	// Close releases the namespace.
@@ -79,7 +80,7 @@ func (f *BackendFS) Remove(path string) error {
 }
 
 // ReadDir is the backend's listing.
-func (f *BackendFS) ReadDir(dir string, fn func(name string, dir bool)) error {
+func (f *BackendFS) ReadDir(dir string, fn func(name []byte, dir bool)) error {
 	return f.B.(aiori.Lister).ReadDir(dir, fn)
 }
 
