@@ -39,7 +39,7 @@ func helpFor(name string) helpInfo {
 or coll's and wireup's --output FILE.json), printed in turn in the view
 --format names, byte for byte as the run printed it. By default each is
 printed as its benchmark prints by default: IOR's report, mdtest's, IMB's
-tables, wireup's text. A view fits only some benchmarks:
+tables, IO500's summary, wireup's text. A view fits only some benchmarks:
 
   human, json, csv         every benchmark (json is the archive itself)
   tables                   every benchmark: all its tables as hpcbench's text,
@@ -50,6 +50,8 @@ tables, wireup's text. A view fits only some benchmarks:
   mdtest-csv
   mdtest-rank-csv          mdtest: --saveRankPerformanceDetails's file
   imb                      coll: IMB-MPI1's tables
+  io500                    io500: its result_summary.txt (the [RESULT] and
+                           [SCORE ] lines, why the run is invalid)
   fabtests                 fabric pingpong, bw, rma_bw, rma_pingpong:
                            fi_pingpong's table
 

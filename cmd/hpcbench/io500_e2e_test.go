@@ -49,9 +49,17 @@ func TestIO500Launch(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "data")); !os.IsNotExist(err) {
 		t.Errorf("the data dir is left behind: %v", dirEntries(t, filepath.Join(dir, "data")))
 	}
+	// The archive re-renders as result_summary.txt, byte for byte.
+	summary, err := os.ReadFile(filepath.Join(dir, "results", "result_summary.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	rep := run(t, time.Minute, "report", archive)
-	if rep.Code != 0 || !strings.Contains(rep.Stdout, "io500 phases") || !strings.Contains(rep.Stdout, "mdtest-hard-delete") {
-		t.Errorf("report of the archive: exit %d\n%s\n%s", rep.Code, rep.Stdout, rep.Stderr)
+	if rep.Code != 0 || rep.Stdout != string(summary) {
+		t.Errorf("report of the archive: exit %d\n%s\nwant result_summary.txt:\n%s\n%s", rep.Code, rep.Stdout, summary, rep.Stderr)
+	}
+	if tb := run(t, time.Minute, "report", "--format", "tables", archive); tb.Code != 0 || !strings.Contains(tb.Stdout, "io500 phases") {
+		t.Errorf("report --format tables: exit %d\n%s", tb.Code, tb.Stdout)
 	}
 	// The result file verifies against the configuration, as io500
 	// --verify says of an invalid run: hashes right, exit 1.

@@ -37,21 +37,26 @@ func (b *Benchmark) result(e *pipeline.Env, o *Outcome) *report.Result {
 		{Name: "found", Kind: report.KindMetric},
 		{Name: "total", Kind: report.KindMetric},
 		{Name: "invalid", Kind: report.KindMetric, Better: report.BetterLower},
+		{Name: "scored", Kind: report.KindMetric},
 	}}
 	for i := range o.Phases {
 		p := &o.Phases[i]
-		bw, md, found, total := math.NaN(), math.NaN(), math.NaN(), math.NaN()
-		switch p.phase.Group {
-		case groupBW:
+		bw, md, found, total, scored := math.NaN(), math.NaN(), math.NaN(), math.NaN(), 1.0
+		switch {
+		case p.phase.Tool == toolTimestamp:
+			scored = 0
+		case p.phase.Group == noScore: // ior-rnd4K-easy-read: GiB/s, not scored
+			bw, scored = p.Score, 0
+		case p.phase.Group == groupBW:
 			bw = p.Score
-		case groupMD:
+		default:
 			md = p.Score
 		}
 		if p.phase.Tool == toolFind {
 			found, total = float64(p.Found), float64(p.Total)
 		}
 		phases.Rows = append(phases.Rows, report.Row{Labels: []string{p.phase.Name},
-			Metrics: []float64{bw, md, p.Seconds, found, total, float64(len(p.Invalid))}})
+			Metrics: []float64{bw, md, p.Seconds, found, total, float64(len(p.Invalid)), scored}})
 	}
 	score := report.Table{Name: report.IO500ScoreTable, Columns: []report.Column{
 		{Name: "run", Kind: report.KindLabel},
@@ -60,11 +65,11 @@ func (b *Benchmark) result(e *pipeline.Env, o *Outcome) *report.Result {
 		{Name: "score", Kind: report.KindMetric, Better: report.BetterHigher},
 	}, Rows: []report.Row{{Labels: []string{"io500"}, Metrics: []float64{o.Score.BW, o.Score.MD, o.Score.Total}}}}
 	for _, r := range o.RunInvalid {
-		score.Notes = append(score.Notes, "INVALID: "+r.Plain)
+		score.Notes = append(score.Notes, report.IO500InvalidNote+r.Plain)
 	}
 	for i := range o.Phases {
 		for _, r := range o.Phases[i].Invalid {
-			score.Notes = append(score.Notes, "INVALID: "+r.Plain)
+			score.Notes = append(score.Notes, report.IO500InvalidNote+r.Plain)
 		}
 	}
 	res.Tables = []report.Table{phases, score}

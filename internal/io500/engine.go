@@ -208,7 +208,7 @@ func (r *runState) start(ctx context.Context) error {
 	if p.Config.Int("mdtest-hard", "files-per-dir") > 0 {
 		o.RunInvalid = append(o.RunInvalid, invalidFilesPerDir())
 	}
-	fmt.Fprint(r.out, versionLine(b.Version))
+	fmt.Fprint(r.out, report.IO500VersionLine(b.Version))
 	for _, why := range o.RunInvalid {
 		fmt.Fprintf(r.out, "ERROR INVALID %s\n  (%s)\n", why.IO500, why.Plain)
 	}
@@ -267,7 +267,8 @@ func (r *runState) phase(ctx context.Context, ph phase) error {
 		for _, why := range res.Invalid {
 			fmt.Fprintf(r.out, "ERROR INVALID %s: %s\n", ph.Name, why.IO500)
 		}
-		fmt.Fprint(r.out, resultLine(&res))
+		line := res.report()
+		fmt.Fprint(r.out, report.IO500ResultLine(&line))
 	}
 	r.o.Phases = append(r.o.Phases, res)
 	return nil
@@ -300,7 +301,7 @@ func (r *runState) end(ctx context.Context) error {
 	if v := Verdict(r.o); v != "" {
 		fmt.Fprint(r.out, "\n"+v)
 	}
-	fmt.Fprint(r.out, scoreLine(r.o))
+	fmt.Fprint(r.out, report.IO500ScoreLine(r.o.report()))
 	fmt.Fprintf(r.out, "\nThe result files are stored in the directory: %s\n", p.ResultDir)
 	return nil
 }

@@ -3,6 +3,8 @@ package io500
 import (
 	"strconv"
 	"strings"
+
+	"github.com/hpcbench/hpcbench/report"
 )
 
 // hashString folds str into h as IO500 does: rotate left by two, add the
@@ -22,11 +24,8 @@ func hashKeyVal(h uint32, key, val string) uint32 {
 
 // hashKeyFloat is hashKeyVal of val printed as C's "%f".
 func hashKeyFloat(h uint32, key string, val float64) uint32 {
-	return hashKeyVal(h, key, cfloat(val))
+	return hashKeyVal(h, key, report.CFloat(val))
 }
-
-// cfloat prints v as C's printf("%f").
-func cfloat(v float64) string { return strconv.FormatFloat(v, 'f', 6, 64) }
 
 // phaseSeed is the -G signature of a phase: the hash of its name and the
 // run's timestamp, as a C int, 4711 for 0 or -1 (IO500's

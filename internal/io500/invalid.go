@@ -2,7 +2,8 @@ package io500
 
 import (
 	"fmt"
-	"strings"
+
+	"github.com/hpcbench/hpcbench/report"
 )
 
 // Reason is one rule a run broke: IO500's own words (its "; ERROR
@@ -73,18 +74,7 @@ func invalidFindNothing() Reason {
 
 // Verdict is the plain-words statement of an invalid run, every reason
 // on a line of its own, for the top of the output; "" for a valid run.
-func Verdict(o *Outcome) string {
-	why := o.reasons()
-	if len(why) == 0 {
-		return ""
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "This IO500 run is INVALID (it cannot be submitted), because:\n")
-	for _, w := range why {
-		fmt.Fprintf(&b, "  - %s\n", w.Plain)
-	}
-	return b.String()
-}
+func Verdict(o *Outcome) string { return report.IO500Verdict(o.report().Why) }
 
 // plural is "s" unless n is 1.
 func plural(n int64) string {

@@ -1,17 +1,16 @@
 package io500
 
 import (
-	"fmt"
 	"io"
-	"strings"
 	"time"
+
+	"github.com/hpcbench/hpcbench/report"
 )
 
 // entry is one line of a phase's section in result.txt: a key = value
-// pair, or (Invalid set) a "; ERROR INVALID" line.
+// pair, or (Invalid set) a "; ERROR INVALID" line in IO500's words.
 type entry struct {
-	Key, Val string
-	Invalid  *Reason
+	Key, Val, Invalid string
 }
 
 // PhaseResult is one phase as the run saw it.
@@ -38,19 +37,11 @@ type PhaseResult struct {
 // Name is the phase's name ("ior-easy-write").
 func (r *PhaseResult) Name() string { return r.phase.Name }
 
-// unit is the phase's score unit as the console prints it.
-func (r *PhaseResult) unit() string {
-	if strings.HasPrefix(r.phase.Name, "i") {
-		return "GiB/s"
-	}
-	return "kIOPS"
-}
-
 // invalid records a reason the phase is invalid, also as a
 // "; ERROR INVALID" line of its section.
 func (r *PhaseResult) invalid(why Reason) {
 	r.Invalid = append(r.Invalid, why)
-	r.Entries = append(r.Entries, entry{Invalid: &r.Invalid[len(r.Invalid)-1]})
+	r.Entries = append(r.Entries, entry{Invalid: why.IO500})
 }
 
 // pair records a key = value line of the phase.
@@ -113,118 +104,36 @@ func (o *Outcome) finish() {
 	o.ScoreHash = h
 }
 
-// pairLine is IO500's PRINT_PAIR: the key left-aligned in 15 columns.
-func pairLine(w io.Writer, key, val string) {
-	fmt.Fprintf(w, "%-15s = %s\n", key, val)
-}
-
-// stamp is IO500's timestamp in result.txt, local time.
-func stamp(t time.Time) string { return t.Format("2006-01-02 15:04:05") }
-
-// invalidSuffix is " [INVALID]" or "".
-func invalidSuffix(bad bool) string {
-	if bad {
-		return " [INVALID]"
+// report is o as report's IO500Run, what its writers render.
+func (o *Outcome) report() *report.IO500Run {
+	r := &report.IO500Run{Procs: o.Procs, Verbosity: o.Verbosity, Version: o.Version, ConfigHash: hashHex(o.ConfigHash),
+		ScoreHash: hashHex(o.ScoreHash), ResultDir: o.ResultDir, Start: o.Start, End: o.End,
+		BW: o.Score.BW, MD: o.Score.MD, Score: o.Score.Total}
+	for _, why := range o.RunInvalid {
+		r.RunInvalid = append(r.RunInvalid, why.IO500)
 	}
-	return ""
-}
-
-// WriteResultTxt writes result.txt as IO500 does: [run], one section per
-// phase, [SCORE].
-func WriteResultTxt(w io.Writer, o *Outcome) error {
-	var b strings.Builder
-	b.WriteString("[run]\n")
-	pairLine(&b, "procs", fmt.Sprint(o.Procs))
-	pairLine(&b, "version", o.Version)
-	pairLine(&b, "config-hash", hashHex(o.ConfigHash))
-	pairLine(&b, "result-dir", o.ResultDir)
-	pairLine(&b, "mode", "standard")
-	// Why the run is invalid, in plain words, at the top: keys IO500's
-	// tools skip (its verifier reads only version, config-hash, the
-	// scores and [SCORE]), numbered so that an INI reader sees no key
-	// twice.
-	for i, why := range o.reasons() {
-		pairLine(&b, fmt.Sprintf("invalid-%d", i+1), why.Plain)
+	for _, why := range o.reasons() {
+		r.Why = append(r.Why, why.Plain)
 	}
-	if o.Verbosity > 0 {
-		fmt.Fprintf(&b, "; START %s\n", stamp(o.Start))
-	}
-	for _, r := range o.RunInvalid {
-		fmt.Fprintf(&b, "; ERROR INVALID %s\n", r.IO500)
-	}
-	b.WriteString("\n")
 	for i := range o.Phases {
-		p := &o.Phases[i]
-		fmt.Fprintf(&b, "\n[%s]\n", p.phase.Name)
-		if p.PauseFile != "" {
-			if o.Verbosity > 0 {
-				pairLine(&b, "t_pause", stamp(p.PauseAt))
-			}
-			fmt.Fprintf(&b, "; Checking for pause file %s\n", p.PauseFile)
-		}
-		if o.Verbosity > 0 {
-			pairLine(&b, "t_start", stamp(p.Start))
-		}
-		if p.Exe != "" {
-			pairLine(&b, "exe", p.Exe)
-		}
-		for _, e := range p.Entries {
-			if e.Invalid != nil {
-				fmt.Fprintf(&b, "; ERROR INVALID %s\n", e.Invalid.IO500)
-				continue
-			}
-			pairLine(&b, e.Key, e.Val)
-		}
-		if p.phase.Tool != toolTimestamp {
-			pairLine(&b, "score", cfloat(p.Score))
-		}
-		if o.Verbosity > 0 {
-			pairLine(&b, "t_delta", fmt.Sprintf("%.4f", p.Seconds))
-			pairLine(&b, "t_end", stamp(p.End))
-		}
+		r.Phases = append(r.Phases, o.Phases[i].report())
 	}
-	b.WriteString("\n[SCORE]\n")
-	pairLine(&b, "MD", cfloat(o.Score.MD))
-	pairLine(&b, "BW", cfloat(o.Score.BW))
-	pairLine(&b, "SCORE", cfloat(o.Score.Total)+invalidSuffix(!o.Valid()))
-	pairLine(&b, "hash", hashHex(o.ScoreHash))
-	if o.Verbosity > 0 {
-		fmt.Fprintf(&b, "; END %s\n", stamp(o.End))
-	}
-	_, err := io.WriteString(w, b.String())
-	return err
+	return r
 }
 
-// resultLine is a phase's console line: "[RESULT]" (or blank for the
-// timestamp), the name, score, unit, time and " [INVALID]".
-func resultLine(p *PhaseResult) string {
-	tag := "[RESULT]"
-	if p.phase.Group == noScore {
-		tag = "[      ]"
+// report is p as report's IO500Phase.
+func (p *PhaseResult) report() report.IO500Phase {
+	rp := report.IO500Phase{Name: p.phase.Name, Scored: p.phase.Group != noScore, HasScore: p.phase.Tool != toolTimestamp,
+		Exe: p.Exe, Score: p.Score, Seconds: p.Seconds, Start: p.Start, End: p.End,
+		PauseFile: p.PauseFile, PauseAt: p.PauseAt, Invalid: len(p.Invalid) > 0}
+	for _, e := range p.Entries {
+		rp.Lines = append(rp.Lines, report.IO500Line{Key: e.Key, Val: e.Val, Invalid: e.Invalid})
 	}
-	return fmt.Sprintf("%s %20s %15s %s : time %.3f seconds%s\n", tag, p.phase.Name, cfloat(p.Score), p.unit(), p.Seconds, invalidSuffix(len(p.Invalid) > 0))
+	return rp
 }
 
-// scoreLine is the console's "[SCORE ]" line.
-func scoreLine(o *Outcome) string {
-	return fmt.Sprintf("[SCORE ] Bandwidth %s GiB/s : IOPS %s kiops : TOTAL %s%s\n",
-		cfloat(o.Score.BW), cfloat(o.Score.MD), cfloat(o.Score.Total), invalidSuffix(!o.Valid()))
-}
+// WriteResultTxt writes o's result.txt (report.WriteIO500ResultTxt).
+func WriteResultTxt(w io.Writer, o *Outcome) error { return report.WriteIO500ResultTxt(w, o.report()) }
 
-// versionLine is the console's first line.
-func versionLine(version string) string { return "IO500 version " + version + " (standard)\n" }
-
-// WriteSummary writes result_summary.txt: the reasons the run is invalid
-// in plain words first (when it is), then the console's lines: the
-// version, every phase's result line, the score line.
-func WriteSummary(w io.Writer, o *Outcome) error {
-	var b strings.Builder
-	b.WriteString(Verdict(o))
-	b.WriteString(versionLine(o.Version))
-	for i := range o.Phases {
-		b.WriteString(resultLine(&o.Phases[i]))
-	}
-	b.WriteString(scoreLine(o))
-	_, err := io.WriteString(w, b.String())
-	return err
-}
+// WriteSummary writes o's result_summary.txt (report.WriteIO500Summary).
+func WriteSummary(w io.Writer, o *Outcome) error { return report.WriteIO500Summary(w, o.report()) }

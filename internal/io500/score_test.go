@@ -3,6 +3,8 @@ package io500
 import (
 	"math"
 	"testing"
+
+	"github.com/hpcbench/hpcbench/report"
 )
 
 // scored returns the standard phases with the given scores, in order.
@@ -30,9 +32,9 @@ func TestScoreMatchesIO500(t *testing.T) {
 		RunInvalid: []Reason{invalidStonewall(2, 300)}}
 	o.finish()
 	for _, c := range []struct{ name, got, want string }{
-		{"MD", cfloat(o.Score.MD), "85.228187"},
-		{"BW", cfloat(o.Score.BW), "2.612799"},
-		{"SCORE", cfloat(o.Score.Total), "14.922606"},
+		{"MD", report.CFloat(o.Score.MD), "85.228187"},
+		{"BW", report.CFloat(o.Score.BW), "2.612799"},
+		{"SCORE", report.CFloat(o.Score.Total), "14.922606"},
 		{"hash", hashHex(o.ScoreHash), "27E8361"},
 	} {
 		if c.got != c.want {

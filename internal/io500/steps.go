@@ -11,6 +11,7 @@ import (
 
 	"github.com/hpcbench/hpcbench/collectives"
 	pipeline "github.com/hpcbench/hpcbench/internal/run"
+	"github.com/hpcbench/hpcbench/report"
 )
 
 // prepare makes the results dir (in the operating system's namespace, as
@@ -124,7 +125,7 @@ func (b *Benchmark) tool(ctx context.Context, e *pipeline.Env, p *Plan, ph *phas
 		return err
 	}
 	if sr, ok := mdtestStonewallRate(res, ph.Op); ok && ph.Write {
-		r.pair("rate-stonewall", cfloat(sr/1000))
+		r.pair("rate-stonewall", report.CFloat(sr/1000))
 	}
 	r.Score = rate / 1000
 	return nil

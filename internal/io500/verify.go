@@ -1,15 +1,12 @@
 package io500
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"strings"
-)
 
-// Verdicts of Verify.
-const (
-	VerifyOK      = "[OK]"
-	VerifyInvalid = "[OK] But this is an invalid run!"
+	"github.com/hpcbench/hpcbench/report"
 )
 
 // Verify checks a result.txt against the configuration c, as `io500 INI
@@ -55,35 +52,30 @@ func Verify(w io.Writer, c *Config, version, result string) error {
 			h = hashKeyVal(h, section, val)
 		}
 	}
-	fmt.Fprintf(w, "result file ver = %s\n", ver)
-	if ver != version {
-		fmt.Fprintf(w, "WARNING: Verify the output with the matching version of the benchmark (this is %s).\n", version)
-	}
-	fmt.Fprintf(w, "[run]\n")
-	pairLine(w, "config-hash", cfgHash)
-	pairLine(w, "score-hash", scoreHash)
 	if cfgHash == "" {
+		fmt.Fprintf(w, "result file ver = %s\n", ver)
 		return fmt.Errorf("the result file holds no config-hash")
 	}
+	v := &report.IO500Verification{FileVersion: ver, Version: version, ConfigHash: cfgHash, ScoreHash: scoreHash,
+		WantConfig: hashHex(c.Hash()), WantScore: hashHex(h), InvalidRun: hashHex(hashKeyVal(h, "valid", "NO")) == scoreHash}
+	if err := report.WriteIO500Verification(w, v); err != nil {
+		return err
+	}
 	var bad []string
-	if want := hashHex(c.Hash()); want != cfgHash {
-		fmt.Fprintf(w, "ERROR: Configuration hash expected: %s read: %s\n", want, cfgHash)
+	if v.ConfigHash != v.WantConfig {
 		bad = append(bad, "the configuration is not the one the run used")
 	}
-	if got := hashHex(h); got != scoreHash {
-		if hashHex(hashKeyVal(h, "valid", "NO")) == scoreHash {
-			fmt.Fprintf(w, "\n%s\n", VerifyInvalid)
-			bad = append(bad, "the run is INVALID")
-		} else {
-			fmt.Fprintf(w, "\nERROR: Score hash expected: %q read: %q\n", got, scoreHash)
-			bad = append(bad, "the scores do not match their hash (the file was edited)")
-		}
+	switch {
+	case v.ScoreHash == v.WantScore:
+	case v.InvalidRun:
+		bad = append(bad, "the run is INVALID")
+	default:
+		bad = append(bad, "the scores do not match their hash (the file was edited)")
 	}
-	if len(bad) == 0 {
-		fmt.Fprintf(w, "\n%s\n", VerifyOK)
-		return nil
+	if len(bad) > 0 {
+		return errors.New(strings.Join(bad, "; "))
 	}
-	return fmt.Errorf("%s", strings.Join(bad, "; "))
+	return nil
 }
 
 // scoredPhase reports whether the phase named counts in the score (its
