@@ -34,9 +34,6 @@ type PhaseResult struct {
 	Found, Total int64
 }
 
-// Name is the phase's name ("ior-easy-write").
-func (r *PhaseResult) Name() string { return r.phase.Name }
-
 // invalid records a reason the phase is invalid, also as a
 // "; ERROR INVALID" line of its section.
 func (r *PhaseResult) invalid(why Reason) {
