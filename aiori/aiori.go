@@ -190,6 +190,15 @@ type FileInfo struct {
 // IsDir reports whether the path is a directory.
 func (fi FileInfo) IsDir() bool { return fi.Mode.IsDir() }
 
+// Lister is implemented by backends whose namespace can be listed: IO500's
+// find walks the data dir with it.
+type Lister interface {
+	// ReadDir calls fn with the name of every entry of directory path
+	// ("." and ".." left out), in the backend's order, and whether it is a
+	// directory. name is valid only during the call (copy it to keep it).
+	ReadDir(path string, fn func(name []byte, dir bool)) error
+}
+
 // Metadata is implemented by backends that mdtest can drive: a namespace of
 // directories and files. Errors wrap the operation, the path and the
 // underlying error (a syscall.Errno for POSIX).

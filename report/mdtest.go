@@ -63,6 +63,11 @@ const (
 	MdtestRanksTable = "mdtest ranks"
 	// MdtestErrorsTable names the table of failed operations.
 	MdtestErrorsTable = "mdtest errors"
+	// MdtestStonewallTable names the figures of a -W create phase at the
+	// stonewall, before the ranks caught up (mdtest's
+	// stonewall_item_sum and stonewall_time, IO500's rate-stonewall):
+	// MdtestStonewallColumns. Only runs with -W have it.
+	MdtestStonewallTable = "mdtest stonewall"
 
 	// MdtestSchema is the "schema" value at the top of WriteMdtestJSON's
 	// document.
@@ -140,6 +145,22 @@ func mdtestOpIndex(op string) int {
 // "11/29/2026 18:05:01", in t's own location.
 func MdtestTime(t time.Time) string {
 	return t.Format("01/02/2006 15:04:05")
+}
+
+// MdtestStonewallColumns returns the columns of the MdtestStonewallTable:
+//
+//	operation iter  labels: the create phase and its iteration (0-based)
+//	items           every rank's items done when the stonewall was agreed
+//	time            s from the phase's start to that agreement (rank 0's)
+//	rate            ops/s: items / time
+func MdtestStonewallColumns() []Column {
+	return []Column{
+		{Name: "operation", Kind: KindLabel},
+		{Name: "iter", Kind: KindLabel},
+		{Name: "items", Kind: KindMetric},
+		{Name: "time", Kind: KindMetric, Unit: "s"},
+		{Name: "rate", Kind: KindMetric, Unit: "ops/s", Better: BetterHigher},
+	}
 }
 
 // MdtestHeaderColumns returns the columns of the MdtestHeaderTable: labels

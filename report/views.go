@@ -58,6 +58,7 @@ const (
 	BenchmarkMdtest = "mdtest"
 	BenchmarkIMB    = "imb" // hpcbench coll
 	BenchmarkWireup = "wireup"
+	BenchmarkIO500  = "io500"
 	// BenchmarkFabric prefixes the benchmark of hpcbench fabric's tests:
 	// "fabric-pingpong", "fabric-bw".
 	BenchmarkFabric = "fabric-"
@@ -91,6 +92,8 @@ func Views(benchmark string) []View {
 			View{ViewMdtestRankCSV, WriteMdtestRankCSV})...)
 	case BenchmarkIMB:
 		return append([]View{{ViewHuman, WriteIMB}}, append(generic, View{ViewIMB, WriteIMB})...)
+	case BenchmarkIO500:
+		return append([]View{{ViewHuman, WriteIO500}}, append(generic, View{ViewIO500, WriteIO500})...)
 	}
 	if strings.HasPrefix(benchmark, BenchmarkFabric) && benchmark != BenchmarkFabricAllpairs {
 		return append([]View{{ViewHuman, WriteFabtests}}, append(generic, View{ViewFabtests, WriteFabtests})...)
@@ -102,7 +105,7 @@ func Views(benchmark string) []View {
 // in the registry's order: the names --format can take.
 func ViewNames() []string {
 	var names []string
-	for _, b := range []string{BenchmarkIOR, BenchmarkMdtest, BenchmarkIMB, BenchmarkWireup, BenchmarkFabric} {
+	for _, b := range []string{BenchmarkIOR, BenchmarkMdtest, BenchmarkIMB, BenchmarkIO500, BenchmarkWireup, BenchmarkFabric} {
 		for _, v := range Views(b) {
 			if !slices.Contains(names, v.Name) {
 				names = append(names, v.Name)

@@ -123,7 +123,7 @@ func TestLookupView(t *testing.T) {
 		{BenchmarkIMB, "ior", `format "ior" does not fit benchmark "imb": its formats are human, json, csv, tables, imb`, true},
 		{BenchmarkWireup, "mdtest-json", `format "mdtest-json" does not fit benchmark "wireup": its formats are human, json, csv, tables`, true},
 		{BenchmarkIOR, "imb", `format "imb" does not fit benchmark "ior": its formats are human, json, csv, tables, ior, ior-json, ior-csv, ior-rank-csv`, true},
-		{BenchmarkIOR, "xml", `unknown format "xml": want one of human, json, csv, tables, ior, ior-json, ior-csv, ior-rank-csv, mdtest, mdtest-json, mdtest-csv, mdtest-rank-csv, imb, fabtests`, false},
+		{BenchmarkIOR, "xml", `unknown format "xml": want one of human, json, csv, tables, ior, ior-json, ior-csv, ior-rank-csv, mdtest, mdtest-json, mdtest-csv, mdtest-rank-csv, imb, io500, fabtests`, false},
 	} {
 		v, err := LookupView(tc.benchmark, tc.name)
 		var got string

@@ -30,6 +30,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -112,6 +113,7 @@ var cases = []testCase{
 	{"Sync", testSync},
 	{"Statfs", testStatfs},
 	{"Metadata", testMetadata},
+	{"ReadDir", testReadDir},
 	{"Direct", testDirect},
 }
 
@@ -771,5 +773,51 @@ func testDirect(e *env) {
 		if n, err := g.ReadAt(aiori.AlignedBuffer(aiori.Align), 1<<20+aiori.Align); n != 0 || err != io.EOF {
 			e.t.Errorf("Direct ReadAt at the end = %d, %v; want 0, io.EOF", n, err)
 		}
+	}
+}
+
+// testReadDir: a backend that implements aiori.Lister lists a directory's
+// files and subdirectories, each once with its kind, and refuses a
+// missing directory with fs.ErrNotExist.
+func testReadDir(e *env) {
+	l, ok := e.b.(aiori.Lister)
+	m, meta := e.b.(aiori.Metadata)
+	if !ok || !meta {
+		e.t.Skip("the backend does not implement aiori.Lister and aiori.Metadata")
+	}
+	t := e.t
+	d := e.path("list")
+	if err := m.Mkdir(d, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]bool{"sub": true, "file.01": false, "file.02": false}
+	for name, dir := range want {
+		var err error
+		if dir {
+			err = m.Mkdir(d+"/"+name, 0o755)
+		} else {
+			err = m.Mknod(d + "/" + name)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := map[string]bool{}
+	err := l.ReadDir(d, func(b []byte, dir bool) {
+		name := string(b)
+		if _, dup := got[name]; dup {
+			t.Errorf("ReadDir: %q listed twice", name)
+		}
+		got[name] = dir
+	})
+	if err != nil {
+		t.Fatalf("ReadDir(%s): %v", d, err)
+	}
+	if !maps.Equal(got, want) {
+		t.Errorf("ReadDir(%s) = %v, want %v", d, got, want)
+	}
+	if e.caps.StoresData {
+		err := l.ReadDir(e.path("none"), func([]byte, bool) {})
+		wantErr(t, "ReadDir", e.path("none"), err, fs.ErrNotExist)
 	}
 }

@@ -213,6 +213,32 @@ func (b *Backend) Stat(p string) (aiori.FileInfo, error) {
 	return fi, err
 }
 
+// ReadDir lists directory path (aiori.Lister): its names a batch at a
+// time, each entry's kind from its inode (a stat per entry: DFS's
+// directory entries hold no type).
+func (b *Backend) ReadDir(p string, fn func(name []byte, dir bool)) error {
+	return b.do("readdir", p, func(n string) error {
+		anchor := ""
+		for {
+			names, next, err := b.fs.ReadDir(b.ctx, n, anchor, 4096)
+			if err != nil {
+				return err
+			}
+			for _, name := range names {
+				in, err := b.fs.Stat(b.ctx, path.Join(n, name))
+				if err != nil {
+					return err
+				}
+				fn([]byte(name), in.Mode.IsDir())
+			}
+			if next == "" {
+				return nil
+			}
+			anchor = next
+		}
+	})
+}
+
 // Mknod creates an empty file without keeping it open.
 func (b *Backend) Mknod(p string) error {
 	return b.do("mknod", p, func(n string) error {
@@ -306,6 +332,7 @@ func (f *file) Close() error {
 var (
 	_ aiori.Backend         = (*Backend)(nil)
 	_ aiori.Metadata        = (*Backend)(nil)
+	_ aiori.Lister          = (*Backend)(nil)
 	_ aiori.Syncer          = (*Backend)(nil)
 	_ aiori.Statfser        = (*Backend)(nil)
 	_ aiori.Describer       = (*Backend)(nil)

@@ -80,6 +80,7 @@ var (
 	_ aiori.Syncer          = (*Backend)(nil)
 	_ aiori.Statfser        = (*Backend)(nil)
 	_ aiori.Metadata        = (*Backend)(nil)
+	_ aiori.Lister          = (*Backend)(nil)
 	_ aiori.File            = (*File)(nil)
 	_ aiori.Options         = (*Options)(nil)
 )

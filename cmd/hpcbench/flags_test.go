@@ -120,7 +120,7 @@ func TestMainExit(t *testing.T) {
 	}{
 		{nil, 2, "", "usage: hpcbench COMMAND"},
 		{[]string{"frob"}, 2, "", `unknown command "frob"`},
-		{[]string{"--bogus"}, 2, "", `hpcbench: unknown option "--bogus": a command comes first (hpcbench COMMAND [OPTIONS], COMMAND one of coll, compare, dfs, fabric, ior, launch, mdtest, plot, report, wireup); run 'hpcbench help'`},
+		{[]string{"--bogus"}, 2, "", `hpcbench: unknown option "--bogus": a command comes first (hpcbench COMMAND [OPTIONS], COMMAND one of coll, compare, dfs, fabric, io500, ior, launch, mdtest, plot, report, wireup); run 'hpcbench help'`},
 		{[]string{"-n", "4"}, 2, "", `hpcbench: unknown option "-n": a command comes first`},
 		{[]string{"help"}, 0, "launch ", ""},
 		{[]string{"--help"}, 0, "wireup ", ""},

@@ -47,12 +47,18 @@ func checkRefused(t *testing.T, r testenv.Result, launcher, out string) {
 func TestForeignLaunchEnv(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "ior.dat")
+	ini := filepath.Join(dir, "io500.ini")
+	if err := os.WriteFile(ini, []byte("[global]\ndatadir = "+out+"/data\nresultdir = "+out+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
 		name     string
 		env      []string
 		launcher string
 		args     []string
 	}{
+		{"srun none io500", []string{"SLURM_PROCID=0", "SLURM_STEP_NUM_TASKS=2"}, "Slurm's srun without an MPI plugin",
+			[]string{"io500", ini}},
 		{"open mpi ior", []string{"PMIX_RANK=0", "PMIX_NAMESPACE=42", "OMPI_COMM_WORLD_SIZE=2", "OMPI_COMM_WORLD_RANK=0"}, "Open MPI's mpirun (PMIx)",
 			[]string{"ior", "-a", "POSIX", "-b", "1m", "-t", "64k", "-w", "-o", out}},
 		{"srun pmix mdtest", []string{"PMIX_RANK=0", "SLURM_PROCID=0", "SLURM_STEP_NUM_TASKS=4"}, "Slurm's srun --mpi=pmix",

@@ -39,7 +39,7 @@ func helpFor(name string) helpInfo {
 or coll's and wireup's --output FILE.json), printed in turn in the view
 --format names, byte for byte as the run printed it. By default each is
 printed as its benchmark prints by default: IOR's report, mdtest's, IMB's
-tables, wireup's text. A view fits only some benchmarks:
+tables, IO500's summary, wireup's text. A view fits only some benchmarks:
 
   human, json, csv         every benchmark (json is the archive itself)
   tables                   every benchmark: all its tables as hpcbench's text,
@@ -50,6 +50,8 @@ tables, wireup's text. A view fits only some benchmarks:
   mdtest-csv
   mdtest-rank-csv          mdtest: --saveRankPerformanceDetails's file
   imb                      coll: IMB-MPI1's tables
+  io500                    io500: its result_summary.txt (the [RESULT] and
+                           [SCORE ] lines, why the run is invalid)
   fabtests                 fabric pingpong, bw, rma_bw, rma_pingpong:
                            fi_pingpong's table
 
@@ -142,6 +144,20 @@ As in mdtest, one dash starts short options, which group (-FCr is -F -C -r),
 and long options take two (--showRankStatistics).`,
 			unsupported: refusals(mdconfig.Unsupported()),
 			exits:       []exitStatus{ok, {"1", "operations failed (counted per phase; the first failure is reported)"}, usage, sig},
+		}
+	case "io500":
+		return helpInfo{
+			about: `IO500: reads IO500's INI files as they are ([global], [debug], one section
+per phase; an unknown key is refused naming it and its section), runs the
+standard phases in IO500's order with its fixed parameters (ior-easy,
+mdtest-easy, timestamp, ior-hard, mdtest-hard, find, then the reads, stats
+and deletes), on the job's ranks with the ior and mdtest engines, and
+computes the score as IO500 does. The console gets IO500's [RESULT] and
+[SCORE ] lines; the results dir gets result.txt, result_summary.txt, the
+configuration and every phase's own output. Why a run is invalid is said
+in plain words as well as in IO500's "ERROR INVALID" lines. Run it under a
+launcher (hpcbench launch -n 8 -- hpcbench io500 config.ini) or alone.`,
+			exits: []exitStatus{ok, {"1", "a phase failed (its error is printed once)"}, usage, sig},
 		}
 	case "compare":
 		return helpInfo{

@@ -48,6 +48,7 @@ func commands() map[string]command {
 		"coll":    {summary: "Intel MPI Benchmarks (IMB-MPI1) analogue: ping-pong and collectives over shm/tcp", run: runColl, iface: true, progress: true, notes: true},
 		"ior":     {summary: "IOR analogue: parallel file I/O bandwidth over POSIX, MMAP or DUMMY", run: runIOR, iface: true, progress: true, notes: true},
 		"mdtest":  {summary: "mdtest analogue: metadata rates of file and directory operations, with JSON and CSV", run: runMdtest, iface: true, progress: true, notes: true},
+		"io500":   {summary: "IO500 analogue: its INI files, phases, score and result files, over the ior and mdtest engines", run: runIO500, iface: true, progress: true, notes: true},
 		"fabric":  {summary: "fabtests and perftest analogue: ping-pong and bandwidth between two ends over tcp, shm, verbs, ucx or libfabric (ofi:PROVIDER)", run: runFabric, iface: true, progress: true},
 		"dfs":     {summary: "the DAOS-like object store behind ior and mdtest -a DFS: pools, containers, a standalone engine", run: runDfs, iface: true},
 		"compare": {summary: "compare two sets of saved runs, benchstat-style: deltas, intervals, p-values; a CI gate", run: runCompare},

@@ -170,7 +170,7 @@ func TestReportBadInput(t *testing.T) {
 	}{
 		{"no file", []string{}, "hpcbench: report: want one or more archives (FILE...), got none"},
 		{"unknown format", []string{"--format", "xml", good},
-			`hpcbench: report: --format: unknown format "xml": want one of human, json, csv, tables, ior, ior-json, ior-csv, ior-rank-csv, mdtest, mdtest-json, mdtest-csv, mdtest-rank-csv, imb, fabtests`},
+			`hpcbench: report: --format: unknown format "xml": want one of human, json, csv, tables, ior, ior-json, ior-csv, ior-rank-csv, mdtest, mdtest-json, mdtest-csv, mdtest-rank-csv, imb, io500, fabtests`},
 		{"mismatched benchmark", []string{"--format", "ior", good, coll},
 			`hpcbench: report: ` + coll + `: format "ior" does not fit benchmark "imb": its formats are human, json, csv, tables, imb`},
 		{"missing file", []string{good, missing}, "hpcbench: report: " + missing + ": no such file or directory"},

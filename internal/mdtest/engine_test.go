@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -189,6 +190,21 @@ func TestStonewallStatusFile(t *testing.T) {
 	if saved == "" || saved == "3000" {
 		t.Fatalf("status file holds %q, want a count below 3000", saved)
 	}
+	// The stonewall figures: both ranks' items at the stonewall, at most
+	// the saved count each, and their rate.
+	var stone *report.Table
+	for i := range j.res.Tables {
+		if j.res.Tables[i].Name == report.MdtestStonewallTable {
+			stone = &j.res.Tables[i]
+		}
+	}
+	if stone == nil || len(stone.Rows) != 1 || stone.Rows[0].Labels[0] != report.MdtestFileCreate {
+		t.Fatalf("stonewall table %+v, want one File creation row", stone)
+	}
+	m := stone.Rows[0].Metrics
+	if n, _ := strconv.ParseFloat(saved, 64); m[0] <= 0 || m[0] > 2*n || m[1] <= 0 || math.Abs(m[2]-m[0]/m[1]) > 1e-9*m[2] {
+		t.Errorf("stonewall figures %v: want items in (0, %v], a time, items/time", m, 2*n)
+	}
 	j = runJob(t, 2, fmt.Sprintf("-a POSIX -n 3000 -F -u -T -r -x %s -d %s -v", status, dir), false, nil)
 	noErrors(t, j)
 	if !slices.ContainsFunc(j.warn, func(s string) bool { return strings.HasPrefix(s, "V-1: File stat: ") }) {
@@ -262,4 +278,16 @@ func TestCollectiveCreatesWriteOnce(t *testing.T) {
 	if len(lines) != 15 || slow != 5 {
 		t.Errorf("rank 0 timed %d creates, %d of them with a write; want 15 and 5 (10 collective creates without data, then its own 5 files)", len(lines), slow)
 	}
+}
+
+// TestNegativeDataSeed: a -G below -1 is a seed like any other, as in
+// mdtest.c (only -1 means the time): files one run wrote with it verify in
+// a later run at another time (IO500 passes such seeds to its mdtest-hard
+// write and read phases).
+func TestNegativeDataSeed(t *testing.T) {
+	dir := t.TempDir()
+	j := runJob(t, 2, "-a POSIX -n 20 -F -N 1 -w 3901 -e 3901 -G -1556529143 -C -d "+dir, true, nil)
+	noErrors(t, j)
+	j = runJob(t, 2, "-a POSIX -n 20 -F -N 1 -w 3901 -e 3901 -G -1556529143 -E -X -d "+dir, false, nil)
+	noErrors(t, j)
 }

@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"maps"
 	"math"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -194,6 +195,18 @@ func (r *runner) result(res *runResult, finished time.Time) *report.Result {
 	}
 	if len(errs.Rows) > 0 {
 		out.Tables = append(out.Tables, errs)
+	}
+	if o.StonewallSeconds > 0 {
+		stone := report.Table{Name: report.MdtestStonewallTable, Columns: report.MdtestStonewallColumns()}
+		for i := range res.phases {
+			if p := &res.phases[i]; p.stoneTime > 0 { // NaN or 0: not a -W create phase
+				stone.Rows = append(stone.Rows, report.Row{Labels: []string{p.name, strconv.Itoa(p.iter)},
+					Metrics: []float64{float64(p.stoneItems), p.stoneTime, perSecond(float64(p.stoneItems), p.stoneTime)}})
+			}
+		}
+		if len(stone.Rows) > 0 {
+			out.Tables = append(out.Tables, stone)
+		}
 	}
 	out.Tables = append(out.Tables, r.distTables(res)...)
 	if o.Steady.On() {

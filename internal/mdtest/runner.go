@@ -119,6 +119,11 @@ type phaseResult struct {
 	// stopped is what ended a creation phase early on some rank
 	// (stonewall's agreement; every rank's)
 	stopped stopReason
+	// stoneItems and stoneTime are, for a create phase under -W, every
+	// rank's items done when the ranks agreed on the stonewall, and the
+	// time from the phase's start to then (NaN otherwise).
+	stoneItems int64
+	stoneTime  float64
 }
 
 // runResult is what the run measured.
@@ -592,6 +597,17 @@ func (r *runner) itemPhase(ctx context.Context, name string, op opFunc, owner in
 		return phaseResult{}, fmt.Errorf("mdtest: %s: %w", name, context.Cause(ctx))
 	}
 	var stopped stopReason
+	stoneItems, stoneTime := int64(0), math.NaN()
+	if isCreate(name) && r.o.StonewallSeconds > 0 {
+		// mdtest's stonewall figures: the items done at the stonewall,
+		// before the wear-out, and the time to the agreement.
+		var s, out [8]byte
+		binary.LittleEndian.PutUint64(s[:], uint64(done))
+		if err := r.c.Allreduce(ctx, s[:], out[:], collectives.Int64, collectives.Sum); err != nil {
+			return phaseResult{}, fmt.Errorf("mdtest: allreduce: %w", err)
+		}
+		stoneItems, stoneTime = int64(binary.LittleEndian.Uint64(out[:])), r.env.Clock()-t0
+	}
 	if isCreate(name) {
 		n, s, err := r.stonewall(ctx, name, done, why, &ps, op, lp, &failed, &first)
 		if err != nil {
@@ -624,7 +640,7 @@ func (r *runner) itemPhase(ctx context.Context, name string, op opFunc, owner in
 		}
 	}
 	p, err := r.collect(ctx, name, phaseRank{items: float64(done), before: tBefore - t0, after: t1 - t0}, failed, first)
-	p.done, p.stopped = done, stopped
+	p.done, p.stopped, p.stoneItems, p.stoneTime = done, stopped, stoneItems, stoneTime
 	if err != nil {
 		return p, err
 	}
@@ -1011,7 +1027,7 @@ func (r *runner) shareSeed(ctx context.Context) error {
 	}
 	r.seed = binary.LittleEndian.Uint64(b[:])
 	data := uint64(r.o.DataSeed)
-	if r.o.DataSeed < 0 {
+	if r.o.DataSeed == config.DefaultDataSeed { // only -1: IO500 passes other negative seeds
 		data = uint64(r.env.Now().Unix())
 	}
 	binary.LittleEndian.PutUint64(b[:], data)

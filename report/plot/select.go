@@ -17,7 +17,7 @@ type Archive struct {
 // chartList says which charts plot draws of which archives, for the errors
 // that refuse one.
 const chartList = "plot draws size charts of coll and fabric pingpong, bw, rma_bw and rma_pingpong (and of ior over transfer sizes), " +
-	"phase charts of ior, mdtest and wireup, and time charts of ior, mdtest and coll runs (their series tables)"
+	"phase charts of ior, mdtest, wireup and io500, and time charts of ior, mdtest and coll runs (their series tables)"
 
 // Select returns the chart o asks for (KindAuto: the benchmark's own) of
 // the archives, which must all be of one benchmark, or all have size
@@ -64,6 +64,8 @@ func Select(archives []Archive, o Options) (*Chart, error) {
 		c, err = mdtestChart(archives)
 	case bench == "wireup" && kind == KindPhase:
 		c, err = wireupChart(archives)
+	case bench == report.BenchmarkIO500 && kind == KindPhase:
+		c, err = io500Chart(archives)
 	default:
 		return nil, fmt.Errorf("plot: no %s chart for %q archives (%s); %s", kind, bench, archives[0].Name, chartList)
 	}
@@ -87,7 +89,7 @@ func autoKind(archives []Archive) Kind {
 	switch bench := archives[0].Result.Run.Benchmark; {
 	case sizeBenchmark(bench):
 		return KindSize
-	case bench == "mdtest" || bench == "wireup":
+	case bench == "mdtest" || bench == "wireup" || bench == report.BenchmarkIO500:
 		return KindPhase
 	case bench == "ior":
 		sizes := map[float64]bool{}

@@ -472,7 +472,7 @@ func (o *Options) Warnings() []string {
 		w = append(w, fmt.Sprintf("-n %d is not a multiple of the %d directories that hold items (%s): each rank uses %d items, %d per directory",
 			o.Items, l.ItemDirs, o.treeFlags(), l.ItemsPerRank, l.ItemsPerDir))
 	}
-	if o.VerifyRead && !o.Create && o.DataSeed < 0 {
+	if o.VerifyRead && !o.Create && o.DataSeed == DefaultDataSeed {
 		w = append(w, "-X without -C or -G: the data's seed is this run's start time, so files an earlier run wrote will not verify; give both runs the same -G")
 	}
 	if o.VerifyWrite && o.WriteBytes == 0 {
