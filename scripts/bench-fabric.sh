@@ -52,7 +52,8 @@
 #   FI_PORT=47610 HB_PORT=47611 control ports of the two servers
 #   HPCBENCH=PATH               benchmark this binary instead of building ./cmd/hpcbench
 #   FI=0                        leave out the fi_pingpong rows
-#   UCX_TLS_SET="posix,self sysv,self cma,posix,self tcp"  the UCX_TLS of the ucx rows; empty leaves them out
+#   UCX_TLS_SET="posix,self sysv,self cma,posix,self tcp shm"  the UCX_TLS of the ucx rows; empty leaves them out;
+#                               shm is hpcbench's own -p shm against ucx_perftest with UCX_TLS=posix,self
 #   UCX_REPS=5 UCX_ITER=20000 UCX_WARMUP=1000 UCX_PORT=47612
 #   UCX_LAT_SIZES="8 4096 65536" UCX_BW_SIZES="65536 1048576"
 set -euo pipefail
@@ -73,7 +74,7 @@ FI_PORT=${FI_PORT:-47610}
 HB_PORT=${HB_PORT:-47611}
 
 FI=${FI:-1}
-UCX_TLS_SET=${UCX_TLS_SET-posix,self sysv,self cma,posix,self tcp}
+UCX_TLS_SET=${UCX_TLS_SET-posix,self sysv,self cma,posix,self tcp shm}
 UCX_REPS=${UCX_REPS:-5}
 UCX_ITER=${UCX_ITER:-20000}
 UCX_WARMUP=${UCX_WARMUP:-1000}
@@ -221,6 +222,8 @@ read -ra lat_sizes <<<"$UCX_LAT_SIZES"
 read -ra bw_sizes <<<"$UCX_BW_SIZES"
 for tls in "${tls_set[@]}"; do
 	export UCX_TLS=$tls
+	hbp=ucx
+	[[ $tls == shm ]] && UCX_TLS=posix,self hbp=shm
 	if [[ $tls == tcp ]]; then export UCX_NET_DEVICES=lo; else unset UCX_NET_DEVICES; fi
 	for kind in lat bw; do
 		if [[ $kind == lat ]]; then ksizes=("${lat_sizes[@]}") pt=tag_lat hb=pingpong; else ksizes=("${bw_sizes[@]}") pt=tag_bw hb=bw; fi
@@ -235,8 +238,8 @@ for tls in "${tls_set[@]}"; do
 							ucx_perftest 127.0.0.1 -p "$UCX_PORT" -t "$pt" -s "$s" -n "$UCX_ITER" -w "$UCX_WARMUP" -f
 						echo "$tls $kind $s $rep ucx $(ucxrow "$tmp/u.out")" >>"$tmp/urows"
 					else
-						pair hpcbench "$tmp/hb.out" "$hpcbench" fabric "$hb" -p ucx -B "$HB_PORT" -S "$s" -I "$UCX_ITER" -w "$UCX_WARMUP" -- \
-							"$hpcbench" fabric "$hb" -p ucx -P "$HB_PORT" -S "$s" -I "$UCX_ITER" -w "$UCX_WARMUP" 127.0.0.1
+						pair hpcbench "$tmp/hb.out" "$hpcbench" fabric "$hb" -p "$hbp" -B "$HB_PORT" -S "$s" -I "$UCX_ITER" -w "$UCX_WARMUP" -- \
+							"$hpcbench" fabric "$hb" -p "$hbp" -P "$HB_PORT" -S "$s" -I "$UCX_ITER" -w "$UCX_WARMUP" 127.0.0.1
 						echo "$tls $kind $s $rep hb $(hbrow "$tmp/hb.out")" >>"$tmp/urows"
 					fi
 				done
