@@ -7,20 +7,20 @@
 # Each round runs, back to back and starting with the next one in turn (so
 # that none always goes first):
 #
-#   hpcbench launch -n 2 -- hpcbench ior -c -t 47008 -b 47008 -s SEGS -w -r -e -o DIR/hb
-#   hpcbench launch -n 2 -- hpcbench ior -c -O collectiveCall=transfer ... (IOR's calls)
+#   hpcbench launch -n 2 -- hpcbench ior -c -O collectiveCall=phase -t 47008 -b 47008 -s SEGS -w -r -e -o DIR/hb
+#   hpcbench launch -n 2 -- hpcbench ior -c ... (one call per transfer, IOR's calls: the default)
 #   hpcbench launch -n 2 -- hpcbench ior    -t 47008 -b 47008 -s SEGS -w -r -e -o DIR/hb
 #   mpiexec.mpich -n 2 $IOR_BIN -a MPIIO -c -t 47008 -b 47008 -s SEGS -w -r -e -o DIR/ior   (IOR_BIN set)
 #   mpiexec.mpich -n 2 $IOR_BIN -a MPIIO    -t 47008 -b 47008 -s SEGS -w -r -e -o DIR/ior   (IOR_BIN set)
 #
 # and prints, per phase (write, read), the median bandwidth of each (IOR's
 # Max(MiB) of the summary, MiB/s) and the median of the rounds' own ratios:
-# hb -c / hb (what collective buffering gains or costs against independent
-# I/O: hpcbench's -c makes one collective call per phase, so ior-hard's
-# interleaved accesses are aggregated), hb -c / IOR -c, hb -ct / IOR -c
-# (hpcbench with one collective call per transfer, as IOR makes them, which
-# ROMIO's automatic mode turns into independent I/O after a gather: the
-# same work as IOR -c; target >= 1), IOR -c / IOR. It also prints
+# hb -cp / hb (what collective buffering gains or costs against independent
+# I/O: with -O collectiveCall=phase hpcbench makes one collective call per
+# phase, so ior-hard's interleaved accesses are aggregated), hb -cp / IOR -c,
+# hb -c / IOR -c (hpcbench's default, one collective call per transfer, as
+# IOR makes them, which ROMIO's automatic mode turns into independent I/O
+# after a gather: the same work as IOR -c; target >= 1), IOR -c / IOR. It also prints
 # how hpcbench ran each phase (its Options block: aggregators and rounds,
 # or the automatic fallback). A command that fails or prints no figure
 # ends the script with its error.
@@ -77,8 +77,8 @@ sides=(hbc hbt hb)
 declare -A cmd
 # shellcheck disable=SC2206 # HINTS holds words, split on purpose
 hints=(${HINTS:+-O $HINTS})
-cmd[hbc]="$hpcbench launch -n 2 -- $hpcbench ior -c ${hints[*]} ${pattern[*]} -o $DIR/hbcoll.$$"
-cmd[hbt]="$hpcbench launch -n 2 -- $hpcbench ior -c -O collectiveCall=transfer ${hints[*]} ${pattern[*]} -o $DIR/hbcoll.$$"
+cmd[hbc]="$hpcbench launch -n 2 -- $hpcbench ior -c -O collectiveCall=phase ${hints[*]} ${pattern[*]} -o $DIR/hbcoll.$$"
+cmd[hbt]="$hpcbench launch -n 2 -- $hpcbench ior -c ${hints[*]} ${pattern[*]} -o $DIR/hbcoll.$$"
 cmd[hb]="$hpcbench launch -n 2 -- $hpcbench ior ${pattern[*]} -o $DIR/hbcoll.$$"
 if [[ -n $IOR_BIN ]]; then
 	sides+=(iorc ior)
@@ -88,7 +88,7 @@ fi
 
 # How hpcbench runs the phases.
 # shellcheck disable=SC2086 # the command is words
-$hpcbench launch -n 2 -- $hpcbench ior -c "${hints[@]}" "${pattern[@]}" -o "$DIR/hbcoll.$$" >"$tmp/plan" 2>&1 ||
+$hpcbench launch -n 2 -- $hpcbench ior -c -O collectiveCall=phase "${hints[@]}" "${pattern[@]}" -o "$DIR/hbcoll.$$" >"$tmp/plan" 2>&1 ||
 	hb_die "hpcbench ior -c failed: $(tail -n 3 "$tmp/plan" | tr '\n' ' ')"
 : >"$tmp/all"
 for ((i = 0; i < REPS; i++)); do
@@ -102,12 +102,12 @@ for ((i = 0; i < REPS; i++)); do
 done
 
 printf 'ior-hard on %s: 2 ranks, -t 47008 -b 47008 -s %s -w -r -e, %s rounds, medians, MiB/s\n' "$DIR" "$SEGS" "$REPS"
-printf 'hpcbench -c:\n'
+printf 'hpcbench -c -O collectiveCall=phase:\n'
 grep -E '^(type|cb_|romio_|collective)' "$tmp/plan" | sed 's/^/  /'
-printf '\n%-6s %10s %10s %10s' phase "hb -c" "hb -ct" hb
+printf '\n%-6s %10s %10s %10s' phase "hb -cp" "hb -c" hb
 [[ -n $IOR_BIN ]] && printf ' %10s %10s' "IOR -c" IOR
-printf ' %12s' "hb-c/hb"
-[[ -n $IOR_BIN ]] && printf ' %12s %12s %12s' "hb-c/IOR-c" "hb-ct/IOR-c" "IOR-c/IOR"
+printf ' %12s' "hb-cp/hb"
+[[ -n $IOR_BIN ]] && printf ' %12s %12s %12s' "hb-cp/IOR-c" "hb-c/IOR-c" "IOR-c/IOR"
 printf '\n'
 for ph in write read; do
 	printf '%-6s' "$ph"

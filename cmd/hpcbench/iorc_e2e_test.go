@@ -39,7 +39,7 @@ func TestIORCollective(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			ind, coll := filepath.Join(dir, tc.name+".ind"), filepath.Join(dir, tc.name+".coll")
 			run(t, tc.launch, append(hard, "-o", ind)...)
-			out := run(t, tc.launch, append(hard, "-c", "-O", "cb_buffer_size=1000000", "-o", coll)...)
+			out := run(t, tc.launch, append(hard, "-c", "-O", "cb_buffer_size=1000000,collectiveCall=phase", "-o", coll)...)
 			wantIn(t, out, "type                : collective", "cb_buffer_size      : 1000000", tc.want,
 				"collective read     : collective:")
 			a, err := os.ReadFile(ind)
@@ -55,15 +55,15 @@ func TestIORCollective(t *testing.T) {
 			}
 		})
 	}
-	t.Run("one call per transfer", func(t *testing.T) {
-		all := append([]string{"launch", "-n", "2", "--", hpcbench, "ior"}, append(hard, "-c", "-O", "collectiveCall=transfer", "-o", filepath.Join(dir, "t"))...)
+	t.Run("one call per transfer, the default", func(t *testing.T) {
+		all := append([]string{"launch", "-n", "2", "--", hpcbench, "ior"}, append(hard, "-c", "-o", filepath.Join(dir, "t"))...)
 		r := testenv.Run(t, testenv.Context(t, 2*time.Minute), dir, noPMIEnv, hpcbench, all...)
 		mustExit0(t, r)
 		wantIn(t, r.Stdout, "collectiveCall      : transfer", "collective write    : one call per transfer, each deciding (romio_cb_write=automatic)")
 		wantIn(t, r.Stderr, "NOTE: collective I/O: write, iteration 0: one call per transfer: 30 calls, 0 collective (romio_cb_write=automatic: the accesses of no call interleave)")
 	})
 	t.Run("DFS", func(t *testing.T) {
-		out := run(t, []string{"-n", "2"}, append(hard, "-c", "-a", "DFS", "--dfs.pool", pool, "--dfs.cont", "c", "-O", "cb_buffer_size=300000", "-o", "/f")...)
+		out := run(t, []string{"-n", "2"}, append(hard, "-c", "-a", "DFS", "--dfs.pool", pool, "--dfs.cont", "c", "-O", "cb_buffer_size=300000,collectiveCall=phase", "-o", "/f")...)
 		wantIn(t, out, "api                 : DFS", "collective write    : collective: 1 aggregator, 10 rounds")
 		if rows := iorRows(out); !rows["write"] || !rows["read"] {
 			t.Errorf("no write and read rows:\n%s", out)

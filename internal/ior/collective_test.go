@@ -109,7 +109,11 @@ func TestCollectiveWritesWhatIndependentWrites(t *testing.T) {
 			j := runJobWith(t, tc.ranks, base+" -o "+ind, false, nil, hostsTweak(tc.hosts...))
 			noErrors(t, j)
 			coll := filepath.Join(dir, "coll")
-			j = runJobWith(t, tc.ranks, base+" -c -o "+coll, false, nil, hostsTweak(tc.hosts...))
+			call := ""
+			if !strings.Contains(tc.args, "collectiveCall") {
+				call = " -O collectiveCall=phase" // the default is one call per transfer, as IOR's
+			}
+			j = runJobWith(t, tc.ranks, base+" -c"+call+" -o "+coll, false, nil, hostsTweak(tc.hosts...))
 			noErrors(t, j)
 			var modes []string
 			for _, r := range collRows(t, j.res) {
@@ -150,7 +154,7 @@ func TestCollectiveAggregatorsAndRounds(t *testing.T) {
 	dir := t.TempDir()
 	// 2 ranks × 200 segments × 47008 bytes = 18.8 MB: two rounds of 16
 	// MiB on one aggregator, one round each on two.
-	args := "-a POSIX -w -r -c -t 47008 -b 47008 -s 200 -o " + filepath.Join(dir, "f")
+	args := "-a POSIX -w -r -c -O collectiveCall=phase -t 47008 -b 47008 -s 200 -o " + filepath.Join(dir, "f")
 	j := runJobWith(t, 2, args, false, nil, hostsTweak("h", "h"))
 	noErrors(t, j)
 	if got, want := collRows(t, j.res), []string{"write 0 collective 1 2", "read 0 collective 1 2"}; !slices.Equal(got, want) {
@@ -177,7 +181,7 @@ func TestCollectiveAggregatorsAndRounds(t *testing.T) {
 // and in the record.
 func TestCollectiveFallbackSaysSo(t *testing.T) {
 	t.Parallel()
-	j := runJob(t, 2, "-a POSIX -w -r -c -t 4k -b 64k -o "+filepath.Join(t.TempDir(), "f"), false)
+	j := runJob(t, 2, "-a POSIX -w -r -c -O collectiveCall=phase -t 4k -b 64k -o "+filepath.Join(t.TempDir(), "f"), false)
 	noErrors(t, j)
 	want := "NOTE: collective I/O: write, iteration 0: independent (romio_cb_write=automatic: the accesses do not interleave)"
 	if !slices.Contains(j.warn, want) {
@@ -195,7 +199,7 @@ func TestCollectiveReadFindsCorruption(t *testing.T) {
 	t.Parallel()
 	f := filepath.Join(t.TempDir(), "f")
 	noErrors(t, runJob(t, 2, "-a POSIX -w -k -G 1 -t 4704 -b 4704 -s 10 -o "+f, false))
-	j := runJob(t, 2, "-a POSIX -r -R -c -k -G 2 -t 4704 -b 4704 -s 10 -O cb_buffer_size=7000 -o "+f, false)
+	j := runJob(t, 2, "-a POSIX -r -R -c -k -G 2 -t 4704 -b 4704 -s 10 -O cb_buffer_size=7000,collectiveCall=phase -o "+f, false)
 	for r, err := range j.errs {
 		if !errors.Is(err, ErrVerify) {
 			t.Errorf("rank %d: %v, want ErrVerify", r, err)
@@ -203,6 +207,27 @@ func TestCollectiveReadFindsCorruption(t *testing.T) {
 	}
 	if rows := collRows(t, j.res); len(rows) != 1 || !strings.HasPrefix(rows[0], "read 0 collective") {
 		t.Errorf("phases %q", rows)
+	}
+}
+
+// TestCollectiveDefaultIsPerTransfer: -c alone makes one collective call
+// per transfer, as IOR calls MPI-IO, so ior-hard's pattern falls back
+// call by call as it does under ROMIO, and the record says so.
+func TestCollectiveDefaultIsPerTransfer(t *testing.T) {
+	t.Parallel()
+	j := runJobWith(t, 2, "-a POSIX -w -r -c -t 4704 -b 4704 -s 7 -o "+filepath.Join(t.TempDir(), "f"), false, nil, hostsTweak("a", "b"))
+	noErrors(t, j)
+	var opts []string
+	for _, r := range table(j.res, report.IORTableName(0, report.IOROptions)).Rows {
+		opts = append(opts, strings.Join(r.Labels, "|"))
+	}
+	for _, want := range []string{"collectiveCall|string|transfer", "collective write|string|one call per transfer, each deciding (romio_cb_write=automatic)"} {
+		if !slices.Contains(opts, want) {
+			t.Errorf("Options block lacks %q: %q", want, opts)
+		}
+	}
+	if got, want := collRows(t, j.res), []string{"write 0 independent 0 0", "read 0 independent 0 0"}; !slices.Equal(got, want) {
+		t.Errorf("phases %q, want %q", got, want)
 	}
 }
 
@@ -253,7 +278,7 @@ func TestCollectiveODirect(t *testing.T) {
 	defer os.RemoveAll(dir)
 	// 4 ranks on 3 hosts, 5 segments of one 4 KiB block each: 20 blocks
 	// over 3 aggregators would split at byte 27307, inside a sector.
-	j := runJobWith(t, 4, "-a POSIX --posix.odirect -c -w -r -W -R -G 9 -t 4k -b 4k -s 5 -O cb_buffer_size=8k -o "+filepath.Join(dir, "f"),
+	j := runJobWith(t, 4, "-a POSIX --posix.odirect -c -w -r -W -R -G 9 -t 4k -b 4k -s 5 -O cb_buffer_size=8k,collectiveCall=phase -o "+filepath.Join(dir, "f"),
 		false, nil, hostsTweak("a", "b", "c", "c"))
 	noErrors(t, j)
 	if rows := collRows(t, j.res); len(rows) != 3 || !strings.HasPrefix(rows[0], "write 0 collective 3") {

@@ -29,7 +29,7 @@ func TestGolden(t *testing.T) {
 		// the platform given, -a as spelled, a fractional -d
 		{"memory-nodes", 2, "-a dummy -b 512k -t 256k -w -r -d 0.01 -O memoryPerTask=1m,numNodes=2,numTasksOnNode0=1,platform=lab(Linux) -o ior_mem"},
 		// -c: the Options block's hints and plan, the archive's table
-		{"collective", 2, "-a DUMMY -c -t 47008 -b 47008 -s 40 -w -r -O cb_buffer_size=1m -o ior_coll"},
+		{"collective", 2, "-a DUMMY -c -t 47008 -b 47008 -s 40 -w -r -O cb_buffer_size=1m,collectiveCall=phase -o ior_coll"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			j := runJob(t, tc.ranks, tc.args, true)

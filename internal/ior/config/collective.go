@@ -40,10 +40,10 @@ func (o *Options) validateCollective() error {
 // The values of -O collectiveCall.
 const (
 	// CallPhase makes one collective call per phase, over the whole of
-	// each rank's access (the default).
+	// each rank's access.
 	CallPhase = "phase"
 	// CallTransfer makes one collective call per transfer, as IOR calls
-	// MPI_File_write_at_all.
+	// MPI_File_write_at_all (the default).
 	CallTransfer = "transfer"
 )
 

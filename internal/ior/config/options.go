@@ -123,9 +123,9 @@ type Options struct {
 	// Collective is -c: collective I/O, ROMIO's two-phase method over the
 	// job's collectives (internal/ior/twophase).
 	Collective bool
-	// CollectiveCall is -O collectiveCall: CallPhase (one collective call
-	// per phase, the default) or CallTransfer (one per transfer, as IOR
-	// calls MPI-IO).
+	// CollectiveCall is -O collectiveCall: CallTransfer (one collective
+	// call per transfer, as IOR calls MPI-IO: the default) or CallPhase
+	// (one per phase, over the whole of each rank's access).
 	CollectiveCall string
 	// HintsFileName is -U (-O hintsFileName): IOR's MPI-IO hints file,
 	// lines IOR_HINT__MPI__key=value, read for -c's hints.
@@ -247,7 +247,7 @@ func DefaultOptions() Options {
 		NumTasks:          -1,
 		SummaryFormat:     SummaryDefault,
 		Hints:             twophase.DefaultHints(),
-		CollectiveCall:    CallPhase,
+		CollectiveCall:    CallTransfer,
 		DataPacketType:    pattern.Timestamp,
 	}
 }

@@ -274,7 +274,7 @@ func (p *parser) addFlags() {
 	count(&o.RandomOffset, "randomOffset", "z", "random offsets: shuffled in a block; -z -z: anywhere")
 	count(&o.ReorderTasksRandom, "reorderTasksRandom", "Z", "read back data of a random task; -Z -Z: a permutation")
 
-	fs.Var(callValue{&o.CollectiveCall}, "collectiveCall", "-c: one collective call per phase (phase, the default) or per transfer (transfer, as IOR calls MPI-IO)")
+	fs.Var(callValue{&o.CollectiveCall}, "collectiveCall", "-c: one collective call per transfer (transfer, the default, as IOR calls MPI-IO) or per phase (phase: ior-hard's interleaved accesses are aggregated)")
 	fs.VarP(cliflag.Path{P: &o.HintsFileName}, "hintsFileName", "U", "-c's hints from this IOR hints `file` (lines IOR_HINT__MPI__key=value)")
 	for _, k := range twophase.Keys() {
 		fs.Var(hintValue{o: o, key: k}, k, hintUsage[k])
