@@ -17,9 +17,10 @@ import (
 )
 
 // Collective I/O (-c) is ROMIO's two-phase method over the job's
-// collectives (see internal/ior/twophase): one collective call per phase,
-// over the whole of each rank's access, where IOR makes one
-// MPI_File_write_at_all per transfer. The ranks sharing a file (the job,
+// collectives (see internal/ior/twophase): one collective call per
+// transfer by default, as IOR makes one MPI_File_write_at_all per
+// transfer, or, with -O collectiveCall=phase, one per phase over the
+// whole of each rank's access (collcall.go). The ranks sharing a file (the job,
 // or each rank alone with -F, as IOR opens a file per process on
 // MPI_COMM_SELF) gather who moves whose data and how much, decide between
 // collective and independent I/O as romio_cb_write and romio_cb_read say,
