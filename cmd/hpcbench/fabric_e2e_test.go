@@ -133,35 +133,45 @@ func TestFabricServerClient(t *testing.T) {
 	for _, tc := range []struct{ test, provider string }{{"pingpong", "tcp"}, {"bw", "tcp"}, {"rma_pingpong", "tcp"}, {"rma_bw", "tcp"}, {"rma_pingpong", "shm"}, {"rma_bw", "shm"}} {
 		test := tc.test
 		t.Run(test+"/"+tc.provider, func(t *testing.T) {
-			port := strconv.Itoa(freePort(t))
 			// The server is given another -I: it runs the client's plan and says so.
-			srv := startBackground(t, "fabric", test, "-p", tc.provider, "-B", port, "--timeout", "20s", "-I", "7")
-			waitListening(t, srv, mustAtoi(t, port))
-			r := run(t, time.Minute, "fabric", test, "-p", tc.provider, "-P", port, "-S", "64,4k,1m", "-I", "300", "-c", "127.0.0.1")
-			if r.Code != 0 {
-				t.Fatalf("client: exit %d\n%s", r.Code, r.Stderr)
-			}
-			if code := srv.wait(t, 20*time.Second); code != 0 {
-				t.Fatalf("server: exit %d\n%s", code, srv.stderr.String())
-			}
+			srv := serverClient(t, test, []string{"-I", "7"}, "-p", tc.provider)
 			if want := "ran the client's plan; this server's -I differ(s) from it"; !strings.Contains(srv.stderr.String(), want) {
 				t.Errorf("server's stderr %q: want %q", srv.stderr.String(), want)
 			}
-			if srv.stdout.String() != r.Stdout {
-				t.Errorf("the two ends differ:\nserver:\n%s\nclient:\n%s", srv.stdout.String(), r.Stdout)
-			}
-			lines := strings.Split(strings.TrimSpace(r.Stdout), "\n")
-			if len(lines) != 4 || !strings.HasPrefix(lines[0], "bytes   #sent   #ack     total") {
-				t.Fatalf("table:\n%s", r.Stdout)
-			}
-			for i, size := range []string{"64", "4k", "1m"} {
-				f := strings.Fields(lines[i+1])
-				if f[0] != size || f[1] != "300" || f[2] != "=300" {
-					t.Errorf("row %q: want %s, 300 sent, all acknowledged", lines[i+1], size)
-				}
-			}
 		})
 	}
+}
+
+// serverClient runs fabric test as a server (with serverOnly added) and a
+// client on 127.0.0.1, both with flags, 64 B, 4 KiB and 1 MiB, 300
+// iterations checked, and fails t unless both exit 0 and print the same
+// fi_pingpong table with every message acknowledged. It returns the server.
+func serverClient(t *testing.T, test string, serverOnly []string, flags ...string) *background {
+	t.Helper()
+	port := strconv.Itoa(freePort(t))
+	srv := startBackground(t, append(append(append([]string{"fabric", test}, flags...), "-B", port, "--timeout", "20s"), serverOnly...)...)
+	waitListening(t, srv, mustAtoi(t, port))
+	r := run(t, time.Minute, append(append([]string{"fabric", test}, flags...), "-P", port, "-S", "64,4k,1m", "-I", "300", "-c", "127.0.0.1")...)
+	if r.Code != 0 {
+		t.Fatalf("client: exit %d\n%s", r.Code, r.Stderr)
+	}
+	if code := srv.wait(t, 20*time.Second); code != 0 {
+		t.Fatalf("server: exit %d\n%s", code, srv.stderr.String())
+	}
+	if srv.stdout.String() != r.Stdout {
+		t.Errorf("the two ends differ:\nserver:\n%s\nclient:\n%s", srv.stdout.String(), r.Stdout)
+	}
+	lines := strings.Split(strings.TrimSpace(r.Stdout), "\n")
+	if len(lines) != 4 || !strings.HasPrefix(lines[0], "bytes   #sent   #ack     total") {
+		t.Fatalf("table:\n%s", r.Stdout)
+	}
+	for i, size := range []string{"64", "4k", "1m"} {
+		f := strings.Fields(lines[i+1])
+		if f[0] != size || f[1] != "300" || f[2] != "=300" {
+			t.Errorf("row %q: want %s, 300 sent, all acknowledged", lines[i+1], size)
+		}
+	}
+	return srv
 }
 
 func mustAtoi(t *testing.T, s string) int {

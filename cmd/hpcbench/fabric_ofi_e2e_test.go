@@ -3,7 +3,6 @@ package main
 import (
 	"path/filepath"
 	"regexp"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -67,29 +66,7 @@ func TestFabricOFIServerClient(t *testing.T) {
 	for _, pe := range [][2]string{{"ofi:tcp", "rdm"}, {"ofi:tcp", "msg"}, {"ofi:shm", "rdm"}} {
 		p, ep := pe[0], pe[1]
 		t.Run(strings.ReplaceAll(p, ":", "_")+"_"+ep, func(t *testing.T) {
-			port := strconv.Itoa(freePort(t))
-			srv := startBackground(t, "fabric", "pingpong", "-p", p, "-e", ep, "-B", port, "--timeout", "20s")
-			waitListening(t, srv, mustAtoi(t, port))
-			r := run(t, time.Minute, "fabric", "pingpong", "-p", p, "-e", ep, "-P", port, "-S", "64,4k,1m", "-I", "300", "-c", "127.0.0.1")
-			if r.Code != 0 {
-				t.Fatalf("client: exit %d\n%s", r.Code, r.Stderr)
-			}
-			if code := srv.wait(t, 20*time.Second); code != 0 {
-				t.Fatalf("server: exit %d\n%s", code, srv.stderr.String())
-			}
-			if srv.stdout.String() != r.Stdout {
-				t.Errorf("the two ends differ:\nserver:\n%s\nclient:\n%s", srv.stdout.String(), r.Stdout)
-			}
-			lines := strings.Split(strings.TrimSpace(r.Stdout), "\n")
-			if len(lines) != 4 {
-				t.Fatalf("table:\n%s", r.Stdout)
-			}
-			for i, size := range []string{"64", "4k", "1m"} {
-				f := strings.Fields(lines[i+1])
-				if f[0] != size || f[1] != "300" || f[2] != "=300" {
-					t.Errorf("row %q: want %s, 300 sent, all acknowledged", lines[i+1], size)
-				}
-			}
+			serverClient(t, "pingpong", nil, "-p", p, "-e", ep)
 		})
 	}
 }

@@ -34,29 +34,7 @@ func TestFabricUCXServerClient(t *testing.T) {
 	} {
 		t.Run(tc.test+"/"+tc.tls, func(t *testing.T) {
 			requireUCX(t, tc.tls)
-			port := strconv.Itoa(freePort(t))
-			srv := startBackground(t, "fabric", tc.test, "-p", "ucx", "-B", port, "--timeout", "20s")
-			waitListening(t, srv, mustAtoi(t, port))
-			r := run(t, time.Minute, "fabric", tc.test, "-p", "ucx", "-P", port, "-S", "64,4k,1m", "-I", "300", "-c", "127.0.0.1")
-			if r.Code != 0 {
-				t.Fatalf("client: exit %d\n%s", r.Code, r.Stderr)
-			}
-			if code := srv.wait(t, 20*time.Second); code != 0 {
-				t.Fatalf("server: exit %d\n%s", code, srv.stderr.String())
-			}
-			if srv.stdout.String() != r.Stdout {
-				t.Errorf("the two ends differ:\nserver:\n%s\nclient:\n%s", srv.stdout.String(), r.Stdout)
-			}
-			lines := strings.Split(strings.TrimSpace(r.Stdout), "\n")
-			if len(lines) != 4 {
-				t.Fatalf("table:\n%s", r.Stdout)
-			}
-			for i, size := range []string{"64", "4k", "1m"} {
-				f := strings.Fields(lines[i+1])
-				if f[0] != size || f[1] != "300" || f[2] != "=300" {
-					t.Errorf("row %q: want %s, 300 sent, all acknowledged", lines[i+1], size)
-				}
-			}
+			serverClient(t, tc.test, nil, "-p", "ucx")
 		})
 	}
 }
